@@ -1,0 +1,119 @@
+/**
+ * The embedded default's one SQLite file (DESIGN.md § Ports): the log, the key store and the
+ * read models live in `<OCELOG_DATA_DIR>/ocelog.db`, opened in WAL mode with synchronous=FULL so
+ * that a committed append survives a power cut (DESIGN.md § Records, Durability).
+ */
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+export type SqliteDatabase = Database.Database
+
+const SCHEMA_VERSION = 1
+
+const MIGRATION_1 = `
+CREATE TABLE records (
+  position     INTEGER PRIMARY KEY,
+  stream       TEXT NOT NULL,
+  dataset_id   TEXT NOT NULL,
+  type         TEXT NOT NULL,
+  version      INTEGER NOT NULL,
+  data         TEXT NOT NULL,
+  appended_at  TEXT NOT NULL
+);
+CREATE INDEX records_by_stream ON records (stream, position);
+CREATE TRIGGER records_are_immutable_update BEFORE UPDATE ON records
+  BEGIN SELECT RAISE(ABORT, 'records are immutable'); END;
+CREATE TRIGGER records_are_immutable_delete BEFORE DELETE ON records
+  BEGIN SELECT RAISE(ABORT, 'records are immutable'); END;
+
+CREATE TABLE object_claims (
+  object_id   TEXT PRIMARY KEY,
+  dataset_id  TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE datasets (
+  id          TEXT PRIMARY KEY,
+  name        TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+CREATE TABLE api_keys (
+  key_id       TEXT PRIMARY KEY,
+  name         TEXT NOT NULL,
+  dataset_id   TEXT NOT NULL REFERENCES datasets (id),
+  scopes       TEXT NOT NULL,
+  secret_hash  TEXT NOT NULL,
+  created_at   TEXT NOT NULL,
+  revoked_at   TEXT
+);
+
+CREATE TABLE rm_checkpoints (
+  projector   TEXT PRIMARY KEY,
+  position    INTEGER NOT NULL,
+  updated_at  TEXT NOT NULL
+);
+CREATE TABLE rm_event_types (
+  dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
+  first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, name)
+);
+CREATE TABLE rm_object_types (
+  dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
+  first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, name)
+);
+CREATE TABLE rm_objects (
+  dataset_id TEXT NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
+  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, object_id)
+);
+CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (dataset_id, type, external_id);
+CREATE TABLE rm_object_changes (
+  dataset_id TEXT NOT NULL, object_id TEXT NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, position)
+);
+CREATE TABLE rm_events (
+  dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, timestamp TEXT NOT NULL,
+  end_timestamp TEXT, properties TEXT NOT NULL, objects_count INTEGER NOT NULL, received_at TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, event_id)
+);
+CREATE INDEX rm_events_by_time ON rm_events (dataset_id, timestamp, position);
+CREATE TABLE rm_event_objects (
+  dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, object_id TEXT NOT NULL, qualifier TEXT NOT NULL,
+  object_type TEXT NOT NULL, external_id TEXT NOT NULL, event_time TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, event_id, object_id, qualifier)
+);
+CREATE TABLE rm_object_links (
+  dataset_id TEXT NOT NULL, object_a TEXT NOT NULL, object_b TEXT NOT NULL, event_count INTEGER NOT NULL,
+  first_time TEXT NOT NULL, last_time TEXT NOT NULL, event_types TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, object_a, object_b)
+);
+`
+
+/**
+ * Opens (creating when missing) `<dataDir>/ocelog.db` and brings its schema up to date.
+ * @throws when the folder cannot be created or the file is not an Ocelog database of a known version.
+ */
+export function openDatabase(dataDir: string): SqliteDatabase {
+  mkdirSync(dataDir, { recursive: true })
+  const db = new Database(join(dataDir, 'ocelog.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma('busy_timeout = 5000')
+  db.pragma('foreign_keys = ON')
+  const version = Number(db.pragma('user_version', { simple: true }))
+  if (version > SCHEMA_VERSION) {
+    db.close()
+    throw new Error(`${join(dataDir, 'ocelog.db')} has schema version ${String(version)}; this Ocelog knows up to ${String(SCHEMA_VERSION)}`)
+  }
+  if (version < 1) {
+    db.transaction(() => {
+      // Another process may have migrated between our read and this write lock.
+      if (Number(db.pragma('user_version', { simple: true })) >= 1) return
+      db.exec(MIGRATION_1)
+      db.pragma(`user_version = ${String(SCHEMA_VERSION)}`)
+    }).immediate()
+  }
+  return db
+}

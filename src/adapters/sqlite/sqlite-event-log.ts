@@ -1,0 +1,152 @@
+/**
+ * EventLog adapter on the embedded SQLite file. Appends are group-committed: every append that
+ * arrives within one turn of the event loop is written in one transaction (one fsync under
+ * synchronous=FULL), and each caller's promise resolves only after that commit. Object identity
+ * claims are INSERT OR IGNOREs inside the same transaction (DESIGN.md § Records, Ids).
+ */
+import { EventEmitter, once } from 'node:events'
+import type { Statement } from 'better-sqlite3'
+import type { AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import { LogUnavailableError } from '../../ports/event-log.js'
+import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
+import type { SqliteDatabase } from './database.js'
+
+interface PendingAppend {
+  datasetId: string
+  records: readonly NewRecord[]
+  claims: readonly string[]
+  resolve: (result: AppendResult) => void
+  reject: (error: Error) => void
+}
+
+interface RecordRow {
+  position: number
+  stream: string
+  dataset_id: string
+  type: string
+  version: number
+  data: string
+  appended_at: string
+}
+
+/** Turns a stored row back into a record; throws on a type this build cannot read. */
+export function rowToRecord(row: RecordRow): StoredRecord {
+  const base = { position: row.position, stream: row.stream, datasetId: row.dataset_id, appendedAt: row.appended_at }
+  if (row.type === 'EventRecorded' && row.version === 1) return { ...base, type: 'EventRecorded', version: 1, data: JSON.parse(row.data) }
+  if (row.type === 'ObjectUpserted' && row.version === 1) return { ...base, type: 'ObjectUpserted', version: 1, data: JSON.parse(row.data) }
+  throw new Error(`log: record at position ${String(row.position)} has unknown type ${row.type} v${String(row.version)}`)
+}
+
+export interface SqliteEventLogOptions {
+  /** How often `tail` looks for records appended by other processes, in ms (default 250). */
+  pollMs?: number
+}
+
+export class SqliteEventLog implements EventLog {
+  private readonly pending: PendingAppend[] = []
+  private scheduled = false
+  private readonly appended = new EventEmitter()
+  private readonly insertRecord: Statement<[string, string, string, number, string, string]>
+  private readonly insertClaim: Statement<[string, string]>
+  private readonly selectAll: Statement<[number, number]>
+  private readonly selectStream: Statement<[string, number, number]>
+  private readonly pollMs: number
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: SqliteEventLogOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 250
+    this.appended.setMaxListeners(0)
+    this.insertRecord = db.prepare(
+      'INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    this.insertClaim = db.prepare('INSERT OR IGNORE INTO object_claims (object_id, dataset_id) VALUES (?, ?)')
+    this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
+    this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
+  }
+
+  append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ datasetId, records, claims, resolve, reject })
+      if (!this.scheduled) {
+        this.scheduled = true
+        setImmediate(() => this.flush())
+      }
+    })
+  }
+
+  private writeOne(p: PendingAppend, appendedAt: string): AppendResult {
+    const stream = streamName(p.datasetId)
+    const positions: number[] = []
+    for (const r of p.records) {
+      const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, JSON.stringify(r.data), appendedAt)
+      positions.push(Number(info.lastInsertRowid))
+    }
+    const claimed = new Set<string>()
+    for (const id of p.claims) {
+      if (this.insertClaim.run(id, p.datasetId).changes === 1) claimed.add(id)
+    }
+    return { positions, claimed }
+  }
+
+  private flush(): void {
+    this.scheduled = false
+    const batch = this.pending.splice(0)
+    if (batch.length === 0) return
+    const appendedAt = new Date().toISOString()
+    let results: AppendResult[]
+    try {
+      results = this.db.transaction(() => batch.map((p) => this.writeOne(p, appendedAt))).immediate()
+    } catch {
+      // One caller's bad write must not fail the others that shared the group commit: retry alone.
+      for (const p of batch) {
+        try {
+          p.resolve(this.db.transaction(() => this.writeOne(p, appendedAt)).immediate())
+        } catch (error) {
+          p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} failed: ${(error as Error).message}`))
+        }
+      }
+      this.appended.emit('append')
+      return
+    }
+    batch.forEach((p, i) => {
+      const result = results[i]
+      if (result !== undefined) p.resolve(result)
+    })
+    this.appended.emit('append')
+  }
+
+  async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
+    return (this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map(rowToRecord)
+  }
+
+  async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
+    return (this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map(rowToRecord)
+  }
+
+  async *tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
+    let cursor = after
+    const { signal } = options
+    while (!signal.aborted) {
+      const batch = await this.readAll(cursor, options.maxBatch)
+      const last = batch[batch.length - 1]
+      if (last !== undefined) {
+        cursor = last.position
+        yield batch
+        continue
+      }
+      // Wake on our own appends at once, and poll for appends by other processes.
+      const timer = AbortSignal.timeout(this.pollMs)
+      try {
+        await once(this.appended, 'append', { signal: AbortSignal.any([signal, timer]) })
+      } catch {
+        // timeout or abort: loop re-checks
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.pending.length > 0) this.flush()
+  }
+}

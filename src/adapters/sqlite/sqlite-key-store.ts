@@ -1,0 +1,73 @@
+/** KeyStore adapter on the embedded SQLite file (tables `datasets`, `api_keys`, `object_claims`). */
+import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
+import { DatasetExistsError } from '../../ports/key-store.js'
+import type { Scope } from '../../schemas/api.js'
+import type { SqliteDatabase } from './database.js'
+
+interface KeyRow {
+  key_id: string
+  name: string
+  dataset_id: string
+  scopes: string
+  secret_hash: string
+  created_at: string
+  revoked_at: string | null
+}
+
+function toKey(row: KeyRow): ApiKey {
+  return { ...row, scopes: JSON.parse(row.scopes) as Scope[] }
+}
+
+export class SqliteKeyStore implements KeyStore {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async createDataset(dataset: Dataset): Promise<void> {
+    const info = this.db
+      .prepare('INSERT OR IGNORE INTO datasets (id, name, created_at) VALUES (?, ?, ?)')
+      .run(dataset.id, dataset.name, dataset.created_at)
+    if (info.changes === 0) throw new DatasetExistsError(`dataset ${dataset.id} exists`)
+  }
+
+  async findDataset(id: string): Promise<Dataset | null> {
+    const row = this.db.prepare('SELECT id, name, created_at FROM datasets WHERE id = ?').get(id) as Dataset | undefined
+    return row ?? null
+  }
+
+  async listDatasets(): Promise<Dataset[]> {
+    return this.db.prepare('SELECT id, name, created_at FROM datasets ORDER BY created_at, id').all() as Dataset[]
+  }
+
+  async createKey(key: ApiKey): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO api_keys (key_id, name, dataset_id, scopes, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(key.key_id, key.name, key.dataset_id, JSON.stringify(key.scopes), key.secret_hash, key.created_at, key.revoked_at)
+  }
+
+  async findKey(keyId: string): Promise<ApiKey | null> {
+    const row = this.db.prepare('SELECT * FROM api_keys WHERE key_id = ?').get(keyId) as KeyRow | undefined
+    return row === undefined ? null : toKey(row)
+  }
+
+  async listKeys(): Promise<ApiKey[]> {
+    return (this.db.prepare('SELECT * FROM api_keys ORDER BY created_at, key_id').all() as KeyRow[]).map(toKey)
+  }
+
+  async revokeKey(keyId: string, at: string): Promise<boolean> {
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(at, keyId).changes === 1
+  }
+
+  async claimObjects(datasetId: string, objectIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO object_claims (object_id, dataset_id) VALUES (?, ?)')
+    return this.db
+      .transaction(() => {
+        const claimed = new Set<string>()
+        for (const id of objectIds) if (insert.run(id, datasetId).changes === 1) claimed.add(id)
+        return claimed
+      })
+      .immediate()
+  }
+
+  async close(): Promise<void> {}
+}

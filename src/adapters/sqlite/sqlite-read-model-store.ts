@@ -1,0 +1,178 @@
+/**
+ * ReadModelStore adapter on the embedded SQLite file (tables `rm_*`). `apply` writes a ChangeSet
+ * and moves the checkpoint in one transaction, so a crash leaves either all of it or none.
+ */
+import type { ChangeSet, TypeChange } from '../../../projections/change-set.js'
+import { mergeProperties } from '../../core/merge.js'
+import type { ReadModelStore } from '../../ports/read-model-store.js'
+import { CheckpointConflictError } from '../../ports/read-model-store.js'
+import type { Properties } from '../../schemas/api.js'
+import type {
+  EventObjectRow,
+  EventRow,
+  EventTypeRow,
+  ObjectChangeRow,
+  ObjectLinkRow,
+  ObjectRow,
+  ObjectTypeRow,
+} from '../../schemas/read-models.js'
+import type { SqliteDatabase } from './database.js'
+
+/** E2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
+const NO_QUALIFIER = ''
+
+function parseObject(text: string): Properties {
+  return JSON.parse(text) as Properties
+}
+
+export class SqliteReadModelStore implements ReadModelStore {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async checkpoint(name: string): Promise<number | null> {
+    const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
+    return row?.position ?? null
+  }
+
+  private upsertTypes(table: 'rm_event_types' | 'rm_object_types', types: Iterable<TypeChange>): void {
+    const stmt = this.db.prepare(
+      `INSERT INTO ${table} (dataset_id, name, source, first_seen_at, last_seen_at, count, position)
+       VALUES (@datasetId, @name, 'public_api', @firstSeenAt, @lastSeenAt, @added, @maxPosition)
+       ON CONFLICT (dataset_id, name) DO UPDATE SET
+         first_seen_at = min(first_seen_at, excluded.first_seen_at),
+         last_seen_at = max(last_seen_at, excluded.last_seen_at),
+         count = count + excluded.count,
+         position = excluded.position
+       WHERE ${table}.position < @minPosition`,
+    )
+    for (const t of types) stmt.run(t)
+  }
+
+  async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
+    const db = this.db
+    const getObject = db.prepare('SELECT properties, position FROM rm_objects WHERE dataset_id = ? AND object_id = ?')
+    const putObject = db.prepare(
+      `INSERT INTO rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dataset_id, object_id) DO UPDATE SET
+         properties = excluded.properties, updated_at = excluded.updated_at, position = excluded.position`,
+    )
+    const countObjects = db.prepare(
+      'UPDATE rm_object_types SET count = (SELECT count(*) FROM rm_objects WHERE dataset_id = ? AND type = ?) WHERE dataset_id = ? AND name = ?',
+    )
+    const putChange = db.prepare(
+      'INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES (?, ?, ?, ?, ?)',
+    )
+    const putEvent = db.prepare(
+      `INSERT OR IGNORE INTO rm_events (dataset_id, event_id, event_type, timestamp, end_timestamp, properties, objects_count, received_at, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    const putE2O = db.prepare(
+      `INSERT OR IGNORE INTO rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    const getLink = db.prepare('SELECT event_types, position FROM rm_object_links WHERE dataset_id = ? AND object_a = ? AND object_b = ?')
+    const putLink = db.prepare(
+      `INSERT INTO rm_object_links (dataset_id, object_a, object_b, event_count, first_time, last_time, event_types, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dataset_id, object_a, object_b) DO UPDATE SET
+         event_count = event_count + excluded.event_count,
+         first_time = min(first_time, excluded.first_time),
+         last_time = max(last_time, excluded.last_time),
+         event_types = excluded.event_types,
+         position = excluded.position`,
+    )
+    const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
+    const putCheckpoint = db.prepare(
+      `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (projector) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+    )
+
+    db.transaction(() => {
+      const current = (getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
+      if (current !== expected) throw new CheckpointConflictError(name, expected, current)
+
+      this.upsertTypes('rm_event_types', changes.eventTypes.values())
+      this.upsertTypes('rm_object_types', changes.objectTypes.values())
+
+      const touchedTypes = new Map<string, [string, string]>()
+      for (const o of changes.objects.values()) {
+        const row = getObject.get(o.datasetId, o.objectId) as { properties: string; position: number } | undefined
+        if (row !== undefined && row.position >= o.minPosition) continue
+        const merged = row === undefined ? o.properties : mergeProperties(parseObject(row.properties), o.properties)
+        putObject.run(o.datasetId, o.objectId, o.type, o.externalId, JSON.stringify(merged), o.firstSeenAt, o.lastSeenAt, o.maxPosition)
+        if (row === undefined) touchedTypes.set(o.datasetId + '\u0000' + o.type, [o.datasetId, o.type])
+      }
+      for (const [datasetId, type] of touchedTypes.values()) countObjects.run(datasetId, type, datasetId, type)
+
+      for (const c of changes.objectChanges) putChange.run(c.dataset_id, c.object_id, c.position, c.time, JSON.stringify(c.attributes))
+      for (const e of changes.events) {
+        putEvent.run(
+          e.dataset_id, e.event_id, e.event_type, e.timestamp, e.end_timestamp,
+          JSON.stringify(e.properties), e.objects_count, e.received_at, e.position,
+        )
+      }
+      for (const l of changes.eventObjects) {
+        putE2O.run(l.dataset_id, l.event_id, l.object_id, l.qualifier ?? NO_QUALIFIER, l.object_type, l.external_id, l.event_time, l.position)
+      }
+      for (const k of changes.objectLinks.values()) {
+        const row = getLink.get(k.datasetId, k.objectA, k.objectB) as { event_types: string; position: number } | undefined
+        if (row !== undefined && row.position >= k.minPosition) continue
+        const types = new Set(k.eventTypes)
+        if (row !== undefined) for (const t of JSON.parse(row.event_types) as string[]) types.add(t)
+        putLink.run(k.datasetId, k.objectA, k.objectB, k.added, k.firstTime, k.lastTime, JSON.stringify([...types].sort()), k.maxPosition)
+      }
+      putCheckpoint.run(name, to, new Date().toISOString())
+    }).immediate()
+  }
+
+  async reset(): Promise<void> {
+    this.db.exec(`
+      DELETE FROM rm_checkpoints; DELETE FROM rm_event_types; DELETE FROM rm_object_types; DELETE FROM rm_objects;
+      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_links;`)
+  }
+
+  async eventTypes(datasetId: string): Promise<EventTypeRow[]> {
+    return this.db.prepare('SELECT * FROM rm_event_types WHERE dataset_id = ? ORDER BY name').all(datasetId) as EventTypeRow[]
+  }
+
+  async objectTypes(datasetId: string): Promise<ObjectTypeRow[]> {
+    return this.db.prepare('SELECT * FROM rm_object_types WHERE dataset_id = ? ORDER BY name').all(datasetId) as ObjectTypeRow[]
+  }
+
+  async objects(datasetId: string): Promise<ObjectRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM rm_objects WHERE dataset_id = ? ORDER BY type, external_id')
+      .all(datasetId) as (Omit<ObjectRow, 'properties'> & { properties: string })[]
+    return rows.map((r) => ({ ...r, properties: parseObject(r.properties) }))
+  }
+
+  async objectChanges(datasetId: string): Promise<ObjectChangeRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM rm_object_changes WHERE dataset_id = ? ORDER BY object_id, position')
+      .all(datasetId) as (Omit<ObjectChangeRow, 'attributes'> & { attributes: string })[]
+    return rows.map((r) => ({ ...r, attributes: parseObject(r.attributes) }))
+  }
+
+  async events(datasetId: string): Promise<EventRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM rm_events WHERE dataset_id = ? ORDER BY timestamp, position')
+      .all(datasetId) as (Omit<EventRow, 'properties'> & { properties: string })[]
+    return rows.map((r) => ({ ...r, properties: parseObject(r.properties) }))
+  }
+
+  async eventObjects(datasetId: string): Promise<EventObjectRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM rm_event_objects WHERE dataset_id = ? ORDER BY event_time, position, object_id, qualifier')
+      .all(datasetId) as (Omit<EventObjectRow, 'qualifier'> & { qualifier: string })[]
+    return rows.map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier }))
+  }
+
+  async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM rm_object_links WHERE dataset_id = ? ORDER BY object_a, object_b')
+      .all(datasetId) as (Omit<ObjectLinkRow, 'event_types'> & { event_types: string })[]
+    return rows.map((r) => ({ ...r, event_types: JSON.parse(r.event_types) as string[] }))
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,74 @@
+/**
+ * The one composition root (DESIGN.md § Conventions): builds the adapters the configuration asks
+ * for. Nothing above the ports knows which engines are in use.
+ */
+import type { Logger } from 'pino'
+import type { Config } from './config.js'
+import { memoryRateLimiter, redisRateLimiter } from './adapters/rate-limiter.js'
+import { openDatabase } from './adapters/sqlite/database.js'
+import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
+import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
+import type { EventLog } from './ports/event-log.js'
+import type { KeyStore } from './ports/key-store.js'
+import type { RateLimiter } from './ports/rate-limiter.js'
+import type { ReadModelStore } from './ports/read-model-store.js'
+
+export interface Backends {
+  /** 'embedded': one SQLite file; 'production': EventStoreDB + MongoDB. */
+  mode: 'embedded' | 'production'
+  /** Where the data lives, for logs and messages (never a password). */
+  describe: string
+  log: EventLog
+  readModels: ReadModelStore
+  keys: KeyStore
+  close(): Promise<void>
+}
+
+/** A configured engine could not be reached or opened; the message names it. */
+export class EngineUnavailableError extends Error {
+  override readonly name = 'EngineUnavailableError'
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@')
+}
+
+/**
+ * Opens the storage engines chosen by `config`.
+ * @throws EngineUnavailableError naming the engine (and its variable) that failed.
+ */
+export async function openBackends(config: Config): Promise<Backends> {
+  if (config.eventstoreUrl !== null && config.mongodbUrl !== null) {
+    const { openProductionBackends } = await import('./adapters/production.js')
+    return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
+  }
+  let db
+  try {
+    db = openDatabase(config.dataDir)
+  } catch (error) {
+    throw new EngineUnavailableError(`cannot open the SQLite file in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
+  }
+  const log = new SqliteEventLog(db)
+  return {
+    mode: 'embedded',
+    describe: `SQLite ${config.dataDir}/ocelog.db`,
+    log,
+    readModels: new SqliteReadModelStore(db),
+    keys: new SqliteKeyStore(db),
+    async close() {
+      await log.close()
+      db.close()
+    },
+  }
+}
+
+/** The rate limiter chosen by `config`: Redis when REDIS_URL is set, else in memory. */
+export function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>): RateLimiter {
+  if (config.redisUrl === null) return memoryRateLimiter(config.rateLimitPerMinute)
+  const url = redactUrl(config.redisUrl)
+  return redisRateLimiter(config.redisUrl, {
+    perMinute: config.rateLimitPerMinute,
+    onFallback: (error) => logger.warn({ err: error }, `Redis at ${url} unreachable: rate limits fall back to this process's memory until it answers`),
+  })
+}

@@ -1,0 +1,18 @@
+/** Identifiers (DESIGN.md § Records, Ids). */
+import { v5 as uuidv5, v7 as uuidv7 } from 'uuid'
+
+/** Ocelog's UUIDv5 namespace for object ids. Never change it: every stored object_id depends on it. */
+export const OBJECT_ID_NAMESPACE = '8f4b3c2e-6a1d-5e7f-9b0c-1d2e3f4a5b6c'
+
+/**
+ * The stable object_id of (dataset, type, id): a UUIDv5, so it needs no lookup and is the same on
+ * every replica and every replay.
+ */
+export function objectIdOf(datasetId: string, type: string, id: string): string {
+  return uuidv5(JSON.stringify([datasetId, type, id]), OBJECT_ID_NAMESPACE)
+}
+
+/** A new event_id: UUIDv7 (time-ordered, so appends and indexes stay ordered). */
+export function newEventId(): string {
+  return uuidv7()
+}

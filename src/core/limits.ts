@@ -1,0 +1,26 @@
+/**
+ * The numeric limits of the ingestion contract (spec/ingestion-api.md § Limits) and the
+ * limits the spec leaves "not shown", which Ocelog chooses and documents in the README.
+ */
+export const LIMITS = {
+  /** § Limits: event name, 1 to 200 characters (Unicode code points). */
+  eventNameMax: 200,
+  /** § Limits: object type name, 1 to 100 characters. */
+  objectTypeMax: 100,
+  /** § Limits: object id, 1 to 500 characters. */
+  objectIdMax: 500,
+  /** § Limits: qualifier, 1 to 100 characters. */
+  qualifierMax: 100,
+  /** § Limits: objects per event, 1 to 50; more answers 422. */
+  objectsPerEventMax: 50,
+  /** § Limits: events per event batch and objects per object batch. */
+  batchItemsMax: 100,
+  /**
+   * Not shown in the spec; chosen: one item (an event with its inline object properties, or an
+   * object upsert) serialises to at most 512 KiB of JSON. This keeps every record far below
+   * EventStoreDB's 1 MiB default append size, so no accepted record can fail to append there.
+   */
+  itemBytesMax: 512 * 1024,
+  /** Not shown in the spec; chosen default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
+  bodyBytesDefault: 5 * 1024 * 1024,
+} as const

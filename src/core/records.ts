@@ -1,0 +1,63 @@
+/**
+ * Building records from validated input (DESIGN.md § Records). Pure: ids and clocks come in
+ * through `RecordContext`, so the same input and context always give the same record.
+ */
+import type { EventInput, ObjectUpsertInput } from '../schemas/api.js'
+import type { EventRecordedV1, NewRecord, ObjectUpsertedV1, RecordedEventObject } from '../schemas/records.js'
+import { objectIdOf } from './ids.js'
+
+/** Who sent the request and when: stamped on every record it produces. */
+export interface RecordContext {
+  datasetId: string
+  keyId: string
+  requestId: string
+  /** UTC ISO 8601 with ms: when the request was received. */
+  receivedAt: string
+}
+
+/** Normalises an accepted ISO 8601 date-time (any offset) to UTC with milliseconds. */
+export function toUtcIso(timestamp: string): string {
+  return new Date(timestamp).toISOString()
+}
+
+/**
+ * Builds an `EventRecorded` v1 record. `timestamp` defaults to `receivedAt` (spec § Event input).
+ * @param eventId a fresh UUIDv7 (newEventId()).
+ */
+export function buildEventRecorded(input: EventInput, eventId: string, ctx: RecordContext): NewRecord & { data: EventRecordedV1 } {
+  const objects: RecordedEventObject[] = input.objects.map((o) => {
+    const out: RecordedEventObject = { type: o.type, id: o.id, object_id: objectIdOf(ctx.datasetId, o.type, o.id) }
+    if (o.qualifier !== undefined) out.qualifier = o.qualifier
+    if (o.properties !== undefined) out.properties = o.properties
+    return out
+  })
+  const data: EventRecordedV1 = {
+    event_id: eventId,
+    event_type: input.event,
+    timestamp: input.timestamp === undefined ? ctx.receivedAt : toUtcIso(input.timestamp),
+    properties: input.properties ?? {},
+    objects,
+    received_at: ctx.receivedAt,
+    key_id: ctx.keyId,
+    request_id: ctx.requestId,
+  }
+  if (input.end_timestamp !== undefined) data.end_timestamp = toUtcIso(input.end_timestamp)
+  return { type: 'EventRecorded', version: 1, data }
+}
+
+/** Builds an `ObjectUpserted` v1 record. */
+export function buildObjectUpserted(input: ObjectUpsertInput, ctx: RecordContext): NewRecord & { data: ObjectUpsertedV1 } {
+  return {
+    type: 'ObjectUpserted',
+    version: 1,
+    data: {
+      object_id: objectIdOf(ctx.datasetId, input.type, input.id),
+      type: input.type,
+      id: input.id,
+      properties: input.properties ?? {},
+      received_at: ctx.receivedAt,
+      key_id: ctx.keyId,
+      request_id: ctx.requestId,
+    },
+  }
+}

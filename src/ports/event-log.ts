@@ -1,0 +1,53 @@
+/**
+ * Port: the append-only log (DESIGN.md § Shape, § Records). One stream per dataset
+ * (`dataset-<id>`), positions in one global order. Adapters: SQLite (embedded default),
+ * EventStoreDB (production). Contract tests: test/contract/event-log.contract.ts.
+ */
+import type { NewRecord, StoredRecord } from '../schemas/records.js'
+
+export interface AppendResult {
+  /** Positions of the appended records, in the order given. */
+  positions: number[]
+  /**
+   * The object ids among `claims` that this append claimed first (the objects it created).
+   * Claims are write-side identity claims for the `created` flag of object results
+   * (DESIGN.md § Records, Ids); an id already claimed is not in the set.
+   */
+  claimed: ReadonlySet<string>
+}
+
+export interface TailOptions {
+  /** Stop tailing when aborted; the iterator then returns. */
+  signal: AbortSignal
+  /** Largest batch to yield (records). */
+  maxBatch: number
+}
+
+export interface EventLog {
+  /**
+   * Appends `records` to the stream of `datasetId`, in order, and claims the object ids in `claims`.
+   * Resolves only once the records are durable (SQLite: committed with synchronous=FULL;
+   * EventStoreDB: every append acknowledged). Rejects with LogUnavailableError when the engine
+   * cannot take the write; then no record of this call was acknowledged to the client.
+   */
+  append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult>
+
+  /** Records of every dataset stream after `after` (exclusive; null = from the start), ascending, at most `maxCount`. */
+  readAll(after: number | null, maxCount: number): Promise<StoredRecord[]>
+
+  /** Records of one dataset's stream after `after` (exclusive; null = from the start), ascending, at most `maxCount`. */
+  readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]>
+
+  /**
+   * Follows the log from `after`: yields non-empty batches of records (ascending) as they are
+   * appended, catching up first. Returns when `options.signal` aborts.
+   */
+  tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]>
+
+  close(): Promise<void>
+}
+
+/** The log engine could not take or serve the request (maps to 503). */
+export class LogUnavailableError extends Error {
+  override readonly name = 'LogUnavailableError'
+}

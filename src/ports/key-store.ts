@@ -1,0 +1,52 @@
+/**
+ * Port: datasets, API keys and object identity claims (spec § Authentication; DESIGN.md § Records, Ids).
+ * Adapters: SQLite (embedded default), MongoDB (production). Only a hash of a key's secret is stored.
+ * Contract tests: test/contract/key-store.contract.ts.
+ */
+import type { Scope } from '../schemas/api.js'
+
+export interface Dataset {
+  id: string
+  name: string
+  /** UTC ISO 8601 with ms. */
+  created_at: string
+}
+
+export interface ApiKey {
+  key_id: string
+  name: string
+  dataset_id: string
+  /** Empty: the key may do everything in its dataset (spec § Authentication, item 6). */
+  scopes: Scope[]
+  /** Hex SHA-256 of the secret part of the key. */
+  secret_hash: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface KeyStore {
+  /** Creates a dataset; rejects with DatasetExistsError when the id is taken. */
+  createDataset(dataset: Dataset): Promise<void>
+  findDataset(id: string): Promise<Dataset | null>
+  listDatasets(): Promise<Dataset[]>
+
+  createKey(key: ApiKey): Promise<void>
+  findKey(keyId: string): Promise<ApiKey | null>
+  /** Ordered by created_at. */
+  listKeys(): Promise<ApiKey[]>
+  /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
+  revokeKey(keyId: string, at: string): Promise<boolean>
+
+  /**
+   * Claims object ids for `datasetId` atomically: returns the ids this call claimed first.
+   * Used by log adapters that cannot claim inside their own append (EventStoreDB); the SQLite log
+   * claims inside its append transaction instead.
+   */
+  claimObjects(datasetId: string, objectIds: readonly string[]): Promise<ReadonlySet<string>>
+
+  close(): Promise<void>
+}
+
+export class DatasetExistsError extends Error {
+  override readonly name = 'DatasetExistsError'
+}

@@ -1,0 +1,57 @@
+/**
+ * Port: the read-model store (DESIGN.md § Read models). Adapters: SQLite (embedded default),
+ * MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
+ */
+import type { ChangeSet } from '../../projections/change-set.js'
+import type {
+  EventObjectRow,
+  EventRow,
+  EventTypeRow,
+  ObjectChangeRow,
+  ObjectLinkRow,
+  ObjectRow,
+  ObjectTypeRow,
+} from '../schemas/read-models.js'
+
+export interface ReadModelStore {
+  /** The last position that projector `name` applied, or null when it has applied nothing. */
+  checkpoint(name: string): Promise<number | null>
+
+  /**
+   * Applies `changes` (folded from the records after `expected` up to and including `to`) and moves
+   * the checkpoint of projector `name` from `expected` to `to`. Compare-and-set: when the stored
+   * checkpoint is not `expected`, nothing is applied and CheckpointConflictError is thrown.
+   * Applying changes that were already applied leaves the read models unchanged (see change-set.ts).
+   */
+  apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void>
+
+  /** Drops every read model row and every checkpoint, for a rebuild from the log. */
+  reset(): Promise<void>
+
+  eventTypes(datasetId: string): Promise<EventTypeRow[]>
+  objectTypes(datasetId: string): Promise<ObjectTypeRow[]>
+  /** Ordered by (type, external_id). */
+  objects(datasetId: string): Promise<ObjectRow[]>
+  /** Ordered by (object_id, position). */
+  objectChanges(datasetId: string): Promise<ObjectChangeRow[]>
+  /** Ordered by (timestamp, position). */
+  events(datasetId: string): Promise<EventRow[]>
+  /** Ordered by (event_time, position, object_id). */
+  eventObjects(datasetId: string): Promise<EventObjectRow[]>
+  /** Ordered by (object_a, object_b). */
+  objectLinks(datasetId: string): Promise<ObjectLinkRow[]>
+
+  close(): Promise<void>
+}
+
+/** Another projector moved the checkpoint first; the caller re-reads the checkpoint and retries. */
+export class CheckpointConflictError extends Error {
+  override readonly name = 'CheckpointConflictError'
+  constructor(
+    readonly projector: string,
+    readonly expected: number | null,
+    readonly actual: number | null,
+  ) {
+    super(`checkpoint of ${projector} is ${String(actual)}, expected ${String(expected)}`)
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The log's vocabulary (DESIGN.md § Records): immutable, versioned records. A record type's
+ * shape never changes once written; a new shape is a new version, and readers keep reading old ones.
+ */
+import { Type, type Static } from 'typebox'
+import { Properties } from './api.js'
+
+/** An object as it took part in one event: its identity, its E2O qualifier and inline attributes. */
+export const RecordedEventObject = Type.Object({
+  type: Type.String(),
+  id: Type.String(),
+  object_id: Type.String({ format: 'uuid' }),
+  qualifier: Type.Optional(Type.String()),
+  properties: Type.Optional(Properties),
+})
+export type RecordedEventObject = Static<typeof RecordedEventObject>
+
+/** `EventRecorded` v1: one accepted event (POST /v1/event or one item of /v1/event/batch). */
+export const EventRecordedV1 = Type.Object({
+  event_id: Type.String({ format: 'uuid', description: 'UUIDv7, assigned on acceptance' }),
+  event_type: Type.String(),
+  timestamp: Type.String({ description: 'UTC ISO 8601 with milliseconds' }),
+  end_timestamp: Type.Optional(Type.String({ description: 'UTC ISO 8601 with milliseconds' })),
+  properties: Properties,
+  objects: Type.Array(RecordedEventObject),
+  received_at: Type.String({ description: 'UTC ISO 8601 with milliseconds, server clock' }),
+  key_id: Type.String({ description: 'The API key id (never the secret)' }),
+  request_id: Type.String(),
+})
+export type EventRecordedV1 = Static<typeof EventRecordedV1>
+
+/** `ObjectUpserted` v1: one accepted object upsert (POST /v1/object/upsert or one item of /v1/object/batch). */
+export const ObjectUpsertedV1 = Type.Object({
+  object_id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  id: Type.String(),
+  properties: Properties,
+  received_at: Type.String(),
+  key_id: Type.String(),
+  request_id: Type.String(),
+})
+export type ObjectUpsertedV1 = Static<typeof ObjectUpsertedV1>
+
+/** A record before it has a position: what the ingest core hands to the log's `append`. */
+export type NewRecord =
+  | { type: 'EventRecorded'; version: 1; data: EventRecordedV1 }
+  | { type: 'ObjectUpserted'; version: 1; data: ObjectUpsertedV1 }
+
+/** A record as the log stores it: its global position, its stream and dataset, and when it was appended. */
+export type StoredRecord = NewRecord & {
+  /** Global order of the log (SQLite rowid; EventStoreDB commit position). Integers below 2^53. */
+  position: number
+  /** `dataset-<datasetId>` */
+  stream: string
+  datasetId: string
+  /** UTC ISO 8601 with ms: when the log committed the record. */
+  appendedAt: string
+}
+
+export const RECORD_TYPES = ['EventRecorded', 'ObjectUpserted'] as const
+export type RecordType = (typeof RECORD_TYPES)[number]
+
+/** DESIGN.md § Records, Streams: dataset D has the stream `dataset-D`. */
+export const STREAM_PREFIX = 'dataset-'
+export function streamName(datasetId: string): string {
+  return `${STREAM_PREFIX}${datasetId}`
+}

@@ -1,0 +1,74 @@
+/**
+ * The server entry (`ocelog serve`): opens the backends, builds the app, listens, and in embedded
+ * mode runs the projector beside the API. On SIGTERM/SIGINT it stops taking requests, lets the
+ * ones in flight finish (their records are durable before they answer), stops the projector and
+ * closes the engines.
+ */
+import type { FastifyInstance } from 'fastify'
+import { Projector } from '../projections/projector.js'
+import { buildApp, createLogger } from './api/app.js'
+import type { Config } from './config.js'
+import { openBackends, openRateLimiter, type Backends } from './composition.js'
+import { Ingest } from './core/ingest.js'
+import type { RateLimiter } from './ports/rate-limiter.js'
+
+export interface ServeOptions {
+  /** Run the projector in this process (default: only in embedded mode). */
+  projector?: boolean
+}
+
+export interface RunningServer {
+  app: FastifyInstance
+  backends: Backends
+  projector: Projector | null
+  /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
+  url: string
+  stop(): Promise<void>
+}
+
+export async function startServer(config: Config, options: ServeOptions = {}): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel)
+  const backends = await openBackends(config)
+  let rateLimiter: RateLimiter | null = null
+  try {
+    rateLimiter = openRateLimiter(config, logger)
+    const app = await buildApp({
+      ingest: new Ingest(backends.log),
+      keys: backends.keys,
+      rateLimiter,
+      bodyLimitBytes: config.bodyLimitBytes,
+      logger,
+    })
+    const abort = new AbortController()
+    const runProjector = options.projector ?? backends.mode === 'embedded'
+    const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log }) : null
+    const projecting = projector?.run(abort.signal) ?? Promise.resolve()
+    const url = await app.listen({ port: config.port, host: config.host })
+    app.log.info(
+      { storage: backends.describe, projector: projector === null ? 'off' : 'in-process', rateLimit: config.redisUrl === null ? 'memory' : 'redis' },
+      `Ocelog listening on ${url}`,
+    )
+    const limiter = rateLimiter
+    let stopped: Promise<void> | null = null
+    return {
+      app,
+      backends,
+      projector,
+      url,
+      stop() {
+        stopped ??= (async () => {
+          await app.close()
+          abort.abort()
+          await projecting
+          await limiter.close()
+          await backends.close()
+        })()
+        return stopped
+      },
+    }
+  } catch (error) {
+    await rateLimiter?.close()
+    await backends.close()
+    throw error
+  }
+}
