@@ -45,8 +45,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
-    disableRequestLogging: false,
   })
+
+  // Only JSON bodies are accepted (spec § Endpoints): without the built-in text parser, text/plain answers 415.
+  app.removeContentTypeParser('text/plain')
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)

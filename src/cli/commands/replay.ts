@@ -1,0 +1,47 @@
+import type { Command } from 'commander'
+import { CliError, printJson, withBackends } from '../context.js'
+
+const PAGE = 1000
+
+export function registerReplay(program: Command): void {
+  program
+    .command('replay')
+    .description("Print a dataset's records in log order, for auditors: every accepted event and object upsert, unchanged, with who sent it and when")
+    .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
+    .option('--from <position>', 'start after this log position (exclusive)')
+    .option('--json', 'print NDJSON: one record per line {position, stream, type, version, appended_at, data}')
+    .action(async (opts: { dataset: string; from?: string; json?: boolean }) => {
+      let after: number | null = null
+      if (opts.from !== undefined) {
+        after = Number(opts.from)
+        if (!Number.isSafeInteger(after) || after < 0) throw new CliError(`--from ${opts.from}: must be a log position (a whole number ≥ 0)`)
+      }
+      await withBackends(async (b) => {
+        if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
+        let count = 0
+        for (;;) {
+          const page = await b.log.readStream(opts.dataset, after, PAGE)
+          for (const r of page) {
+            if (opts.json === true) {
+              printJson({ position: r.position, stream: r.stream, type: r.type, version: r.version, appended_at: r.appendedAt, data: r.data }, true)
+            } else if (r.type === 'EventRecorded') {
+              const d = r.data
+              process.stdout.write(
+                `${String(r.position).padStart(8)}  ${r.appendedAt}  EventRecorded   ${d.event_id}  "${d.event_type}" at ${d.timestamp}, ${String(d.objects.length)} object(s)  key=${d.key_id} request=${d.request_id}\n`,
+              )
+            } else {
+              const d = r.data
+              process.stdout.write(
+                `${String(r.position).padStart(8)}  ${r.appendedAt}  ObjectUpserted  ${d.object_id}  ${d.type}/${d.id}, ${String(Object.keys(d.properties).length)} attribute(s)  key=${d.key_id} request=${d.request_id}\n`,
+              )
+            }
+          }
+          count += page.length
+          const last = page[page.length - 1]
+          if (last === undefined || page.length < PAGE) break
+          after = last.position
+        }
+        if (opts.json !== true) process.stderr.write(`${String(count)} record(s) in stream dataset-${opts.dataset}\n`)
+      })
+    })
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * `ocelog`: the command-line interface (DESIGN.md § Interfaces). Each command lives in
+ * src/cli/commands/<name>.ts and registers itself on the program.
+ */
+import { Command } from 'commander'
+import { createRequire } from 'node:module'
+import { registerDatasets } from './commands/datasets.js'
+import { registerKeys } from './commands/keys.js'
+import { registerProject } from './commands/project.js'
+import { registerReplay } from './commands/replay.js'
+import { registerServe } from './commands/serve.js'
+import { fail } from './context.js'
+
+const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string }
+
+const program = new Command('ocelog')
+  .description('Ocelog: ingestion of object-centric process events (OCEL 2.0) into an append-only log with read models')
+  .version(pkg.version)
+  .showHelpAfterError('(run with --help for usage)')
+  .addHelpText(
+    'after',
+    `
+Environment:
+  PORT, HOST                      where serve listens (default 8080, 0.0.0.0)
+  OCELOG_DATA_DIR                 folder of the embedded SQLite file (default ./data)
+  EVENTSTORE_URL, MONGODB_URL     use EventStoreDB and MongoDB instead of SQLite (set both)
+  REDIS_URL                       share rate limits through Redis
+  OCELOG_RATE_LIMIT_PER_MINUTE    requests per minute per API key (default 1200)
+  OCELOG_BODY_LIMIT_BYTES         largest request body (default 5242880)
+  LOG_LEVEL                       pino level (default info)`,
+  )
+
+registerServe(program)
+registerProject(program)
+registerKeys(program)
+registerDatasets(program)
+registerReplay(program)
+
+program.parseAsync(process.argv).catch(fail)
