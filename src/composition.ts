@@ -65,10 +65,11 @@ export async function openBackends(config: Config): Promise<Backends> {
 
 /** The rate limiter chosen by `config`: Redis when REDIS_URL is set, else in memory. */
 export function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>): RateLimiter {
-  if (config.redisUrl === null) return memoryRateLimiter(config.rateLimitPerMinute)
+  const budget = { perMinute: config.rateLimitPerMinute, windowSeconds: config.rateLimitWindowSeconds }
+  if (config.redisUrl === null) return memoryRateLimiter(budget)
   const url = redactUrl(config.redisUrl)
   return redisRateLimiter(config.redisUrl, {
-    perMinute: config.rateLimitPerMinute,
+    ...budget,
     onFallback: (error) => logger.warn({ err: error }, `Redis at ${url} unreachable: rate limits fall back to this process's memory until it answers`),
   })
 }

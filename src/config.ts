@@ -16,6 +16,7 @@ export const EnvSchema = Type.Object({
   MONGODB_URL: Type.Optional(Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate limits' })),
   OCELOG_RATE_LIMIT_PER_MINUTE: Type.Optional(IntString('Requests per minute per API key (default 1200)')),
+  OCELOG_RATE_LIMIT_WINDOW_SECONDS: Type.Optional(IntString('Length of the rate-limit window in seconds (default 60); the budget is the per-minute rate scaled to it')),
   OCELOG_BODY_LIMIT_BYTES: Type.Optional(IntString('Largest request body in bytes (default 5242880)')),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
@@ -33,6 +34,8 @@ export interface Config {
   mongodbUrl: string | null
   redisUrl: string | null
   rateLimitPerMinute: number
+  /** Window of the fixed-window rate limiter, seconds (default 60). */
+  rateLimitWindowSeconds: number
   bodyLimitBytes: number
   logLevel: string
 }
@@ -83,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbUrl: e.MONGODB_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     rateLimitPerMinute: positive('OCELOG_RATE_LIMIT_PER_MINUTE', e.OCELOG_RATE_LIMIT_PER_MINUTE, 1200, 1_000_000_000),
+    rateLimitWindowSeconds: positive('OCELOG_RATE_LIMIT_WINDOW_SECONDS', e.OCELOG_RATE_LIMIT_WINDOW_SECONDS, 60, 3600),
     bodyLimitBytes: positive('OCELOG_BODY_LIMIT_BYTES', e.OCELOG_BODY_LIMIT_BYTES, LIMITS.bodyBytesDefault, 1024 * 1024 * 1024),
     logLevel: e.LOG_LEVEL ?? 'info',
   }

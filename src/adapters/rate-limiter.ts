@@ -9,7 +9,17 @@ import { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js'
 
-const WINDOW_SECONDS = 60
+/** Budget per window: `perMinute` scaled to the window, at least 1 request. */
+export interface RateBudget {
+  perMinute: number
+  /** Window length in seconds (default 60: the spec's "per minute"). */
+  windowSeconds?: number
+}
+
+function points(budget: RateBudget): { points: number; duration: number } {
+  const duration = budget.windowSeconds ?? 60
+  return { points: Math.max(1, Math.round((budget.perMinute * duration) / 60)), duration }
+}
 
 class FlexibleRateLimiter implements RateLimiter {
   constructor(
@@ -35,13 +45,13 @@ class FlexibleRateLimiter implements RateLimiter {
   }
 }
 
-/** In-memory limiter: one process's budget per key. `perMinute`: requests per 60 s window. */
-export function memoryRateLimiter(perMinute: number): RateLimiter {
-  return new FlexibleRateLimiter(new RateLimiterMemory({ points: perMinute, duration: WINDOW_SECONDS }), perMinute)
+/** In-memory limiter: one process's budget per key. */
+export function memoryRateLimiter(budget: RateBudget): RateLimiter {
+  const p = points(budget)
+  return new FlexibleRateLimiter(new RateLimiterMemory(p), p.points)
 }
 
-export interface RedisRateLimiterOptions {
-  perMinute: number
+export interface RedisRateLimiterOptions extends RateBudget {
   /** Called once per outage when a request had to use the in-memory insurance limiter. */
   onFallback?: (error: Error) => void
 }
@@ -60,15 +70,15 @@ export function redisRateLimiter(url: string, options: RedisRateLimiterOptions):
   client.on('ready', () => {
     warned = false
   })
+  const p = points(options)
   const limiter = new RateLimiterRedis({
     storeClient: client,
     keyPrefix: 'ocelog:rl',
-    points: options.perMinute,
-    duration: WINDOW_SECONDS,
+    ...p,
     rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory({ points: options.perMinute, duration: WINDOW_SECONDS }),
+    insuranceLimiter: new RateLimiterMemory(p),
   })
-  return new FlexibleRateLimiter(limiter, options.perMinute, async () => {
+  return new FlexibleRateLimiter(limiter, p.points, async () => {
     client.disconnect()
   })
 }

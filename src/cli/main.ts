@@ -27,6 +27,7 @@ Environment:
   EVENTSTORE_URL, MONGODB_URL     use EventStoreDB and MongoDB instead of SQLite (set both)
   REDIS_URL                       share rate limits through Redis
   OCELOG_RATE_LIMIT_PER_MINUTE    requests per minute per API key (default 1200)
+  OCELOG_RATE_LIMIT_WINDOW_SECONDS  rate-limit window (default 60; budget scales with it)
   OCELOG_BODY_LIMIT_BYTES         largest request body (default 5242880)
   LOG_LEVEL                       pino level (default info)`,
   )
