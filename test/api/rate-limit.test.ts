@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makeTestApp, type TestApp } from '../helpers/test-app.js'
+
+let t: TestApp
+
+beforeAll(async () => {
+  t = await makeTestApp({ perMinute: 3 })
+})
+afterAll(async () => t.close())
+
+function health(key: string) {
+  return t.app.inject({ method: 'GET', url: '/v1/health', headers: { authorization: `Bearer ${key}` } })
+}
+
+describe('rate limit', () => {
+  it('sends RateLimit-Limit, -Remaining and -Reset on every answer', async () => {
+    const k = await t.newKey()
+    const res = await health(k.key)
+    expect(res.headers['ratelimit-limit']).toBe('3')
+    expect(res.headers['ratelimit-remaining']).toBe('2')
+    expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1)
+    expect(Number(res.headers['ratelimit-reset'])).toBeLessThanOrEqual(60)
+  })
+
+  it('answers 429 with Retry-After in whole seconds once the budget is spent', async () => {
+    const k = await t.newKey()
+    for (let i = 0; i < 3; i++) expect((await health(k.key)).statusCode).toBe(200)
+    const res = await health(k.key)
+    expect(res.statusCode).toBe(429)
+    expect(res.headers['retry-after']).toMatch(/^[1-9][0-9]*$/)
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60)
+    expect(res.headers['ratelimit-remaining']).toBe('0')
+    expect(res.json().type).toBe('urn:ocelog:problem:rate-limited')
+  })
+
+  it('counts per request: a batch of 100 events is one request', async () => {
+    const k = await t.newKey()
+    const batch = { events: Array.from({ length: 100 }, () => ({ event: 'e', objects: [{ type: 't', id: '1' }] })) }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/event/batch',
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(batch),
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['ratelimit-remaining']).toBe('2')
+  })
+
+  it('keeps budgets of different keys independent', async () => {
+    const a = await t.newKey()
+    const b = await t.newKey({ datasetId: a.dataset_id })
+    for (let i = 0; i < 4; i++) await health(a.key)
+    expect((await health(a.key)).statusCode).toBe(429)
+    expect((await health(b.key)).statusCode).toBe(200)
+  })
+
+  it('gives budget back after the window', async () => {
+    const short = await makeTestApp({ perMinute: 60, windowSeconds: 1 })
+    try {
+      const k = await short.newKey()
+      const call = () => short.app.inject({ method: 'GET', url: '/v1/health', headers: { authorization: `Bearer ${k.key}` } })
+      expect((await call()).statusCode).toBe(200)
+      expect((await call()).statusCode).toBe(429)
+      await new Promise((r) => setTimeout(r, 1100))
+      expect((await call()).statusCode).toBe(200)
+    } finally {
+      await short.close()
+    }
+  })
+})

@@ -1,0 +1,75 @@
+/**
+ * An Ocelog app on a real SQLite file in a fresh temp dir, driven through Fastify's `inject`
+ * (API tier). Everything is real except the socket.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { Projector } from '../../projections/projector.js'
+import { createKey, type CreatedKey } from '../../src/admin.js'
+import { buildApp } from '../../src/api/app.js'
+import { memoryRateLimiter } from '../../src/adapters/rate-limiter.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { Ingest } from '../../src/core/ingest.js'
+
+export interface TestApp {
+  app: FastifyInstance
+  dir: string
+  db: SqliteDatabase
+  log: SqliteEventLog
+  keys: SqliteKeyStore
+  readModels: SqliteReadModelStore
+  projector: Projector
+  /** Creates a key (new dataset unless datasetId is given). */
+  newKey(opts?: { scopes?: string[]; datasetId?: string; name?: string }): Promise<CreatedKey>
+  close(): Promise<void>
+}
+
+export async function makeTestApp(opts: { perMinute?: number; windowSeconds?: number; bodyLimitBytes?: number } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'ocelog-api-'))
+  const db = openDatabase(dir)
+  const log = new SqliteEventLog(db)
+  const keys = new SqliteKeyStore(db)
+  const readModels = new SqliteReadModelStore(db)
+  const rateLimiter = memoryRateLimiter({ perMinute: opts.perMinute ?? 1200, ...(opts.windowSeconds === undefined ? {} : { windowSeconds: opts.windowSeconds }) })
+  const app = await buildApp({
+    ingest: new Ingest(log),
+    keys,
+    rateLimiter,
+    logger: false,
+    ...(opts.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: opts.bodyLimitBytes }),
+  })
+  await app.ready()
+  return {
+    app,
+    dir,
+    db,
+    log,
+    keys,
+    readModels,
+    projector: new Projector(log, readModels),
+    newKey: (k = {}) =>
+      createKey(keys, { name: k.name ?? 'test', scopes: k.scopes ?? [], ...(k.datasetId === undefined ? {} : { datasetId: k.datasetId }) }),
+    async close() {
+      await app.close()
+      await rateLimiter.close()
+      await log.close()
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A valid event body with `n` objects. */
+export function eventBody(n = 1, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    event: 'Create Order',
+    timestamp: '2024-05-01T10:00:00Z',
+    objects: Array.from({ length: n }, (_, i) => ({ type: 'order', id: `o${String(i)}` })),
+    ...extra,
+  }
+}
