@@ -1,0 +1,185 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { foldRecords } from '../../projections/change-set.js'
+import { datasetHash, Projector } from '../../projections/projector.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { Ingest } from '../../src/core/ingest.js'
+import type { RecordContext } from '../../src/core/records.js'
+import { CheckpointConflictError } from '../../src/ports/read-model-store.js'
+
+let dir: string
+let db: SqliteDatabase
+let log: SqliteEventLog
+let store: SqliteReadModelStore
+let ingest: Ingest
+
+const ctx = (datasetId: string): RecordContext => ({ datasetId, keyId: 'k', requestId: 'r', receivedAt: new Date().toISOString() })
+
+async function seed(datasetId = 'ds1'): Promise<void> {
+  await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'silver', city: 'Oslo' } }], ctx(datasetId))
+  await ingest.recordEvents(
+    [
+      { event: 'Create Order', timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: 'o1', qualifier: 'target', properties: { amount: 10 } }, { type: 'customer', id: 'c1', qualifier: 'payer' }] },
+      { event: 'Pay Order', timestamp: '2024-01-02T10:00:00Z', end_timestamp: '2024-01-02T10:05:00Z', objects: [{ type: 'order', id: 'o1', properties: { amount: 12, paid: true } }, { type: 'customer', id: 'c1' }] },
+    ],
+    ctx(datasetId),
+  )
+  await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'gold' } }], ctx(datasetId))
+}
+
+async function snapshot(datasetId = 'ds1') {
+  return {
+    eventTypes: await store.eventTypes(datasetId),
+    objectTypes: await store.objectTypes(datasetId),
+    objects: await store.objects(datasetId),
+    objectChanges: await store.objectChanges(datasetId),
+    events: await store.events(datasetId),
+    eventObjects: await store.eventObjects(datasetId),
+    objectLinks: await store.objectLinks(datasetId),
+  }
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ocelog-projector-'))
+  db = openDatabase(dir)
+  log = new SqliteEventLog(db)
+  store = new SqliteReadModelStore(db)
+  ingest = new Ingest(log)
+})
+afterEach(() => {
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('Projector on SQLite', () => {
+  it('keeps the read models of DESIGN.md', async () => {
+    await seed()
+    expect(await new Projector(log, store).catchUp()).toBe(4)
+    const s = await snapshot()
+    expect(s.eventTypes.map((t) => [t.name, t.count, t.source])).toEqual([
+      ['Create Order', 1, 'public_api'],
+      ['Pay Order', 1, 'public_api'],
+    ])
+    expect(s.objectTypes.map((t) => [t.name, t.count, t.source])).toEqual([
+      ['customer', 1, 'public_api'],
+      ['order', 1, 'public_api'],
+    ])
+    expect(s.objects.map((o) => [o.type, o.external_id, o.properties])).toEqual([
+      ['customer', 'c1', { tier: 'gold', city: 'Oslo' }],
+      ['order', 'o1', { amount: 12, paid: true }],
+    ])
+    expect(s.events.map((e) => [e.event_type, e.timestamp, e.end_timestamp, e.objects_count])).toEqual([
+      ['Create Order', '2024-01-01T10:00:00.000Z', null, 2],
+      ['Pay Order', '2024-01-02T10:00:00.000Z', '2024-01-02T10:05:00.000Z', 2],
+    ])
+    expect(s.eventObjects).toHaveLength(4)
+    expect(s.eventObjects.filter((l) => l.qualifier !== null).map((l) => [l.external_id, l.qualifier]).sort()).toEqual([
+      ['c1', 'payer'],
+      ['o1', 'target'],
+    ])
+    expect(s.objectLinks).toHaveLength(1)
+    expect(s.objectLinks[0]?.event_count).toBe(2)
+    expect(s.objectLinks[0]?.event_types).toEqual(['Create Order', 'Pay Order'])
+    expect(s.objectChanges.map((c) => c.attributes)).toEqual(expect.arrayContaining([{ tier: 'gold' }, { amount: 12, paid: true }]))
+  })
+
+  it('changes nothing when the same records are applied twice', async () => {
+    await seed()
+    const records = await log.readAll(null, 100)
+    const last = records[records.length - 1]?.position ?? 0
+    await store.apply('p', null, last, foldRecords(records))
+    const once = await snapshot()
+    await store.apply('p', last, last, foldRecords(records))
+    expect(await snapshot()).toEqual(once)
+  })
+
+  it('resumes from its checkpoint after a restart', async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    await ingest.recordEvents([{ event: 'Ship Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], ctx('ds1'))
+    const restarted = new Projector(log, store)
+    expect(await restarted.catchUp()).toBe(1)
+    expect((await snapshot()).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
+  })
+
+  it('rebuilds from the log to the same read models', async () => {
+    await seed()
+    await seed('ds2')
+    const p = new Projector(log, store, { maxBatch: 2 })
+    await p.catchUp()
+    const before = [await snapshot('ds1'), await snapshot('ds2')]
+    expect(await new Projector(log, store).rebuild()).toBe(8)
+    expect([await snapshot('ds1'), await snapshot('ds2')]).toEqual(before)
+  })
+
+  it('refuses to move a checkpoint another projector moved first', async () => {
+    await seed()
+    const records = await log.readAll(null, 100)
+    await store.apply('p', null, 2, foldRecords(records.slice(0, 2)))
+    await expect(store.apply('p', null, 4, foldRecords(records))).rejects.toBeInstanceOf(CheckpointConflictError)
+  })
+
+  it('lets two projectors on one file share a checkpoint without double counting', async () => {
+    await seed()
+    const a = new Projector(log, store)
+    const b = new Projector(log, store)
+    await a.catchUp()
+    await ingest.recordEvents([{ event: 'Create Order', objects: [{ type: 'order', id: 'o2' }] }], ctx('ds1'))
+    await b.catchUp()
+    await a.catchUp()
+    expect((await store.eventTypes('ds1')).find((t) => t.name === 'Create Order')?.count).toBe(2)
+  })
+
+  it('splits datasets between shards', async () => {
+    await seed('ds1')
+    await seed('ds2')
+    await seed('ds3')
+    const shards = [0, 1].map((index) => new Projector(log, store, { shard: { index, count: 2 } }))
+    for (const s of shards) await s.catchUp()
+    const expected = [0, 1].map((i) => ['ds1', 'ds2', 'ds3'].filter((d) => datasetHash(d) % 2 === i).length * 4)
+    expect(shards.map((s) => s.recordsApplied)).toEqual(expected)
+    expect(shards.map((s) => s.name)).toEqual(['read-models-0-of-2', 'read-models-1-of-2'])
+    for (const d of ['ds1', 'ds2', 'ds3']) expect((await store.events(d)).length).toBe(2)
+  })
+
+  it('follows appends while running and stops when aborted', async () => {
+    const p = new Projector(log, store)
+    const abort = new AbortController()
+    const running = p.run(abort.signal)
+    await seed()
+    const deadline = Date.now() + 5000
+    while ((await store.events('ds1')).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    abort.abort()
+    await running
+    expect((await store.events('ds1')).length).toBe(2)
+    expect(p.position).toBe(4)
+  })
+})
+
+describe('SQLite log', () => {
+  it('refuses to update or delete a record', async () => {
+    await seed()
+    expect(() => db.prepare("UPDATE records SET data = '{}' WHERE position = 1").run()).toThrow(/records are immutable/)
+    expect(() => db.prepare('DELETE FROM records WHERE position = 1').run()).toThrow(/records are immutable/)
+  })
+
+  it('group-commits concurrent appends and keeps each caller’s order', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ingest.recordEvents([{ event: `E${String(i)}`, objects: [{ type: 't', id: String(i) }] }, { event: `F${String(i)}`, objects: [{ type: 't', id: String(i) }] }], ctx('ds1')),
+      ),
+    )
+    const records = await log.readStream('ds1', null, 1000)
+    expect(records).toHaveLength(40)
+    for (const r of results) {
+      const [e, f] = r.accepted
+      const pe = records.find((x) => x.type === 'EventRecorded' && x.data.event_id === e?.event_id)?.position ?? 0
+      const pf = records.find((x) => x.type === 'EventRecorded' && x.data.event_id === f?.event_id)?.position ?? 0
+      expect(pf).toBe(pe + 1)
+    }
+  })
+})

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../src/config.js'
+
+describe('loadConfig', () => {
+  it('uses the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: './data',
+      eventstoreUrl: null,
+      mongodbUrl: null,
+      redisUrl: null,
+      rateLimitPerMinute: 1200,
+      rateLimitWindowSeconds: 60,
+      bodyLimitBytes: 5 * 1024 * 1024,
+      logLevel: 'info',
+    })
+  })
+
+  it('names the variable of a bad value', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError)
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT=eighty/)
+  })
+
+  it('rejects a port out of range', () => {
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT=70000: must be a whole number from 1 to 65535/)
+  })
+
+  it('rejects an unknown log level', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL=loud/)
+  })
+
+  it('rejects a Redis URL of another scheme', () => {
+    expect(() => loadConfig({ REDIS_URL: 'http://localhost' })).toThrow(/^REDIS_URL=/)
+  })
+
+  it('asks for EVENTSTORE_URL and MONGODB_URL together', () => {
+    expect(() => loadConfig({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' })).toThrow(/go together/)
+  })
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', REDIS_URL: '' }).port).toBe(8080)
+  })
+})
