@@ -6,6 +6,7 @@
 import { Command } from 'commander'
 import { createRequire } from 'node:module'
 import { registerDatasets } from './commands/datasets.js'
+import { registerExport } from './commands/export.js'
 import { registerKeys } from './commands/keys.js'
 import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
@@ -36,6 +37,7 @@ registerServe(program)
 registerProject(program)
 registerKeys(program)
 registerDatasets(program)
+registerExport(program)
 registerReplay(program)
 
 program.parseAsync(process.argv).catch(fail)

@@ -1,0 +1,270 @@
+/**
+ * OCEL 2.0 JSON export of one dataset's read models (DESIGN.md § Interfaces, `ocelog export`;
+ * § Read models). `toOcelJson` is the pure mapping from read-model rows to the document;
+ * `exportOcel` reads the rows from a ReadModelStore and applies it.
+ */
+import type { ReadModelStore } from '../ports/read-model-store.js'
+import type { Properties } from '../schemas/api.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../schemas/read-models.js'
+import type { OcelAttributeType, OcelEventStrict, OcelJsonStrict, OcelObjectStrict, OcelTypeDeclarationStrict } from './ocel-json.js'
+
+/** The read-model rows of one dataset that an export needs (any order: the mapping sorts). */
+export interface ExportRows {
+  eventTypes: readonly EventTypeRow[]
+  objectTypes: readonly ObjectTypeRow[]
+  objects: readonly ObjectRow[]
+  objectChanges: readonly ObjectChangeRow[]
+  events: readonly EventRow[]
+  eventObjects: readonly EventObjectRow[]
+}
+
+/** Counts of an exported document, for the one-line summary of `ocelog export`. */
+export interface ExportSummary {
+  events: number
+  objects: number
+  eventTypes: number
+  objectTypes: number
+  /** E2O relationships over all events. */
+  relationships: number
+}
+
+/** The name of the event attribute that carries `end_timestamp`, unless the client used that name itself. */
+export const END_TIMESTAMP_ATTRIBUTE = 'end_timestamp'
+/** The fallback name when events of the type carry a property named `end_timestamp`. */
+export const END_TIMESTAMP_FALLBACK = 'ocelog:end_timestamp'
+
+/** Code-unit order: the same on every machine and locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * An attribute value as OCEL 2.0 JSON writes it (a string): strings as they are, numbers with
+ * `String` (e.g. `12.5`, `1e+21`), booleans as `true`/`false`, null as `''`, objects and arrays as
+ * JSON text.
+ */
+export function ocelValue(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return String(value)
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (value === null || value === undefined) return ''
+  return JSON.stringify(value)
+}
+
+type ValueKind = 'integer' | 'float' | 'boolean' | 'string' | 'time' | 'other'
+
+function kindOf(value: unknown): ValueKind {
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'float'
+  if (typeof value === 'boolean') return 'boolean'
+  if (typeof value === 'string') return 'string'
+  // null, objects and arrays: written as '' or JSON text, so only "string" describes them.
+  return 'other'
+}
+
+/**
+ * The OCEL attribute type of a set of value kinds: all integral numbers → integer, numbers → float,
+ * all booleans → boolean, all times → time, anything else (strings, null, objects, arrays, a mix) → string.
+ */
+function typeOf(kinds: ReadonlySet<ValueKind>): OcelAttributeType {
+  const only = (...allowed: ValueKind[]) => kinds.size > 0 && [...kinds].every((k) => allowed.includes(k))
+  if (only('integer')) return 'integer'
+  if (only('integer', 'float')) return 'float'
+  if (only('boolean')) return 'boolean'
+  if (only('time')) return 'time'
+  return 'string'
+}
+
+/** Attribute declarations per event or object type, inferred from the values seen. */
+class TypeDeclarations {
+  private readonly types = new Map<string, Map<string, Set<ValueKind>>>()
+
+  declare(type: string): Map<string, Set<ValueKind>> {
+    let attributes = this.types.get(type)
+    if (attributes === undefined) {
+      attributes = new Map()
+      this.types.set(type, attributes)
+    }
+    return attributes
+  }
+
+  see(type: string, attribute: string, kind: ValueKind): void {
+    const attributes = this.declare(type)
+    const kinds = attributes.get(attribute)
+    if (kinds === undefined) attributes.set(attribute, new Set([kind]))
+    else kinds.add(kind)
+  }
+
+  /** Types by name, their attributes by name. */
+  list(): OcelTypeDeclarationStrict[] {
+    return [...this.types.entries()]
+      .sort(([a], [b]) => compare(a, b))
+      .map(([name, attributes]) => ({
+        name,
+        attributes: [...attributes.entries()].sort(([a], [b]) => compare(a, b)).map(([attribute, kinds]) => ({ name: attribute, type: typeOf(kinds) })),
+      }))
+  }
+}
+
+interface Identity {
+  objectId: string
+  type: string
+  externalId: string
+}
+
+/**
+ * OCEL object ids for Ocelog objects: the client's external id, or `type/id` for every object whose
+ * external id another object type of the dataset uses too. Should `type/id` itself collide with an
+ * external id (only possible with ids containing '/'), those objects fall back to Ocelog's object_id.
+ */
+function exportedIds(objects: readonly Identity[]): Map<string, string> {
+  const owners = (ids: Map<string, string>) => {
+    const count = new Map<string, number>()
+    for (const id of ids.values()) count.set(id, (count.get(id) ?? 0) + 1)
+    return count
+  }
+  const ids = new Map(objects.map((o) => [o.objectId, o.externalId]))
+  const shared = owners(ids)
+  for (const o of objects) if ((shared.get(o.externalId) ?? 0) > 1) ids.set(o.objectId, `${o.type}/${o.externalId}`)
+  const after = owners(ids)
+  for (const o of objects) {
+    const id = ids.get(o.objectId)
+    if (id !== undefined && (after.get(id) ?? 0) > 1) ids.set(o.objectId, o.objectId)
+  }
+  for (const [id, n] of owners(ids)) if (n > 1) throw new Error(`OCEL export: object id "${id}" would name ${String(n)} objects`)
+  return ids
+}
+
+/** A name for the end_timestamp attribute that no property of the type uses. */
+function endTimestampName(taken: ReadonlySet<string>): string {
+  if (!taken.has(END_TIMESTAMP_ATTRIBUTE)) return END_TIMESTAMP_ATTRIBUTE
+  let name = END_TIMESTAMP_FALLBACK
+  for (let n = 2; taken.has(name); n++) name = `${END_TIMESTAMP_FALLBACK}:${String(n)}`
+  return name
+}
+
+function attributeEntries(properties: Properties): [string, unknown][] {
+  return Object.entries(properties)
+}
+
+/**
+ * Maps one dataset's read-model rows to an OCEL 2.0 JSON document (pure; DESIGN.md § Read models).
+ *
+ * - `eventTypes` / `objectTypes`: every type of the read models (and of the rows), by name. Attribute
+ *   types are inferred from all values seen: all integral numbers → `integer`, numbers → `float`,
+ *   booleans → `boolean`, anything else or a mix (null included) → `string`. A type without
+ *   attributes has `attributes: []`.
+ * - `events`: by (timestamp, position). `id` = event_id, `time` = timestamp (UTC ISO 8601 with ms),
+ *   attributes = the event's properties as strings (see `ocelValue`). An event with an
+ *   `end_timestamp` gets the attribute `end_timestamp` (type `time`), named `ocelog:end_timestamp`
+ *   for every event of a type whose events carry a property called `end_timestamp`.
+ *   `relationships` = the E2O rows: the exported object id and the qualifier sent, or `''` when
+ *   none was sent (OCEL requires a qualifier); duplicates dropped, ordered by (objectId, qualifier).
+ * - `objects`: by (type, id). `id` = the client's external id, or `type/id` for all objects whose
+ *   external id is shared by several object types of the dataset (E2O relationships use the same
+ *   id). `attributes` = the attribute history from object_changes: one `{name, time, value}` per
+ *   attribute per change, in log position order. `relationships` = [] always: the v1 API carries no
+ *   O2O relation, and the object_links read model (objects that shared events) is derived, not an
+ *   asserted OCEL O2O relationship, so it is not exported as one.
+ *
+ * Rows that point at nothing (an object change or an E2O row of an unknown object or event) are
+ * left out; the projector writes them together, so they do not occur in a consistent store.
+ * @throws Error when two objects would get the same OCEL id (a bug, see exportedIds).
+ */
+export function toOcelJson(rows: ExportRows): OcelJsonStrict {
+  const eventTypes = new TypeDeclarations()
+  const objectTypes = new TypeDeclarations()
+  for (const t of rows.eventTypes) eventTypes.declare(t.name)
+  for (const t of rows.objectTypes) objectTypes.declare(t.name)
+
+  const ids = exportedIds(rows.objects.map((o) => ({ objectId: o.object_id, type: o.type, externalId: o.external_id })))
+
+  const propertyNames = new Map<string, Set<string>>()
+  for (const e of rows.events) {
+    const names = propertyNames.get(e.event_type) ?? new Set<string>()
+    for (const name of Object.keys(e.properties)) names.add(name)
+    propertyNames.set(e.event_type, names)
+  }
+  const endName = new Map([...propertyNames].map(([type, names]) => [type, endTimestampName(names)]))
+
+  const relationships = new Map<string, Map<string, { objectId: string; qualifier: string }>>()
+  for (const l of rows.eventObjects) {
+    const objectId = ids.get(l.object_id)
+    if (objectId === undefined) continue
+    const qualifier = l.qualifier ?? ''
+    const forEvent = relationships.get(l.event_id) ?? new Map<string, { objectId: string; qualifier: string }>()
+    forEvent.set(JSON.stringify([objectId, qualifier]), { objectId, qualifier })
+    relationships.set(l.event_id, forEvent)
+  }
+
+  const events: OcelEventStrict[] = [...rows.events]
+    .sort((a, b) => compare(a.timestamp, b.timestamp) || a.position - b.position)
+    .map((e) => {
+      eventTypes.declare(e.event_type)
+      const attributes = attributeEntries(e.properties).map(([name, value]) => {
+        eventTypes.see(e.event_type, name, kindOf(value))
+        return { name, value: ocelValue(value) }
+      })
+      if (e.end_timestamp !== null) {
+        const name = endName.get(e.event_type) ?? END_TIMESTAMP_ATTRIBUTE
+        eventTypes.see(e.event_type, name, 'time')
+        attributes.push({ name, value: e.end_timestamp })
+      }
+      const links = [...(relationships.get(e.event_id)?.values() ?? [])].sort(
+        (a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier),
+      )
+      return { id: e.event_id, type: e.event_type, time: e.timestamp, attributes, relationships: links }
+    })
+
+  const changes = new Map<string, ObjectChangeRow[]>()
+  for (const c of rows.objectChanges) {
+    const list = changes.get(c.object_id) ?? []
+    list.push(c)
+    changes.set(c.object_id, list)
+  }
+
+  const objects: OcelObjectStrict[] = rows.objects
+    .map((o) => {
+      objectTypes.declare(o.type)
+      const history = [...(changes.get(o.object_id) ?? [])].sort((a, b) => a.position - b.position)
+      const attributes = history.flatMap((c) =>
+        attributeEntries(c.attributes).map(([name, value]) => {
+          objectTypes.see(o.type, name, kindOf(value))
+          return { name, time: c.time, value: ocelValue(value) }
+        }),
+      )
+      return { id: ids.get(o.object_id) ?? o.object_id, type: o.type, attributes, relationships: [] }
+    })
+    .sort((a, b) => compare(a.type, b.type) || compare(a.id, b.id))
+
+  return { eventTypes: eventTypes.list(), objectTypes: objectTypes.list(), events, objects }
+}
+
+/**
+ * Exports dataset `datasetId` from the read models as OCEL 2.0 JSON (see `toOcelJson` for the
+ * mapping). Reads what the read models hold now: records the projector has not applied yet are
+ * not in it, and the document stays self-consistent while a projector runs. An unknown dataset
+ * gives an empty document.
+ */
+export async function exportOcel(store: ReadModelStore, datasetId: string): Promise<OcelJsonStrict> {
+  // Read one after the other, in this order, because a projector may apply a batch between two
+  // reads: events before their E2O rows (E2O rows of newer events are dropped), and objects after
+  // both (objects are never removed, so every object an exported event names is in the document).
+  const events = await store.events(datasetId)
+  const eventObjects = await store.eventObjects(datasetId)
+  const objectChanges = await store.objectChanges(datasetId)
+  const objects = await store.objects(datasetId)
+  const eventTypes = await store.eventTypes(datasetId)
+  const objectTypes = await store.objectTypes(datasetId)
+  return toOcelJson({ eventTypes, objectTypes, objects, objectChanges, events, eventObjects })
+}
+
+/** Counts of a document: events, objects, declared event/object types and E2O relationships. */
+export function summarize(doc: OcelJsonStrict): ExportSummary {
+  return {
+    events: doc.events.length,
+    objects: doc.objects.length,
+    eventTypes: doc.eventTypes.length,
+    objectTypes: doc.objectTypes.length,
+    relationships: doc.events.reduce((n, e) => n + e.relationships.length, 0),
+  }
+}
