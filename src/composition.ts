@@ -4,7 +4,6 @@
  */
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
-import { memoryRateLimiter, redisRateLimiter } from './adapters/rate-limiter.js'
 import { openDatabase } from './adapters/sqlite/database.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
@@ -64,7 +63,9 @@ export async function openBackends(config: Config): Promise<Backends> {
 }
 
 /** The rate limiter chosen by `config`: Redis when REDIS_URL is set, else in memory. */
-export function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>): RateLimiter {
+export async function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>): Promise<RateLimiter> {
+  // Loaded on demand: only `serve` needs rate-limiter-flexible and ioredis.
+  const { memoryRateLimiter, redisRateLimiter } = await import('./adapters/rate-limiter.js')
   const budget = { perMinute: config.rateLimitPerMinute, windowSeconds: config.rateLimitWindowSeconds }
   if (config.redisUrl === null) return memoryRateLimiter(budget)
   const url = redactUrl(config.redisUrl)

@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { Projector } from '../projections/projector.js'
-import { buildApp, createLogger } from './api/app.js'
+import { buildApp } from './api/app.js'
+import { createLogger } from './logger.js'
 import type { Config } from './config.js'
 import { openBackends, openRateLimiter, type Backends } from './composition.js'
 import { Ingest } from './core/ingest.js'
@@ -31,7 +32,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
   const backends = await openBackends(config)
   let rateLimiter: RateLimiter | null = null
   try {
-    rateLimiter = openRateLimiter(config, logger)
+    rateLimiter = await openRateLimiter(config, logger)
     const app = await buildApp({
       ingest: new Ingest(backends.log),
       keys: backends.keys,

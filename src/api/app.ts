@@ -3,7 +3,6 @@
  * here, so tests drive it through `inject` and the server entry (src/server.ts) listens.
  */
 import { randomUUID } from 'node:crypto'
-import { pino, type Logger } from 'pino'
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -24,14 +23,6 @@ export interface AppDeps {
   /** Request logger (pino), or false for none (tests). */
   logger?: FastifyBaseLogger | false
   version?: string
-}
-
-/**
- * The service's pino logger. Fastify's request serializer logs no headers; the redaction guards
- * the key headers against a later change of serializer, so a secret never reaches a log.
- */
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: ['req.headers.authorization', 'req.headers["x-ocelog-api-key"]', 'headers.authorization', 'headers["x-ocelog-api-key"]'] })
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/

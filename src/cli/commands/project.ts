@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { Projector, type Shard } from '../../../projections/projector.js'
-import { createLogger } from '../../api/app.js'
+import { createLogger } from '../../logger.js'
 import { CliError, withBackends } from '../context.js'
 
 function parseShard(text: string): Shard {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander'
-import { startServer } from '../../server.js'
 import { config } from '../context.js'
 
 export function registerServe(program: Command): void {
@@ -9,6 +8,8 @@ export function registerServe(program: Command): void {
     .option('--no-projector', 'do not run the projector in this process (run `ocelog project` instead)')
     .action(async (opts: { projector: boolean }) => {
       const cfg = config()
+      // Loaded here so that other commands start without Fastify.
+      const { startServer } = await import('../../server.js')
       const server = await startServer(cfg, opts.projector ? {} : { projector: false })
       const stop = (signal: string) => {
         server.app.log.info(`${signal}: finishing requests in flight, then stopping`)

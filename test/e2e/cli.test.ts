@@ -1,0 +1,123 @@
+/** e2e: the built `ocelog` CLI as a real process on a real SQLite file. */
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { Ingest } from '../../src/core/ingest.js'
+
+const execFileP = promisify(execFile)
+const CLI = join(process.cwd(), 'dist/src/cli/main.js')
+let dataDir: string
+
+async function ocelog(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], { env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv } })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
+  }
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it)`)
+  dataDir = mkdtempSync(join(tmpdir(), 'ocelog-cli-'))
+})
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+describe('ocelog --help', () => {
+  it('lists the commands and the environment variables', async () => {
+    const { code, stdout } = await ocelog(['--help'])
+    expect(code).toBe(0)
+    for (const word of ['serve', 'project', 'keys', 'datasets', 'replay', 'OCELOG_DATA_DIR', 'REDIS_URL']) expect(stdout).toContain(word)
+  })
+})
+
+describe('ocelog keys', () => {
+  it('creates a key for a new dataset and prints it once as JSON', async () => {
+    const { code, stdout } = await ocelog(['keys', 'create', '--name', 'feed', '--scopes', 'ingest:write', '--json'])
+    expect(code).toBe(0)
+    const created = JSON.parse(stdout)
+    expect(Object.keys(created).sort()).toEqual(['dataset_id', 'dataset_name', 'key', 'key_id', 'scopes'])
+    expect(created.key).toMatch(/^ocl_[a-z0-9]{16}_[A-Za-z0-9_-]{43}$/)
+    expect(created.scopes).toEqual(['ingest:write'])
+    const list = await ocelog(['keys', 'list', '--json'])
+    expect(list.stdout).not.toContain(created.key.slice(-43))
+    expect(JSON.parse(list.stdout).map((k: { key_id: string }) => k.key_id)).toContain(created.key_id)
+  })
+
+  it('creates a second key for an existing dataset', async () => {
+    const a = JSON.parse((await ocelog(['keys', 'create', '--name', 'a', '--json'])).stdout)
+    const b = JSON.parse((await ocelog(['keys', 'create', '--name', 'b', '--dataset', a.dataset_id, '--json'])).stdout)
+    expect(b.dataset_id).toBe(a.dataset_id)
+    const datasets = JSON.parse((await ocelog(['datasets', 'list', '--json'])).stdout)
+    expect(datasets.find((d: { id: string }) => d.id === a.dataset_id).keys).toBe(2)
+  })
+
+  it('refuses a dataset that does not exist, naming it', async () => {
+    const { code, stderr } = await ocelog(['keys', 'create', '--name', 'x', '--dataset', 'nope'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('dataset "nope" does not exist')
+  })
+
+  it('refuses an unknown scope, listing the known ones', async () => {
+    const { code, stderr } = await ocelog(['keys', 'create', '--name', 'x', '--scopes', 'admin'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('unknown scope "admin"; known scopes: ingest:write, process:read')
+  })
+
+  it('revokes a key once', async () => {
+    const k = JSON.parse((await ocelog(['keys', 'create', '--name', 'r', '--json'])).stdout)
+    expect((await ocelog(['keys', 'revoke', k.key_id])).code).toBe(0)
+    const again = await ocelog(['keys', 'revoke', k.key_id])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('already revoked')
+  })
+
+  it('asks for --name', async () => {
+    const { code, stderr } = await ocelog(['keys', 'create'])
+    expect(code).not.toBe(0)
+    expect(stderr).toContain("required option '--name <name>'")
+  })
+})
+
+describe('configuration errors', () => {
+  it('stop the process with a message naming the variable', async () => {
+    const { code, stderr } = await ocelog(['keys', 'list'], { OCELOG_RATE_LIMIT_PER_MINUTE: 'lots' })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^ocelog: OCELOG_RATE_LIMIT_PER_MINUTE=lots/)
+  })
+})
+
+describe('ocelog replay and project', () => {
+  it('replays a dataset in log order and rebuilds the read models', async () => {
+    const k = JSON.parse((await ocelog(['keys', 'create', '--name', 'replay', '--json'])).stdout)
+    const db = openDatabase(dataDir)
+    const log = new SqliteEventLog(db)
+    const ctx = { datasetId: k.dataset_id, keyId: k.key_id, requestId: 'req-1', receivedAt: new Date().toISOString() }
+    const { accepted } = await new Ingest(log).recordEvents(
+      [{ event: 'A', objects: [{ type: 't', id: '1' }] }, { event: 'B', objects: [{ type: 't', id: '1' }] }],
+      ctx,
+    )
+    db.close()
+    const replay = await ocelog(['replay', '--dataset', k.dataset_id, '--json'])
+    const lines = replay.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.data.event_id)).toEqual(accepted.map((e) => e.event_id))
+    expect(lines.map((l) => l.type)).toEqual(['EventRecorded', 'EventRecorded'])
+    expect(lines[0].data.request_id).toBe('req-1')
+    const from = await ocelog(['replay', '--dataset', k.dataset_id, '--json', '--from', String(lines[0].position)])
+    expect(from.stdout.trim().split('\n')).toHaveLength(1)
+    const rebuilt = await ocelog(['project', '--rebuild'])
+    expect(rebuilt.code).toBe(0)
+  })
+
+  it('refuses to replay a dataset that does not exist', async () => {
+    const { code, stderr } = await ocelog(['replay', '--dataset', 'missing'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('dataset "missing" does not exist')
+  })
+})
