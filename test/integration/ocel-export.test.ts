@@ -1,0 +1,223 @@
+/**
+ * Integration: records appended through Ingest to a real SQLite file, projected, exported as OCEL
+ * 2.0 JSON and validated with ajv against the standard's JSON schema (pm4py schema_ocel2.json).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Ajv } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Projector } from '../../projections/projector.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { Ingest } from '../../src/core/ingest.js'
+import type { RecordContext } from '../../src/core/records.js'
+import { exportOcel } from '../../src/ocel/export.js'
+import type { OcelJson, OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+
+const OCEL_DIR = fileURLToPath(new URL('../../../shared/data/ocel/', import.meta.url))
+const standardSchema: unknown = JSON.parse(readFileSync(join(OCEL_DIR, 'raw/pm4py__schema_ocel2.json'), 'utf8'))
+const ajv = new Ajv({ strict: false, allErrors: true })
+addFormatsModule.default(ajv)
+const validateOcel = ajv.compile(standardSchema as object)
+
+let dir: string
+let db: SqliteDatabase
+let log: SqliteEventLog
+let store: SqliteReadModelStore
+let keys: SqliteKeyStore
+let ingest: Ingest
+
+const ctx = (datasetId: string): RecordContext => ({ datasetId, keyId: 'k1', requestId: 'r1', receivedAt: new Date().toISOString() })
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ocelog-export-'))
+  db = openDatabase(dir)
+  log = new SqliteEventLog(db)
+  store = new SqliteReadModelStore(db)
+  keys = new SqliteKeyStore(db)
+  ingest = new Ingest(log)
+  for (const id of ['ds1', 'ds2']) await keys.createDataset({ id, name: id, created_at: new Date().toISOString() })
+})
+afterEach(async () => {
+  await log.close()
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A small order flow in ds1 (with an external id shared by two object types) and one event in ds2. */
+async function seed(): Promise<void> {
+  await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'silver', city: 'Oslo' } }], ctx('ds1'))
+  await ingest.recordEvents(
+    [
+      {
+        event: 'Create Order',
+        timestamp: '2024-01-01T10:00:00Z',
+        properties: { channel: 'web', lines: 2 },
+        objects: [
+          { type: 'order', id: 'o1', qualifier: 'target', properties: { amount: 10 } },
+          { type: 'customer', id: 'c1', qualifier: 'payer' },
+        ],
+      },
+      {
+        event: 'Pay Order',
+        timestamp: '2024-01-02T10:00:00+02:00',
+        end_timestamp: '2024-01-02T10:05:00+02:00',
+        objects: [{ type: 'order', id: 'o1', properties: { amount: 12, paid: true } }, { type: 'customer', id: 'c1' }],
+      },
+      { event: 'Pick Item', timestamp: '2024-01-01T12:00:00Z', objects: [{ type: 'item', id: 'o1', qualifier: 'picked' }, { type: 'order', id: 'o1' }] },
+    ],
+    ctx('ds1'),
+  )
+  await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'gold' } }], ctx('ds1'))
+  await ingest.recordEvents([{ event: 'Other', objects: [{ type: 'order', id: 'x' }] }], ctx('ds2'))
+}
+
+/** The last value of each attribute in an object's history. */
+function finalValues(doc: OcelJson, type: string, id: string): Record<string, string> {
+  const o = doc.objects.find((x) => x.type === type && x.id === id)
+  return Object.fromEntries((o?.attributes ?? []).map((a) => [a.name, a.value]))
+}
+
+describe('exportOcel on SQLite read models', () => {
+  it('writes a document that passes the OCEL 2.0 JSON schema', async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    const doc = await exportOcel(store, 'ds1')
+    expect(validateOcel(doc), ajv.errorsText(validateOcel.errors)).toBe(true)
+  })
+
+  it("holds the dataset's events, objects and types, and nothing of other datasets", async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    const doc = await exportOcel(store, 'ds1')
+    expect({
+      events: doc.events.map((e) => [e.type, e.time]),
+      objects: doc.objects.map((o) => [o.type, o.id]),
+      eventTypes: doc.eventTypes.map((t) => t.name),
+      objectTypes: doc.objectTypes.map((t) => t.name),
+    }).toEqual({
+      events: [
+        ['Create Order', '2024-01-01T10:00:00.000Z'],
+        ['Pick Item', '2024-01-01T12:00:00.000Z'],
+        ['Pay Order', '2024-01-02T08:00:00.000Z'],
+      ],
+      objects: [
+        ['customer', 'c1'],
+        ['item', 'item/o1'],
+        ['order', 'order/o1'],
+      ],
+      eventTypes: ['Create Order', 'Pay Order', 'Pick Item'],
+      objectTypes: ['customer', 'item', 'order'],
+    })
+  })
+
+  it('ends every object history at the merged attribute values of the objects read model', async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    const doc = await exportOcel(store, 'ds1')
+    expect([finalValues(doc, 'customer', 'c1'), finalValues(doc, 'order', 'order/o1'), finalValues(doc, 'item', 'item/o1')]).toEqual([
+      { tier: 'gold', city: 'Oslo' },
+      { amount: '12', paid: 'true' },
+      {},
+    ])
+  })
+
+  it('writes E2O relationships with the sent qualifier, or "" when none was sent', async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    const doc = await exportOcel(store, 'ds1')
+    expect(doc.events.map((e) => [e.type, e.relationships])).toEqual([
+      ['Create Order', [{ objectId: 'c1', qualifier: 'payer' }, { objectId: 'order/o1', qualifier: 'target' }]],
+      ['Pick Item', [{ objectId: 'item/o1', qualifier: 'picked' }, { objectId: 'order/o1', qualifier: '' }]],
+      ['Pay Order', [{ objectId: 'c1', qualifier: '' }, { objectId: 'order/o1', qualifier: '' }]],
+    ])
+  })
+
+  it('writes event attributes as strings, with end_timestamp in UTC and typed declarations', async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    const doc = await exportOcel(store, 'ds1')
+    expect([doc.events[0]?.attributes, doc.events[2]?.attributes, doc.eventTypes, doc.objectTypes]).toEqual([
+      [{ name: 'channel', value: 'web' }, { name: 'lines', value: '2' }],
+      [{ name: 'end_timestamp', value: '2024-01-02T08:05:00.000Z' }],
+      [
+        { name: 'Create Order', attributes: [{ name: 'channel', type: 'string' }, { name: 'lines', type: 'integer' }] },
+        { name: 'Pay Order', attributes: [{ name: 'end_timestamp', type: 'time' }] },
+        { name: 'Pick Item', attributes: [] },
+      ],
+      [
+        { name: 'customer', attributes: [{ name: 'city', type: 'string' }, { name: 'tier', type: 'string' }] },
+        { name: 'item', attributes: [] },
+        { name: 'order', attributes: [{ name: 'amount', type: 'integer' }, { name: 'paid', type: 'boolean' }] },
+      ],
+    ])
+  })
+
+  it('gives an identical document after a rebuild of the read models', async () => {
+    await seed()
+    const projector = new Projector(log, store)
+    await projector.catchUp()
+    const before = await exportOcel(store, 'ds1')
+    await projector.rebuild()
+    expect(await exportOcel(store, 'ds1')).toEqual(before)
+  })
+})
+
+describe('exportOcel of the official OCEL 2.0 example sent through the API core', () => {
+  const source = JSON.parse(readFileSync(join(OCEL_DIR, 'raw/pm4py__ocel20_example.jsonocel'), 'utf8')) as OcelJson
+
+  /** Sends every object (its attribute history as upserts, in time order) and every event. */
+  async function send(): Promise<OcelJsonStrict> {
+    const typeOf = new Map(source.objects.map((o) => [o.id, o.type]))
+    for (const o of source.objects) {
+      const history = [...(o.attributes ?? [])].sort((a, b) => Date.parse(a.time) - Date.parse(b.time))
+      const items = history.length === 0 ? [{ type: o.type, id: o.id }] : history.map((a) => ({ type: o.type, id: o.id, properties: { [a.name]: a.value } }))
+      for (const item of items) await ingest.upsertObjects([item], ctx('ds1'))
+    }
+    const events = source.events.map((e) => ({
+      event: e.type,
+      timestamp: e.time,
+      properties: Object.fromEntries((e.attributes ?? []).map((a) => [a.name, a.value])),
+      objects: (e.relationships ?? []).map((r) => ({ type: typeOf.get(r.objectId) ?? 'unknown', id: r.objectId, qualifier: r.qualifier })),
+    }))
+    const { failures } = await ingest.recordEvents(events, ctx('ds1'))
+    expect(failures).toEqual([])
+    await new Projector(log, store).catchUp()
+    return exportOcel(store, 'ds1')
+  }
+
+  const byObjectThenQualifier = (a: { objectId: string; qualifier: string }, b: { objectId: string; qualifier: string }) =>
+    a.objectId === b.objectId ? (a.qualifier < b.qualifier ? -1 : 1) : a.objectId < b.objectId ? -1 : 1
+
+  it('keeps every event: type, time, attributes and E2O relationships', async () => {
+    const doc = await send()
+    const normalise = (e: OcelJson['events'][number]) => ({
+      type: e.type,
+      time: new Date(e.time).toISOString(),
+      attributes: e.attributes ?? [],
+      relationships: [...(e.relationships ?? [])].sort(byObjectThenQualifier),
+    })
+    expect(doc.events.map(normalise)).toEqual(source.events.map(normalise))
+  })
+
+  it('keeps every object with its latest attribute values', async () => {
+    const doc = await send()
+    const latest = (o: OcelJson['objects'][number]) => {
+      const values: Record<string, string> = {}
+      for (const a of [...(o.attributes ?? [])].sort((x, y) => Date.parse(x.time) - Date.parse(y.time))) values[a.name] = a.value
+      return [o.type, o.id, values]
+    }
+    const exported = doc.objects.map((o) => [o.type, o.id, finalValues(doc, o.type, o.id)])
+    expect(exported).toEqual(source.objects.map(latest).sort((a, b) => (String(a[0]) + a[1] < String(b[0]) + b[1] ? -1 : 1)))
+  })
+
+  it('passes the OCEL 2.0 JSON schema', async () => {
+    const doc = await send()
+    expect(validateOcel(doc), ajv.errorsText(validateOcel.errors)).toBe(true)
+  })
+})
