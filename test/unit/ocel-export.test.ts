@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { Compile } from 'typebox/compile'
 import { ocelValue, summarize, toOcelJson, type ExportRows } from '../../src/ocel/export.js'
 import { OcelJson, OcelJsonStrict, OcelJsonTolerant } from '../../src/ocel/ocel-json.js'
-import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRow } from '../../src/schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow } from '../../src/schemas/read-models.js'
 
 const D = 'ds1'
 const T0 = '2024-05-01T10:00:00.000Z'
@@ -34,6 +34,10 @@ function e2o(eventId: string, o: ObjectRow, qualifier: string | null, position =
 
 function change(o: ObjectRow, position: number, time: string, attributes: Record<string, unknown>): ObjectChangeRow {
   return { dataset_id: D, object_id: o.object_id, position, time, attributes }
+}
+
+function typeRow(name: string): EventTypeRow {
+  return { dataset_id: D, name, source: 'public_api', first_seen_at: T0, last_seen_at: T0, count: 1, position: 1 }
 }
 
 function rows(partial: Partial<ExportRows>): ExportRows {
@@ -113,8 +117,8 @@ describe('toOcelJson', () => {
   it('declares every read-model type, with attributes: [] when none was seen', () => {
     const doc = toOcelJson(
       rows({
-        eventTypes: [{ dataset_id: D, name: 'ping', source: 'public_api', first_seen_at: T0, last_seen_at: T0, count: 1, position: 1 }],
-        objectTypes: [{ dataset_id: D, name: 'order', source: 'public_api', first_seen_at: T0, last_seen_at: T0, count: 1, position: 1 }],
+        eventTypes: [typeRow('ping')],
+        objectTypes: [typeRow('order')],
         events: [event('e1', 'ping', 1)],
         objects: [order1],
       }),
