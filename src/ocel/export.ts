@@ -4,7 +4,6 @@
  * `exportOcel` reads the rows from a ReadModelStore and applies it.
  */
 import type { ReadModelStore } from '../ports/read-model-store.js'
-import type { Properties } from '../schemas/api.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../schemas/read-models.js'
 import type { OcelAttributeType, OcelEventStrict, OcelJsonStrict, OcelObjectStrict, OcelTypeDeclarationStrict } from './ocel-json.js'
 
@@ -142,10 +141,6 @@ function endTimestampName(taken: ReadonlySet<string>): string {
   return name
 }
 
-function attributeEntries(properties: Properties): [string, unknown][] {
-  return Object.entries(properties)
-}
-
 /**
  * Maps one dataset's read-model rows to an OCEL 2.0 JSON document (pure; DESIGN.md § Read models).
  *
@@ -200,7 +195,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
     .sort((a, b) => compare(a.timestamp, b.timestamp) || a.position - b.position)
     .map((e) => {
       eventTypes.declare(e.event_type)
-      const attributes = attributeEntries(e.properties).map(([name, value]) => {
+      const attributes = Object.entries(e.properties).map(([name, value]) => {
         eventTypes.see(e.event_type, name, kindOf(value))
         return { name, value: ocelValue(value) }
       })
@@ -227,7 +222,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
       objectTypes.declare(o.type)
       const history = [...(changes.get(o.object_id) ?? [])].sort((a, b) => a.position - b.position)
       const attributes = history.flatMap((c) =>
-        attributeEntries(c.attributes).map(([name, value]) => {
+        Object.entries(c.attributes).map(([name, value]) => {
           objectTypes.see(o.type, name, kindOf(value))
           return { name, time: c.time, value: ocelValue(value) }
         }),
