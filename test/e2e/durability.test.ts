@@ -3,16 +3,14 @@
  * in `ocelog replay` and in `ocelog export` after the process is killed (SIGKILL) mid-load and
  * started again (issue #2, "Done when").
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CLI, requireBuild, runCli } from '../helpers/cli.js'
 
-const run = promisify(execFile)
-const CLI = join(process.cwd(), 'dist/src/cli/main.js')
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,12 +49,13 @@ async function waitUntilUp(): Promise<void> {
 }
 
 async function cli(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [CLI, ...args], { env, maxBuffer: 256 * 1024 * 1024 })
-  return stdout
+  const r = await runCli(dataDir, args)
+  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
+  return r.stdout
 }
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it)`)
+  requireBuild()
   dataDir = mkdtempSync(join(tmpdir(), 'ocelog-e2e-'))
   port = await freePort()
   env = { ...process.env, OCELOG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', OCELOG_RATE_LIMIT_PER_MINUTE: '1000000' }

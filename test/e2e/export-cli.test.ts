@@ -1,31 +1,22 @@
 /** e2e: `ocelog export` as a real process (the built CLI) on a real SQLite file. */
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requireBuild, runCli } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { Ingest } from '../../src/core/ingest.js'
 
-const execFileP = promisify(execFile)
-const CLI = join(process.cwd(), 'dist/src/cli/main.js')
 let dataDir: string
 let datasetId: string
 
-async function ocelog(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], { env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string }
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
-  }
+function ocelog(args: string[]) {
+  return runCli(dataDir, args)
 }
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it)`)
+  requireBuild()
   dataDir = mkdtempSync(join(tmpdir(), 'ocelog-export-cli-'))
   const created = JSON.parse((await ocelog(['keys', 'create', '--name', 'export', '--json'])).stdout) as { dataset_id: string; key_id: string }
   datasetId = created.dataset_id

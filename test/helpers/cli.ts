@@ -1,0 +1,39 @@
+/** Runs the built `ocelog` CLI (dist/) as a real process, for e2e tests. */
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const execFileP = promisify(execFile)
+
+/** Path of the built CLI entry. */
+export const CLI = join(process.cwd(), 'dist/src/cli/main.js')
+
+/** Throws a clear message when dist/ has not been built (npm test builds it first). */
+export function requireBuild(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it)`)
+}
+
+export interface CliResult {
+  /** Exit code (0 on success). */
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs `ocelog <args>` with OCELOG_DATA_DIR = `dataDir`, LOG_LEVEL=warn, and `extraEnv` on top of this
+ * process's environment. Never rejects for a non-zero exit: the code is in the result.
+ */
+export async function runCli(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], {
+      env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv },
+      maxBuffer: 256 * 1024 * 1024,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
+  }
+}
