@@ -7,6 +7,7 @@ import { Command } from 'commander'
 import { createRequire } from 'node:module'
 import { registerDatasets } from './commands/datasets.js'
 import { registerExport } from './commands/export.js'
+import { registerImport } from './commands/import.js'
 import { registerKeys } from './commands/keys.js'
 import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
@@ -37,6 +38,7 @@ registerServe(program)
 registerProject(program)
 registerKeys(program)
 registerDatasets(program)
+registerImport(program)
 registerExport(program)
 registerReplay(program)
 

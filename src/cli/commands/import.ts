@@ -1,0 +1,155 @@
+/**
+ * `ocelog import FILE --url URL --key KEY [--timezone TZ] [--concurrency N] [--json]`: loads an
+ * OCEL 2.0 log (JSON, SQLite or XML) into the key's dataset through the HTTP API, with the client
+ * library (src/client). Reading, planning and sending are src/ocel/import/*; this file is the
+ * terminal: a progress bar on a TTY (periodic lines otherwise), the summary, and the exit code
+ * (0 when every planned item was recorded, 1 otherwise; skipped items are reported, not failures).
+ */
+import { SingleBar } from 'cli-progress'
+import type { Command } from 'commander'
+import { OcelogClient } from '../../client/client.js'
+import { OcelogRequestError } from '../../client/errors.js'
+import type { RetryCause, RetryNotice } from '../../client/types.js'
+import { OcelReadError } from '../../ocel/import/model.js'
+import { planImport } from '../../ocel/import/plan.js'
+import { readOcelFile } from '../../ocel/import/read.js'
+import { runPlan, type ImportProgress } from '../../ocel/import/run.js'
+import { formatSummary, summarize } from '../../ocel/import/summary.js'
+import { parseTimeZone, type TimeZone } from '../../ocel/import/time.js'
+import { CliError, printJson } from '../context.js'
+
+interface ImportOptions {
+  url: string
+  key: string
+  timezone: string
+  concurrency: string
+  json?: boolean
+}
+
+/** Seconds between progress lines when stderr is not a terminal. */
+const LINE_EVERY_MS = 10_000
+
+function concurrencyOf(raw: string): number {
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new CliError(`--concurrency ${raw}: must be a whole number from 1 to 64`)
+  return n
+}
+
+function zoneOf(raw: string): TimeZone {
+  try {
+    return parseTimeZone(raw)
+  } catch (error) {
+    throw new CliError(`--timezone: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** Progress display: a bar on a terminal, a line every 10 s otherwise, nothing with --json off a terminal. */
+function progressDisplay(total: number, quiet: boolean) {
+  const started = Date.now()
+  const rate = (p: ImportProgress) => Math.round(p.eventsSent / Math.max(0.001, (Date.now() - started) / 1000))
+  let retries = 0
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar({
+      stream: process.stderr,
+      format: 'importing |{bar}| {percentage}% {value}/{total} items | {events} events | {rate} events/s | retries {retries} | failed {failed} | ETA {eta_formatted}',
+      barCompleteChar: '█',
+      barIncompleteChar: '░',
+      hideCursor: true,
+      etaBuffer: 50,
+    })
+    bar.start(total, 0, { events: 0, rate: 0, retries: 0, failed: 0 })
+    return {
+      progress: (p: ImportProgress) => bar.update(p.eventsSent + p.upsertsSent + p.failed, { events: p.eventsSent, rate: rate(p), retries, failed: p.failed }),
+      retry: () => {
+        retries += 1
+        bar.update({ retries })
+      },
+      stop: () => bar.stop(),
+    }
+  }
+  let last = started
+  return {
+    progress: (p: ImportProgress) => {
+      if (quiet || Date.now() - last < LINE_EVERY_MS) return
+      last = Date.now()
+      const items = p.eventsSent + p.upsertsSent + p.failed
+      process.stderr.write(
+        `importing: ${String(items)}/${String(total)} items (${String(Math.floor((items / Math.max(1, total)) * 100))}%), ${String(p.eventsSent)} events, ${String(rate(p))} events/s, ${String(retries)} retries, ${String(p.failed)} failed\n`,
+      )
+    },
+    retry: () => {
+      retries += 1
+    },
+    stop: () => {},
+  }
+}
+
+export function registerImport(program: Command): void {
+  program
+    .command('import')
+    .description(
+      'Load an OCEL 2.0 log (JSON .json/.jsonocel, SQLite .sqlite, XML .xml/.xmlocel) into the dataset of an API key, through the HTTP API',
+    )
+    .argument('<file>', 'the OCEL 2.0 log')
+    .requiredOption('--url <url>', 'base URL of the Ocelog service, e.g. http://localhost:8080')
+    .requiredOption('--key <key>', 'API key of the target dataset (see: ocelog keys create)')
+    .option('--timezone <zone>', 'zone of timestamps that have none: UTC, an offset like +02:00, or an IANA name like Europe/Berlin', 'UTC')
+    .option('--concurrency <n>', 'batches in flight at once', '4')
+    .option('--json', 'print the summary as JSON on stdout')
+    .action(async (file: string, opts: ImportOptions) => {
+      const zone = zoneOf(opts.timezone)
+      const concurrency = concurrencyOf(opts.concurrency)
+      const started = Date.now()
+      const retries: Record<RetryCause, number> = { 'rate-limited': 0, network: 0, timeout: 0, 'server-error': 0 }
+      let onRetry: (notice: RetryNotice) => void = () => {}
+      let client: OcelogClient
+      try {
+        client = new OcelogClient({ baseUrl: opts.url, apiKey: opts.key, concurrency, onRetry: (notice) => onRetry(notice) })
+      } catch (error) {
+        throw new CliError(error instanceof Error ? error.message : String(error))
+      }
+
+      let datasetId: string
+      try {
+        datasetId = (await client.health()).dataset_id
+      } catch (error) {
+        if (error instanceof OcelogRequestError) throw new CliError(`cannot import into ${opts.url}: ${error.message}`)
+        throw error
+      }
+
+      let log
+      try {
+        log = readOcelFile(file, zone)
+      } catch (error) {
+        if (error instanceof OcelReadError) throw new CliError(error.message)
+        if (error instanceof Error && 'code' in error && error.code === 'ENOENT') throw new CliError(`${file}: no such file`)
+        throw error
+      }
+      const plan = planImport(log)
+
+      const display = progressDisplay(plan.events + plan.upserts, opts.json === true)
+      onRetry = (notice) => {
+        retries[notice.cause] += 1
+        display.retry()
+      }
+      const abort = new AbortController()
+      const onSigint = () => {
+        process.stderr.write('\nocelog: stopping after the requests in flight (Ctrl-C again to quit at once)\n')
+        abort.abort()
+        process.once('SIGINT', () => process.exit(130))
+      }
+      process.once('SIGINT', onSigint)
+      let run
+      try {
+        run = await runPlan(plan, client, { concurrency, signal: abort.signal, onProgress: display.progress })
+      } finally {
+        display.stop()
+        process.removeListener('SIGINT', onSigint)
+      }
+
+      const summary = summarize({ file, datasetId, log, plan, run, retries, elapsedMs: Date.now() - started })
+      if (opts.json === true) printJson(summary)
+      else process.stdout.write(formatSummary(summary))
+      if (summary.failed.events + summary.failed.object_upserts > 0 || summary.aborted !== null) process.exitCode = 1
+    })
+}

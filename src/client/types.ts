@@ -1,0 +1,120 @@
+/**
+ * Types of the Ocelog client: its options, hooks and results. Request and response shapes are the
+ * server's own TypeBox types (src/schemas/api.ts), imported as types only, so the client carries
+ * no runtime dependency beyond Node 20's fetch.
+ */
+import type { ItemErrorDetail } from '../schemas/api.js'
+import type { RetryCause, RetryPolicy } from './retry.js'
+
+export type { RetryCause, RetryPolicy } from './retry.js'
+
+/** A request is about to be sent again. Delays in milliseconds. */
+export interface RetryNotice {
+  cause: RetryCause
+  /** e.g. `/v1/event/batch` */
+  path: string
+  /** The attempt that failed, 1-based. 429 waits and other failures are counted separately. */
+  attempt: number
+  /** How long the client waits before the next attempt. */
+  delayMs: number
+  /** Items in the request that is retried (1 for single-item endpoints and health). */
+  items: number
+  /** HTTP status of the failed attempt; null for network errors and timeouts. */
+  status: number | null
+  message: string
+}
+
+/** One batch request settled (accepted items, failed items, or both). */
+export interface BatchNotice {
+  path: string
+  items: number
+  accepted: number
+  failed: number
+  /** HTTP requests this batch took, retries and splits included. */
+  requests: number
+  durationMs: number
+}
+
+export interface OcelogClientOptions {
+  /** Base URL of the service, e.g. `http://localhost:8080` (a path prefix is kept; /v1/… is appended). */
+  baseUrl: string
+  /** The API key; sent as `Authorization: Bearer <key>`. */
+  apiKey: string
+  /** Most HTTP requests in flight at once, over all calls of this client (default 4). */
+  concurrency?: number
+  /** Retry bounds; missing fields take the defaults of DEFAULT_RETRY_POLICY. */
+  retry?: Partial<RetryPolicy>
+  /**
+   * Time limit of one HTTP request in ms (default 120 000). A request that times out is retried,
+   * and, like a lost response, may then record its items twice (the API has no idempotency key).
+   */
+  timeoutMs?: number
+  /** Called before every retry and every Retry-After wait. */
+  onRetry?: (notice: RetryNotice) => void
+  /** The fetch to use (default: the global fetch of Node 20). */
+  fetch?: typeof fetch
+  /** The random source of the back-off jitter (default Math.random). */
+  random?: () => number
+  /** Value of the User-Agent header (default `ocelog-client`). */
+  userAgent?: string
+}
+
+/** Options of one bulk call (sendEvents, upsertObjects). */
+export interface BulkOptions {
+  /** Called after each batch request settles. */
+  onBatch?: (notice: BatchNotice) => void
+  /**
+   * Stops the call: no new request is started after the signal fires, waits end at once, and
+   * requests in flight finish (their items may already be recorded). Items not sent are reported
+   * as failures of kind `aborted`.
+   */
+  signal?: AbortSignal
+}
+
+/**
+ * Why an item was not recorded.
+ * - `rejected`: the service rejected the item itself (a validation failure in a 200 batch body,
+ *   or a 4xx problem answer to a single-item request). Sending it again cannot succeed.
+ * - `request-rejected`: the whole request was answered with a permanent error (400, 401, 403,
+ *   413 for a single item, 415, …).
+ * - `retries-exhausted`: network errors, timeouts, 5xx or 429 outlasted the retry policy.
+ * - `aborted`: never sent, because the call was aborted (signal) or an earlier request showed
+ *   that the key cannot write (401/403).
+ * - `protocol`: the answer could not be read (not JSON, or not accounting for the item); the item
+ *   may or may not be recorded, so it is not sent again.
+ */
+export type FailureKind = 'rejected' | 'request-rejected' | 'retries-exhausted' | 'aborted' | 'protocol'
+
+/** One item that was not recorded: the item, its index in the caller's array, and why. */
+export interface ItemFailure<T> {
+  /** 0-based index in the array passed to the call. */
+  index: number
+  item: T
+  kind: FailureKind
+  /** One human-readable line, e.g. the service's `Event 3: /timestamp: is not a valid ISO 8601 …`. */
+  reason: string
+  /** HTTP status that decided the failure; null for network errors and never-sent items. */
+  status: number | null
+  /** Field errors (`path` is a JSON pointer inside the item), when the service named them. */
+  errors: Pick<ItemErrorDetail, 'path' | 'message'>[]
+}
+
+/** An accepted item: its index in the caller's array and what the service answered for it. */
+export interface Accepted<R> {
+  index: number
+  value: R
+}
+
+/** Result of sendEvents (R = event_id) and upsertObjects (R = the object result). */
+export interface BulkResult<T, R> {
+  /** Accepted items in input order. */
+  accepted: Accepted<R>[]
+  /** Items not recorded, in input order. */
+  failures: ItemFailure<T>[]
+  /** HTTP requests made, retries and splits included. */
+  requests: number
+  /** Requests sent again after a retryable failure (429, network, timeout, 5xx). */
+  retries: number
+  /** Set when the call stopped early: the reason (401/403 answer, or the abort signal). */
+  aborted: string | null
+}

@@ -1,0 +1,112 @@
+/**
+ * The normalized in-memory form of an OCEL 2.0 log that every reader (JSON, SQLite, XML) produces
+ * and the import plan consumes. Ids and qualifiers are strings, times are ms since the epoch (UTC),
+ * and what a reader could not read is counted in `notes` instead of being dropped silently.
+ */
+
+/** An attribute value as read: any JSON value (strings, numbers, booleans, null in practice). */
+export type AttributeValue = unknown
+
+/** E2O (in an event) or O2O (in an object). `qualifier` is null when the log gives none or ''. */
+export interface OcelRelationship {
+  objectId: string
+  qualifier: string | null
+}
+
+export interface OcelEvent {
+  id: string
+  type: string
+  /** ms since the epoch, UTC. */
+  time: number
+  /** Attribute name → value, in the order the log lists them. */
+  attributes: Record<string, AttributeValue>
+  relationships: OcelRelationship[]
+}
+
+/** One entry of an object's attribute history: `value` holds from `time` (ms since the epoch) on. */
+export interface OcelObjectAttribute {
+  name: string
+  time: number
+  value: AttributeValue
+}
+
+export interface OcelObject {
+  id: string
+  type: string
+  /** In the order the log lists them (not necessarily by time). */
+  attributes: OcelObjectAttribute[]
+  /** O2O relationships from this object. */
+  relationships: OcelRelationship[]
+}
+
+/** A declared event or object type and its attributes (OCEL type names: string, integer, float, boolean, time). */
+export interface OcelTypeDeclaration {
+  name: string
+  attributes: { name: string; type: string }[]
+}
+
+/** Something a reader counted: how often, and a few examples (ids, table names) for the summary. */
+export interface Tally {
+  count: number
+  examples: string[]
+}
+
+const EXAMPLES_MAX = 5
+
+/** Adds one occurrence to `tallies[cause]`, keeping the first few examples. */
+export function tally(tallies: Record<string, Tally>, cause: string, example: string, n = 1): void {
+  const t = tallies[cause] ?? { count: 0, examples: [] }
+  t.count += n
+  if (t.examples.length < EXAMPLES_MAX && !t.examples.includes(example)) t.examples.push(example)
+  tallies[cause] = t
+}
+
+/** What reading found besides the log itself. */
+export interface ReadNotes {
+  /** The zone that timestamps without one were read in (`--timezone`). */
+  timezone: string
+  /** Timestamps without a zone, read in `timezone`. */
+  naiveTimestamps: number
+  /** Timestamps with digits below the millisecond, which the API does not keep. */
+  truncatedTimestamps: number
+  /**
+   * Parts of the file that could not be read and were left out, by cause (snake_case), e.g.
+   * `event_unreadable_time`, `object_attribute_unreadable_time`. Each is reported in the summary.
+   */
+  unreadable: Record<string, Tally>
+}
+
+export type OcelFormat = 'json' | 'sqlite' | 'xml'
+
+export interface OcelLog {
+  format: OcelFormat
+  eventTypes: OcelTypeDeclaration[]
+  objectTypes: OcelTypeDeclaration[]
+  events: OcelEvent[]
+  objects: OcelObject[]
+  notes: ReadNotes
+}
+
+/** The file is not an OCEL 2.0 log this reader can read (the message says why and where). */
+export class OcelReadError extends Error {
+  override readonly name = 'OcelReadError'
+}
+
+/** An id, type name or qualifier as a string: strings as they are, numbers and booleans with String; null otherwise. */
+export function asText(value: unknown): string | null {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+  if (typeof value === 'bigint' || typeof value === 'boolean') return String(value)
+  return null
+}
+
+/** A qualifier: '' and missing values mean "no qualifier" (the API rejects an empty one). */
+export function asQualifier(value: unknown): string | null {
+  const q = asText(value)
+  return q === null || q === '' ? null : q
+}
+
+/** Fresh notes for a reader. */
+export function newNotes(timezone: string): ReadNotes {
+  return { timezone, naiveTimestamps: 0, truncatedTimestamps: 0, unreadable: {} }
+}

@@ -1,0 +1,233 @@
+/**
+ * The import plan (pure): an OcelLog → the ordered batches of API calls that load it into a dataset
+ * (`ocelog import`, issue "Real data through the front door"). Mapping:
+ * - each event → one item of POST /v1/event/batch: type → `event`, time → `timestamp` (UTC ISO 8601
+ *   with ms), attributes → `properties`, E2O → `objects` [{type, id, qualifier}], the type being
+ *   the one the log gives the object;
+ * - each object's attribute history → items of POST /v1/object/batch: one upsert per (object, time)
+ *   carrying the values set at that time; an object without attributes gets one upsert without
+ *   properties, so that every object the log defines exists in the dataset.
+ *
+ * What cannot be sent is counted by cause in `skipped`, never dropped silently:
+ * - `e2o_unknown_object`: an E2O reference to an object the log never defines (its type is
+ *   unknown, and the API needs one); the event is still sent with its other objects;
+ * - `e2o_duplicate`: the same (object, qualifier) twice in one event; sent once;
+ * - `event_without_objects`: an event left with no object (the API needs 1 to 50);
+ * - `event_over_50_objects`: an event with more than 50 objects (the API answers 422);
+ * - `o2o_relationship`: O2O relationships; no v1 endpoint carries them;
+ * - `object_attribute_same_time`: a second value of one attribute at the same time for one object
+ *   (the later one in the file wins).
+ *
+ * Order. All actions (upserts and events) are sorted by time (upserts first at equal times, initial
+ * values at 1970 or without time first of all, then file order), cut into batches of at most 100
+ * of one kind, and each batch lists in `after` the earlier batches it must wait for. Batches run
+ * concurrently once what they wait for has been answered (`runPlan`). The rule is per object,
+ * reading an upsert as a write of the object and an event naming it as a read:
+ * - an upsert waits for the object's earlier upserts (its attribute history is appended in the
+ *   log's time order, so its final values are the log's last ones) and for the events naming the
+ *   object before the upsert's time;
+ * - an event waits for the upserts of its objects at or before its time.
+ * So for every object, the service's log has its attribute changes in time order, each after the
+ * events before it and before the events after it, which is all the read models can observe (events
+ * carry no object attributes here; events among themselves may land in any order, and analysis
+ * orders them by timestamp). Only a conflict closes a batch early, so unrelated objects' upserts
+ * do not fragment the event batches, and at most a few batches wait at any time.
+ */
+import type { EventInput, EventObjectInput, ObjectUpsertInput } from '../../schemas/api.js'
+import { LIMITS } from '../../core/limits.js'
+import { tally, type OcelLog, type OcelObject, type Tally } from './model.js'
+
+export interface PlannedEvents {
+  kind: 'events'
+  items: EventInput[]
+  /** The log's event id of each item. */
+  sources: string[]
+  /** Indices of earlier batches that must be answered before this one is sent. */
+  after: number[]
+}
+
+export interface PlannedUpserts {
+  kind: 'objects'
+  items: ObjectUpsertInput[]
+  /** `<object id> @ <ISO time | initial>` of each item. */
+  sources: string[]
+  after: number[]
+}
+
+export type PlannedBatch = PlannedEvents | PlannedUpserts
+
+export interface ImportPlan {
+  batches: PlannedBatch[]
+  /** Events and object upserts in the plan. */
+  events: number
+  upserts: number
+  /** Distinct objects (type, id) that get at least one upsert. */
+  objects: number
+  /** What the plan leaves out, by cause (see module comment). */
+  skipped: Record<string, Tally>
+}
+
+export interface PlanOptions {
+  /** Items per batch (default and maximum 100, § Limits). */
+  batchSize?: number
+}
+
+type Action =
+  | { kind: 'upsert'; time: number; seq: number; key: string; item: ObjectUpsertInput; source: string }
+  | { kind: 'event'; time: number; seq: number; keys: string[]; item: EventInput; source: string }
+
+interface OpenBatch<T> {
+  items: T[]
+  sources: string[]
+  keys: Set<string>
+  after: Set<number>
+}
+
+function open<T>(): OpenBatch<T> {
+  return { items: [], sources: [], keys: new Set(), after: new Set() }
+}
+
+function objectKey(type: string, id: string): string {
+  return `${type}\u0000${id}`
+}
+
+function isoOf(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+/** Upserts of one object: one per distinct time, its values merged in file order. */
+function upsertsOf(o: OcelObject, seq: () => number, skipped: Record<string, Tally>): Action[] {
+  const key = objectKey(o.type, o.id)
+  if (o.attributes.length === 0) {
+    return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial` }]
+  }
+  const byTime = new Map<number, Record<string, unknown>>()
+  for (const a of o.attributes) {
+    const values = byTime.get(a.time) ?? {}
+    if (a.name in values) tally(skipped, 'object_attribute_same_time', `${o.id}.${a.name} @ ${isoOf(a.time)}`)
+    values[a.name] = a.value
+    byTime.set(a.time, values)
+  }
+  return [...byTime.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([time, properties]) => ({ kind: 'upsert' as const, time, seq: seq(), key, item: { type: o.type, id: o.id, properties }, source: `${o.id} @ ${isoOf(time)}` }))
+}
+
+/**
+ * Plans the import of `log` (see module comment for the mapping, the skips and the order).
+ * @returns the batches in a valid sending order (every `after` index is smaller than the batch's own).
+ */
+export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan {
+  const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
+  const skipped: Record<string, Tally> = {}
+  let counter = 0
+  const seq = () => counter++
+
+  // Objects by id: OCEL ids are unique in a log; when a log reuses one under two types, E2O
+  // references resolve to the first definition, and both objects are still upserted.
+  const byId = new Map<string, OcelObject>()
+  const actions: Action[] = []
+  const defined = new Set<string>()
+  for (const o of log.objects) {
+    if (!byId.has(o.id)) byId.set(o.id, o)
+    defined.add(objectKey(o.type, o.id))
+    actions.push(...upsertsOf(o, seq, skipped))
+    for (const r of o.relationships) tally(skipped, 'o2o_relationship', `${o.id} → ${r.objectId}`)
+  }
+
+  let events = 0
+  for (const e of log.events) {
+    const objects: EventObjectInput[] = []
+    const seen = new Set<string>()
+    for (const r of e.relationships) {
+      const o = byId.get(r.objectId)
+      if (o === undefined) {
+        tally(skipped, 'e2o_unknown_object', `${e.id} → ${r.objectId}`)
+        continue
+      }
+      const pair = JSON.stringify([r.objectId, r.qualifier])
+      if (seen.has(pair)) {
+        tally(skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
+        continue
+      }
+      seen.add(pair)
+      objects.push(r.qualifier === null ? { type: o.type, id: o.id } : { type: o.type, id: o.id, qualifier: r.qualifier })
+    }
+    if (objects.length === 0) {
+      tally(skipped, 'event_without_objects', e.id)
+      continue
+    }
+    if (objects.length > LIMITS.objectsPerEventMax) {
+      tally(skipped, 'event_over_50_objects', `${e.id} (${String(objects.length)} objects)`)
+      continue
+    }
+    const item: EventInput = { event: e.type, timestamp: isoOf(e.time), objects }
+    if (Object.keys(e.attributes).length > 0) item.properties = e.attributes
+    actions.push({ kind: 'event', time: e.time, seq: seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id })
+    events += 1
+  }
+
+  actions.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'upsert' ? -1 : 1) || a.seq - b.seq)
+  const batches = cut(actions, batchSize)
+  return { batches, events, upserts: actions.length - events, objects: defined.size, skipped }
+}
+
+/** Cuts time-ordered actions into batches with their `after` lists (see module comment). */
+function cut(actions: readonly Action[], batchSize: number): PlannedBatch[] {
+  const batches: PlannedBatch[] = []
+  /** Per object: the batch of its latest upsert. */
+  const lastUpsert = new Map<string, number>()
+  /** Per object: the event batches naming it since its latest upsert. */
+  const readersSince = new Map<string, Set<number>>()
+  let events = open<EventInput>()
+  let upserts = open<ObjectUpsertInput>()
+
+  const closeEvents = () => {
+    if (events.items.length === 0) return
+    const index = batches.length
+    batches.push({ kind: 'events', items: events.items, sources: events.sources, after: [...events.after].sort((a, b) => a - b) })
+    for (const k of events.keys) {
+      const readers = readersSince.get(k) ?? new Set<number>()
+      readers.add(index)
+      readersSince.set(k, readers)
+    }
+    events = open<EventInput>()
+  }
+  const closeUpserts = () => {
+    if (upserts.items.length === 0) return
+    const index = batches.length
+    batches.push({ kind: 'objects', items: upserts.items, sources: upserts.sources, after: [...upserts.after].sort((a, b) => a - b) })
+    for (const k of upserts.keys) {
+      lastUpsert.set(k, index)
+      readersSince.delete(k)
+    }
+    upserts = open<ObjectUpsertInput>()
+  }
+
+  for (const a of actions) {
+    if (a.kind === 'upsert') {
+      if (events.keys.has(a.key)) closeEvents()
+      if (upserts.items.length >= batchSize) closeUpserts()
+      upserts.items.push(a.item)
+      upserts.sources.push(a.source)
+      upserts.keys.add(a.key)
+      const last = lastUpsert.get(a.key)
+      if (last !== undefined) upserts.after.add(last)
+      for (const r of readersSince.get(a.key) ?? []) upserts.after.add(r)
+    } else {
+      if (a.keys.some((k) => upserts.keys.has(k))) closeUpserts()
+      if (events.items.length >= batchSize) closeEvents()
+      events.items.push(a.item)
+      events.sources.push(a.source)
+      for (const k of a.keys) {
+        events.keys.add(k)
+        const last = lastUpsert.get(k)
+        if (last !== undefined) events.after.add(last)
+      }
+    }
+  }
+  // Neither open batch waits for the other (a conflict would have closed one), so either order is valid.
+  closeUpserts()
+  closeEvents()
+  return batches
+}

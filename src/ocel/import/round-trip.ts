@@ -1,0 +1,155 @@
+/**
+ * Round-trip check of an import (pure): what `ocelog export` of the dataset must give back after
+ * `ocelog import` of a log into an empty dataset, and where an export differs from it.
+ *
+ * Both sides are reduced to one view: events per type, objects per type, E2O pairs, every event as
+ * (type, time with ms, attributes, E2O (object type, id, qualifier)) counted as a multiset, and the
+ * final attribute values of every object (type, id). Values are compared as OCEL JSON writes them
+ * (`ocelValue` of src/ocel/export.ts: numbers and booleans as text). The exported object id is
+ * `type/id` when several types share an id; the view undoes that.
+ *
+ * `expectedView` applies the import's skip rules on its own (it does not use the plan), so a
+ * mapping bug in the plan shows up as a difference: references to objects the log never defines
+ * are dropped, duplicated (object, qualifier) pairs count once, events left with no object or with
+ * more than 50 are left out. O2O relationships are not in either view (no v1 endpoint carries them),
+ * and the attribute history's times are not compared (an upsert carries no time: the service records
+ * when it received it).
+ */
+import { ocelValue } from '../export.js'
+import type { OcelJsonStrict } from '../ocel-json.js'
+import type { OcelLog, OcelObject } from './model.js'
+
+export interface RoundTripView {
+  eventsPerType: Record<string, number>
+  objectsPerType: Record<string, number>
+  e2o: number
+  /** Canonical event → how many events have exactly it. */
+  events: Map<string, number>
+  /** `type␀id` → final attribute values. */
+  objects: Map<string, Record<string, string>>
+}
+
+const SEP = '\u0000'
+const MAX_OBJECTS_PER_EVENT = 50
+
+function bump(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1
+}
+
+function eventKey(type: string, time: string, attributes: [string, string][], objects: [string, string, string][]): string {
+  const attrs = [...attributes].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const links = objects.map((o) => JSON.stringify(o)).sort()
+  return JSON.stringify([type, time, attrs, links])
+}
+
+/** The view an export must match after importing `log` (see module comment). */
+export function expectedView(log: OcelLog): RoundTripView {
+  const view: RoundTripView = { eventsPerType: {}, objectsPerType: {}, e2o: 0, events: new Map(), objects: new Map() }
+  const byId = new Map<string, OcelObject>()
+  for (const o of log.objects) {
+    if (!byId.has(o.id)) byId.set(o.id, o)
+    const key = o.type + SEP + o.id
+    if (!view.objects.has(key)) bump(view.objectsPerType, o.type)
+    const latest = new Map<string, { time: number; value: unknown }>()
+    for (const a of o.attributes) {
+      const prior = latest.get(a.name)
+      if (prior === undefined || a.time >= prior.time) latest.set(a.name, { time: a.time, value: a.value })
+    }
+    view.objects.set(key, Object.fromEntries([...latest].map(([name, v]) => [name, ocelValue(v.value)])))
+  }
+  for (const e of log.events) {
+    const links = new Map<string, [string, string, string]>()
+    for (const r of e.relationships) {
+      const o = byId.get(r.objectId)
+      if (o === undefined) continue
+      const link: [string, string, string] = [o.type, o.id, r.qualifier ?? '']
+      links.set(JSON.stringify(link), link)
+    }
+    if (links.size === 0 || links.size > MAX_OBJECTS_PER_EVENT) continue
+    bump(view.eventsPerType, e.type)
+    view.e2o += links.size
+    const attributes = Object.entries(e.attributes).map(([name, value]): [string, string] => [name, ocelValue(value)])
+    const key = eventKey(e.type, new Date(e.time).toISOString(), attributes, [...links.values()])
+    view.events.set(key, (view.events.get(key) ?? 0) + 1)
+  }
+  return view
+}
+
+/** The OCEL id → (type, id) of every exported object, undoing `type/id` for ids several types share. */
+function exportedIdentities(doc: OcelJsonStrict): Map<string, { type: string; id: string }> {
+  const typesByStripped = new Map<string, Set<string>>()
+  for (const o of doc.objects) {
+    if (!o.id.startsWith(`${o.type}/`)) continue
+    const stripped = o.id.slice(o.type.length + 1)
+    const types = typesByStripped.get(stripped) ?? new Set<string>()
+    types.add(o.type)
+    typesByStripped.set(stripped, types)
+  }
+  const out = new Map<string, { type: string; id: string }>()
+  for (const o of doc.objects) {
+    const stripped = o.id.startsWith(`${o.type}/`) ? o.id.slice(o.type.length + 1) : null
+    const shared = stripped !== null && (typesByStripped.get(stripped)?.size ?? 0) > 1
+    out.set(o.id, { type: o.type, id: shared && stripped !== null ? stripped : o.id })
+  }
+  return out
+}
+
+/** The view of an exported OCEL 2.0 JSON document. */
+export function exportedView(doc: OcelJsonStrict): RoundTripView {
+  const view: RoundTripView = { eventsPerType: {}, objectsPerType: {}, e2o: 0, events: new Map(), objects: new Map() }
+  const identities = exportedIdentities(doc)
+  for (const o of doc.objects) {
+    const who = identities.get(o.id) ?? { type: o.type, id: o.id }
+    bump(view.objectsPerType, o.type)
+    const final: Record<string, string> = {}
+    for (const a of o.attributes) final[a.name] = a.value
+    view.objects.set(who.type + SEP + who.id, final)
+  }
+  for (const e of doc.events) {
+    bump(view.eventsPerType, e.type)
+    view.e2o += e.relationships.length
+    const links = e.relationships.map((r): [string, string, string] => {
+      const who = identities.get(r.objectId) ?? { type: '?', id: r.objectId }
+      return [who.type, who.id, r.qualifier]
+    })
+    const key = eventKey(e.type, e.time, e.attributes.map((a): [string, string] => [a.name, a.value]), links)
+    view.events.set(key, (view.events.get(key) ?? 0) + 1)
+  }
+  return view
+}
+
+function diffCounts(what: string, expected: Record<string, number>, actual: Record<string, number>, out: string[]): void {
+  for (const k of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+    if ((expected[k] ?? 0) !== (actual[k] ?? 0)) out.push(`${what} "${k}": expected ${String(expected[k] ?? 0)}, exported ${String(actual[k] ?? 0)}`)
+  }
+}
+
+/**
+ * Differences between the expected and the exported view, one line each (at most `limit` per part).
+ * @returns [] when the export gives back what was imported.
+ */
+export function diffViews(expected: RoundTripView, actual: RoundTripView, limit = 10): string[] {
+  const out: string[] = []
+  diffCounts('events of type', expected.eventsPerType, actual.eventsPerType, out)
+  diffCounts('objects of type', expected.objectsPerType, actual.objectsPerType, out)
+  if (expected.e2o !== actual.e2o) out.push(`E2O pairs: expected ${String(expected.e2o)}, exported ${String(actual.e2o)}`)
+  const events: string[] = []
+  for (const k of new Set([...expected.events.keys(), ...actual.events.keys()])) {
+    const e = expected.events.get(k) ?? 0
+    const a = actual.events.get(k) ?? 0
+    if (e !== a) events.push(`event ${k}: expected ${String(e)}×, exported ${String(a)}×`)
+  }
+  out.push(...events.slice(0, limit))
+  if (events.length > limit) out.push(`… ${String(events.length - limit)} more event differences`)
+  const objects: string[] = []
+  for (const k of new Set([...expected.objects.keys(), ...actual.objects.keys()])) {
+    const e = expected.objects.get(k)
+    const a = actual.objects.get(k)
+    const name = k.replace(SEP, '/')
+    if (e === undefined || a === undefined) objects.push(`object ${name}: ${e === undefined ? 'not expected' : 'not exported'}`)
+    else if (JSON.stringify(Object.entries(e).sort()) !== JSON.stringify(Object.entries(a).sort())) objects.push(`object ${name}: expected ${JSON.stringify(e)}, exported ${JSON.stringify(a)}`)
+  }
+  out.push(...objects.slice(0, limit))
+  if (objects.length > limit) out.push(`… ${String(objects.length - limit)} more object differences`)
+  return out
+}

@@ -1,0 +1,163 @@
+/**
+ * Runs an ImportPlan against the service through the client: up to `concurrency` batches at once,
+ * each sent only after every batch in its `after` list has been answered (see plan.ts for why that
+ * order is enough), lowest batch index first among those ready. A batch whose items failed still
+ * counts as answered: the failures are reported, and what waits for it goes on. A 401/403 or the
+ * abort signal stops the run; batches not sent are reported as not sent.
+ */
+import type { OcelogClient } from '../../client/client.js'
+import type { BulkResult, ItemFailure } from '../../client/types.js'
+import type { ImportPlan, PlannedBatch } from './plan.js'
+
+/** One item the service did not record. */
+export interface ImportFailure {
+  kind: 'event' | 'object'
+  /** The log's event id, or `<object id> @ <time>` for an upsert. */
+  source: string
+  failure: ItemFailure<unknown>['kind']
+  reason: string
+  status: number | null
+}
+
+/** Progress after each batch (counts so far). */
+export interface ImportProgress {
+  batchesDone: number
+  batches: number
+  eventsSent: number
+  eventsTotal: number
+  upsertsSent: number
+  upsertsTotal: number
+  failed: number
+}
+
+export interface RunOptions {
+  /** Batches in flight at once (default 4). */
+  concurrency?: number
+  signal?: AbortSignal
+  onProgress?: (progress: ImportProgress) => void
+}
+
+export interface RunResult {
+  events: { accepted: number; failed: number }
+  upserts: { accepted: number; failed: number }
+  /** Distinct objects (type, id) with at least one accepted upsert. */
+  objectsAccepted: number
+  /** Every item not recorded, in plan order. */
+  failures: ImportFailure[]
+  /** HTTP requests made, retries included. */
+  requests: number
+  /** Why the run stopped early, or null when every batch was sent. */
+  aborted: string | null
+}
+
+async function sendBatch(client: OcelogClient, batch: PlannedBatch, signal: AbortSignal | undefined): Promise<BulkResult<unknown, unknown>> {
+  const options = signal === undefined ? {} : { signal }
+  return batch.kind === 'events' ? client.sendEvents(batch.items, options) : client.upsertObjects(batch.items, options)
+}
+
+/** Inserts `value` into the ascending array `sorted`. */
+function insertSorted(sorted: number[], value: number): void {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if ((sorted[mid] ?? 0) < value) lo = mid + 1
+    else hi = mid
+  }
+  sorted.splice(lo, 0, value)
+}
+
+/**
+ * Sends `plan` with `client`.
+ * @returns what was accepted and what failed; never throws for a failed item or request.
+ */
+export async function runPlan(plan: ImportPlan, client: OcelogClient, options: RunOptions = {}): Promise<RunResult> {
+  const concurrency = Math.max(1, options.concurrency ?? 4)
+  const { batches } = plan
+  const waitingOn = batches.map((b) => b.after.length)
+  const dependents: number[][] = batches.map(() => [])
+  batches.forEach((b, i) => {
+    for (const a of b.after) dependents[a]?.push(i)
+  })
+  const ready: number[] = []
+  waitingOn.forEach((n, i) => {
+    if (n === 0) ready.push(i)
+  })
+
+  const result: RunResult = { events: { accepted: 0, failed: 0 }, upserts: { accepted: 0, failed: 0 }, objectsAccepted: 0, failures: [], requests: 0, aborted: null }
+  const objectsAccepted = new Set<string>()
+  const failuresByBatch: ImportFailure[][] = batches.map(() => [])
+  const sent = new Array<boolean>(batches.length).fill(false)
+  let done = 0
+  const progress = (): ImportProgress => ({
+    batchesDone: done,
+    batches: batches.length,
+    eventsSent: result.events.accepted,
+    eventsTotal: plan.events,
+    upsertsSent: result.upserts.accepted,
+    upsertsTotal: plan.upserts,
+    failed: result.events.failed + result.upserts.failed,
+  })
+
+  await new Promise<void>((resolve) => {
+    let inFlight = 0
+    const pump = () => {
+      if (options.signal?.aborted === true) result.aborted ??= 'aborted by the caller'
+      while (result.aborted === null && inFlight < concurrency && ready.length > 0) {
+        const index = ready.shift()
+        const batch = index === undefined ? undefined : batches[index]
+        if (index === undefined || batch === undefined) break
+        inFlight += 1
+        sent[index] = true
+        void sendBatch(client, batch, options.signal).then(
+          (r) => finish(index, batch, r),
+          (error: unknown) => finish(index, batch, null, error),
+        )
+      }
+      if (inFlight === 0) resolve()
+    }
+    const finish = (index: number, batch: PlannedBatch, r: BulkResult<unknown, unknown> | null, error?: unknown) => {
+      inFlight -= 1
+      done += 1
+      const kind = batch.kind === 'events' ? 'event' : 'object'
+      const counts = batch.kind === 'events' ? result.events : result.upserts
+      if (r === null) {
+        // The client reports item failures in its result; an exception here is a bug, reported as one.
+        const reason = `client error: ${error instanceof Error ? error.message : String(error)}`
+        counts.failed += batch.items.length
+        failuresByBatch[index] = batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null }))
+      } else {
+        counts.accepted += r.accepted.length
+        counts.failed += r.failures.length
+        result.requests += r.requests
+        failuresByBatch[index] = r.failures.map((f) => ({ kind, source: batch.sources[f.index] ?? `#${String(f.index)}`, failure: f.kind, reason: f.reason, status: f.status }))
+        if (r.aborted !== null) result.aborted ??= r.aborted
+        if (batch.kind === 'objects') {
+          for (const a of r.accepted) {
+            const item = batch.items[a.index]
+            if (item !== undefined) objectsAccepted.add(`${item.type}\u0000${item.id}`)
+          }
+        }
+      }
+      for (const d of dependents[index] ?? []) {
+        const left = (waitingOn[d] ?? 0) - 1
+        waitingOn[d] = left
+        if (left === 0) insertSorted(ready, d)
+      }
+      options.onProgress?.(progress())
+      pump()
+    }
+    pump()
+  })
+
+  batches.forEach((batch, i) => {
+    if (sent[i] === true) return
+    const kind = batch.kind === 'events' ? 'event' : 'object'
+    const counts = batch.kind === 'events' ? result.events : result.upserts
+    counts.failed += batch.items.length
+    failuresByBatch[i] = batch.sources.map((source) => ({ kind, source, failure: 'aborted', reason: `not sent: ${result.aborted ?? 'the run stopped'}`, status: null }))
+  })
+  result.failures = failuresByBatch.flat()
+  result.objectsAccepted = objectsAccepted.size
+  return result
+}
