@@ -1,0 +1,93 @@
+/**
+ * The benchmark's load generator: a child process (forked with IPC by bench/run.ts) that runs
+ * autocannon jobs one at a time and sends back their results. Before each job it posts one body
+ * and checks that every item was accepted, so a run never measures fast rejections.
+ */
+import autocannon from 'autocannon'
+import { bodySource, knownObjectBodies, SCENARIO_SHAPES } from './bodies.js'
+import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
+
+function send(message: FromWorker): void {
+  process.send?.(message)
+}
+
+async function post(url: string, token: string, body: string): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body })
+  const text = await res.text()
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = null
+  }
+  const success = typeof parsed === 'object' && parsed !== null && 'success' in parsed ? parsed.success : undefined
+  if (res.status !== 200 || success !== true) throw new Error(`preflight POST ${url} answered ${String(res.status)}: ${text.slice(0, 500)}`)
+}
+
+function runOnce(job: LoadJob, durationSec: number, next: () => string, onResponse?: () => void): Promise<autocannon.Result> {
+  const shape = SCENARIO_SHAPES[job.scenario]
+  const instance = autocannon(
+    {
+      url: job.baseUrl + shape.path,
+      method: 'POST',
+      connections: job.connections,
+      duration: durationSec,
+      headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+      requests: [{ setupRequest: (req) => ({ ...req, body: next() }) }],
+      ...(job.overallRate === undefined ? {} : { overallRate: job.overallRate }),
+    },
+    () => {},
+  )
+  if (onResponse !== undefined) instance.on('response', onResponse)
+  return new Promise((resolve, reject) => {
+    instance.on('done', resolve)
+    instance.on('error', reject)
+  })
+}
+
+async function run(id: number, job: LoadJob): Promise<LoadResult> {
+  const shape = SCENARIO_SHAPES[job.scenario]
+  const next = bodySource(job.scenario, job.seed, job.tag)
+  if (job.scenario === 'objects') for (const body of knownObjectBodies()) await post(job.baseUrl + shape.path, job.token, body)
+  await post(job.baseUrl + shape.path, job.token, next())
+  if (job.warmupSec > 0) await runOnce({ ...job, overallRate: undefined }, job.warmupSec, next)
+
+  let requests = 0
+  const started = Date.now()
+  const timer = setInterval(() => send({ type: 'progress', id, seconds: (Date.now() - started) / 1000, requests }), 1000)
+  let result: autocannon.Result
+  try {
+    result = await runOnce(job, job.durationSec, next, () => {
+      requests++
+    })
+  } finally {
+    clearInterval(timer)
+  }
+  const endedAt = Date.now()
+  const requestsPerSec = result['2xx'] / result.duration
+  return {
+    requests2xx: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationSec: result.duration,
+    requestsPerSec,
+    itemsPerSec: requestsPerSec * shape.itemsPerRequest,
+    latencyP50: result.latency.p50,
+    latencyP90: result.latency.p90,
+    latencyP99: result.latency.p99,
+    latencyMax: result.latency.max,
+    endedAt,
+  }
+}
+
+process.on('message', (message: ToWorker) => {
+  if (message.type === 'exit') {
+    process.exit(0)
+  }
+  run(message.id, message.job).then(
+    (result) => send({ type: 'result', id: message.id, result }),
+    (error: unknown) => send({ type: 'error', id: message.id, message: error instanceof Error ? error.message : String(error) }),
+  )
+})
+send({ type: 'ready' })

@@ -1,0 +1,70 @@
+/**
+ * Watches how far the service's read models trail its log, from outside the service: the SQLite
+ * file opened read-only (WAL lets this reader run beside the service's writer without blocking
+ * it). `head` is the last appended position, `checkpoint` the projector's last applied one.
+ */
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+
+export interface Lag {
+  head: number
+  checkpoint: number
+  /** Records appended but not yet applied to the read models. */
+  behind: number
+}
+
+export interface CatchUp {
+  /** Seconds from the end of the load until the checkpoint reached the head (null: timed out). */
+  seconds: number | null
+  /** Records behind when the load ended. */
+  behindAtEnd: number
+  /** Records behind when the wait stopped (0 unless it timed out). */
+  behindAfter: number
+  /** Records the projector applied between the end of the load and the end of the wait, per second. */
+  recordsPerSec: number
+}
+
+export class ProjectionWatch {
+  private readonly db: Database.Database
+  private readonly head: Database.Statement<[], { p: number | null }>
+  private readonly checkpoint: Database.Statement<[string], { position: number }>
+
+  /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` must exist). */
+  constructor(dataDir: string, private readonly projector = 'read-models') {
+    this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
+    this.head = this.db.prepare('SELECT max(position) AS p FROM records')
+    this.checkpoint = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
+  }
+
+  lag(): Lag {
+    const head = this.head.get()?.p ?? 0
+    const checkpoint = this.checkpoint.get(this.projector)?.position ?? 0
+    return { head, checkpoint, behind: Math.max(0, head - checkpoint) }
+  }
+
+  /**
+   * Polls every `pollMs` until the read models have caught up with the log.
+   * @param endedAt wall clock (ms) when the load stopped.
+   * @param settleUntil wall clock (ms) before which "caught up" is not believed, because requests
+   *   still in flight when the load stopped may append later.
+   */
+  async waitCaughtUp(endedAt: number, settleUntil: number, timeoutSec: number, pollMs = 20): Promise<CatchUp> {
+    const atEnd = this.lag()
+    const deadline = endedAt + timeoutSec * 1000
+    for (;;) {
+      const now = Date.now()
+      const lag = this.lag()
+      const applied = lag.checkpoint - atEnd.checkpoint
+      const seconds = (now - endedAt) / 1000
+      if (lag.behind === 0 && now >= settleUntil) {
+        return { seconds, behindAtEnd: atEnd.behind, behindAfter: 0, recordsPerSec: seconds > 0 ? applied / seconds : 0 }
+      }
+      if (now >= deadline) return { seconds: null, behindAtEnd: atEnd.behind, behindAfter: lag.behind, recordsPerSec: seconds > 0 ? applied / seconds : 0 }
+      await new Promise((r) => setTimeout(r, pollMs))
+    }
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}

@@ -1,0 +1,393 @@
+/**
+ * `npm run bench` (issue 5): measures ingest, projection and rebuild of the built service on the
+ * embedded default against raw baselines measured in the same run, and prints one table with
+ * every ratio and the issue's targets (also saved as JSON under bench/results/).
+ *
+ * Processes: this orchestrator; the service (`ocelog serve`, fresh OCELOG_DATA_DIR, rate limits
+ * out of the way); the bare-Fastify baseline (bench/baseline-server.ts); and the load worker
+ * (bench/load-worker.ts, autocannon) — so the load generator never shares an event loop with the
+ * orchestrator's projection polling. Baseline (b), raw SQLite appends, runs here once the
+ * servers are stopped.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Command, InvalidArgumentError } from 'commander'
+import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
+import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
+import { BENCH_DIST, CLI, ROOT, createKey, embeddedEnv, rssOf, runCli, startBaseline, startService, stopProcess, type Running } from './processes.js'
+import { ProjectionWatch, type CatchUp } from './projection-watch.js'
+import { check, machineInfo, markdownTable, markOf, ms, num, ratio, textTable, type Row, type TargetCheck } from './report.js'
+import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
+
+interface Options {
+  duration: number
+  worstDuration: number
+  warmup: number
+  connections: number
+  catchupTimeout: number
+  scenarios: Scenario[]
+  cpuProf?: string
+  keep: boolean
+  markdown: boolean
+  out: string
+}
+
+const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
+
+const started = Date.now()
+function log(line: string): void {
+  const s = Math.floor((Date.now() - started) / 1000)
+  process.stdout.write(`[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${line}\n`)
+}
+
+/** The load worker: one child process, jobs one at a time over IPC. */
+class LoadWorker {
+  private nextId = 1
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(): Promise<LoadWorker> {
+    const child = fork(join(BENCH_DIST, 'load-worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', (m: FromWorker) => (m.type === 'ready' ? resolve() : reject(new Error(`load worker said ${m.type} first`))))
+      child.once('exit', (code) => reject(new Error(`load worker exited ${String(code)}`)))
+    })
+    return new LoadWorker(child)
+  }
+
+  run(job: LoadJob): Promise<LoadResult> {
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: FromWorker) => {
+        if (m.type === 'ready' || m.id !== id) return
+        if (m.type === 'progress') {
+          const rate = m.seconds > 0 ? m.requests / m.seconds : 0
+          const line = `  … ${job.label}: ${num(m.seconds)} s, ${num(rate)} req/s`
+          if (process.stdout.isTTY) process.stdout.write(`\r${line.padEnd(70)}`)
+          return
+        }
+        this.child.off('message', onMessage)
+        this.child.off('exit', onExit)
+        if (process.stdout.isTTY) process.stdout.write(`\r${''.padEnd(70)}\r`)
+        if (m.type === 'result') resolve(m.result)
+        else reject(new Error(`${job.label}: ${m.message}`))
+      }
+      const onExit = (code: number | null) => reject(new Error(`load worker exited ${String(code)} during ${job.label}`))
+      this.child.on('message', onMessage)
+      this.child.once('exit', onExit)
+      const message: ToWorker = { type: 'run', id, job }
+      this.child.send(message)
+    })
+  }
+
+  async stop(): Promise<void> {
+    const message: ToWorker = { type: 'exit' }
+    if (this.child.connected) this.child.send(message)
+    await stopProcess(this.child, 5000)
+  }
+}
+
+/** What one service scenario measured besides the load itself. */
+interface ServiceRun {
+  load: LoadResult
+  /** Largest backlog of the read models seen while the load ran (records). */
+  maxBehindDuringLoad: number
+  catchUp: CatchUp
+}
+
+interface Measurements {
+  baseline: Partial<Record<Scenario, LoadResult>>
+  service: Partial<Record<Scenario, ServiceRun>>
+  halfRate: (ServiceRun & { rate: number }) | null
+  rss: { typical: number; worst: number | null }
+  rebuild: { records: number; seconds: number; recordsPerSec: number } | null
+  rawAppend: RawAppendResult | null
+}
+
+function describeLoad(label: string, r: LoadResult, item: string, perRequest: number): string {
+  const rate = perRequest === 1 ? `${num(r.requestsPerSec)} req/s` : `${num(r.itemsPerSec)} ${item}s/s (${num(r.requestsPerSec)} req/s)`
+  const bad = r.non2xx + r.errors > 0 ? `, ${String(r.non2xx)} non-2xx, ${String(r.errors)} errors` : ''
+  return `${label}: ${rate}, p50 ${ms(r.latencyP50)}, p99 ${ms(r.latencyP99)}${bad}`
+}
+
+function job(label: string, baseUrl: string, scenario: Scenario, token: string, o: Options, extra: Partial<LoadJob> = {}): LoadJob {
+  return {
+    label,
+    baseUrl,
+    scenario,
+    token,
+    connections: o.connections,
+    durationSec: scenario === 'worst' ? o.worstDuration : o.duration,
+    warmupSec: o.warmup,
+    seed: SEEDS[scenario],
+    tag: `${label.replace(/[^a-z]+/g, '-')}${Date.now().toString(36)}`,
+    ...extra,
+  }
+}
+
+/** Runs one scenario against the service while watching the projection, then waits for the catch-up. */
+async function serviceRun(worker: LoadWorker, service: Running, dataDir: string, j: LoadJob, o: Options): Promise<ServiceRun> {
+  const watch = new ProjectionWatch(dataDir)
+  try {
+    let maxBehind = 0
+    const sample = setInterval(() => {
+      maxBehind = Math.max(maxBehind, watch.lag().behind)
+    }, 250)
+    let load: LoadResult
+    try {
+      load = await worker.run(j)
+    } finally {
+      clearInterval(sample)
+    }
+    const catchUp = await watch.waitCaughtUp(load.endedAt, load.endedAt + load.latencyP99, o.catchupTimeout)
+    maxBehind = Math.max(maxBehind, catchUp.behindAtEnd)
+    const shape = SCENARIO_SHAPES[j.scenario]
+    log(describeLoad(j.label, load, shape.item, shape.itemsPerRequest))
+    log(
+      `  projection: ${num(maxBehind)} records behind at most; ` +
+        (catchUp.seconds === null
+          ? `NOT caught up ${String(o.catchupTimeout)} s after the load (${num(catchUp.behindAfter)} behind, ${num(catchUp.recordsPerSec)} records/s)`
+          : `caught up ${num(catchUp.seconds)} s after the load (${num(catchUp.behindAtEnd)} records at ${num(catchUp.recordsPerSec)} records/s)`) +
+        `; service RSS peak ${num(rssOf(service.pid).peak / 2 ** 20)} MB`,
+    )
+    return { load, maxBehindDuringLoad: maxBehind, catchUp }
+  } finally {
+    watch.close()
+  }
+}
+
+async function startedService(dataDir: string, o: Options, name: string): Promise<{ service: Running; token: string }> {
+  const token = await createKey(dataDir)
+  const nodeArgs: string[] = []
+  if (o.cpuProf !== undefined) {
+    mkdirSync(o.cpuProf, { recursive: true })
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`, `--cpu-prof-name=service-${name}-${String(Date.now())}.cpuprofile`)
+  }
+  const service = await startService(dataDir, token, nodeArgs)
+  log(`service (${name}) up at ${service.url}, pid ${String(service.pid)}, data in ${dataDir}`)
+  return { service, token }
+}
+
+async function measure(o: Options, tmp: string): Promise<Measurements> {
+  const m: Measurements = { baseline: {}, service: {}, halfRate: null, rss: { typical: 0, worst: null }, rebuild: null, rawAppend: null }
+  const want = (s: Scenario) => o.scenarios.includes(s)
+  const worker = await LoadWorker.start()
+  const baseline = await startBaseline()
+  log(`baseline (a), bare Fastify + the same schemas and validation, up at ${baseline.url}, pid ${String(baseline.pid)}`)
+  const dirA = join(tmp, 'service')
+  try {
+    const { service, token } = await startedService(dirA, o, 'typical')
+    try {
+      for (const s of ['single', 'batch', 'objects'] as const) {
+        if (!want(s)) continue
+        const shape = SCENARIO_SHAPES[s]
+        log(`${s}: ${shape.path}, ${String(o.connections)} connections, ${String(o.duration)} s each (after ${String(o.warmup)} s warm-up)`)
+        const b = await worker.run(job(`${s} @ baseline`, baseline.url, s, token, o))
+        m.baseline[s] = b
+        log(describeLoad(`${s} @ baseline`, b, shape.item, shape.itemsPerRequest))
+        m.service[s] = await serviceRun(worker, service, dirA, job(`${s} @ service`, service.url, s, token, o), o)
+        const peak = m.service.batch?.load.requestsPerSec
+        if (s === 'batch' && peak !== undefined && peak > 0) {
+          const rate = Math.max(1, Math.round(peak / 2))
+          log(`batch at half its peak rate: ${String(rate)} req/s (${num(rate * 100)} events/s) for ${String(o.duration)} s`)
+          const run = await serviceRun(worker, service, dirA, job('batch @ half rate', service.url, 'batch', token, o, { overallRate: rate, warmupSec: 0 }), o)
+          m.halfRate = { ...run, rate }
+        }
+      }
+      m.rss.typical = rssOf(service.pid).peak
+    } finally {
+      await stopProcess(service.child)
+    }
+
+    if (want('worst')) {
+      log(`worst case: batches of 100 events × 50 objects, ${String(o.connections)} connections, ${String(o.worstDuration)} s each`)
+      const b = await worker.run(job('worst @ baseline', baseline.url, 'worst', '', o))
+      m.baseline.worst = b
+      log(describeLoad('worst @ baseline', b, 'event', 100))
+      const dirB = join(tmp, 'service-worst')
+      const { service, token } = await startedService(dirB, o, 'worst')
+      try {
+        m.service.worst = await serviceRun(worker, service, dirB, job('worst @ service', service.url, 'worst', token, o), o)
+        m.rss.worst = rssOf(service.pid).peak
+      } finally {
+        await stopProcess(service.child)
+      }
+    }
+  } finally {
+    await stopProcess(baseline.child)
+    await worker.stop()
+  }
+
+  if (existsSync(join(dirA, 'ocelog.db'))) {
+    log('rebuild: `ocelog project --rebuild` over the log of the typical scenarios')
+    const out = await runCli(['project', '--rebuild'], embeddedEnv(dirA, { LOG_LEVEL: 'info' }))
+    for (const line of out.split('\n')) {
+      if (!line.startsWith('{')) continue
+      const parsed: unknown = JSON.parse(line)
+      if (typeof parsed !== 'object' || parsed === null || !('records' in parsed) || !('seconds' in parsed)) continue
+      const { records, seconds } = parsed
+      if (typeof records === 'number' && typeof seconds === 'number') m.rebuild = { records, seconds, recordsPerSec: records / seconds }
+    }
+    if (m.rebuild === null) throw new Error(`project --rebuild printed no summary: ${out}`)
+    log(`  rebuilt ${num(m.rebuild.records)} records in ${num(m.rebuild.seconds)} s: ${num(m.rebuild.recordsPerSec)} records/s`)
+    log('baseline (b): raw appends of the same records into SQLite (WAL, synchronous=FULL, 100 per transaction)')
+    m.rawAppend = rawAppendBaseline(dirA, join(tmp, 'raw-append'))
+    log(`  ${num(m.rawAppend.appended)} records in ${num(m.rawAppend.seconds)} s: ${num(m.rawAppend.recordsPerSec)} records/s`)
+  }
+  return m
+}
+
+/** Builds the table and the target checks from the measurements. */
+function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetCheck[] } {
+  const rows: Row[] = []
+  const targets: TargetCheck[] = []
+  const add = (figure: string, value: string, baseline = '', r = '', target = '', c?: TargetCheck) => {
+    rows.push({ figure, value, baseline, ratio: r, target, mark: c === undefined ? '' : markOf(c) })
+    if (c !== undefined) targets.push(c)
+  }
+  const ratioOf = (a?: number | null, b?: number | null) => (a === undefined || a === null || b === undefined || b === null || b === 0 ? null : a / b)
+
+  const single = m.service.single
+  const singleBase = m.baseline.single
+  if (single !== undefined) {
+    const c = check('single-event req/s ≥ 0.4 × baseline (a)', ratioOf(single.load.requestsPerSec, singleBase?.requestsPerSec), 'min', 0.4, '×')
+    add(`single event (1 × 3 objects, ${String(o.connections)} conn): req/s`, num(single.load.requestsPerSec), num(singleBase?.requestsPerSec), ratio(single.load.requestsPerSec, singleBase?.requestsPerSec), '≥ 0.40× (a)', c)
+    add('single event: p50 / p99', `${ms(single.load.latencyP50)} / ${ms(single.load.latencyP99)}`, `${ms(singleBase?.latencyP50)} / ${ms(singleBase?.latencyP99)}`)
+  }
+  const batch = m.service.batch
+  const batchBase = m.baseline.batch
+  if (batch !== undefined) {
+    const c = check('batch events/s ≥ 0.5 × baseline (a)', ratioOf(batch.load.itemsPerSec, batchBase?.itemsPerSec), 'min', 0.5, '×')
+    add(`batch (100 events × 3 objects, ${String(o.connections)} conn): events/s`, num(batch.load.itemsPerSec), num(batchBase?.itemsPerSec), ratio(batch.load.itemsPerSec, batchBase?.itemsPerSec), '≥ 0.50× (a)', c)
+    add('batch: p50 / p99', `${ms(batch.load.latencyP50)} / ${ms(batch.load.latencyP99)}`, `${ms(batchBase?.latencyP50)} / ${ms(batchBase?.latencyP99)}`)
+  }
+  if (m.halfRate !== null) {
+    const c = check('batch p99 ≤ 50 ms at half the peak rate', m.halfRate.load.latencyP99, 'max', 50, 'ms')
+    add(`batch at half peak (${String(m.halfRate.rate)} req/s): p99`, ms(m.halfRate.load.latencyP99), '', '', '≤ 50 ms', c)
+  }
+  const objects = m.service.objects
+  const objectsBase = m.baseline.objects
+  if (objects !== undefined) {
+    add('object batch (100 upserts, ½ new ½ merged): objects/s', num(objects.load.itemsPerSec), num(objectsBase?.itemsPerSec), ratio(objects.load.itemsPerSec, objectsBase?.itemsPerSec))
+  }
+  const worst = m.service.worst
+  const worstBase = m.baseline.worst
+  if (worst !== undefined) {
+    add('worst case (100 events × 50 objects): events/s', num(worst.load.itemsPerSec), num(worstBase?.itemsPerSec), ratio(worst.load.itemsPerSec, worstBase?.itemsPerSec))
+    add('worst case: p50 / p99', `${ms(worst.load.latencyP50)} / ${ms(worst.load.latencyP99)}`, `${ms(worstBase?.latencyP50)} / ${ms(worstBase?.latencyP99)}`)
+    add('worst case: read models behind at the end of the load', `${num(worst.catchUp.behindAtEnd)} records`)
+    add(
+      'worst case: caught up after the load',
+      worst.catchUp.seconds === null ? `> ${String(o.catchupTimeout)} s (${num(worst.catchUp.behindAfter)} left)` : `${num(worst.catchUp.seconds)} s`,
+      '',
+      '',
+      '(no target)',
+    )
+    add('worst case: projector during catch-up, records/s', num(worst.catchUp.recordsPerSec))
+  }
+  for (const s of ['single', 'batch', 'objects'] as const) {
+    const run = m.service[s]
+    if (run === undefined) continue
+    const c = check(`read models caught up ≤ 2 s after the ${s} load`, run.catchUp.seconds, 'max', 2, 's')
+    add(
+      `${s}: read models caught up after the load`,
+      run.catchUp.seconds === null ? `> ${String(o.catchupTimeout)} s` : `${num(run.catchUp.seconds)} s (${num(run.catchUp.behindAtEnd)} behind)`,
+      '',
+      '',
+      '≤ 2 s',
+      c,
+    )
+  }
+  const raw = m.rawAppend?.recordsPerSec
+  if (batch !== undefined && batch.catchUp.behindAtEnd >= 1000) {
+    add('projector records/s, catch-up after the batch load', num(batch.catchUp.recordsPerSec), num(raw), ratio(batch.catchUp.recordsPerSec, raw))
+  }
+  if (m.rebuild !== null) {
+    const c = check('projector records/s ≥ 0.5 × baseline (b)', ratioOf(m.rebuild.recordsPerSec, raw), 'min', 0.5, '×')
+    add(`projector, full rebuild (${num(m.rebuild.records)} records): records/s`, num(m.rebuild.recordsPerSec), num(raw), ratio(m.rebuild.recordsPerSec, raw), '≥ 0.50× (b)', c)
+  }
+  const c = check('peak RSS of the service ≤ 300 MB', Math.max(m.rss.typical, m.rss.worst ?? 0) / 2 ** 20, 'max', 300, 'MB')
+  add('service peak RSS (VmHWM), typical scenarios', `${num(m.rss.typical / 2 ** 20)} MB`, '', '', m.rss.worst === null ? '≤ 300 MB' : '', m.rss.worst === null ? c : undefined)
+  if (m.rss.worst !== null) add('service peak RSS (VmHWM), worst case', `${num(m.rss.worst / 2 ** 20)} MB`, '', '', '≤ 300 MB (max of both)', c)
+  return { rows, targets }
+}
+
+function seconds(name: string) {
+  return (v: string): number => {
+    const n = Number(v)
+    if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number of seconds ≥ 0`)
+    return n
+  }
+}
+
+function positiveInt(v: string): number {
+  const n = Number(v)
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1')
+  return n
+}
+
+function scenarioList(v: string): Scenario[] {
+  const out: Scenario[] = []
+  for (const part of v.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const found = SCENARIOS.find((s) => s === part)
+    if (found === undefined) throw new InvalidArgumentError(`unknown scenario "${part}" (known: ${SCENARIOS.join(', ')})`)
+    out.push(found)
+  }
+  return out
+}
+
+async function main(): Promise<void> {
+  const program = new Command('bench')
+    .description(
+      'Benchmark the built Ocelog service on the embedded default against raw baselines in the same run: ' +
+        '(a) bare Fastify with the same schemas and validation, (b) raw SQLite appends of the same records. ' +
+        'Prints one table and writes it as JSON to bench/results/<timestamp>.json.',
+    )
+    .option('--duration <s>', 'seconds of load per scenario and target', seconds('--duration'), 10)
+    .option('--worst-duration <s>', 'seconds of load for the worst case', seconds('--worst-duration'), 8)
+    .option('--warmup <s>', 'unrecorded seconds of load before each measured run', seconds('--warmup'), 1)
+    .option('--connections <n>', 'concurrent connections of the load generator', positiveInt, 16)
+    .option('--catchup-timeout <s>', 'longest wait for the read models after a load', seconds('--catchup-timeout'), 60)
+    .option('--scenarios <list>', `comma-separated subset of ${SCENARIOS.join(',')}`, scenarioList, [...SCENARIOS])
+    .option('--cpu-prof <dir>', 'run the service with node --cpu-prof, writing .cpuprofile files to <dir>')
+    .option('--keep', 'keep the temporary data folders (their paths are printed)', false)
+    .option('--markdown', 'also print the table as Markdown', false)
+    .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
+    .addHelpText('after', '\nRun `npm run build` first (npm run bench does), then: node dist/bench/run.js [options]')
+  program.parse(process.argv)
+  const o = program.opts<Options>()
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`)
+
+  const loadAtStart = loadavg()[0] ?? 0
+  const tmp = mkdtempSync(join(tmpdir(), 'ocelog-bench-'))
+  log(`Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; load average ${loadAtStart.toFixed(2)}`)
+  let m: Measurements
+  try {
+    m = await measure(o, tmp)
+  } finally {
+    if (o.keep) log(`data kept in ${tmp}`)
+    else rmSync(tmp, { recursive: true, force: true })
+  }
+  const { rows, targets } = summarise(m, o)
+  const machine = machineInfo(loadAtStart)
+  process.stdout.write(`\n${textTable(rows)}\n\n`)
+  process.stdout.write(
+    `machine: ${String(machine.cpus)} × ${machine.model}, ${String(machine.memoryGiB)} GiB, Node ${machine.node}; ` +
+      `load average ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}\n`,
+  )
+  const missed = targets.filter((t) => !t.pass)
+  process.stdout.write(`targets: ${String(targets.length - missed.length)} of ${String(targets.length)} met${missed.length > 0 ? `; missed: ${missed.map((t) => t.name).join('; ')}` : ''}\n`)
+  if (o.markdown) process.stdout.write(`\n${markdownTable(rows)}\n`)
+
+  mkdirSync(o.out, { recursive: true })
+  const stamp = new Date(started).toISOString().replace(/[:.]/g, '-')
+  const file = join(o.out, `${stamp}.json`)
+  writeFileSync(file, `${JSON.stringify({ startedAt: new Date(started).toISOString(), machine, options: o, rows, targets, markdown: markdownTable(rows), measurements: m }, null, 2)}\n`)
+  log(`results written to ${file}`)
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})
