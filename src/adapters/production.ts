@@ -1,12 +1,114 @@
 /**
- * Production backends: EventStoreDB log, MongoDB read models and key store (issue #3).
- * Not built yet: this answers with a clear error so that nobody mistakes it for working.
+ * Production backends (DESIGN.md § Shape, Ports): the EventStoreDB log, the MongoDB read models and
+ * the MongoDB key store, chosen when EVENTSTORE_URL and MONGODB_URL are set (src/composition.ts).
+ * Both engines are reached with a short timeout at start, so a missing or unreachable engine stops
+ * the process with a message naming its variable instead of failing the first request.
  */
+import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client'
+import { MongoClient } from 'mongodb'
 import type { Backends } from '../composition.js'
 import { EngineUnavailableError } from '../composition.js'
+import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
+import { MongoKeyStore } from './mongodb/mongodb-key-store.js'
+import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
 
+/** How long each engine may take to answer at start, in ms. */
+export const ENGINE_START_TIMEOUT_MS = 5000
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * Connects to EventStoreDB: parses the connection string and reads one event of `$all` (which
+ * needs the admin or $ops user the projector needs anyway).
+ * @throws EngineUnavailableError naming EVENTSTORE_URL.
+ */
+export async function connectEventStore(url: string, shown: string, timeoutMs = ENGINE_START_TIMEOUT_MS): Promise<EventStoreDBClient> {
+  let client: EventStoreDBClient
+  try {
+    client = EventStoreDBClient.connectionString(url)
+  } catch (error) {
+    throw new EngineUnavailableError(`EVENTSTORE_URL=${shown} is not a usable EventStoreDB connection string: ${message(error)}`)
+  }
+  try {
+    for await (const _ of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, deadline: timeoutMs })) break
+  } catch (error) {
+    await client.dispose().catch(() => {})
+    throw new EngineUnavailableError(
+      `EventStoreDB at EVENTSTORE_URL=${shown} did not answer within ${String(timeoutMs)} ms or refused to read $all (the user needs admin or $ops rights): ${message(error)}`,
+    )
+  }
+  return client
+}
+
+/**
+ * Connects to MongoDB and checks that it can run transactions (a replica set member or mongos).
+ * @throws EngineUnavailableError naming MONGODB_URL.
+ */
+export async function connectMongo(url: string, shown: string, timeoutMs = ENGINE_START_TIMEOUT_MS): Promise<MongoClient> {
+  let client: MongoClient
+  try {
+    client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs })
+    await client.connect()
+  } catch (error) {
+    throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} did not answer within ${String(timeoutMs)} ms: ${message(error)}`)
+  }
+  let hello: Record<string, unknown>
+  try {
+    hello = await client.db('admin').command({ hello: 1 })
+  } catch (error) {
+    await client.close()
+    throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} refused the hello command: ${message(error)}`)
+  }
+  if (typeof hello['setName'] !== 'string' && hello['msg'] !== 'isdbgrid') {
+    await client.close()
+    throw new EngineUnavailableError(
+      `MongoDB at MONGODB_URL=${shown} is a standalone server; Ocelog's read models need transactions, so run it as a replica set (a single node is enough: mongod --replSet rs0, then rs.initiate())`,
+    )
+  }
+  return client
+}
+
+/**
+ * Opens the production backends: EventStoreDB (EVENTSTORE_URL) for the log, MongoDB (MONGODB_URL,
+ * its database from the URL path, default `test`) for the read models and the key store, and
+ * creates the MongoDB indexes.
+ * @param redact hides credentials in the URLs shown in messages.
+ * @throws EngineUnavailableError naming the variable of the engine that is missing or unreachable.
+ */
 export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: string, redact: (url: string) => string): Promise<Backends> {
-  throw new EngineUnavailableError(
-    `EVENTSTORE_URL=${redact(eventstoreUrl)} and MONGODB_URL=${redact(mongodbUrl)} are set, but this build has no production adapters yet; unset both to use the embedded SQLite default`,
-  )
+  if (eventstoreUrl === '') throw new EngineUnavailableError('EVENTSTORE_URL is empty: the production log needs an EventStoreDB connection string')
+  if (mongodbUrl === '') throw new EngineUnavailableError('MONGODB_URL is empty: the production read models need a MongoDB connection string')
+  const mongo = await connectMongo(mongodbUrl, redact(mongodbUrl))
+  let esdb: EventStoreDBClient
+  try {
+    esdb = await connectEventStore(eventstoreUrl, redact(eventstoreUrl))
+  } catch (error) {
+    await mongo.close()
+    throw error
+  }
+  const db = mongo.db()
+  const keys = new MongoKeyStore(db)
+  const readModels = new MongoReadModelStore(mongo, db)
+  try {
+    await keys.createIndexes()
+    await readModels.createIndexes()
+  } catch (error) {
+    await mongo.close()
+    await esdb.dispose()
+    throw new EngineUnavailableError(`cannot create the indexes in MongoDB at MONGODB_URL=${redact(mongodbUrl)}: ${message(error)}`)
+  }
+  const log = new EventStoreEventLog(esdb, keys)
+  return {
+    mode: 'production',
+    describe: `EventStoreDB ${redact(eventstoreUrl)} + MongoDB ${redact(mongodbUrl)} (database ${db.databaseName})`,
+    log,
+    readModels,
+    keys,
+    async close() {
+      await log.close()
+      await mongo.close()
+    },
+  }
 }

@@ -1,0 +1,300 @@
+/**
+ * EventLog adapter on EventStoreDB (`@eventstore/db-client` 6.2.1; DESIGN.md § Shape, § Records).
+ *
+ * - **Streams.** Dataset D's records are JSON events in the stream `dataset-D`: event type = record
+ *   type (`EventRecorded` / `ObjectUpserted`), data = record data, metadata = {key_id, request_id,
+ *   schema_version}.
+ * - **Appends.** One `append` call is split into consecutive appends, each under EventStoreDB's
+ *   1 MiB default `MaxAppendSize` (append-chunks.ts), written in order; the call resolves only after
+ *   every append was acknowledged. The appends are not one transaction: if a later one fails, the
+ *   earlier ones stay in the log while the caller gets LogUnavailableError (a 503, so the client
+ *   retries the request and those records appear twice, with new ids). With the API's 512 KiB item
+ *   limit and 100 items per batch, a request needs more than one append only above ~1 MiB of records.
+ * - **Identity claims** (`created`) go to the KeyStore (MongoDB unique index) BEFORE the append.
+ *   Claiming first can only under-report `created`: if the append then fails, the objects stay
+ *   claimed, and the retried request reports `created: false` for objects it did create. Claiming
+ *   after the append could double-report: an append that succeeded followed by a failed claim would
+ *   be retried, appended again, and both answers could say `created: true`.
+ * - **Positions** are `$all` commit positions (byte offsets in the transaction log, unique per event
+ *   for the implicit transactions of gRPC appends), as numbers below 2^53.
+ * - **Reads.** `readAll` and `tail` read `$all` through a catch-up subscription filtered server-side
+ *   to the `dataset-` stream prefix (the 6.x client's `readAll` cannot filter). Reading and
+ *   subscribing to `$all` needs an admin (or $ops) user: EVENTSTORE_URL carries its credentials,
+ *   e.g. `esdb://admin:changeit@host:2113?tls=false`. `readAll` stops at the server's "caught up"
+ *   signal, which EventStoreDB sends since 23.10. `readStream` reads the dataset's stream.
+ */
+import { randomUUID } from 'node:crypto'
+import {
+  ANY,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type EventStoreDBClient,
+  jsonEvent,
+  type ResolvedEvent,
+  type ReadPosition,
+  START,
+  StreamNotFoundError,
+  streamNameFilter,
+} from '@eventstore/db-client'
+import type { AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import { LogUnavailableError } from '../../ports/event-log.js'
+import type { KeyStore } from '../../ports/key-store.js'
+import { type NewRecord, STREAM_PREFIX, type StoredRecord, streamName } from '../../schemas/records.js'
+import { DEFAULT_APPEND_BUDGET_BYTES, type ProposedEvent, splitIntoAppends, toProposedEvent } from './append-chunks.js'
+import { type ReadEvent, toStoredRecord } from './record-codec.js'
+
+export interface EventStoreEventLogOptions {
+  /** Bytes one append may hold (default: 1 MiB minus 64 KiB headroom). */
+  appendBudgetBytes?: number
+  /** How long `readAll` waits without any progress before giving up, in ms (default 15000). */
+  readIdleTimeoutMs?: number
+  /** Deadline of each append, in ms (default 10000). */
+  appendDeadlineMs?: number
+}
+
+/** Remembers, per stream, the revision of the last record a `readStream` page returned. */
+const REVISION_CACHE_SIZE = 1024
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function readPosition(after: number | null): ReadPosition {
+  return after === null ? START : { commit: BigInt(after), prepare: BigInt(after) }
+}
+
+function readEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): ReadEvent | null {
+  const e = resolved.event
+  if (e === undefined) return null
+  const commit = e.position?.commit ?? resolved.commitPosition
+  if (commit === undefined) throw new Error(`log: event ${e.id} in ${e.streamId} has no commit position (EventStoreDB older than 22.6?)`)
+  return { streamId: e.streamId, type: e.type, data: e.data, metadata: e.metadata, commitPosition: commit, created: e.created }
+}
+
+const DATASET_STREAMS = () => streamNameFilter({ prefixes: [STREAM_PREFIX] })
+
+export class EventStoreEventLog implements EventLog {
+  private readonly budget: number
+  private readonly idleMs: number
+  private readonly appendDeadlineMs: number
+  private readonly revisions = new Map<string, bigint>()
+
+  /**
+   * @param client a connected client (EVENTSTORE_URL); this log disposes of it on close.
+   * @param keys where identity claims are made (the MongoDB key store in production).
+   */
+  constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly keys: KeyStore,
+    options: EventStoreEventLogOptions = {},
+  ) {
+    this.budget = options.appendBudgetBytes ?? DEFAULT_APPEND_BUDGET_BYTES
+    this.idleMs = options.readIdleTimeoutMs ?? 15_000
+    this.appendDeadlineMs = options.appendDeadlineMs ?? 10_000
+  }
+
+  async append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
+    const stream = streamName(datasetId)
+    const events = records.map((r) => toProposedEvent(r, randomUUID))
+    // Fails before anything is claimed or written when one record can never fit an append.
+    const chunks = splitIntoAppends(events, (e) => e.size, this.budget)
+    let claimed: ReadonlySet<string>
+    try {
+      claimed = claims.length === 0 ? new Set<string>() : await this.keys.claimObjects(datasetId, claims)
+    } catch (error) {
+      throw new LogUnavailableError(`claiming objects for ${stream} failed: ${message(error)}`)
+    }
+    const positions: number[] = []
+    for (const chunk of chunks) {
+      try {
+        positions.push(...(await this.appendChunk(stream, chunk)))
+      } catch (error) {
+        throw new LogUnavailableError(`append to ${stream} failed: ${message(error)}`)
+      }
+    }
+    return { positions, claimed }
+  }
+
+  /** One acknowledged append; returns the positions of its events, read back by their revisions. */
+  private async appendChunk(stream: string, chunk: readonly ProposedEvent[]): Promise<number[]> {
+    const result = await this.client.appendToStream(
+      stream,
+      chunk.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+      { expectedRevision: ANY, deadline: this.appendDeadlineMs },
+    )
+    // One append is one implicit transaction: its events hold consecutive revisions ending here.
+    // The append result carries one position only, so the positions are read back (one round trip).
+    const first = result.nextExpectedRevision - BigInt(chunk.length - 1)
+    const byId = new Map<string, number>()
+    for await (const resolved of this.client.readStream(stream, { fromRevision: first, maxCount: chunk.length, requiresLeader: true })) {
+      const e = readEvent(resolved)
+      if (e !== null && resolved.event !== undefined) byId.set(resolved.event.id, toStoredRecord(e).position)
+    }
+    return chunk.map((e) => {
+      const position = byId.get(e.id)
+      if (position === undefined) throw new Error(`event ${e.id} is not at revisions ${first.toString()}… of ${stream} after its append`)
+      return position
+    })
+  }
+
+  /**
+   * Reads the dataset streams through `$all` from `after` (exclusive): a catch-up subscription
+   * filtered server-side to `dataset-`, closed at `maxCount` records or at the server's "caught up".
+   */
+  readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
+    return new Promise<StoredRecord[]>((resolve, reject) => {
+      const out: StoredRecord[] = []
+      let done = false
+      let idle: NodeJS.Timeout | undefined
+      const subscription = this.subscribe(after)
+      const finish = (error?: unknown) => {
+        if (done) return
+        done = true
+        clearTimeout(idle)
+        subscription.unsubscribe().catch(() => {})
+        if (error === undefined) resolve(out)
+        else reject(error instanceof LogUnavailableError ? error : new LogUnavailableError(`reading $all failed: ${message(error)}`))
+      }
+      const armIdle = () => {
+        clearTimeout(idle)
+        idle = setTimeout(
+          () => finish(new LogUnavailableError(`reading $all: no event and no "caught up" from EventStoreDB within ${String(this.idleMs)} ms (needs EventStoreDB 23.10 or later)`)),
+          this.idleMs,
+        )
+      }
+      armIdle()
+      subscription.on('data', (resolved: AllStreamResolvedEvent) => {
+        if (done) return
+        try {
+          const e = readEvent(resolved)
+          if (e === null) return
+          const record = toStoredRecord(e)
+          if (after !== null && record.position <= after) return
+          out.push(record)
+          armIdle()
+          if (out.length >= maxCount) finish()
+        } catch (error) {
+          finish(error)
+        }
+      })
+      // "caught up" can overtake events still buffered in the stream: let them flow first.
+      subscription.on('caughtUp', () => setImmediate(() => finish()))
+      subscription.on('error', (error: Error) => finish(error))
+      subscription.on('end', () => finish())
+    })
+  }
+
+  private subscribe(after: number | null): AllStreamSubscription {
+    return this.client.subscribeToAll({ fromPosition: readPosition(after), filter: DATASET_STREAMS() })
+  }
+
+  /**
+   * Reads `dataset-<id>` by revision. `after` is a global position: the revision that follows it is
+   * remembered from the previous page; otherwise the stream is read from its start, skipping.
+   */
+  async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
+    const stream = streamName(datasetId)
+    const cacheKey = (position: number) => `${stream}\u0000${String(position)}`
+    const known = after === null ? undefined : this.revisions.get(cacheKey(after))
+    const out: StoredRecord[] = []
+    let lastRevision: bigint | undefined
+    try {
+      const read = this.client.readStream(stream, {
+        fromRevision: known === undefined ? START : known + 1n,
+        ...(after === null || known !== undefined ? { maxCount } : {}),
+      })
+      for await (const resolved of read) {
+        const e = readEvent(resolved)
+        if (e === null || resolved.event === undefined) continue
+        const record = toStoredRecord(e)
+        if (after !== null && record.position <= after) continue
+        out.push(record)
+        lastRevision = resolved.event.revision
+        if (out.length >= maxCount) {
+          await read.cancel()
+          break
+        }
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return []
+      throw new LogUnavailableError(`reading ${stream} failed: ${message(error)}`)
+    }
+    const last = out[out.length - 1]
+    if (last !== undefined && lastRevision !== undefined) {
+      if (this.revisions.size >= REVISION_CACHE_SIZE) {
+        const oldest = this.revisions.keys().next()
+        if (oldest.done !== true) this.revisions.delete(oldest.value)
+      }
+      this.revisions.set(cacheKey(last.position), lastRevision)
+    }
+    return out
+  }
+
+  /**
+   * Follows the dataset streams from `after` with one filtered catch-up subscription to `$all`.
+   * Buffers at most 2 × maxBatch records (the subscription is paused beyond that), yields what has
+   * arrived as one batch, and throws LogUnavailableError when the subscription drops (the projector
+   * then resumes from its checkpoint).
+   */
+  async *tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
+    const { signal, maxBatch } = options
+    const queue: StoredRecord[] = []
+    let failure: unknown
+    let ended = false
+    let wake: (() => void) | undefined
+    const notify = () => {
+      const w = wake
+      wake = undefined
+      w?.()
+    }
+    let cursor = after
+    const subscription = this.subscribe(after)
+    subscription.on('data', (resolved: AllStreamResolvedEvent) => {
+      try {
+        const e = readEvent(resolved)
+        if (e === null) return
+        const record = toStoredRecord(e)
+        if (cursor !== null && record.position <= cursor) return
+        cursor = record.position
+        queue.push(record)
+        if (queue.length >= 2 * maxBatch) subscription.pause()
+      } catch (error) {
+        failure = error
+      }
+      notify()
+    })
+    subscription.on('error', (error: Error) => {
+      failure = error
+      notify()
+    })
+    subscription.on('end', () => {
+      ended = true
+      notify()
+    })
+    signal.addEventListener('abort', notify, { once: true })
+    try {
+      while (!signal.aborted) {
+        if (queue.length === 0) {
+          if (failure !== undefined) throw new LogUnavailableError(`subscription to $all failed: ${message(failure)}`)
+          if (ended) throw new LogUnavailableError('subscription to $all ended')
+          await new Promise<void>((resolve) => {
+            wake = resolve
+          })
+          // Let a burst of catch-up events gather into one batch.
+          if (queue.length > 0 && queue.length < maxBatch) await new Promise((resolve) => setImmediate(resolve))
+          continue
+        }
+        const batch = queue.splice(0, maxBatch)
+        if (subscription.isPaused() && queue.length < maxBatch) subscription.resume()
+        yield batch
+      }
+    } finally {
+      signal.removeEventListener('abort', notify)
+      await subscription.unsubscribe().catch(() => {})
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.dispose()
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * KeyStore adapter on MongoDB (spec § Authentication; DESIGN.md § Records, Ids). Collections:
+ * `datasets` (unique on id), `api_keys` (unique on key_id), `object_claims` (unique on object_id).
+ * Only the hash of a key's secret is stored.
+ *
+ * Identity claims are upserts on the unique `object_id` index with `$setOnInsert`: the ids whose
+ * upsert inserted a document are the ones this call claimed first. Two concurrent claims of one id
+ * cannot both insert; the loser matches the winner's document (or gets a duplicate-key error, which
+ * also means "already claimed").
+ */
+import type { Collection, Db, IndexDescription } from 'mongodb'
+import { MongoBulkWriteError, MongoServerError } from 'mongodb'
+import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
+import { DatasetExistsError } from '../../ports/key-store.js'
+
+interface ClaimDoc {
+  object_id: string
+  dataset_id: string
+}
+
+/** Where the key store lives. */
+export const KEY_STORE_COLLECTIONS = { datasets: 'datasets', apiKeys: 'api_keys', objectClaims: 'object_claims' } as const
+
+/** Unique indexes of the key store, created at start. */
+export const KEY_STORE_INDEXES: Record<(typeof KEY_STORE_COLLECTIONS)[keyof typeof KEY_STORE_COLLECTIONS], IndexDescription[]> = {
+  datasets: [{ key: { id: 1 }, unique: true, name: 'key' }, { key: { created_at: 1, id: 1 }, name: 'by_created' }],
+  api_keys: [{ key: { key_id: 1 }, unique: true, name: 'key' }, { key: { created_at: 1, key_id: 1 }, name: 'by_created' }],
+  object_claims: [{ key: { object_id: 1 }, unique: true, name: 'key' }],
+}
+
+const DUPLICATE_KEY = 11000
+
+export class MongoKeyStore implements KeyStore {
+  private readonly datasets: Collection<Dataset>
+  private readonly apiKeys: Collection<ApiKey>
+  private readonly claims: Collection<ClaimDoc>
+
+  /** @param db the database of MONGODB_URL; the client is closed by the composition root. */
+  constructor(private readonly db: Db) {
+    this.datasets = db.collection<Dataset>(KEY_STORE_COLLECTIONS.datasets)
+    this.apiKeys = db.collection<ApiKey>(KEY_STORE_COLLECTIONS.apiKeys)
+    this.claims = db.collection<ClaimDoc>(KEY_STORE_COLLECTIONS.objectClaims)
+  }
+
+  /** Creates the unique indexes (idempotent); run once at start, before any claim. */
+  async createIndexes(): Promise<void> {
+    for (const [name, indexes] of Object.entries(KEY_STORE_INDEXES)) await this.db.collection(name).createIndexes(indexes)
+  }
+
+  async createDataset(dataset: Dataset): Promise<void> {
+    try {
+      // A copy: the driver adds `_id` to the document it inserts.
+      await this.datasets.insertOne({ id: dataset.id, name: dataset.name, created_at: dataset.created_at })
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) throw new DatasetExistsError(`dataset ${dataset.id} exists`)
+      throw error
+    }
+  }
+
+  async findDataset(id: string): Promise<Dataset | null> {
+    const found = await this.datasets.findOne({ id })
+    if (found === null) return null
+    const { _id, ...dataset } = found
+    return dataset
+  }
+
+  async listDatasets(): Promise<Dataset[]> {
+    return (await this.datasets.find({}).sort({ created_at: 1, id: 1 }).toArray()).map(({ _id, ...dataset }) => dataset)
+  }
+
+  async createKey(key: ApiKey): Promise<void> {
+    await this.apiKeys.insertOne({ ...key, scopes: [...key.scopes] })
+  }
+
+  async findKey(keyId: string): Promise<ApiKey | null> {
+    const found = await this.apiKeys.findOne({ key_id: keyId })
+    if (found === null) return null
+    const { _id, ...key } = found
+    return key
+  }
+
+  async listKeys(): Promise<ApiKey[]> {
+    return (await this.apiKeys.find({}).sort({ created_at: 1, key_id: 1 }).toArray()).map(({ _id, ...key }) => key)
+  }
+
+  async revokeKey(keyId: string, at: string): Promise<boolean> {
+    const result = await this.apiKeys.updateOne({ key_id: keyId, revoked_at: null }, { $set: { revoked_at: at } })
+    return result.modifiedCount === 1
+  }
+
+  async claimObjects(datasetId: string, objectIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const ids = [...new Set(objectIds)]
+    if (ids.length === 0) return new Set()
+    const ops = ids.map((object_id) => ({
+      updateOne: { filter: { object_id }, update: { $setOnInsert: { object_id, dataset_id: datasetId } }, upsert: true },
+    }))
+    let upserted: Record<number, unknown>
+    try {
+      upserted = (await this.claims.bulkWrite(ops, { ordered: false })).upsertedIds
+    } catch (error) {
+      // A concurrent claim of the same id may surface as a duplicate key: that id was claimed first elsewhere.
+      if (!(error instanceof MongoBulkWriteError) || [error.writeErrors].flat().some((e) => e.code !== DUPLICATE_KEY)) throw error
+      upserted = error.result.upsertedIds
+    }
+    const claimed = new Set<string>()
+    for (const index of Object.keys(upserted)) {
+      const id = ids[Number(index)]
+      if (id !== undefined) claimed.add(id)
+    }
+    return claimed
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,173 @@
+/**
+ * ReadModelStore adapter on MongoDB (`mongodb` 7 driver; DESIGN.md § Read models). One collection
+ * per read model (read-model-writes.ts: READ_MODEL_COLLECTIONS), holding exactly the fields of
+ * src/schemas/read-models.ts, each with a unique index on its key.
+ *
+ * `apply` runs in one multi-document transaction: read the checkpoint (compare-and-set), then one
+ * `bulkWrite({ordered: false})` per read model (every operation an upsert on a unique-key filter,
+ * guarded by the stored `position`), then the checkpoint update. MongoDB transactions need a
+ * replica set (a single-node one is enough; docker-compose.yml runs one), which
+ * `openProductionBackends` checks at start.
+ *
+ * **A worker that dies between bulkWrites** leaves nothing behind: the transaction is aborted, the
+ * checkpoint still holds `expected`, and the next worker (or the same one restarted) reads the same
+ * records from the log and applies them again. The position guards make any re-application a no-op
+ * for rows that already carry the change (an aggregated row whose `position` is not below the
+ * change's `minPosition`, a position-keyed row that exists), so a replay of an already applied
+ * range — a rebuild racing a worker, or two workers with one checkpoint name, where the losing
+ * compare-and-set throws CheckpointConflictError — changes nothing.
+ *
+ * Why a transaction and not the guards alone: the guards make a replay safe only when it folds
+ * exactly the same records into each aggregated change. A tailing projector's batches end wherever
+ * the log ended at the time, so a replay after a crash usually covers a longer range; a row that the
+ * crashed attempt had already moved to position p would then skip the whole longer change, losing
+ * the records after p. Writing everything with the checkpoint, atomically, rules that out.
+ */
+import type { ClientSession, Collection, Db, MongoClient } from 'mongodb'
+import { MongoServerError } from 'mongodb'
+import type { ChangeSet } from '../../../projections/change-set.js'
+import type { ReadModelStore } from '../../ports/read-model-store.js'
+import { CheckpointConflictError } from '../../ports/read-model-store.js'
+import type {
+  EventObjectRow,
+  EventRow,
+  EventTypeRow,
+  ObjectChangeRow,
+  ObjectLinkRow,
+  ObjectRow,
+  ObjectTypeRow,
+} from '../../schemas/read-models.js'
+import { changeSetWrites, newObjectsPerType, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES } from './read-model-writes.js'
+
+/** A projector's checkpoint: `_id` is the projector name. */
+interface CheckpointDoc {
+  _id: string
+  position: number
+  updated_at: string
+}
+
+const DUPLICATE_KEY = 11000
+
+export class MongoReadModelStore implements ReadModelStore {
+  private readonly eventTypesC: Collection<EventTypeRow>
+  private readonly objectTypesC: Collection<ObjectTypeRow>
+  private readonly objectsC: Collection<ObjectRow>
+  private readonly objectChangesC: Collection<ObjectChangeRow>
+  private readonly eventsC: Collection<EventRow>
+  private readonly eventObjectsC: Collection<EventObjectRow>
+  private readonly objectLinksC: Collection<ObjectLinkRow>
+  private readonly checkpointsC: Collection<CheckpointDoc>
+
+  /**
+   * @param client a connected client to a replica set (transactions); not closed by this store.
+   * @param db the database holding the read models (MONGODB_URL's database).
+   */
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {
+    const c = READ_MODEL_COLLECTIONS
+    this.eventTypesC = db.collection<EventTypeRow>(c.eventTypes)
+    this.objectTypesC = db.collection<ObjectTypeRow>(c.objectTypes)
+    this.objectsC = db.collection<ObjectRow>(c.objects)
+    this.objectChangesC = db.collection<ObjectChangeRow>(c.objectChanges)
+    this.eventsC = db.collection<EventRow>(c.events)
+    this.eventObjectsC = db.collection<EventObjectRow>(c.eventObjects)
+    this.objectLinksC = db.collection<ObjectLinkRow>(c.objectLinks)
+    this.checkpointsC = db.collection<CheckpointDoc>(c.checkpoints)
+  }
+
+  /** Creates the collections' indexes (idempotent); run once at start. */
+  async createIndexes(): Promise<void> {
+    for (const [name, indexes] of Object.entries(READ_MODEL_INDEXES)) {
+      await this.db.collection(name).createIndexes(indexes)
+    }
+  }
+
+  async checkpoint(name: string): Promise<number | null> {
+    return (await this.checkpointsC.findOne({ _id: name }))?.position ?? null
+  }
+
+  async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
+    const writes = changeSetWrites(changes)
+    const session = this.client.startSession()
+    try {
+      await session.withTransaction(
+        async () => {
+          const current = (await this.checkpointsC.findOne({ _id: name }, { session }))?.position ?? null
+          if (current !== expected) throw new CheckpointConflictError(name, expected, current)
+          const opts = { ordered: false, session }
+          if (writes.eventTypes.length > 0) await this.eventTypesC.bulkWrite(writes.eventTypes, opts)
+          if (writes.objectTypes.length > 0) await this.objectTypesC.bulkWrite(writes.objectTypes, opts)
+          if (writes.objects.length > 0) {
+            const result = await this.objectsC.bulkWrite(writes.objects, opts)
+            const upserted = Object.keys(result.upsertedIds).map(Number)
+            for (const t of newObjectsPerType(writes.objectTypeOf, upserted).values()) {
+              await this.objectTypesC.updateOne({ dataset_id: t.datasetId, name: t.type }, { $inc: { count: t.added } }, { session })
+            }
+          }
+          if (writes.objectChanges.length > 0) await this.objectChangesC.bulkWrite(writes.objectChanges, opts)
+          if (writes.events.length > 0) await this.eventsC.bulkWrite(writes.events, opts)
+          if (writes.eventObjects.length > 0) await this.eventObjectsC.bulkWrite(writes.eventObjects, opts)
+          if (writes.objectLinks.length > 0) await this.objectLinksC.bulkWrite(writes.objectLinks, opts)
+          await this.moveCheckpoint(session, name, expected, to)
+        },
+        { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },
+      )
+    } finally {
+      await session.endSession()
+    }
+  }
+
+  /** Compare-and-set of the checkpoint inside the transaction: the filter holds the expected position. */
+  private async moveCheckpoint(session: ClientSession, name: string, expected: number | null, to: number): Promise<void> {
+    const updated_at = new Date().toISOString()
+    try {
+      const result =
+        expected === null
+          ? await this.checkpointsC.updateOne({ _id: name, position: { $exists: false } }, { $set: { position: to, updated_at } }, { upsert: true, session })
+          : await this.checkpointsC.updateOne({ _id: name, position: expected }, { $set: { position: to, updated_at } }, { session })
+      if (result.matchedCount + result.upsertedCount !== 1) throw new CheckpointConflictError(name, expected, await this.checkpoint(name))
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) throw new CheckpointConflictError(name, expected, await this.checkpoint(name))
+      throw error
+    }
+  }
+
+  async reset(): Promise<void> {
+    for (const name of Object.values(READ_MODEL_COLLECTIONS)) await this.db.collection(name).deleteMany({})
+  }
+
+  async eventTypes(datasetId: string): Promise<EventTypeRow[]> {
+    return (await this.eventTypesC.find({ dataset_id: datasetId }).sort({ name: 1 }).toArray()).map(({ _id, ...row }) => row)
+  }
+
+  async objectTypes(datasetId: string): Promise<ObjectTypeRow[]> {
+    return (await this.objectTypesC.find({ dataset_id: datasetId }).sort({ name: 1 }).toArray()).map(({ _id, ...row }) => row)
+  }
+
+  async objects(datasetId: string): Promise<ObjectRow[]> {
+    return (await this.objectsC.find({ dataset_id: datasetId }).sort({ type: 1, external_id: 1 }).toArray()).map(({ _id, ...row }) => row)
+  }
+
+  async objectChanges(datasetId: string): Promise<ObjectChangeRow[]> {
+    return (await this.objectChangesC.find({ dataset_id: datasetId }).sort({ object_id: 1, position: 1 }).toArray()).map(({ _id, ...row }) => row)
+  }
+
+  async events(datasetId: string): Promise<EventRow[]> {
+    return (await this.eventsC.find({ dataset_id: datasetId }).sort({ timestamp: 1, position: 1 }).toArray()).map(({ _id, ...row }) => row)
+  }
+
+  async eventObjects(datasetId: string): Promise<EventObjectRow[]> {
+    return (
+      await this.eventObjectsC.find({ dataset_id: datasetId }).sort({ event_time: 1, position: 1, object_id: 1, qualifier: 1 }).toArray()
+    ).map(({ _id, ...row }) => row)
+  }
+
+  async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {
+    return (await this.objectLinksC.find({ dataset_id: datasetId }).sort({ object_a: 1, object_b: 1 }).toArray()).map(({ _id, ...row }) => row)
+  }
+
+  /** The MongoClient is shared with the key store and closed by the composition root. */
+  async close(): Promise<void> {}
+}

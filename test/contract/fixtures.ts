@@ -1,0 +1,70 @@
+/**
+ * Records and change sets for the contract suites, built with the same pure functions as the
+ * ingest path (src/core/records.ts, projections/change-set.ts).
+ */
+import { randomUUID } from 'node:crypto'
+import { type ChangeSet, foldRecords } from '../../projections/change-set.js'
+import { newEventId } from '../../src/core/ids.js'
+import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
+import type { Properties } from '../../src/schemas/api.js'
+import { type NewRecord, type StoredRecord, streamName } from '../../src/schemas/records.js'
+
+/** A dataset id no other test uses (engines shared between runs keep old streams). */
+export function freshDatasetId(): string {
+  return `ct${randomUUID().replaceAll('-', '').slice(0, 20)}`
+}
+
+export function context(datasetId: string, receivedAt = '2024-05-01T10:00:00.000Z'): RecordContext {
+  return { datasetId, keyId: 'key_contract', requestId: `req_${randomUUID()}`, receivedAt }
+}
+
+export interface ObjectRef {
+  type: string
+  id: string
+  qualifier?: string
+  properties?: Properties
+}
+
+export function eventRecord(
+  datasetId: string,
+  event: string,
+  objects: ObjectRef[],
+  options: { timestamp?: string; properties?: Properties; receivedAt?: string } = {},
+): NewRecord {
+  return buildEventRecorded(
+    {
+      event,
+      objects,
+      ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+      ...(options.properties === undefined ? {} : { properties: options.properties }),
+    },
+    newEventId(),
+    context(datasetId, options.receivedAt),
+  )
+}
+
+export function upsertRecord(datasetId: string, type: string, id: string, properties: Properties, receivedAt?: string): NewRecord {
+  return buildObjectUpserted({ type, id, properties }, context(datasetId, receivedAt))
+}
+
+/** Gives records consecutive positions from `first`, as a log would, for read-model tests. */
+export function stored(datasetId: string, records: readonly NewRecord[], first: number): StoredRecord[] {
+  return records.map((r, i) => ({ ...r, position: first + i, stream: streamName(datasetId), datasetId, appendedAt: '2024-05-01T10:00:00.000Z' }))
+}
+
+/** The ChangeSet of `records` and the position of the last one (the checkpoint it moves to). */
+export function changesOf(records: readonly StoredRecord[]): { changes: ChangeSet; to: number } {
+  const last = records[records.length - 1]
+  if (last === undefined) throw new Error('changesOf: no records')
+  return { changes: foldRecords(records), to: last.position }
+}
+
+/** Object ids of a record's objects (what ingest claims for it). */
+export function objectIdsOf(record: NewRecord): string[] {
+  return record.type === 'EventRecorded' ? record.data.objects.map((o) => o.object_id) : [record.data.object_id]
+}
+
+/** A string of `bytes` ASCII characters, to make records of a chosen size. */
+export function filler(bytes: number): string {
+  return 'x'.repeat(bytes)
+}

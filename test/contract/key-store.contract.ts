@@ -1,0 +1,117 @@
+/**
+ * Contract of the KeyStore port (src/ports/key-store.ts; spec § Authentication; DESIGN.md § Ids):
+ * the same cases for every adapter, each on a fresh, empty store.
+ */
+import { randomUUID } from 'node:crypto'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type ApiKey, type Dataset, DatasetExistsError, type KeyStore } from '../../src/ports/key-store.js'
+import { freshDatasetId } from './fixtures.js'
+
+export interface KeyStoreHarness {
+  keys: KeyStore
+  close(): Promise<void>
+}
+
+function dataset(created_at: string, name = 'Orders'): Dataset {
+  return { id: freshDatasetId(), name, created_at }
+}
+
+function apiKey(datasetId: string, created_at: string, scopes: ApiKey['scopes'] = []): ApiKey {
+  return {
+    key_id: `key_${randomUUID().slice(0, 8)}`,
+    name: 'sender',
+    dataset_id: datasetId,
+    scopes,
+    secret_hash: 'a'.repeat(64),
+    created_at,
+    revoked_at: null,
+  }
+}
+
+/** Runs the KeyStore contract against the adapter `open` builds. */
+export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreHarness>): void {
+  describe(`KeyStore contract: ${adapter}`, () => {
+    let h: KeyStoreHarness
+    let keys: KeyStore
+    beforeEach(async () => {
+      h = await open()
+      keys = h.keys
+    })
+    afterEach(async () => {
+      await h.close()
+    })
+
+    it('creates a dataset and finds it by id', async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      expect(await keys.findDataset(d.id)).toEqual(d)
+      expect(await keys.findDataset(freshDatasetId())).toBeNull()
+    })
+
+    it('refuses a dataset id that exists with DatasetExistsError', async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      await expect(keys.createDataset({ ...d, name: 'Other' })).rejects.toBeInstanceOf(DatasetExistsError)
+      expect(await keys.findDataset(d.id)).toEqual(d)
+    })
+
+    it('lists datasets by creation time', async () => {
+      const later = dataset('2024-05-02T10:00:00.000Z', 'later')
+      const earlier = dataset('2024-05-01T10:00:00.000Z', 'earlier')
+      await keys.createDataset(later)
+      await keys.createDataset(earlier)
+      expect(await keys.listDatasets()).toEqual([earlier, later])
+    })
+
+    it('creates a key and finds it with its scopes, hash and dataset', async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const k = apiKey(d.id, '2024-05-01T10:00:01.000Z', ['ingest:write', 'process:read'])
+      await keys.createKey(k)
+      expect(await keys.findKey(k.key_id)).toEqual(k)
+      expect(await keys.findKey('key_missing')).toBeNull()
+    })
+
+    it('lists keys by creation time', async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const second = apiKey(d.id, '2024-05-01T12:00:00.000Z')
+      const first = apiKey(d.id, '2024-05-01T11:00:00.000Z')
+      await keys.createKey(second)
+      await keys.createKey(first)
+      expect((await keys.listKeys()).map((k) => k.key_id)).toEqual([first.key_id, second.key_id])
+    })
+
+    it('revokes a key once: the first revoke answers true and stamps revoked_at, later ones false', async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const k = apiKey(d.id, '2024-05-01T10:00:01.000Z')
+      await keys.createKey(k)
+      expect(await keys.revokeKey(k.key_id, '2024-05-03T00:00:00.000Z')).toBe(true)
+      expect(await keys.revokeKey(k.key_id, '2024-05-04T00:00:00.000Z')).toBe(false)
+      expect(await keys.revokeKey('key_missing', '2024-05-04T00:00:00.000Z')).toBe(false)
+      expect((await keys.findKey(k.key_id))?.revoked_at).toBe('2024-05-03T00:00:00.000Z')
+    })
+
+    it('claims object ids: the first claim wins, a later one gets only the ids nobody claimed', async () => {
+      const ds = freshDatasetId()
+      const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()]
+      expect([...(await keys.claimObjects(ds, [a, b]))].sort()).toEqual([a, b].sort())
+      expect([...(await keys.claimObjects(ds, [b, c]))]).toEqual([c])
+      expect([...(await keys.claimObjects(ds, []))]).toEqual([])
+    })
+
+    it('claims an id named twice in one call once', async () => {
+      const id = randomUUID()
+      expect([...(await keys.claimObjects(freshDatasetId(), [id, id]))]).toEqual([id])
+    })
+
+    it('claims each id exactly once among concurrent callers (unique object id)', async () => {
+      const ds = freshDatasetId()
+      const ids = Array.from({ length: 20 }, () => randomUUID())
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => keys.claimObjects(ds, i % 2 === 0 ? ids : [...ids].reverse())))
+      const claimed = results.flatMap((s) => [...s])
+      expect(claimed.sort()).toEqual([...ids].sort())
+    })
+  })
+}

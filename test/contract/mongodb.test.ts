@@ -1,0 +1,79 @@
+/**
+ * The ReadModelStore and KeyStore contracts on MongoDB (src/adapters/mongodb/*), when an engine
+ * answers: MONGODB_URL, or a testcontainers single-node replica set of the pinned image. Every case
+ * gets its own database, dropped afterwards. Otherwise the suites are skipped and say why.
+ */
+import { randomUUID } from 'node:crypto'
+import { MongoClient } from 'mongodb'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { KEY_STORE_INDEXES, MongoKeyStore } from '../../src/adapters/mongodb/mongodb-key-store.js'
+import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-model-store.js'
+import { READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
+import { announceSkip, mongoEngine } from '../helpers/engines.js'
+import { keyStoreContract } from './key-store.contract.js'
+import { readModelStoreContract } from './read-model-store.contract.js'
+
+const engine = await mongoEngine()
+announceSkip('ReadModelStore contract: MongoDB', engine)
+announceSkip('KeyStore contract: MongoDB', engine)
+
+let client: MongoClient
+beforeAll(async () => {
+  if (engine.available) client = await new MongoClient(engine.url).connect()
+})
+afterAll(async () => {
+  if (!engine.available) return
+  await client.close()
+  await engine.stop()
+})
+
+function freshDb() {
+  return client.db(`ocelog_ct_${randomUUID().replaceAll('-', '').slice(0, 16)}`)
+}
+
+describe.skipIf(!engine.available)('MongoDB', () => {
+  const source = engine.available ? engine.source : 'unavailable'
+
+  readModelStoreContract(`MongoDB (${source})`, async () => {
+    const db = freshDb()
+    const store = new MongoReadModelStore(client, db)
+    await store.createIndexes()
+    return {
+      store,
+      async close() {
+        await store.close()
+        await db.dropDatabase()
+      },
+    }
+  })
+
+  keyStoreContract(`MongoDB (${source})`, async () => {
+    const db = freshDb()
+    const keys = new MongoKeyStore(db)
+    await keys.createIndexes()
+    return {
+      keys,
+      async close() {
+        await keys.close()
+        await db.dropDatabase()
+      },
+    }
+  })
+
+  describe('MongoDB indexes', () => {
+    it('backs every read-model key and every key-store key with a unique index', async () => {
+      const db = freshDb()
+      try {
+        await new MongoReadModelStore(client, db).createIndexes()
+        await new MongoKeyStore(db).createIndexes()
+        for (const [collection, specs] of Object.entries({ ...READ_MODEL_INDEXES, ...KEY_STORE_INDEXES })) {
+          const keyIndex = (await db.collection(collection).indexes()).find((i) => i.name === 'key')
+          expect([collection, keyIndex?.unique]).toEqual([collection, true])
+          expect(keyIndex?.key).toEqual(specs[0]?.key)
+        }
+      } finally {
+        await db.dropDatabase()
+      }
+    })
+  })
+})

@@ -1,0 +1,222 @@
+/**
+ * Contract of the ReadModelStore port (src/ports/read-model-store.ts; DESIGN.md § Read models):
+ * the same cases for every adapter. Records get synthetic positions (fixtures.stored) and are
+ * folded with the real projection (projections/change-set.ts).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { objectIdOf } from '../../src/core/ids.js'
+import { CheckpointConflictError, type ReadModelStore } from '../../src/ports/read-model-store.js'
+import { changesOf, eventRecord, freshDatasetId, stored, upsertRecord } from './fixtures.js'
+
+export interface ReadModelStoreHarness {
+  store: ReadModelStore
+  close(): Promise<void>
+}
+
+async function snapshot(store: ReadModelStore, datasetId: string) {
+  return {
+    eventTypes: await store.eventTypes(datasetId),
+    objectTypes: await store.objectTypes(datasetId),
+    objects: await store.objects(datasetId),
+    objectChanges: await store.objectChanges(datasetId),
+    events: await store.events(datasetId),
+    eventObjects: await store.eventObjects(datasetId),
+    objectLinks: await store.objectLinks(datasetId),
+  }
+}
+
+const T1 = '2024-05-01T10:00:00.000Z'
+const T2 = '2024-05-01T11:00:00.000Z'
+
+/** Runs the ReadModelStore contract against the adapter `open` builds (one fresh, empty store per case). */
+export function readModelStoreContract(adapter: string, open: () => Promise<ReadModelStoreHarness>): void {
+  describe(`ReadModelStore contract: ${adapter}`, () => {
+    let h: ReadModelStoreHarness
+    let store: ReadModelStore
+    let ds: string
+    beforeEach(async () => {
+      h = await open()
+      store = h.store
+      ds = freshDatasetId()
+    })
+    afterEach(async () => {
+      await h.close()
+    })
+
+    /** Two batches touching orders and items: batch 2 adds one new item and one new order. */
+    function batches() {
+      const b1 = stored(ds, [
+        eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1', qualifier: 'contains' }, { type: 'item', id: 'i2' }], { timestamp: T1, receivedAt: T1 }),
+        upsertRecord(ds, 'item', 'i1', { price: 5 }, T1),
+      ], 10)
+      const b2 = stored(ds, [
+        eventRecord(ds, 'Add Item', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i3' }], { timestamp: T2, receivedAt: T2 }),
+        upsertRecord(ds, 'order', 'o2', { status: 'open' }, T2),
+      ], 12)
+      return { b1, b2 }
+    }
+
+    it('has no checkpoint before the first apply, and the applied position after it', async () => {
+      const { b1 } = batches()
+      const { changes, to } = changesOf(b1)
+      expect(await store.checkpoint('p')).toBeNull()
+      await store.apply('p', null, to, changes)
+      expect(await store.checkpoint('p')).toBe(11)
+      expect(await store.checkpoint('other')).toBeNull()
+    })
+
+    it('refuses an apply whose expected checkpoint is stale (compare-and-set) and applies nothing', async () => {
+      const { b1, b2 } = batches()
+      const first = changesOf(b1)
+      await store.apply('p', null, first.to, first.changes)
+      const before = await snapshot(store, ds)
+      const second = changesOf(b2)
+      const error = await store.apply('p', 5, second.to, second.changes).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(CheckpointConflictError)
+      expect(error).toMatchObject({ projector: 'p', expected: 5, actual: 11 })
+      await expect(store.apply('p', null, second.to, second.changes)).rejects.toBeInstanceOf(CheckpointConflictError)
+      expect(await snapshot(store, ds)).toEqual(before)
+      expect(await store.checkpoint('p')).toBe(11)
+    })
+
+    it('applies the same ChangeSet twice with the same result (idempotent)', async () => {
+      const { b1, b2 } = batches()
+      const one = changesOf(b1)
+      const two = changesOf(b2)
+      await store.apply('p', null, one.to, one.changes)
+      await store.apply('p', one.to, two.to, two.changes)
+      const once = await snapshot(store, ds)
+      await store.apply('p', two.to, two.to, two.changes)
+      await store.apply('replayer', null, one.to, one.changes)
+      await store.apply('replayer', one.to, two.to, two.changes)
+      expect(await snapshot(store, ds)).toEqual(once)
+    })
+
+    it('applies one ChangeSet from two concurrent projectors once (upserts on unique keys)', async () => {
+      const { b1 } = batches()
+      const { changes, to } = changesOf(b1)
+      await Promise.all([store.apply('p1', null, to, changes), store.apply('p2', null, to, changes)])
+      expect((await store.eventTypes(ds)).map((t) => [t.name, t.count])).toEqual([['Create Order', 1]])
+      expect((await store.objects(ds)).map((o) => o.external_id)).toEqual(['i1', 'i2', 'o1'])
+      expect(await store.eventObjects(ds)).toHaveLength(3)
+      expect(await store.objectLinks(ds)).toHaveLength(3)
+    })
+
+    it('counts events per event type and distinct objects per object type', async () => {
+      const { b1, b2 } = batches()
+      const one = changesOf(b1)
+      await store.apply('p', null, one.to, one.changes)
+      const two = changesOf(b2)
+      await store.apply('p', one.to, two.to, two.changes)
+      expect((await store.eventTypes(ds)).map((t) => [t.name, t.count, t.first_seen_at, t.last_seen_at])).toEqual([
+        ['Add Item', 1, T2, T2],
+        ['Create Order', 1, T1, T1],
+      ])
+      expect((await store.objectTypes(ds)).map((t) => [t.name, t.count, t.source, t.first_seen_at, t.last_seen_at])).toEqual([
+        ['item', 3, 'public_api', T1, T2],
+        ['order', 2, 'public_api', T1, T2],
+      ])
+    })
+
+    it('merges attributes per top-level key: incoming keys replace, missing keys stay, null is stored, nested objects are replaced', async () => {
+      const b1 = stored(ds, [upsertRecord(ds, 'order', 'o1', { a: 1, b: { c: 1 }, keep: 'k', n: 5 }, T1)], 1)
+      const b2 = stored(ds, [upsertRecord(ds, 'order', 'o1', { b: { d: 2 }, n: null, e: 3 }, T2)], 2)
+      await store.apply('p', null, 1, changesOf(b1).changes)
+      await store.apply('p', 1, 2, changesOf(b2).changes)
+      expect(await store.objects(ds)).toEqual([
+        {
+          dataset_id: ds,
+          object_id: objectIdOf(ds, 'order', 'o1'),
+          type: 'order',
+          external_id: 'o1',
+          properties: { a: 1, b: { d: 2 }, keep: 'k', n: null, e: 3 },
+          created_at: T1,
+          updated_at: T2,
+          position: 2,
+        },
+      ])
+    })
+
+    it("stores attribute keys containing '.' or starting with '$', and '$' values, as sent", async () => {
+      const odd = { 'a.b': 1, $x: 2, price: '$price', nested: { 'c.d': { $e: 1 } } }
+      await store.apply('p', null, 1, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', odd, T1)], 1)).changes)
+      await store.apply('p', 1, 2, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', { 'a.b': 3, $y: 4 }, T2)], 2)).changes)
+      const [row] = await store.objects(ds)
+      expect(row?.properties).toEqual({ 'a.b': 3, $x: 2, price: '$price', nested: { 'c.d': { $e: 1 } }, $y: 4 })
+      expect((await store.objectChanges(ds)).map((c) => c.attributes)).toEqual([odd, { 'a.b': 3, $y: 4 }])
+    })
+
+    it('keeps events, E2O rows and object attribute changes, in their documented order', async () => {
+      const { b1, b2 } = batches()
+      const one = changesOf(b1)
+      await store.apply('p', null, one.to, one.changes)
+      const two = changesOf(b2)
+      await store.apply('p', one.to, two.to, two.changes)
+      const events = await store.events(ds)
+      expect(events.map((e) => [e.event_type, e.timestamp, e.end_timestamp, e.objects_count, e.position])).toEqual([
+        ['Create Order', T1, null, 3, 10],
+        ['Add Item', T2, null, 2, 12],
+      ])
+      const e2o = await store.eventObjects(ds)
+      expect(e2o.map((l) => [l.object_type, l.external_id, l.qualifier, l.event_time, l.position])).toEqual(
+        expect.arrayContaining([
+          ['order', 'o1', null, T1, 10],
+          ['item', 'i1', 'contains', T1, 10],
+          ['item', 'i2', null, T1, 10],
+          ['order', 'o1', null, T2, 12],
+          ['item', 'i3', null, T2, 12],
+        ]),
+      )
+      expect(e2o.map((l) => l.position)).toEqual([10, 10, 10, 12, 12])
+      expect((await store.objectChanges(ds)).map((c) => [c.object_id, c.position, c.time, c.attributes])).toEqual(
+        [
+          [objectIdOf(ds, 'item', 'i1'), 11, T1, { price: 5 }],
+          [objectIdOf(ds, 'order', 'o2'), 13, T2, { status: 'open' }],
+        ].sort((x, y) => (String(x[0]) < String(y[0]) ? -1 : 1)),
+      )
+    })
+
+    it('links objects that share events: count, first/last time and sorted event types across applies', async () => {
+      const b1 = stored(ds, [eventRecord(ds, 'Pick', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T2 })], 1)
+      const b2 = stored(ds, [eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T1 })], 2)
+      await store.apply('p', null, 1, changesOf(b1).changes)
+      await store.apply('p', 1, 2, changesOf(b2).changes)
+      const [a, b] = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'item', 'i1')].sort()
+      expect(await store.objectLinks(ds)).toEqual([
+        { dataset_id: ds, object_a: a, object_b: b, event_count: 2, first_time: T1, last_time: T2, event_types: ['Create Order', 'Pick'], position: 2 },
+      ])
+    })
+
+    it('keeps datasets apart', async () => {
+      const other = freshDatasetId()
+      await store.apply('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes)
+      expect(await snapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
+      expect(await store.objects(other)).toHaveLength(1)
+    })
+
+    it('drops every row and checkpoint on reset', async () => {
+      const { b1 } = batches()
+      const { changes, to } = changesOf(b1)
+      await store.apply('p', null, to, changes)
+      await store.reset()
+      expect(await store.checkpoint('p')).toBeNull()
+      expect(await snapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
+    })
+
+    it('applies a ChangeSet of thousands of rows per read model completely (bulk writes, unordered)', async () => {
+      const n = 2500
+      const records = stored(ds, Array.from({ length: n }, (_, i) =>
+        eventRecord(ds, 'Ship', [{ type: 'order', id: `o${String(i)}` }, { type: 'item', id: `i${String(i)}`, properties: { i } }], { timestamp: T1 }),
+      ), 1)
+      const { changes, to } = changesOf(records)
+      await store.apply('p', null, to, changes)
+      expect(await store.events(ds)).toHaveLength(n)
+      expect(await store.eventObjects(ds)).toHaveLength(2 * n)
+      expect(await store.objects(ds)).toHaveLength(2 * n)
+      expect(await store.objectChanges(ds)).toHaveLength(n)
+      expect(await store.objectLinks(ds)).toHaveLength(n)
+      expect((await store.objectTypes(ds)).map((t) => [t.name, t.count])).toEqual([['item', n], ['order', n]])
+      expect(await store.checkpoint('p')).toBe(n)
+    })
+  })
+}

@@ -1,0 +1,62 @@
+/**
+ * The EventLog, ReadModelStore and KeyStore contracts on the embedded default: a real SQLite file
+ * in a temp folder per case (src/adapters/sqlite/*).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { eventLogContract } from './event-log.contract.js'
+import { keyStoreContract } from './key-store.contract.js'
+import { readModelStoreContract } from './read-model-store.contract.js'
+
+function tempDatabase(): { db: SqliteDatabase; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'ocelog-contract-'))
+  const db = openDatabase(dir)
+  return {
+    db,
+    remove() {
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+eventLogContract('SQLite', async () => {
+  const t = tempDatabase()
+  const log = new SqliteEventLog(t.db, { pollMs: 50 })
+  return {
+    log,
+    async close() {
+      await log.close()
+      t.remove()
+    },
+  }
+})
+
+readModelStoreContract('SQLite', async () => {
+  const t = tempDatabase()
+  const store = new SqliteReadModelStore(t.db)
+  return {
+    store,
+    async close() {
+      await store.close()
+      t.remove()
+    },
+  }
+})
+
+keyStoreContract('SQLite', async () => {
+  const t = tempDatabase()
+  const keys = new SqliteKeyStore(t.db)
+  return {
+    keys,
+    async close() {
+      await keys.close()
+      t.remove()
+    },
+  }
+})

@@ -1,0 +1,62 @@
+/**
+ * Decoding EventStoreDB events back into records (src/adapters/eventstore/record-codec.ts): pure,
+ * no engine needed.
+ */
+import { describe, expect, it } from 'vitest'
+import { positionToNumber, type ReadEvent, toStoredRecord } from '../../src/adapters/eventstore/record-codec.js'
+import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
+
+const ctx: RecordContext = { datasetId: 'ds1', keyId: 'key_1', requestId: 'req_1', receivedAt: '2024-05-01T10:00:00.000Z' }
+const created = new Date('2024-05-01T10:00:00.123Z')
+
+function readEvent(overrides: Partial<ReadEvent>): ReadEvent {
+  const record = buildObjectUpserted({ type: 'order', id: 'o1', properties: { status: 'open' } }, ctx)
+  return {
+    streamId: 'dataset-ds1',
+    type: record.type,
+    data: JSON.parse(JSON.stringify(record.data)),
+    metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 1 },
+    commitPosition: 4096n,
+    created,
+    ...overrides,
+  }
+}
+
+describe('toStoredRecord', () => {
+  it('turns an ObjectUpserted event into a record of its dataset at its commit position', () => {
+    const r = toStoredRecord(readEvent({}))
+    expect([r.type, r.version, r.position, r.stream, r.datasetId, r.appendedAt]).toEqual(['ObjectUpserted', 1, 4096, 'dataset-ds1', 'ds1', '2024-05-01T10:00:00.123Z'])
+    expect(r.type === 'ObjectUpserted' ? r.data.properties : null).toEqual({ status: 'open' })
+  })
+
+  it('turns an EventRecorded event into a record with its data unchanged', () => {
+    const record = buildEventRecorded({ event: 'Pay', objects: [{ type: 'order', id: 'o1', qualifier: 'paid' }] }, '0190f5a2-0000-7000-8000-000000000001', ctx)
+    const data = JSON.parse(JSON.stringify(record.data))
+    const r = toStoredRecord(readEvent({ type: 'EventRecorded', data }))
+    expect(r.type).toBe('EventRecorded')
+    expect(r.data).toEqual(record.data)
+  })
+
+  it('refuses an event whose data does not match its record type', () => {
+    expect(() => toStoredRecord(readEvent({ type: 'EventRecorded' }))).toThrow(/not a readable record \(type EventRecorded, schema_version 1\)/)
+  })
+
+  it('refuses a schema version this build cannot read', () => {
+    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 2 } }))).toThrow(/schema_version 2/)
+    expect(() => toStoredRecord(readEvent({ metadata: undefined }))).toThrow(/schema_version undefined/)
+  })
+
+  it('refuses an event outside a dataset stream', () => {
+    expect(() => toStoredRecord(readEvent({ streamId: '$stats-127.0.0.1:2113' }))).toThrow(/not in a dataset stream/)
+  })
+})
+
+describe('positionToNumber', () => {
+  it('keeps commit positions up to 2^53 − 1', () => {
+    expect(positionToNumber(BigInt(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER)
+  })
+
+  it('refuses a commit position above 2^53 − 1', () => {
+    expect(() => positionToNumber(BigInt(Number.MAX_SAFE_INTEGER) + 1n)).toThrow(RangeError)
+  })
+})

@@ -1,0 +1,247 @@
+/**
+ * The bulkWrite operations of the MongoDB read-model store (src/adapters/mongodb/read-model-writes.ts).
+ * MongoDB cannot run here, so the update pipelines are run through `evaluate` below: a small
+ * interpreter of the aggregation operators these pipelines use, written from MongoDB's documented
+ * semantics ($min/$max ignore missing values, $mergeObjects lets later fields win, $literal is never
+ * interpreted). It checks the pipelines' logic (guards, merges, counts); it is no substitute for
+ * the MongoDB contract suite (test/contract/mongodb.test.ts), which runs where an engine answers.
+ */
+import type { AnyBulkWriteOperation, Document } from 'mongodb'
+import { describe, expect, it } from 'vitest'
+import { foldRecords } from '../../projections/change-set.js'
+import { changeSetWrites, guardedUpdate, lit, newObjectsPerType, READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
+import { objectIdOf } from '../../src/core/ids.js'
+import { eventRecord, stored, upsertRecord } from '../contract/fixtures.js'
+
+type Value = unknown
+
+function isPlainObject(v: Value): v is Record<string, Value> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function args(v: Value): Value[] {
+  return Array.isArray(v) ? v : [v]
+}
+
+/** Evaluates an aggregation expression against `root` (undefined = missing). */
+function evaluate(expr: Value, root: Record<string, Value>): Value {
+  if (typeof expr === 'string' && expr.startsWith('$$')) {
+    if (expr === '$$ROOT') return root
+    throw new Error(`variable ${expr}`)
+  }
+  if (typeof expr === 'string' && expr.startsWith('$')) return root[expr.slice(1)]
+  if (Array.isArray(expr)) return expr.map((e) => evaluate(e, root))
+  if (!isPlainObject(expr)) return expr
+  const keys = Object.keys(expr)
+  const op = keys[0]
+  if (keys.length === 1 && op !== undefined && op.startsWith('$')) {
+    const a = expr[op]
+    const ev = (e: Value) => evaluate(e, root)
+    switch (op) {
+      case '$literal':
+        return a
+      case '$cond': {
+        const c = isPlainObject(a) ? a : {}
+        return ev(c['if']) === true ? ev(c['then']) : ev(c['else'])
+      }
+      case '$lt': {
+        const [x, y] = args(a).map(ev)
+        return (x as number) < (y as number)
+      }
+      case '$eq': {
+        const [x, y] = args(a).map(ev)
+        return x === y
+      }
+      case '$type':
+        return ev(a) === undefined ? 'missing' : typeof ev(a)
+      case '$ifNull': {
+        const [x, y] = args(a).map(ev)
+        return x === undefined || x === null ? y : x
+      }
+      case '$mergeObjects':
+        return Object.assign({}, ...args(a).map(ev).filter(isPlainObject))
+      case '$min':
+      case '$max': {
+        const vs = args(a).map(ev).filter((v) => v !== undefined && v !== null) as string[]
+        return vs.reduce((m, v) => ((op === '$min' ? v < m : v > m) ? v : m))
+      }
+      case '$add':
+        return args(a).map(ev).reduce((s: number, v) => s + (v as number), 0)
+      case '$setUnion':
+        return [...new Set(args(a).map(ev).flat())]
+      case '$sortArray': {
+        const c = isPlainObject(a) ? a : {}
+        return [...(ev(c['input']) as string[])].sort()
+      }
+      default:
+        throw new Error(`operator ${op} is not in this interpreter`)
+    }
+  }
+  const out: Record<string, Value> = {}
+  for (const [k, v] of Object.entries(expr)) {
+    const r = evaluate(v, root)
+    if (r !== undefined) out[k] = r
+  }
+  return out
+}
+
+/** A collection as an array, applying updateOne upserts with pipelines like MongoDB would. */
+class Collection {
+  docs: Record<string, Value>[] = []
+  upserted: number[] = []
+  bulkWrite<T extends Document>(ops: AnyBulkWriteOperation<T>[]): void {
+    this.upserted = []
+    ops.forEach((op, index) => {
+      if (!('updateOne' in op)) throw new Error('only updateOne')
+      const { filter, update, upsert } = op.updateOne
+      if (!Array.isArray(update)) throw new Error('only pipelines')
+      const matches = (d: Record<string, Value>) => Object.entries(filter).every(([k, v]) => (d[k] ?? null) === (v ?? null))
+      let doc = this.docs.find(matches)
+      if (doc === undefined) {
+        if (upsert !== true) return
+        doc = { ...filter }
+        this.docs.push(doc)
+        this.upserted.push(index)
+      }
+      let next: Record<string, Value> = doc
+      for (const stage of update) {
+        const replaced = evaluate(stage['$replaceWith'], next)
+        if (!isPlainObject(replaced)) throw new Error('$replaceWith needs a document')
+        next = { ...replaced }
+      }
+      Object.keys(doc).forEach((k) => delete doc[k])
+      Object.assign(doc, next)
+    })
+  }
+}
+
+function applyAll(db: Record<string, Collection>, records: ReturnType<typeof stored>): void {
+  const w = changeSetWrites(foldRecords(records))
+  db['eventTypes']?.bulkWrite(w.eventTypes)
+  db['objectTypes']?.bulkWrite(w.objectTypes)
+  db['objects']?.bulkWrite(w.objects)
+  for (const t of newObjectsPerType(w.objectTypeOf, db['objects']?.upserted ?? []).values()) {
+    const row = db['objectTypes']?.docs.find((d) => d['dataset_id'] === t.datasetId && d['name'] === t.type)
+    if (row !== undefined) row['count'] = (row['count'] as number) + t.added
+  }
+  db['objectChanges']?.bulkWrite(w.objectChanges)
+  db['events']?.bulkWrite(w.events)
+  db['eventObjects']?.bulkWrite(w.eventObjects)
+  db['objectLinks']?.bulkWrite(w.objectLinks)
+}
+
+function emptyDb(): Record<string, Collection> {
+  return Object.fromEntries(['eventTypes', 'objectTypes', 'objects', 'objectChanges', 'events', 'eventObjects', 'objectLinks'].map((n) => [n, new Collection()]))
+}
+
+const T1 = '2024-05-01T10:00:00.000Z'
+const T2 = '2024-05-01T11:00:00.000Z'
+const ds = 'ds1'
+
+describe('guardedUpdate', () => {
+  it('merges the fields into a document whose position is below minPosition', () => {
+    const [stage] = guardedUpdate(5, { count: { $add: ['$count', 1] }, position: 7 })
+    expect(evaluate(stage?.['$replaceWith'], { count: 1, position: 4 })).toEqual({ count: 2, position: 7 })
+  })
+
+  it('leaves a document at or past minPosition exactly as it is', () => {
+    const [stage] = guardedUpdate(5, { count: { $add: ['$count', 1] }, position: 7 })
+    expect(evaluate(stage?.['$replaceWith'], { count: 1, position: 5 })).toEqual({ count: 1, position: 5 })
+  })
+
+  it('treats a new document (no position) as below every position', () => {
+    const [stage] = guardedUpdate(0, { position: 3 })
+    expect(evaluate(stage?.['$replaceWith'], { dataset_id: 'd' })).toEqual({ dataset_id: 'd', position: 3 })
+  })
+})
+
+describe('changeSetWrites', () => {
+  it('wraps every user value in $literal, so "$price" is a value and not a field path', () => {
+    const w = changeSetWrites(foldRecords(stored(ds, [upsertRecord(ds, '$type', '$id', { $k: '$price' })], 1)))
+    const text = JSON.stringify(w.objects[0])
+    expect(text).toContain('{"$literal":"$type"}')
+    expect(text).toContain('{"$literal":{"$k":"$price"}}')
+    expect(lit('$x')).toEqual({ $literal: '$x' })
+  })
+
+  it('upserts only on filters that are exactly a unique index key', () => {
+    const w = changeSetWrites(
+      foldRecords(stored(ds, [eventRecord(ds, 'Pay', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1', properties: { p: 1 } }])], 1)),
+    )
+    const keyOf = (collection: keyof typeof READ_MODEL_INDEXES) => Object.keys(READ_MODEL_INDEXES[collection][0]?.key ?? {}).sort()
+    const filterOf = <T extends Document>(op: AnyBulkWriteOperation<T> | undefined) => (op !== undefined && 'updateOne' in op ? Object.keys(op.updateOne.filter).sort() : [])
+    expect(filterOf(w.eventTypes[0])).toEqual(keyOf('event_types'))
+    expect(filterOf(w.objectTypes[0])).toEqual(keyOf('object_types'))
+    expect(filterOf(w.objects[0])).toEqual(keyOf('objects'))
+    expect(filterOf(w.objectChanges[0])).toEqual(keyOf('object_changes'))
+    expect(filterOf(w.events[0])).toEqual(keyOf('events'))
+    expect(filterOf(w.eventObjects[0])).toEqual(keyOf('event_objects'))
+    expect(filterOf(w.objectLinks[0])).toEqual(keyOf('object_links'))
+    const all = [...w.eventTypes, ...w.objectTypes, ...w.objects, ...w.objectChanges, ...w.events, ...w.eventObjects, ...w.objectLinks]
+    expect(all.every((op) => 'updateOne' in op && op.updateOne.upsert === true)).toBe(true)
+  })
+})
+
+describe('read-model writes through the pipeline interpreter', () => {
+  const b1 = stored(ds, [
+    eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T1, receivedAt: T1 }),
+    upsertRecord(ds, 'order', 'o1', { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }, T1),
+  ], 1)
+  const b2 = stored(ds, [
+    eventRecord(ds, 'Pick', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }, { type: 'item', id: 'i2' }], { timestamp: T2, receivedAt: T2 }),
+    upsertRecord(ds, 'order', 'o1', { b: { d: 2 }, n: null, $z: 3 }, T2),
+  ], 3)
+
+  it('merges attributes per top-level key across batches', () => {
+    const db = emptyDb()
+    applyAll(db, b1)
+    applyAll(db, b2)
+    const order = db['objects']?.docs.find((d) => d['object_id'] === objectIdOf(ds, 'order', 'o1'))
+    expect(order).toMatchObject({ properties: { a: 1, b: { d: 2 }, 'x.y': 1, n: null, $z: 3 }, created_at: T1, updated_at: T2, position: 4 })
+  })
+
+  it('counts events per type and distinct objects per type', () => {
+    const db = emptyDb()
+    applyAll(db, b1)
+    applyAll(db, b2)
+    expect(db['eventTypes']?.docs.map((d) => [d['name'], d['count'], d['first_seen_at'], d['last_seen_at']])).toEqual([
+      ['Create Order', 1, T1, T1],
+      ['Pick', 1, T2, T2],
+    ])
+    expect(db['objectTypes']?.docs.map((d) => [d['name'], d['count'], d['source']])).toEqual([
+      ['order', 1, 'public_api'],
+      ['item', 2, 'public_api'],
+    ])
+  })
+
+  it('changes nothing when a batch is applied again', () => {
+    const db = emptyDb()
+    applyAll(db, b1)
+    applyAll(db, b2)
+    const once = JSON.stringify(Object.values(db).map((c) => c.docs))
+    applyAll(db, b1)
+    applyAll(db, b2)
+    expect(JSON.stringify(Object.values(db).map((c) => c.docs))).toBe(once)
+  })
+
+  it('adds shared events to links with the sorted union of event types', () => {
+    const db = emptyDb()
+    applyAll(db, b2)
+    applyAll(db, stored(ds, [eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T1 })], 9))
+    const [a, b] = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'item', 'i1')].sort()
+    const link = db['objectLinks']?.docs.find((d) => d['object_a'] === a && d['object_b'] === b)
+    expect(link).toMatchObject({ event_count: 2, first_time: T1, last_time: T2, event_types: ['Create Order', 'Pick'], position: 9 })
+  })
+
+  it('writes position-keyed rows once', () => {
+    const db = emptyDb()
+    applyAll(db, b1)
+    applyAll(db, b1)
+    expect(db['events']?.docs).toHaveLength(1)
+    expect(db['eventObjects']?.docs.map((d) => [d['external_id'], d['qualifier'], d['position']])).toEqual([
+      ['o1', null, 1],
+      ['i1', null, 1],
+    ])
+    expect(db['objectChanges']?.docs.map((d) => [d['position'], d['attributes']])).toEqual([[2, { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }]])
+  })
+})
