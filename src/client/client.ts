@@ -362,7 +362,10 @@ export class OcelogClient {
       }
       for (const f of reading.failed) {
         const sent = batch[f.position]
-        if (sent !== undefined) result.failures.push({ index: sent.index, item: sent.item, kind: 'rejected', reason: f.reason, status: s.status, errors: f.errors })
+        if (sent === undefined) continue
+        // The service numbers items within the request; name them by the caller's index instead.
+        const reason = f.reason.replace(/^(Event|Object) \d+:/, (_, label: string) => `${label} ${String(sent.index)}:`)
+        result.failures.push({ index: sent.index, item: sent.item, kind: 'rejected', reason, status: s.status, errors: f.errors })
       }
       return
     }

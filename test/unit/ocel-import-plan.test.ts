@@ -1,0 +1,253 @@
+/**
+ * The import plan (src/ocel/import/plan.ts): the mapping of events and object attributes to API
+ * items, the skips and their counts, and the per-object order of batches, checked on small logs and
+ * on the real logs with the most timed attribute changes.
+ */
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { newNotes, type OcelEvent, type OcelLog, type OcelObject } from '../../src/ocel/import/model.js'
+import { planImport, type ImportPlan } from '../../src/ocel/import/plan.js'
+import { readOcelFile } from '../../src/ocel/import/read.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+
+const DATA = join(process.cwd(), '../shared/data/ocel')
+const T = (h: number) => Date.UTC(2024, 0, 1, h)
+
+function log(objects: OcelObject[], events: OcelEvent[]): OcelLog {
+  return { format: 'json', eventTypes: [], objectTypes: [], objects, events, notes: newNotes('UTC') }
+}
+
+const order = (id: string, attributes: OcelObject['attributes'] = [], relationships: OcelObject['relationships'] = []): OcelObject => ({
+  id,
+  type: 'order',
+  attributes,
+  relationships,
+})
+const event = (id: string, time: number, objectIds: string[], attributes: Record<string, unknown> = {}): OcelEvent => ({
+  id,
+  type: 'pay',
+  time,
+  attributes,
+  relationships: objectIds.map((objectId) => ({ objectId, qualifier: null })),
+})
+
+describe('planImport mapping', () => {
+  it('maps an event to a batch item: type, time with ms, attributes, E2O with type and qualifier', () => {
+    const plan = planImport(
+      log(
+        [order('o1'), { id: 'c1', type: 'customer', attributes: [], relationships: [] }],
+        [{ id: 'e1', type: 'place order', time: T(9) + 5, attributes: { channel: 'web', total: 12.5 }, relationships: [{ objectId: 'o1', qualifier: 'order' }, { objectId: 'c1', qualifier: null }] }],
+      ),
+    )
+    const events = plan.batches.filter((b) => b.kind === 'events')
+    expect(events).toHaveLength(1)
+    expect(events[0]?.items).toEqual([
+      {
+        event: 'place order',
+        timestamp: '2024-01-01T09:00:00.005Z',
+        properties: { channel: 'web', total: 12.5 },
+        objects: [
+          { type: 'order', id: 'o1', qualifier: 'order' },
+          { type: 'customer', id: 'c1' },
+        ],
+      },
+    ])
+    expect(events[0]?.sources).toEqual(['e1'])
+  })
+
+  it('turns an attribute history into one upsert per time, initial values first', () => {
+    const plan = planImport(
+      log(
+        [
+          order('o1', [
+            { name: 'status', time: T(12), value: 'paid' },
+            { name: 'status', time: 0, value: 'open' },
+            { name: 'total', time: 0, value: 10 },
+          ]),
+        ],
+        [],
+      ),
+    )
+    expect(plan.batches.flatMap((b) => b.items)).toEqual([
+      { type: 'order', id: 'o1', properties: { status: 'open', total: 10 } },
+      { type: 'order', id: 'o1', properties: { status: 'paid' } },
+    ])
+    expect(plan.upserts).toBe(2)
+    expect(plan.objects).toBe(1)
+  })
+
+  it('upserts an object without attributes once, without properties, so that it exists', () => {
+    const plan = planImport(log([order('o1')], []))
+    expect(plan.batches.flatMap((b) => b.items)).toEqual([{ type: 'order', id: 'o1' }])
+  })
+
+  it('cuts batches of at most 100 items of one kind', () => {
+    const objects = Array.from({ length: 250 }, (_, i) => order(`o${String(i)}`))
+    const events = Array.from({ length: 250 }, (_, i) => event(`e${String(i)}`, T(1) + i, [`o${String(i)}`]))
+    const plan = planImport(log(objects, events))
+    // The third upsert batch stays open until e200 names o200; the first event batch closes before it.
+    expect(plan.batches.map((b) => `${b.kind}:${String(b.items.length)}`)).toEqual([
+      'objects:100',
+      'objects:100',
+      'events:100',
+      'objects:50',
+      'events:100',
+      'events:50',
+    ])
+  })
+})
+
+describe('planImport skips', () => {
+  it('drops references to objects the log never defines, keeps the event, and counts them', () => {
+    const plan = planImport(log([order('o1')], [event('e1', T(1), ['o1', 'ghost'])]))
+    expect(plan.batches.find((b) => b.kind === 'events')?.items).toEqual([{ event: 'pay', timestamp: '2024-01-01T01:00:00.000Z', objects: [{ type: 'order', id: 'o1' }] }])
+    expect(plan.skipped.e2o_unknown_object).toEqual({ count: 1, examples: ['e1 → ghost'] })
+  })
+
+  it('skips and counts an event left with no object', () => {
+    const plan = planImport(log([], [event('e1', T(1), ['ghost'])]))
+    expect(plan.events).toBe(0)
+    expect(plan.skipped.event_without_objects).toEqual({ count: 1, examples: ['e1'] })
+  })
+
+  it('skips and counts an event with more than 50 objects', () => {
+    const objects = Array.from({ length: 51 }, (_, i) => order(`o${String(i)}`))
+    const plan = planImport(log(objects, [event('big', T(1), objects.map((o) => o.id)), event('ok', T(2), ['o1'])]))
+    expect(plan.events).toBe(1)
+    expect(plan.skipped.event_over_50_objects).toEqual({ count: 1, examples: ['big (51 objects)'] })
+  })
+
+  it('sends a repeated (object, qualifier) once and counts the repeat', () => {
+    const plan = planImport(log([order('o1')], [event('e1', T(1), ['o1', 'o1'])]))
+    expect(plan.batches.find((b) => b.kind === 'events')?.items[0]?.objects).toEqual([{ type: 'order', id: 'o1' }])
+    expect(plan.skipped.e2o_duplicate?.count).toBe(1)
+  })
+
+  it('counts O2O relationships, which no v1 endpoint carries', () => {
+    const plan = planImport(log([order('o1', [], [{ objectId: 'o2', qualifier: 'split into' }]), order('o2')], []))
+    expect(plan.skipped.o2o_relationship).toEqual({ count: 1, examples: ['o1 → o2'] })
+  })
+
+  it('counts the dangling Handling Unit references of the ocpa logistics log (SOURCES.md)', () => {
+    const plan = planImport(readOcelFile(join(DATA, 'raw/ocpa__logistics.sqlite'), parseTimeZone('UTC')))
+    expect(plan.skipped.e2o_unknown_object?.count).toBe(5080)
+    expect(plan.skipped.o2o_relationship?.count).toBe(3960)
+    // Collect Goods events name only a Handling Unit, so nothing is left of them.
+    expect(plan.skipped.event_without_objects?.count).toBe(2540)
+    expect(plan.events).toBe(8727 - 2540)
+  })
+})
+
+/**
+ * Checks the order contract of plan.ts on a plan: `after` points backwards, and for every object,
+ * its upserts are chained in time order, an event waits for the object's upserts at or before its
+ * time, and an upsert waits for the events naming the object before its time (all transitively).
+ */
+function checkOrder(source: OcelLog, plan: ImportPlan): string[] {
+  const problems: string[] = []
+  const n = plan.batches.length
+  const before: Set<number>[] = []
+  plan.batches.forEach((b, i) => {
+    const all = new Set<number>()
+    for (const a of b.after) {
+      if (a >= i) problems.push(`batch ${String(i)} waits for later batch ${String(a)}`)
+      all.add(a)
+      for (const x of before[a] ?? []) all.add(x)
+    }
+    before.push(all)
+  })
+  const ordered = (a: number, b: number) => a === b || (before[b]?.has(a) ?? false)
+  // Per object: (time, kind, batch, position in batch), from the plan's items.
+  type Touch = { time: number; kind: 'upsert' | 'event'; batch: number; pos: number }
+  const touches = new Map<string, Touch[]>()
+  const eventTimes = new Map(source.events.map((e) => [e.id, e.time]))
+  const typeOf = new Map(source.objects.map((o) => [o.id, o.type]))
+  for (let i = 0; i < n; i++) {
+    const b = plan.batches[i]
+    if (b === undefined) continue
+    b.items.forEach((item, pos) => {
+      if (b.kind === 'objects') {
+        const src = b.sources[pos] ?? ''
+        const at = src.slice(src.lastIndexOf(' @ ') + 3)
+        const time = at === 'initial' ? Number.NEGATIVE_INFINITY : Date.parse(at)
+        const key = `${String(typeOf.get(src.slice(0, src.lastIndexOf(' @ '))))}/${String((item as { id: string }).id)}`
+        touches.set(key, [...(touches.get(key) ?? []), { time, kind: 'upsert', batch: i, pos }])
+      } else {
+        const time = eventTimes.get(b.sources[pos] ?? '') ?? Number.NaN
+        for (const o of (item as { objects: { type: string; id: string }[] }).objects) {
+          const key = `${o.type}/${o.id}`
+          touches.set(key, [...(touches.get(key) ?? []), { time, kind: 'event', batch: i, pos }])
+        }
+      }
+    })
+  }
+  for (const [key, list] of touches) {
+    const upserts = list.filter((t) => t.kind === 'upsert').sort((a, b) => a.time - b.time)
+    for (let k = 1; k < upserts.length; k++) {
+      const a = upserts[k - 1]
+      const b = upserts[k]
+      if (a === undefined || b === undefined) continue
+      const fine = a.batch === b.batch ? a.pos < b.pos : ordered(a.batch, b.batch)
+      if (!fine) problems.push(`${key}: upsert at ${String(b.time)} may land before the one at ${String(a.time)}`)
+    }
+    for (const e of list.filter((t) => t.kind === 'event')) {
+      for (const u of upserts) {
+        if (u.time <= e.time && !ordered(u.batch, e.batch)) problems.push(`${key}: event at ${String(e.time)} may land before the upsert at ${String(u.time)}`)
+        if (u.time > e.time && !ordered(e.batch, u.batch)) problems.push(`${key}: upsert at ${String(u.time)} may land before the event at ${String(e.time)}`)
+      }
+    }
+  }
+  return problems
+}
+
+describe('planImport order', () => {
+  it('makes an event wait for the upsert that precedes it, and the next upsert wait for the event', () => {
+    const plan = planImport(
+      log(
+        [
+          order('o1', [
+            { name: 'status', time: 0, value: 'open' },
+            { name: 'status', time: T(5), value: 'paid' },
+          ]),
+          order('o2'),
+        ],
+        [event('e1', T(1), ['o1']), event('e2', T(2), ['o2']), event('e3', T(6), ['o1'])],
+      ),
+    )
+    expect(plan.batches.map((b) => [b.kind, b.sources, b.after])).toEqual([
+      ['objects', ['o2 @ initial', 'o1 @ 1970-01-01T00:00:00.000Z'], []],
+      ['events', ['e1', 'e2'], [0]],
+      ['objects', ['o1 @ 2024-01-01T05:00:00.000Z'], [0, 1]],
+      ['events', ['e3'], [2]],
+    ])
+  })
+
+  it('keeps unrelated upserts out of the way of an event batch', () => {
+    const plan = planImport(log([order('o1'), order('o2', [{ name: 'x', time: T(2), value: 1 }])], [event('e1', T(1), ['o1']), event('e2', T(3), ['o1'])]))
+    expect(plan.batches.map((b) => [b.kind, b.sources])).toEqual([
+      ['objects', ['o1 @ initial']],
+      ['objects', ['o2 @ 2024-01-01T02:00:00.000Z']],
+      ['events', ['e1', 'e2']],
+    ])
+  })
+
+  it('holds the order contract on the pm4py example', () => {
+    const source = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), parseTimeZone('UTC'))
+    expect(checkOrder(source, planImport(source))).toEqual([])
+  })
+
+  it('holds the order contract on the ocpa logistics log (1,420 timed attribute changes)', () => {
+    const source = readOcelFile(join(DATA, 'derived/ocpa__logistics.ocel2.json'), parseTimeZone('UTC'))
+    const plan = planImport(source)
+    expect(checkOrder(source, plan)).toEqual([])
+    expect(plan.batches.every((b) => b.items.length <= 100 && b.items.length === b.sources.length)).toBe(true)
+    expect(plan.batches.reduce((n, b) => n + (b.kind === 'events' ? b.items.length : 0), 0)).toBe(plan.events)
+  })
+
+  it('finds a broken order (the checker can fail)', () => {
+    const source = log([order('o1', [{ name: 's', time: 0, value: 'a' }])], [event('e1', T(1), ['o1'])])
+    const plan = planImport(source)
+    const broken: ImportPlan = { ...plan, batches: plan.batches.map((b) => ({ ...b, after: [] })) }
+    expect(checkOrder(source, broken)).toEqual(['order/o1: event at 1704070800000 may land before the upsert at 0'])
+  })
+})

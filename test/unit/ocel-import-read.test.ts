@@ -1,0 +1,191 @@
+/**
+ * The OCEL 2.0 readers (src/ocel/import/read*.ts) on the real logs of ../shared/data/ocel/ and on
+ * small documents with the quirks of real files. The same log in two forms must read the same.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { OcelReadError, type OcelLog } from '../../src/ocel/import/model.js'
+import { readOcelFile } from '../../src/ocel/import/read.js'
+import { readOcelJson } from '../../src/ocel/import/read-json.js'
+import { readOcelXml, typedValue } from '../../src/ocel/import/read-xml.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+
+const DATA = join(process.cwd(), '../shared/data/ocel')
+const utc = parseTimeZone('UTC')
+const cet = parseTimeZone('+01:00')
+const tmp = mkdtempSync(join(tmpdir(), 'ocelog-read-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+/** The log without reader notes, events and objects sorted by id and relationships by target: for comparing two forms. */
+function comparable(log: OcelLog) {
+  const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  const rels = (r: { objectId: string; qualifier: string | null }[]) => [...r].sort((a, b) => (a.objectId + (a.qualifier ?? '') < b.objectId + (b.qualifier ?? '') ? -1 : 1))
+  return {
+    events: [...log.events].sort(byId).map((e) => ({ ...e, relationships: rels(e.relationships) })),
+    objects: [...log.objects].sort(byId).map((o) => ({
+      ...o,
+      attributes: [...o.attributes].sort((a, b) => a.time - b.time || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      relationships: rels(o.relationships),
+    })),
+  }
+}
+
+function counts(log: OcelLog) {
+  return {
+    events: log.events.length,
+    objects: log.objects.length,
+    eventTypes: log.eventTypes.length,
+    objectTypes: log.objectTypes.length,
+    e2o: log.events.reduce((n, e) => n + e.relationships.length, 0),
+    o2o: log.objects.reduce((n, o) => n + o.relationships.length, 0),
+  }
+}
+
+describe('readOcelFile on the pm4py/ocpa ocel20_example', () => {
+  const json = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), utc)
+
+  it('reads the JSON form with the counts of SOURCES.md', () => {
+    expect(json.format).toBe('json')
+    expect(counts(json)).toEqual({ events: 13, objects: 9, eventTypes: 8, objectTypes: 4, e2o: 20, o2o: 7 })
+    expect(json.notes.naiveTimestamps).toBe(0)
+  })
+
+  it('reads an event with its time, attributes and qualified E2O', () => {
+    expect(json.events[0]).toEqual({
+      id: 'e1',
+      type: 'Create Purchase Requisition',
+      time: Date.UTC(2022, 0, 9, 14, 0, 0),
+      attributes: { pr_creator: 'Mike' },
+      relationships: [{ objectId: 'PR1', qualifier: 'Regular placement of PR' }],
+    })
+  })
+
+  it('reads an object attribute history with its times', () => {
+    expect(json.objects.find((o) => o.id === 'R3')?.attributes).toEqual([
+      { name: 'is_blocked', time: 0, value: 'No' },
+      { name: 'is_blocked', time: Date.UTC(2022, 1, 3, 6, 30), value: 'Yes' },
+      { name: 'is_blocked', time: Date.UTC(2022, 1, 3, 22, 30), value: 'No' },
+    ])
+  })
+
+  it('reads the XML form, whose times have no zone and are one hour ahead, as the same log in +01:00', () => {
+    const xml = readOcelFile(join(DATA, 'raw/ocpa__ocel20_example.xmlocel'), cet)
+    expect(xml.format).toBe('xml')
+    expect(xml.notes.naiveTimestamps).toBe(16)
+    expect(comparable(xml)).toEqual(comparable(json))
+  })
+
+  it('reads the SQLite form the same way in +01:00 (its 1970-01-01 01:00:00 is the epoch)', () => {
+    const sqlite = readOcelFile(join(DATA, 'raw/ocpa__ocel20_example.sqlite'), cet)
+    expect(sqlite.format).toBe('sqlite')
+    expect(comparable(sqlite)).toEqual(comparable(json))
+  })
+
+  it('reads naive timestamps in UTC by default, so the XML events are an hour later than the JSON ones', () => {
+    const xml = readOcelFile(join(DATA, 'raw/ocpa__ocel20_example.xmlocel'), utc)
+    expect((xml.events[0]?.time ?? 0) - (json.events[0]?.time ?? 0)).toBe(3_600_000)
+  })
+})
+
+describe('readOcelFile on the running example and the pallet log', () => {
+  let cached: OcelLog | null = null
+  const runningSqlite = () => (cached ??= readOcelFile(join(DATA, 'raw/ocpa__running-example.sqlite'), utc))
+
+  it('reads the running example from SQLite exactly as its JSON conversion', () => {
+    const sqlite = runningSqlite()
+    const json = readOcelFile(join(DATA, 'derived/ocpa__running-example.ocel2.json'), utc)
+    expect(counts(sqlite)).toEqual({ events: 18_211, objects: 10_031, eventTypes: 11, objectTypes: 6, e2o: 35_857, o2o: 25_336 })
+    expect(sqlite.notes.naiveTimestamps).toBeGreaterThan(28_000)
+    expect(comparable(sqlite)).toEqual(comparable(json))
+  })
+
+  it('reads item ids stored as INTEGER as the same text ids the E2O rows use', () => {
+    const item = runningSqlite().objects.find((o) => o.id === '880001')
+    expect(item?.type).toBe('items')
+    expect(item?.attributes).toEqual([
+      { name: 'weight', time: 3_600_000, value: 0.98 },
+      { name: 'price', time: 3_600_000, value: 129.99 },
+    ])
+  })
+
+  it('reads the price changes of a product as its attribute history (ocel_changed_field)', () => {
+    const prices = runningSqlite().objects.find((o) => o.id === 'iPad Pro')?.attributes.filter((a) => a.name === 'price')
+    expect(prices?.map((p) => p.value)).toEqual([1099, 1113.51, 1137.25, 1159.23, 1208.36, 1248.47, 1278.47])
+  })
+
+  it('reads the pallet log from SQLite exactly as its JSON conversion', () => {
+    const sqlite = readOcelFile(join(DATA, 'raw/ocelescope__pallet-logistics-v0.9.sqlite'), utc)
+    const json = readOcelFile(join(DATA, 'derived/ocelescope__pallet-logistics-v0.9.ocel2.json'), utc)
+    expect(counts(sqlite)).toEqual({ events: 14, objects: 11, eventTypes: 5, objectTypes: 4, e2o: 29, o2o: 0 })
+    expect(comparable(sqlite)).toEqual(comparable(json))
+  })
+})
+
+describe('readOcelJson', () => {
+  it('tolerates numbers for ids and qualifiers, missing arrays, naive times and attributes without time', () => {
+    const log = readOcelJson(
+      JSON.stringify({
+        events: [{ id: 7, type: 'pay', time: '2024-01-01 10:00:00', relationships: [{ objectId: 42, qualifier: 1 }, { objectId: 'b', qualifier: '' }] }],
+        objects: [{ id: 42, type: 'order', attributes: [{ name: 'total', value: 9.5 }] }],
+      }),
+      utc,
+    )
+    expect(log.events).toEqual([
+      {
+        id: '7',
+        type: 'pay',
+        time: Date.UTC(2024, 0, 1, 10),
+        attributes: {},
+        relationships: [
+          { objectId: '42', qualifier: '1' },
+          { objectId: 'b', qualifier: null },
+        ],
+      },
+    ])
+    expect(log.objects).toEqual([{ id: '42', type: 'order', attributes: [{ name: 'total', time: 0, value: 9.5 }], relationships: [] }])
+    expect(log.eventTypes).toEqual([])
+    expect(log.notes.naiveTimestamps).toBe(1)
+  })
+
+  it('counts events with an unreadable time instead of failing', () => {
+    const log = readOcelJson(JSON.stringify({ events: [{ id: 'e1', type: 'x', time: 'soon' }], objects: [] }), utc)
+    expect(log.events).toEqual([])
+    expect(log.notes.unreadable).toEqual({ event_unreadable_time: { count: 1, examples: ['e1 (soon)'] } })
+  })
+
+  it('refuses OCEL 1.0 JSON with a message that says so', () => {
+    expect(() => readOcelJson(JSON.stringify({ 'ocel:global-log': {}, 'ocel:events': {} }), utc)).toThrow(/OCEL 1\.0/)
+  })
+})
+
+describe('readOcelXml', () => {
+  it('types attribute values by their declaration', () => {
+    expect([typedValue('42', 'integer'), typedValue('4.5', 'float'), typedValue('true', 'boolean'), typedValue('42', 'string'), typedValue('x', 'integer')]).toEqual([
+      42,
+      4.5,
+      true,
+      '42',
+      'x',
+    ])
+  })
+
+  it('refuses a document without <log>', () => {
+    expect(() => readOcelXml('<other/>', utc)).toThrow(OcelReadError)
+  })
+})
+
+describe('readOcelFile', () => {
+  it('reads the form from the content and refuses an extension that contradicts it', () => {
+    const path = join(tmp, 'log.xml')
+    writeFileSync(path, '{"events": [], "objects": []}')
+    expect(() => readOcelFile(path, utc)).toThrow(/extension \.xml says xml, but the content is json/)
+  })
+
+  it('refuses a file that is none of the three forms', () => {
+    const path = join(tmp, 'notes.txt')
+    writeFileSync(path, 'hello')
+    expect(() => readOcelFile(path, utc)).toThrow(/not an OCEL 2\.0 log in JSON, SQLite or XML form/)
+  })
+})

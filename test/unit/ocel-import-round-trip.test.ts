@@ -1,0 +1,76 @@
+/** The round-trip check (src/ocel/import/round-trip.ts): what an export must give back, and that differences show. */
+import { describe, expect, it } from 'vitest'
+import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
+import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
+import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+
+const source: OcelLog = {
+  format: 'json',
+  eventTypes: [],
+  objectTypes: [],
+  notes: newNotes('UTC'),
+  objects: [
+    { id: '1', type: 'order', attributes: [{ name: 'total', time: 0, value: 10 }, { name: 'total', time: 5000, value: 12.5 }], relationships: [] },
+    { id: '1', type: 'item', attributes: [], relationships: [] },
+  ],
+  events: [
+    { id: 'e1', type: 'pay', time: 1000, attributes: { by: 'card', ok: true }, relationships: [{ objectId: '1', qualifier: 'paid' }, { objectId: 'ghost', qualifier: null }] },
+    { id: 'e2', type: 'pay', time: 2000, attributes: {}, relationships: [{ objectId: 'ghost', qualifier: null }] },
+  ],
+}
+
+/** What the exporter writes for `source` after an import: ids shared by two types become type/id. */
+function exported(): OcelJsonStrict {
+  return {
+    eventTypes: [{ name: 'pay', attributes: [] }],
+    objectTypes: [],
+    events: [{ id: 'u1', type: 'pay', time: '1970-01-01T00:00:01.000Z', attributes: [{ name: 'by', value: 'card' }, { name: 'ok', value: 'true' }], relationships: [{ objectId: 'order/1', qualifier: 'paid' }] }],
+    objects: [
+      { id: 'item/1', type: 'item', attributes: [], relationships: [] },
+      {
+        id: 'order/1',
+        type: 'order',
+        attributes: [
+          { name: 'total', time: '2024-01-01T00:00:00.000Z', value: '10' },
+          { name: 'total', time: '2024-01-01T00:00:01.000Z', value: '12.5' },
+        ],
+        relationships: [],
+      },
+    ],
+  }
+}
+
+describe('round-trip views', () => {
+  it('match for a faithful export, undoing type/id and comparing values as OCEL text', () => {
+    expect(diffViews(expectedView(source), exportedView(exported()))).toEqual([])
+  })
+
+  it('expect the events left after the skip rules, and their E2O pairs', () => {
+    const v = expectedView(source)
+    expect(v.eventsPerType).toEqual({ pay: 1 })
+    expect(v.e2o).toBe(1)
+    expect(v.objectsPerType).toEqual({ order: 1, item: 1 })
+  })
+
+  it('show a changed qualifier', () => {
+    const doc = exported()
+    const e = doc.events[0]
+    if (e !== undefined) e.relationships = [{ objectId: 'order/1', qualifier: '' }]
+    expect(diffViews(expectedView(source), exportedView(doc))).toHaveLength(2)
+  })
+
+  it('show a final attribute value that differs', () => {
+    const doc = exported()
+    doc.objects[1]?.attributes.reverse()
+    expect(diffViews(expectedView(source), exportedView(doc))).toEqual(['object order/1: expected {"total":"12.5"}, exported {"total":"10"}'])
+  })
+
+  it('show a missing event and an event time off by a millisecond', () => {
+    const missing = { ...exported(), events: [] }
+    expect(diffViews(expectedView(source), exportedView(missing))).toContain('events of type "pay": expected 1, exported 0')
+    const late = exported()
+    const e = late.events[0]
+    if (e !== undefined) e.time = '1970-01-01T00:00:01.001Z'
+    expect(diffViews(expectedView(source), exportedView(late))).toHaveLength(2)
+  })
+})

@@ -1,0 +1,65 @@
+/** The import summary (src/ocel/import/summary.ts). */
+import { describe, expect, it } from 'vitest'
+import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
+import { planImport } from '../../src/ocel/import/plan.js'
+import type { RunResult } from '../../src/ocel/import/run.js'
+import { formatSummary, reasonKey, summarize } from '../../src/ocel/import/summary.js'
+
+const log: OcelLog = {
+  format: 'sqlite',
+  eventTypes: [{ name: 'pay', attributes: [] }, { name: 'never', attributes: [] }],
+  objectTypes: [{ name: 'order', attributes: [] }],
+  notes: { ...newNotes('UTC'), naiveTimestamps: 3, unreadable: { event_unreadable_time: { count: 1, examples: ['e9 (soon)'] } } },
+  objects: [{ id: 'o1', type: 'order', attributes: [], relationships: [{ objectId: 'o2', qualifier: null }] }],
+  events: [
+    { id: 'e1', type: 'pay', time: 1000, attributes: {}, relationships: [{ objectId: 'o1', qualifier: null }, { objectId: 'ghost', qualifier: null }] },
+    { id: 'e2', type: 'pay', time: 2000, attributes: {}, relationships: [{ objectId: 'o1', qualifier: null }] },
+  ],
+}
+
+const run: RunResult = {
+  events: { accepted: 1, failed: 1 },
+  upserts: { accepted: 1, failed: 0 },
+  objectsAccepted: 1,
+  failures: [{ kind: 'event', source: 'e2', failure: 'rejected', reason: 'Event 1: /objects/0/type: must NOT have more than 100 characters', status: 200 }],
+  requests: 3,
+  aborted: null,
+}
+
+const summary = summarize({ file: 'log.sqlite', datasetId: 'ds1', log, plan: planImport(log), run, retries: { 'rate-limited': 2, network: 0, timeout: 0, 'server-error': 1 }, elapsedMs: 500 })
+
+describe('summarize', () => {
+  it('counts what was sent, what failed by reason, and what was retried', () => {
+    expect(summary.sent).toEqual({ events: 1, object_upserts: 1, objects: 1 })
+    expect(summary.failed).toEqual({ events: 1, object_upserts: 0, reasons: [{ kind: 'event', reason: '/objects/*/type: must NOT have more than 100 characters', count: 1, examples: ['e2'] }] })
+    expect(summary.retried).toEqual({ requests: 3, 'rate-limited': 2, network: 0, timeout: 0, 'server-error': 1 })
+    expect(summary.events_per_second).toBe(2)
+  })
+
+  it('reports the skips of reading and of planning with their meaning', () => {
+    expect(Object.keys(summary.skipped).sort()).toEqual(['e2o_unknown_object', 'event_unreadable_time', 'o2o_relationship'])
+    expect(summary.skipped.e2o_unknown_object).toMatchObject({ count: 1, examples: ['e1 → ghost'], description: expect.stringContaining('never defines') })
+  })
+
+  it('describes the log: declared and used types, E2O and O2O', () => {
+    expect(summary.log).toEqual({ events: 2, objects: 1, event_types: { declared: 2, used: 1 }, object_types: { declared: 1, used: 1 }, e2o: 3, o2o: 1, object_attribute_values: 0 })
+    expect(summary.timezone).toEqual({ zone: 'UTC', naive_timestamps: 3, truncated_to_ms: 0 })
+  })
+})
+
+describe('formatSummary', () => {
+  it('says that the import had failures and lists the reason, the skips and the time-zone assumption', () => {
+    const text = formatSummary(summary)
+    expect(text.split('\n')[0]).toBe('Imported with failures: log.sqlite (OCEL 2.0 SQLite) into dataset ds1')
+    expect(text).toContain('1 event(s): /objects/*/type: must NOT have more than 100 characters (e.g. e2)')
+    expect(text).toContain('1 O2O relationships not sent: no v1 endpoint carries them (e.g. o1 → o2)')
+    expect(text).toContain('3 without a time zone, read as UTC (--timezone)')
+    expect(text).toContain('retried     3 requests (rate-limited 2, server-error 1)')
+  })
+})
+
+describe('reasonKey', () => {
+  it('groups item failures by rule, not by item', () => {
+    expect(reasonKey('Event 17: /objects/3/qualifier: must NOT have more than 100 characters')).toBe('/objects/*/qualifier: must NOT have more than 100 characters')
+  })
+})
