@@ -1,0 +1,29 @@
+# Ocelog image for docker-compose.yml: `ocelog <command>` (ENTRYPOINT is the CLI; default `serve`).
+# Build stage compiles TypeScript and better-sqlite3's native module; the runtime stage keeps only
+# production dependencies and dist/. Node 20 as in PLATFORM.md (better-sqlite3 12, vitest 4).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 builds from source when its prebuilt binary cannot be fetched.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY projections ./projections
+COPY bench ./bench
+# `npm ci` runs the `prepare` script, which builds dist/.
+RUN npm ci --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# OCELOG_DATA_DIR for the embedded default (unused when EVENTSTORE_URL and MONGODB_URL are set).
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8080
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
+CMD ["serve"]
