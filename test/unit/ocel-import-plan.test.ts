@@ -68,7 +68,7 @@ describe('planImport mapping', () => {
         [],
       ),
     )
-    expect(plan.batches.flatMap((b) => b.items)).toEqual([
+    expect(plan.batches.flatMap((b): unknown[] => b.items)).toEqual([
       { type: 'order', id: 'o1', properties: { status: 'open', total: 10 } },
       { type: 'order', id: 'o1', properties: { status: 'paid' } },
     ])
@@ -78,7 +78,7 @@ describe('planImport mapping', () => {
 
   it('upserts an object without attributes once, without properties, so that it exists', () => {
     const plan = planImport(log([order('o1')], []))
-    expect(plan.batches.flatMap((b) => b.items)).toEqual([{ type: 'order', id: 'o1' }])
+    expect(plan.batches.flatMap((b): unknown[] => b.items)).toEqual([{ type: 'order', id: 'o1' }])
   })
 
   it('cuts batches of at most 100 items of one kind', () => {
