@@ -20,15 +20,18 @@
  * - **Reads.** `readAll` and `tail` read `$all` through a catch-up subscription filtered server-side
  *   to the `dataset-` stream prefix (the 6.x client's `readAll` cannot filter). Reading and
  *   subscribing to `$all` needs an admin (or $ops) user: EVENTSTORE_URL carries its credentials,
- *   e.g. `esdb://admin:changeit@host:2113?tls=false`. `readAll` stops at the server's "caught up"
- *   signal, which EventStoreDB sends since 23.10. `readStream` reads the dataset's stream.
+ *   e.g. `esdb://admin:changeit@host:2113?tls=false`. `readAll` first reads the position of the last
+ *   event in `$all` and stops once the subscription has passed it. `readStream` reads the dataset's stream.
  */
 import { randomUUID } from 'node:crypto'
 import {
   ANY,
+  BACKWARDS,
+  END,
   type AllStreamResolvedEvent,
   type AllStreamSubscription,
   type EventStoreDBClient,
+  type Position,
   jsonEvent,
   type ResolvedEvent,
   type ReadPosition,
@@ -70,8 +73,6 @@ function readEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): ReadEvent 
   if (commit === undefined) throw new Error(`log: event ${e.id} in ${e.streamId} has no commit position (EventStoreDB older than 22.6?)`)
   return { streamId: e.streamId, type: e.type, data: e.data, metadata: e.metadata, commitPosition: commit, created: e.created }
 }
-
-const DATASET_STREAMS = () => streamNameFilter({ prefixes: [STREAM_PREFIX] })
 
 export class EventStoreEventLog implements EventLog {
   private readonly budget: number
@@ -138,15 +139,27 @@ export class EventStoreEventLog implements EventLog {
   }
 
   /**
-   * Reads the dataset streams through `$all` from `after` (exclusive): a catch-up subscription
-   * filtered server-side to `dataset-`, closed at `maxCount` records or at the server's "caught up".
+   * Reads the dataset streams through `$all` from `after` (exclusive), at most `maxCount` records:
+   * a catch-up subscription filtered server-side to `dataset-`. It stops at `maxCount`, or once it
+   * has passed the end of `$all` as it was when the read began (the last event's position, read
+   * first): at an event or a filter checkpoint at or past that end, or at the server's "caught up"
+   * (EventStoreDB ≥ 23.10), whichever comes first.
    */
-  readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
+  async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
+    let end: bigint | undefined
+    try {
+      for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })) {
+        end = resolved.event?.position.commit ?? resolved.commitPosition
+      }
+    } catch (error) {
+      throw new LogUnavailableError(`reading the end of $all failed: ${message(error)}`)
+    }
+    if (end === undefined || (after !== null && BigInt(after) >= end)) return []
+    const last = end
     return new Promise<StoredRecord[]>((resolve, reject) => {
       const out: StoredRecord[] = []
       let done = false
       let idle: NodeJS.Timeout | undefined
-      const subscription = this.subscribe(after)
       const finish = (error?: unknown) => {
         if (done) return
         done = true
@@ -155,10 +168,15 @@ export class EventStoreEventLog implements EventLog {
         if (error === undefined) resolve(out)
         else reject(error instanceof LogUnavailableError ? error : new LogUnavailableError(`reading $all failed: ${message(error)}`))
       }
+      // An end signal can overtake events still buffered in the stream: let them flow first.
+      const finishSoon = () => setImmediate(() => finish())
+      const subscription = this.subscribe(after, (position) => {
+        if (position.commit >= last) finishSoon()
+      })
       const armIdle = () => {
         clearTimeout(idle)
         idle = setTimeout(
-          () => finish(new LogUnavailableError(`reading $all: no event and no "caught up" from EventStoreDB within ${String(this.idleMs)} ms (needs EventStoreDB 23.10 or later)`)),
+          () => finish(new LogUnavailableError(`reading $all: EventStoreDB sent nothing for ${String(this.idleMs)} ms before the end of $all`)),
           this.idleMs,
         )
       }
@@ -168,24 +186,32 @@ export class EventStoreEventLog implements EventLog {
         try {
           const e = readEvent(resolved)
           if (e === null) return
+          armIdle()
           const record = toStoredRecord(e)
           if (after !== null && record.position <= after) return
           out.push(record)
-          armIdle()
           if (out.length >= maxCount) finish()
+          else if (e.commitPosition >= last) finishSoon()
         } catch (error) {
           finish(error)
         }
       })
-      // "caught up" can overtake events still buffered in the stream: let them flow first.
-      subscription.on('caughtUp', () => setImmediate(() => finish()))
+      subscription.on('caughtUp', finishSoon)
       subscription.on('error', (error: Error) => finish(error))
       subscription.on('end', () => finish())
     })
   }
 
-  private subscribe(after: number | null): AllStreamSubscription {
-    return this.client.subscribeToAll({ fromPosition: readPosition(after), filter: DATASET_STREAMS() })
+  /**
+   * A catch-up subscription to `$all` from `after`, filtered server-side to the `dataset-` prefix.
+   * @param onCheckpoint called with the filter's checkpoints: positions up to which `$all` was scanned.
+   */
+  private subscribe(after: number | null, onCheckpoint?: (position: Position) => void): AllStreamSubscription {
+    const filter =
+      onCheckpoint === undefined
+        ? streamNameFilter({ prefixes: [STREAM_PREFIX] })
+        : streamNameFilter({ prefixes: [STREAM_PREFIX], checkpointInterval: 1, checkpointReached: (_subscription, position) => onCheckpoint(position) })
+    return this.client.subscribeToAll({ fromPosition: readPosition(after), filter })
   }
 
   /**
