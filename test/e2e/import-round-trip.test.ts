@@ -1,0 +1,115 @@
+/**
+ * e2e: `ocelog import` of the real small OCEL 2.0 logs into an empty dataset of the built service,
+ * then `ocelog export` of that dataset, gives back the same events per type, objects per type, E2O
+ * pairs with qualifiers, event times and attributes, and final object attribute values, modulo what
+ * the import summary reported as skipped (src/ocel/import/round-trip.ts). Each log in every form
+ * we have: JSON, SQLite, XML.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readOcelFile } from '../../src/ocel/import/read.js'
+import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
+import type { ImportSummary } from '../../src/ocel/import/summary.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+import { startService, type RunningService } from '../helpers/service.js'
+
+const DATA = join(process.cwd(), '../shared/data/ocel')
+
+let service: RunningService
+let out: string
+
+beforeAll(async () => {
+  service = await startService()
+  out = mkdtempSync(join(tmpdir(), 'ocelog-round-trip-'))
+})
+afterAll(async () => {
+  await service.stop()
+  rmSync(out, { recursive: true, force: true })
+})
+
+/** Imports `file` into a new dataset through the CLI; returns the summary (--json) and the dataset id. */
+async function importFile(file: string, extra: string[] = []): Promise<{ summary: ImportSummary; datasetId: string }> {
+  const key = await service.createKey({ name: 'import' })
+  const r = await service.cli(['import', file, '--url', service.url, '--key', key.key, '--json', ...extra])
+  if (r.code !== 0) throw new Error(`ocelog import ${file} exited ${String(r.code)}:\n${r.stderr}\n${r.stdout}`)
+  const summary: ImportSummary = JSON.parse(r.stdout)
+  return { summary, datasetId: key.dataset_id }
+}
+
+async function exportDataset(datasetId: string): Promise<OcelJsonStrict> {
+  const file = join(out, `${datasetId}.json`)
+  const r = await service.cli(['export', '--dataset', datasetId, '--out', file])
+  if (r.code !== 0) throw new Error(`ocelog export exited ${String(r.code)}: ${r.stderr}`)
+  const doc: OcelJsonStrict = JSON.parse(readFileSync(file, 'utf8'))
+  return doc
+}
+
+const LOGS = [
+  { name: 'pm4py ocel20_example (JSON)', file: 'raw/pm4py__ocel20_example.jsonocel', events: 13, o2o: 7 },
+  { name: 'ocpa ocel20_example (XML)', file: 'raw/ocpa__ocel20_example.xmlocel', events: 13, o2o: 7 },
+  { name: 'ocpa ocel20_example (SQLite)', file: 'raw/ocpa__ocel20_example.sqlite', events: 13, o2o: 7 },
+  { name: 'ocelescope pallet-logistics (SQLite)', file: 'raw/ocelescope__pallet-logistics-v0.9.sqlite', events: 14, o2o: 0 },
+  { name: 'ocelescope pallet-logistics (JSON)', file: 'derived/ocelescope__pallet-logistics-v0.9.ocel2.json', events: 14, o2o: 0 },
+]
+
+describe('ocelog import then ocelog export', () => {
+  for (const log of LOGS) {
+    it(`gives back the ${log.name} log`, async () => {
+      const path = join(DATA, log.file)
+      const { summary, datasetId } = await importFile(path)
+      expect(summary.dataset_id).toBe(datasetId)
+      expect(summary.failed).toEqual({ events: 0, object_upserts: 0, reasons: [] })
+      expect(summary.aborted).toBeNull()
+      expect(summary.sent.events).toBe(log.events)
+      expect(summary.skipped.o2o_relationship?.count ?? 0).toBe(log.o2o)
+      const doc = await exportDataset(datasetId)
+      expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+    })
+  }
+
+  it('reads the XML form with --timezone +01:00 as the same log as the JSON form', async () => {
+    const { summary, datasetId } = await importFile(join(DATA, 'raw/ocpa__ocel20_example.xmlocel'), ['--timezone', '+01:00'])
+    expect(summary.timezone).toEqual({ zone: '+01:00', naive_timestamps: 16, truncated_to_ms: 0 })
+    const json = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), parseTimeZone('UTC'))
+    expect(diffViews(expectedView(json), exportedView(await exportDataset(datasetId)))).toEqual([])
+  })
+
+  it('imports the ocpa logistics log, reporting its references to undefined Handling Units as skipped', async () => {
+    const path = join(DATA, 'raw/ocpa__logistics.sqlite')
+    const { summary, datasetId } = await importFile(path)
+    expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
+    expect(summary.skipped.e2o_unknown_object?.count).toBe(5080)
+    expect(summary.skipped.event_without_objects?.count).toBe(2540)
+    expect(summary.sent.events).toBe(8727 - 2540)
+    expect(summary.timezone.naive_timestamps).toBeGreaterThan(11_000)
+    const doc = await exportDataset(datasetId)
+    expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+  }, 120_000)
+})
+
+describe('ocelog import', () => {
+  it('prints a summary for a person without --json', async () => {
+    const key = await service.createKey()
+    const r = await service.cli(['import', join(DATA, 'raw/ocpa__ocel20_example.sqlite'), '--url', service.url, '--key', key.key])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`(OCEL 2.0 SQLite) into dataset ${key.dataset_id}`)
+    expect(r.stdout).toMatch(/sent {8}13 events, 12 object upserts \(9 objects\)/)
+    expect(r.stdout).toContain('22 without a time zone, read as UTC (--timezone)')
+    expect(r.stdout).toMatch(/throughput {2}13 events in \d+\.\d s = [\d,]+ events\/s/)
+  })
+
+  it('refuses a key the service does not accept, before reading the file', async () => {
+    const r = await service.cli(['import', join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), '--url', service.url, '--key', 'ocl_0000000000000000_nope'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`cannot import into ${service.url}: GET /v1/health: 401`)
+  })
+
+  it('refuses an unknown time zone, naming it', async () => {
+    const r = await service.cli(['import', join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), '--url', service.url, '--key', 'k', '--timezone', 'Mars/Olympus'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('--timezone: time zone "Mars/Olympus"')
+  })
+})
