@@ -12,7 +12,7 @@ export const EnvSchema = Type.Object({
   PORT: Type.Optional(IntString('TCP port of the HTTP server (default 8080)')),
   HOST: Type.Optional(Type.String({ minLength: 1, description: 'Interface to listen on (default 0.0.0.0)' })),
   OCELOG_DATA_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Folder of the embedded SQLite file (default ./data)' })),
-  EVENTSTORE_URL: Type.Optional(Type.String({ pattern: '^(esdb|kurrentdb)(\\+discover)?://', description: 'EventStoreDB connection string' })),
+  EVENTSTORE_URL: Type.Optional(Type.String({ pattern: '^esdb(\\+discover)?://', description: 'EventStoreDB connection string' })),
   MONGODB_URL: Type.Optional(Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate limits' })),
   OCELOG_RATE_LIMIT_PER_MINUTE: Type.Optional(IntString('Requests per minute per API key (default 1200)')),

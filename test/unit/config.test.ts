@@ -42,3 +42,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', REDIS_URL: '' }).port).toBe(8080)
   })
 })
+
+describe('loadConfig engine URLs', () => {
+  it('accepts esdb:// with mongodb://', () => {
+    const c = loadConfig({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost:27017/ocelog' })
+    expect([c.eventstoreUrl, c.mongodbUrl]).toEqual(['esdb://localhost:2113?tls=false', 'mongodb://localhost:27017/ocelog'])
+  })
+
+  it('rejects kurrentdb://, which @eventstore/db-client 6 cannot open', () => {
+    expect(() => loadConfig({ EVENTSTORE_URL: 'kurrentdb://localhost:2113', MONGODB_URL: 'mongodb://localhost' })).toThrow(/^EVENTSTORE_URL=/)
+  })
+})
