@@ -1,0 +1,92 @@
+/**
+ * e2e: the client against the built service with a tiny rate limit (2 requests per 2-second window,
+ * so Retry-After is at most 2 s). The client waits out every 429 for its Retry-After and finishes
+ * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OcelogClient, type RetryNotice } from '../../src/client/index.js'
+import { readOcelFile } from '../../src/ocel/import/read.js'
+import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
+import type { ImportSummary } from '../../src/ocel/import/summary.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+import type { EventInput } from '../../src/schemas/api.js'
+import { startService, type RunningService } from '../helpers/service.js'
+
+/** 60 per minute in a 2 s window: a budget of 2 requests per window. */
+const LIMIT = { OCELOG_RATE_LIMIT_PER_MINUTE: '60', OCELOG_RATE_LIMIT_WINDOW_SECONDS: '2' }
+
+let service: RunningService
+let out: string
+
+beforeAll(async () => {
+  service = await startService({ env: LIMIT })
+  out = mkdtempSync(join(tmpdir(), 'ocelog-rate-limit-'))
+})
+afterAll(async () => {
+  await service.stop()
+  rmSync(out, { recursive: true, force: true })
+})
+
+interface ReplayLine {
+  type: string
+  data: { event_id: string; objects: { id: string }[] }
+}
+
+describe('OcelogClient under a tiny rate limit', () => {
+  it('waits out Retry-After and records every event exactly once', async () => {
+    const key = await service.createKey({ name: 'rate-limited' })
+    const notices: RetryNotice[] = []
+    const client = new OcelogClient({ baseUrl: service.url, apiKey: key.key, concurrency: 4, onRetry: (n) => notices.push(n) })
+    const events: EventInput[] = Array.from({ length: 1000 }, (_, i) => ({
+      event: 'Ship Parcel',
+      timestamp: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
+      objects: [{ type: 'parcel', id: `p${String(i)}`, qualifier: 'shipped' }],
+    }))
+    const started = Date.now()
+    const result = await client.sendEvents(events)
+    const elapsed = Date.now() - started
+
+    expect(result.failures).toEqual([])
+    expect(result.accepted).toHaveLength(1000)
+    // 10 batches at 2 per 2 s window need at least 4 more windows after the first.
+    expect(elapsed).toBeGreaterThanOrEqual(7000)
+    expect(notices.length).toBeGreaterThan(0)
+    for (const n of notices) {
+      expect(n.cause).toBe('rate-limited')
+      expect(n.status).toBe(429)
+      expect(n.delayMs).toBeGreaterThanOrEqual(1000)
+      expect(n.delayMs).toBeLessThanOrEqual(2000)
+    }
+    // Every request was either one of the 10 accepted batches or one 429 that was waited out.
+    expect(result.requests).toBe(10 + notices.length)
+
+    const replay = await service.cli(['replay', '--dataset', key.dataset_id, '--json'])
+    expect(replay.code, replay.stderr).toBe(0)
+    const records: ReplayLine[] = replay.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    expect(records).toHaveLength(1000)
+    expect(records.every((r) => r.type === 'EventRecorded')).toBe(true)
+    expect(new Set(records.map((r) => r.data.event_id))).toEqual(new Set(result.accepted.map((a) => a.value)))
+    expect(records.map((r) => r.data.objects[0]?.id).sort()).toEqual(events.map((e) => e.objects[0]?.id).sort())
+  }, 120_000)
+
+  it('lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip', async () => {
+    const path = join(process.cwd(), '../shared/data/ocel/raw/pm4py__ocel20_example.jsonocel')
+    const key = await service.createKey({ name: 'import-rate-limited' })
+    const r = await service.cli(['import', path, '--url', service.url, '--key', key.key, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const summary: ImportSummary = JSON.parse(r.stdout)
+    expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
+    expect(summary.retried['rate-limited']).toBeGreaterThan(0)
+    expect(summary.retried.requests).toBe(summary.retried['rate-limited'])
+
+    const file = join(out, 'export.json')
+    const e = await service.cli(['export', '--dataset', key.dataset_id, '--out', file])
+    expect(e.code, e.stderr).toBe(0)
+    const doc: OcelJsonStrict = JSON.parse(readFileSync(file, 'utf8'))
+    expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+  }, 120_000)
+})
