@@ -152,7 +152,8 @@ describe('Projector on SQLite', () => {
     const running = p.run(abort.signal)
     await seed()
     const deadline = Date.now() + 5000
-    while ((await store.events('ds1')).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    const head = (await log.readAll(null, 100)).length
+    while (p.position !== head && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     abort.abort()
     await running
     expect((await store.events('ds1')).length).toBe(2)
