@@ -3,16 +3,12 @@
  * so Retry-After is at most 2 s). The client waits out every 429 for its Retry-After and finishes
  * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient, type RetryNotice } from '../../src/client/index.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
-import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
-import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import type { EventInput } from '../../src/schemas/api.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
@@ -20,15 +16,12 @@ import { startService, type RunningService } from '../helpers/service.js'
 const LIMIT = { OCELOG_RATE_LIMIT_PER_MINUTE: '60', OCELOG_RATE_LIMIT_WINDOW_SECONDS: '2' }
 
 let service: RunningService
-let out: string
 
 beforeAll(async () => {
   service = await startService({ env: LIMIT })
-  out = mkdtempSync(join(tmpdir(), 'ocelog-rate-limit-'))
 })
 afterAll(async () => {
   await service.stop()
-  rmSync(out, { recursive: true, force: true })
 })
 
 interface ReplayLine {
@@ -76,17 +69,12 @@ describe('OcelogClient under a tiny rate limit', () => {
   it('lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip', async () => {
     const path = join(process.cwd(), '../shared/data/ocel/raw/pm4py__ocel20_example.jsonocel')
     const key = await service.createKey({ name: 'import-rate-limited' })
-    const r = await service.cli(['import', path, '--url', service.url, '--key', key.key, '--json'])
-    expect(r.code, r.stderr).toBe(0)
-    const summary: ImportSummary = JSON.parse(r.stdout)
+    const summary = await service.importOcel(path, key.key)
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
     expect(summary.retried['rate-limited']).toBeGreaterThan(0)
     expect(summary.retried.requests).toBe(summary.retried['rate-limited'])
 
-    const file = join(out, 'export.json')
-    const e = await service.cli(['export', '--dataset', key.dataset_id, '--out', file])
-    expect(e.code, e.stderr).toBe(0)
-    const doc: OcelJsonStrict = JSON.parse(readFileSync(file, 'utf8'))
+    const doc = await service.exportOcel(key.dataset_id)
     expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
   }, 120_000)
 })

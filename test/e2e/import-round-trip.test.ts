@@ -5,46 +5,29 @@
  * the import summary reported as skipped (src/ocel/import/round-trip.ts). Each log in every form
  * we have: JSON, SQLite, XML.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
-import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
 const DATA = join(process.cwd(), '../shared/data/ocel')
 
 let service: RunningService
-let out: string
 
 beforeAll(async () => {
   service = await startService()
-  out = mkdtempSync(join(tmpdir(), 'ocelog-round-trip-'))
 })
 afterAll(async () => {
   await service.stop()
-  rmSync(out, { recursive: true, force: true })
 })
 
 /** Imports `file` into a new dataset through the CLI; returns the summary (--json) and the dataset id. */
 async function importFile(file: string, extra: string[] = []): Promise<{ summary: ImportSummary; datasetId: string }> {
   const key = await service.createKey({ name: 'import' })
-  const r = await service.cli(['import', file, '--url', service.url, '--key', key.key, '--json', ...extra])
-  if (r.code !== 0) throw new Error(`ocelog import ${file} exited ${String(r.code)}:\n${r.stderr}\n${r.stdout}`)
-  const summary: ImportSummary = JSON.parse(r.stdout)
-  return { summary, datasetId: key.dataset_id }
-}
-
-async function exportDataset(datasetId: string): Promise<OcelJsonStrict> {
-  const file = join(out, `${datasetId}.json`)
-  const r = await service.cli(['export', '--dataset', datasetId, '--out', file])
-  if (r.code !== 0) throw new Error(`ocelog export exited ${String(r.code)}: ${r.stderr}`)
-  const doc: OcelJsonStrict = JSON.parse(readFileSync(file, 'utf8'))
-  return doc
+  return { summary: await service.importOcel(file, key.key, extra), datasetId: key.dataset_id }
 }
 
 const LOGS = [
@@ -65,7 +48,7 @@ describe('ocelog import then ocelog export', () => {
       expect(summary.aborted).toBeNull()
       expect(summary.sent.events).toBe(log.events)
       expect(summary.skipped.o2o_relationship?.count ?? 0).toBe(log.o2o)
-      const doc = await exportDataset(datasetId)
+      const doc = await service.exportOcel(datasetId)
       expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
     })
   }
@@ -74,7 +57,7 @@ describe('ocelog import then ocelog export', () => {
     const { summary, datasetId } = await importFile(join(DATA, 'raw/ocpa__ocel20_example.xmlocel'), ['--timezone', '+01:00'])
     expect(summary.timezone).toEqual({ zone: '+01:00', naive_timestamps: 16, truncated_to_ms: 0 })
     const json = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), parseTimeZone('UTC'))
-    expect(diffViews(expectedView(json), exportedView(await exportDataset(datasetId)))).toEqual([])
+    expect(diffViews(expectedView(json), exportedView(await service.exportOcel(datasetId)))).toEqual([])
   })
 
   it('imports the ocpa logistics log, reporting its references to undefined Handling Units as skipped', async () => {
@@ -85,7 +68,7 @@ describe('ocelog import then ocelog export', () => {
     expect(summary.skipped.event_without_objects?.count).toBe(2540)
     expect(summary.sent.events).toBe(8727 - 2540)
     expect(summary.timezone.naive_timestamps).toBeGreaterThan(11_000)
-    const doc = await exportDataset(datasetId)
+    const doc = await service.exportOcel(datasetId)
     expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
   }, 120_000)
 })

@@ -5,29 +5,22 @@
  * attribute values come back, modulo the O2O relationships the summary reports as not sent. Both
  * forms we have of it (derived JSON, SQLite). Prints the measured import time and events/s.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
-import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
-import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
 const DATA = join(process.cwd(), '../shared/data/ocel')
 
 let service: RunningService
-let out: string
 
 beforeAll(async () => {
   service = await startService()
-  out = mkdtempSync(join(tmpdir(), 'ocelog-running-example-'))
 })
 afterAll(async () => {
   await service.stop()
-  rmSync(out, { recursive: true, force: true })
 })
 
 describe('ocelog import of the order-management running example', () => {
@@ -36,10 +29,8 @@ describe('ocelog import of the order-management running example', () => {
       const path = join(DATA, form)
       const key = await service.createKey({ name: 'running-example' })
       const started = Date.now()
-      const r = await service.cli(['import', path, '--url', service.url, '--key', key.key, '--json'])
+      const summary = await service.importOcel(path, key.key)
       const wallMs = Date.now() - started
-      expect(r.code, r.stderr).toBe(0)
-      const summary: ImportSummary = JSON.parse(r.stdout)
       console.info(
         `import ${form}: ${String(summary.sent.events)} events, ${String(summary.sent.object_upserts)} upserts in ${(summary.elapsed_ms / 1000).toFixed(1)} s ` +
           `= ${String(summary.events_per_second)} events/s (${String(summary.requests)} requests; ${(wallMs / 1000).toFixed(1)} s with process start)`,
@@ -49,10 +40,7 @@ describe('ocelog import of the order-management running example', () => {
       expect(Object.keys(summary.skipped)).toEqual(['o2o_relationship'])
       expect(summary.skipped.o2o_relationship?.count).toBe(25_336)
 
-      const file = join(out, `${key.dataset_id}.json`)
-      const e = await service.cli(['export', '--dataset', key.dataset_id, '--out', file])
-      expect(e.code, e.stderr).toBe(0)
-      const doc: OcelJsonStrict = JSON.parse(readFileSync(file, 'utf8'))
+      const doc = await service.exportOcel(key.dataset_id)
       expect(doc.events).toHaveLength(18_211)
       expect(doc.objects).toHaveLength(10_031)
       expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])

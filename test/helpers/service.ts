@@ -5,18 +5,22 @@
  * ```ts
  * const service = await startService({ env: { OCELOG_RATE_LIMIT_PER_MINUTE: '60' } })
  * const key = await service.createKey()           // a new dataset: key.key, key.dataset_id
- * const r = await service.cli(['export', '--dataset', key.dataset_id])
+ * const summary = await service.importOcel('log.jsonocel', key.key)   // ocelog import --json
+ * const doc = await service.exportOcel(key.dataset_id)                 // ocelog export, parsed
+ * const r = await service.cli(['replay', '--dataset', key.dataset_id, '--json'])
  * await service.stop()                             // SIGTERM, waits for exit, removes the data dir
  * ```
  * Needs dist/ (`npm run build`; `npm test` builds first). CLI commands run against the same data
  * dir through test/helpers/cli.ts, so `keys`, `replay` and `export` see what the service stored.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CreatedKey } from '../../src/admin.js'
+import type { ImportSummary } from '../../src/ocel/import/summary.js'
+import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { CLI, requireBuild, runCli, type CliResult } from './cli.js'
 
 export interface ServiceOptions {
@@ -35,6 +39,10 @@ export interface RunningService {
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>
   /** `ocelog keys create --json`: a key for a new dataset, or for `datasetId`. */
   createKey(options?: { name?: string; datasetId?: string; scopes?: string[] }): Promise<CreatedKey>
+  /** `ocelog import FILE --url <this service> --key KEY --json [...extraArgs]`; rejects unless it exits 0. */
+  importOcel(file: string, key: string, extraArgs?: string[]): Promise<ImportSummary>
+  /** `ocelog export --dataset ID --out <file in the data dir>`, parsed; rejects unless it exits 0. */
+  exportOcel(datasetId: string): Promise<OcelJsonStrict>
   /** What the service wrote on stderr so far (its log at LOG_LEVEL=warn). */
   stderr(): string
   /** SIGTERM, wait for the exit (SIGKILL after 10 s), then remove the data dir. Safe to call twice. */
@@ -111,6 +119,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   }
 
   const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(dataDir, args, { ...env, ...extraEnv })
+  const succeed = async (args: string[]) => {
+    const r = await cli(args)
+    if (r.code !== 0) throw new Error(`ocelog ${args[0] ?? ''} exited ${String(r.code)}:\n${r.stderr}\n${r.stdout}`)
+    return r.stdout
+  }
+  let exports = 0
   return {
     url,
     port,
@@ -120,10 +134,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       const args = ['keys', 'create', '--name', o.name ?? 'e2e', '--json']
       if (o.datasetId !== undefined) args.push('--dataset', o.datasetId)
       if (o.scopes !== undefined) args.push('--scopes', o.scopes.join(','))
-      const r = await cli(args)
-      if (r.code !== 0) throw new Error(`ocelog keys create exited ${String(r.code)}: ${r.stderr}`)
-      const created: CreatedKey = JSON.parse(r.stdout)
+      const created: CreatedKey = JSON.parse(await succeed(args))
       return created
+    },
+    async importOcel(file, key, extraArgs = []) {
+      const summary: ImportSummary = JSON.parse(await succeed(['import', file, '--url', url, '--key', key, '--json', ...extraArgs]))
+      return summary
+    },
+    async exportOcel(datasetId) {
+      exports += 1
+      const file = join(dataDir, `export-${String(exports)}.json`)
+      await succeed(['export', '--dataset', datasetId, '--out', file])
+      const doc: OcelJsonStrict = JSON.parse(readFileSync(file, 'utf8'))
+      return doc
     },
     stderr: () => stderr,
     stop,
