@@ -84,10 +84,16 @@ describe('ocelog import', () => {
     expect(r.stdout).toMatch(/throughput {2}13 events in \d+\.\d s = [\d,]+ events\/s/)
   })
 
-  it('refuses a key the service does not accept, before reading the file', async () => {
+  it('refuses a key the service does not accept, before sending anything', async () => {
     const r = await service.cli(['import', join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), '--url', service.url, '--key', 'ocl_0000000000000000_nope'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(`cannot import into ${service.url}: GET /v1/health: 401`)
+  })
+
+  it('refuses a file that does not exist', async () => {
+    const r = await service.cli(['import', join(DATA, 'nope.jsonocel'), '--url', service.url, '--key', 'k'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('nope.jsonocel: no such file')
   })
 
   it('refuses an unknown time zone, naming it', async () => {

@@ -7,6 +7,7 @@
  */
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
+import { existsSync } from 'node:fs'
 import { OcelogClient } from '../../client/client.js'
 import { OcelogRequestError } from '../../client/errors.js'
 import type { RetryCause, RetryNotice } from '../../client/types.js'
@@ -99,6 +100,7 @@ export function registerImport(program: Command): void {
     .action(async (file: string, opts: ImportOptions) => {
       const zone = zoneOf(opts.timezone)
       const concurrency = concurrencyOf(opts.concurrency)
+      if (!existsSync(file)) throw new CliError(`${file}: no such file`)
       const started = Date.now()
       const retries: Record<RetryCause, number> = { 'rate-limited': 0, network: 0, timeout: 0, 'server-error': 0 }
       let onRetry: (notice: RetryNotice) => void = () => {}
@@ -111,7 +113,9 @@ export function registerImport(program: Command): void {
 
       let datasetId: string
       try {
-        datasetId = (await client.health()).dataset_id
+        // A mistyped URL or key should fail at once, not after the import's full retry policy.
+        const probe = new OcelogClient({ baseUrl: opts.url, apiKey: opts.key, retry: { maxAttempts: 3, maxRateLimitWaits: 3 } })
+        datasetId = (await probe.health()).dataset_id
       } catch (error) {
         if (error instanceof OcelogRequestError) throw new CliError(`cannot import into ${opts.url}: ${error.message}`)
         throw error
@@ -122,7 +126,6 @@ export function registerImport(program: Command): void {
         log = readOcelFile(file, zone)
       } catch (error) {
         if (error instanceof OcelReadError) throw new CliError(error.message)
-        if (error instanceof Error && 'code' in error && error.code === 'ENOENT') throw new CliError(`${file}: no such file`)
         throw error
       }
       const plan = planImport(log)
