@@ -5,24 +5,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, requireBuild, runCli } from '../helpers/cli.js'
+import { freePort } from '../helpers/free-port.js'
 
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 let dataDir: string
 let port: number

@@ -3,7 +3,8 @@
  * persistence, answered PING before it is handed out, stopped afterwards.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { createConnection, createServer } from 'node:net'
+import { createConnection } from 'node:net'
+import { freePort } from './free-port.js'
 
 export interface RedisServer {
   port: number
@@ -18,18 +19,6 @@ export function redisServerInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0
 }
 
-/** A TCP port that was free a moment ago (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))))
-    })
-  })
-}
 
 /** Sends PING over a raw connection; true when the answer is +PONG. */
 export function ping(port: number, timeoutMs = 500): Promise<boolean> {

@@ -15,13 +15,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CreatedKey } from '../../src/admin.js'
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { CLI, requireBuild, runCli, type CliResult } from './cli.js'
+import { freePort } from './free-port.js'
 
 export interface ServiceOptions {
   /** Extra environment of the service and of `cli()` (e.g. OCELOG_RATE_LIMIT_PER_MINUTE). */
@@ -49,18 +49,6 @@ export interface RunningService {
   stop(): Promise<void>
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()

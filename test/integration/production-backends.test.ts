@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { connectEventStore, connectMongo, openProductionBackends } from '../../src/adapters/production.js'
 import { EngineUnavailableError } from '../../src/composition.js'
-import { freePort } from '../helpers/redis-server.js'
+import { freePort } from '../helpers/free-port.js'
 
 const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@')
 
