@@ -24,6 +24,13 @@ export interface ProjectorOptions {
   name?: string
   /** Largest run of records folded into one ChangeSet (default 2000). */
   maxBatch?: number
+  /**
+   * Largest work, in `recordCost` units, applied in one transaction (default 16000: about 2,300
+   * events with 3 objects, or 12 events with 50 objects). Bounds the memory of one ChangeSet and
+   * how long one apply holds the thread, which the API shares with the projector on the embedded
+   * default.
+   */
+  maxBatchCost?: number
   shard?: Shard
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>
 }
@@ -38,9 +45,40 @@ export function datasetHash(datasetId: string): number {
   return h
 }
 
+/**
+ * Work units of one record for the read models: one per row it writes, plus one per object pair
+ * it links (an event with k objects links k(k−1)/2 pairs, so 50 objects cost 1,276 units and 3
+ * objects cost 7).
+ */
+export function recordCost(record: StoredRecord): number {
+  if (record.type !== 'EventRecorded') return 2
+  const k = record.data.objects.length
+  return 1 + k + (k * (k - 1)) / 2
+}
+
+/** Splits records (log order kept) into runs of at most `maxCost` units; a record costlier than that runs alone. */
+export function splitByCost(records: readonly StoredRecord[], maxCost: number): StoredRecord[][] {
+  const runs: StoredRecord[][] = []
+  let run: StoredRecord[] = []
+  let cost = 0
+  for (const record of records) {
+    const c = recordCost(record)
+    if (run.length > 0 && cost + c > maxCost) {
+      runs.push(run)
+      run = []
+      cost = 0
+    }
+    run.push(record)
+    cost += c
+  }
+  if (run.length > 0) runs.push(run)
+  return runs
+}
+
 export class Projector {
   readonly name: string
   private readonly maxBatch: number
+  private readonly maxBatchCost: number
   private readonly shard: Shard | undefined
   /** Emits `applied` (position: number) after every applied batch. */
   readonly events = new EventEmitter()
@@ -59,6 +97,7 @@ export class Projector {
     }
     this.name = this.shard === undefined || this.shard.count === 1 ? base : `${base}-${String(this.shard.index)}-of-${String(this.shard.count)}`
     this.maxBatch = options.maxBatch ?? 2000
+    this.maxBatchCost = options.maxBatchCost ?? 16000
     this.events.setMaxListeners(0)
   }
 
@@ -76,14 +115,27 @@ export class Projector {
     return this.shard === undefined || this.shard.count === 1 || datasetHash(record.datasetId) % this.shard.count === this.shard.index
   }
 
-  private async applyBatch(batch: readonly StoredRecord[]): Promise<void> {
-    const last = batch[batch.length - 1]
+  private async applyRun(run: readonly StoredRecord[]): Promise<void> {
+    const last = run[run.length - 1]
     if (last === undefined) return
-    const changes = foldRecords(batch.filter((r) => this.mine(r)))
+    const changes = foldRecords(run.filter((r) => this.mine(r)))
     await this.store.apply(this.name, this.applied, last.position, changes)
     this.applied = last.position
     this.appliedRecords += changes.recordCount
     this.events.emit('applied', last.position)
+  }
+
+  /**
+   * Applies a batch read from the log in runs of at most `maxBatchCost`, one transaction each.
+   * With `yieldBetween`, other work on this thread (the HTTP server) runs between the runs.
+   */
+  private async applyBatch(batch: readonly StoredRecord[], yieldBetween = false): Promise<void> {
+    for (const run of splitByCost(batch, this.maxBatchCost)) {
+      await this.applyRun(run)
+      // An embedded log and store answer without I/O, so this would run on microtasks alone and
+      // starve the HTTP server in the same process until it caught up.
+      if (yieldBetween) await new Promise<void>((resolve) => setImmediate(resolve))
+    }
   }
 
   /** Applies everything the log holds now, then returns the number of records applied. */
@@ -113,7 +165,12 @@ export class Projector {
       try {
         this.applied = await this.store.checkpoint(this.name)
         for await (const batch of this.log.tail(this.applied, { signal, maxBatch: this.maxBatch })) {
-          await this.applyBatch(batch)
+          // Near the head (a short batch), let the HTTP server in between runs to keep its latency low;
+          // behind (a full batch), apply the whole batch first, so that ingest cannot outrun the read
+          // models on the thread they share. Either way, yield once per batch.
+          const behind = batch.length >= this.maxBatch
+          await this.applyBatch(batch, !behind)
+          if (behind) await new Promise<void>((resolve) => setImmediate(resolve))
           delay = 100
         }
       } catch (error) {
