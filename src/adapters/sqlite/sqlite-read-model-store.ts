@@ -2,7 +2,7 @@
  * ReadModelStore adapter on the embedded SQLite file (tables `rm_*`). `apply` writes a ChangeSet
  * and moves the checkpoint in one transaction, so a crash leaves either all of it or none.
  */
-import type { ChangeSet, TypeChange } from '../../../projections/change-set.js'
+import type { ChangeSet } from '../../../projections/change-set.js'
 import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
@@ -25,7 +25,66 @@ function parseObject(text: string): Properties {
   return JSON.parse(text) as Properties
 }
 
+function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
+  return db.prepare(
+    `INSERT INTO ${table} (dataset_id, name, source, first_seen_at, last_seen_at, count, position)
+     VALUES (@datasetId, @name, 'public_api', @firstSeenAt, @lastSeenAt, @added, @maxPosition)
+     ON CONFLICT (dataset_id, name) DO UPDATE SET
+       first_seen_at = min(first_seen_at, excluded.first_seen_at),
+       last_seen_at = max(last_seen_at, excluded.last_seen_at),
+       count = count + excluded.count,
+       position = excluded.position
+     WHERE ${table}.position < @minPosition`,
+  )
+}
+
+/** The statements of `apply`, prepared once per store: preparing them per batch cost more than small batches did. */
+function prepareApplyStatements(db: SqliteDatabase) {
+  const getObject = db.prepare('SELECT properties, position FROM rm_objects WHERE dataset_id = ? AND object_id = ?')
+  const putObject = db.prepare(
+    `INSERT INTO rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (dataset_id, object_id) DO UPDATE SET
+       properties = excluded.properties, updated_at = excluded.updated_at, position = excluded.position`,
+  )
+  const countObjects = db.prepare(
+    'UPDATE rm_object_types SET count = (SELECT count(*) FROM rm_objects WHERE dataset_id = ? AND type = ?) WHERE dataset_id = ? AND name = ?',
+  )
+  const putChange = db.prepare(
+    'INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES (?, ?, ?, ?, ?)',
+  )
+  const putEvent = db.prepare(
+    `INSERT OR IGNORE INTO rm_events (dataset_id, event_id, event_type, timestamp, end_timestamp, properties, objects_count, received_at, position)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const putE2O = db.prepare(
+    `INSERT OR IGNORE INTO rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const getLink = db.prepare('SELECT event_types, position FROM rm_object_links WHERE dataset_id = ? AND object_a = ? AND object_b = ?')
+  const putLink = db.prepare(
+    `INSERT INTO rm_object_links (dataset_id, object_a, object_b, event_count, first_time, last_time, event_types, position)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (dataset_id, object_a, object_b) DO UPDATE SET
+       event_count = event_count + excluded.event_count,
+       first_time = min(first_time, excluded.first_time),
+       last_time = max(last_time, excluded.last_time),
+       event_types = excluded.event_types,
+       position = excluded.position`,
+  )
+  const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
+  const putCheckpoint = db.prepare(
+    `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (projector) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+  )
+  const upsertEventTypes = upsertTypesStatement(db, 'rm_event_types')
+  const upsertObjectTypes = upsertTypesStatement(db, 'rm_object_types')
+  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, upsertEventTypes, upsertObjectTypes }
+}
+
 export class SqliteReadModelStore implements ReadModelStore {
+  private applyStatements: ReturnType<typeof prepareApplyStatements> | null = null
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async checkpoint(name: string): Promise<number | null> {
@@ -33,66 +92,17 @@ export class SqliteReadModelStore implements ReadModelStore {
     return row?.position ?? null
   }
 
-  private upsertTypes(table: 'rm_event_types' | 'rm_object_types', types: Iterable<TypeChange>): void {
-    const stmt = this.db.prepare(
-      `INSERT INTO ${table} (dataset_id, name, source, first_seen_at, last_seen_at, count, position)
-       VALUES (@datasetId, @name, 'public_api', @firstSeenAt, @lastSeenAt, @added, @maxPosition)
-       ON CONFLICT (dataset_id, name) DO UPDATE SET
-         first_seen_at = min(first_seen_at, excluded.first_seen_at),
-         last_seen_at = max(last_seen_at, excluded.last_seen_at),
-         count = count + excluded.count,
-         position = excluded.position
-       WHERE ${table}.position < @minPosition`,
-    )
-    for (const t of types) stmt.run(t)
-  }
-
   async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
     const db = this.db
-    const getObject = db.prepare('SELECT properties, position FROM rm_objects WHERE dataset_id = ? AND object_id = ?')
-    const putObject = db.prepare(
-      `INSERT INTO rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (dataset_id, object_id) DO UPDATE SET
-         properties = excluded.properties, updated_at = excluded.updated_at, position = excluded.position`,
-    )
-    const countObjects = db.prepare(
-      'UPDATE rm_object_types SET count = (SELECT count(*) FROM rm_objects WHERE dataset_id = ? AND type = ?) WHERE dataset_id = ? AND name = ?',
-    )
-    const putChange = db.prepare(
-      'INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES (?, ?, ?, ?, ?)',
-    )
-    const putEvent = db.prepare(
-      `INSERT OR IGNORE INTO rm_events (dataset_id, event_id, event_type, timestamp, end_timestamp, properties, objects_count, received_at, position)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    const putE2O = db.prepare(
-      `INSERT OR IGNORE INTO rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    const getLink = db.prepare('SELECT event_types, position FROM rm_object_links WHERE dataset_id = ? AND object_a = ? AND object_b = ?')
-    const putLink = db.prepare(
-      `INSERT INTO rm_object_links (dataset_id, object_a, object_b, event_count, first_time, last_time, event_types, position)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (dataset_id, object_a, object_b) DO UPDATE SET
-         event_count = event_count + excluded.event_count,
-         first_time = min(first_time, excluded.first_time),
-         last_time = max(last_time, excluded.last_time),
-         event_types = excluded.event_types,
-         position = excluded.position`,
-    )
-    const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
-    const putCheckpoint = db.prepare(
-      `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (projector) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
-    )
+    this.applyStatements ??= prepareApplyStatements(db)
+    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, upsertEventTypes, upsertObjectTypes } = this.applyStatements
 
     db.transaction(() => {
       const current = (getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
       if (current !== expected) throw new CheckpointConflictError(name, expected, current)
 
-      this.upsertTypes('rm_event_types', changes.eventTypes.values())
-      this.upsertTypes('rm_object_types', changes.objectTypes.values())
+      for (const t of changes.eventTypes.values()) upsertEventTypes.run(t)
+      for (const t of changes.objectTypes.values()) upsertObjectTypes.run(t)
 
       const touchedTypes = new Map<string, [string, string]>()
       for (const o of changes.objects.values()) {
