@@ -2,6 +2,7 @@
 import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
 import { DatasetExistsError } from '../../ports/key-store.js'
 import type { Scope } from '../../schemas/api.js'
+import type { Statement } from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 
 interface KeyRow {
@@ -19,6 +20,9 @@ function toKey(row: KeyRow): ApiKey {
 }
 
 export class SqliteKeyStore implements KeyStore {
+  /** findKey runs on every request (auth): its statement is prepared once. */
+  private selectKey: Statement<[string], KeyRow> | null = null
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async createDataset(dataset: Dataset): Promise<void> {
@@ -46,7 +50,8 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async findKey(keyId: string): Promise<ApiKey | null> {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE key_id = ?').get(keyId) as KeyRow | undefined
+    this.selectKey ??= this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_id = ?')
+    const row = this.selectKey.get(keyId)
     return row === undefined ? null : toKey(row)
   }
 
