@@ -31,6 +31,12 @@ export interface ProjectorOptions {
    * default.
    */
   maxBatchCost?: number
+  /**
+   * After applying what had reached the head of the log, wait this long (ms, default 50) before
+   * reading on, so that the next transaction takes what arrived meanwhile at once: fewer, larger
+   * commits under steady load, for at most this much more delay of the read models.
+   */
+  settleMs?: number
   shard?: Shard
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>
 }
@@ -79,6 +85,7 @@ export class Projector {
   readonly name: string
   private readonly maxBatch: number
   private readonly maxBatchCost: number
+  private readonly settleMs: number
   private readonly shard: Shard | undefined
   /** Emits `applied` (position: number) after every applied batch. */
   readonly events = new EventEmitter()
@@ -98,6 +105,7 @@ export class Projector {
     this.name = this.shard === undefined || this.shard.count === 1 ? base : `${base}-${String(this.shard.index)}-of-${String(this.shard.count)}`
     this.maxBatch = options.maxBatch ?? 2000
     this.maxBatchCost = options.maxBatchCost ?? 16000
+    this.settleMs = options.settleMs ?? 50
     this.events.setMaxListeners(0)
   }
 
@@ -165,12 +173,13 @@ export class Projector {
       try {
         this.applied = await this.store.checkpoint(this.name)
         for await (const batch of this.log.tail(this.applied, { signal, maxBatch: this.maxBatch })) {
-          // Near the head (a short batch), let the HTTP server in between runs to keep its latency low;
-          // behind (a full batch), apply the whole batch first, so that ingest cannot outrun the read
-          // models on the thread they share. Either way, yield once per batch.
+          // Near the head (a short batch), let the HTTP server in between runs to keep its latency low,
+          // then settle; behind (a full batch), apply the whole batch first, so that ingest cannot
+          // outrun the read models on the thread they share. Either way, yield once per batch.
           const behind = batch.length >= this.maxBatch
           await this.applyBatch(batch, !behind)
           if (behind) await new Promise<void>((resolve) => setImmediate(resolve))
+          else if (this.settleMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.settleMs))
           delay = 100
         }
       } catch (error) {
