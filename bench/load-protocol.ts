@@ -26,6 +26,8 @@ export interface LoadJob {
 /** What one load run measured. Latencies in ms; rates per second over the measured duration. */
 export interface LoadResult {
   requests2xx: number
+  /** Items accepted before the measured run (preflight, objects to merge into, warm-up). */
+  setupItems: number
   non2xx: number
   errors: number
   timeouts: number

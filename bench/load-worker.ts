@@ -48,9 +48,16 @@ function runOnce(job: LoadJob, durationSec: number, next: () => string, onRespon
 async function run(id: number, job: LoadJob): Promise<LoadResult> {
   const shape = SCENARIO_SHAPES[job.scenario]
   const next = bodySource(job.scenario, job.seed, job.tag)
-  if (job.scenario === 'objects') for (const body of knownObjectBodies()) await post(job.baseUrl + shape.path, job.token, body)
+  let setupItems = 0
+  if (job.scenario === 'objects') {
+    for (const body of knownObjectBodies()) {
+      await post(job.baseUrl + shape.path, job.token, body)
+      setupItems += 100
+    }
+  }
   await post(job.baseUrl + shape.path, job.token, next())
-  if (job.warmupSec > 0) await runOnce({ ...job, overallRate: undefined }, job.warmupSec, next)
+  setupItems += shape.itemsPerRequest
+  if (job.warmupSec > 0) setupItems += (await runOnce({ ...job, overallRate: undefined }, job.warmupSec, next))['2xx'] * shape.itemsPerRequest
 
   let requests = 0
   const started = Date.now()
@@ -67,6 +74,7 @@ async function run(id: number, job: LoadJob): Promise<LoadResult> {
   const requestsPerSec = result['2xx'] / result.duration
   return {
     requests2xx: result['2xx'],
+    setupItems,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

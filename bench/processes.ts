@@ -164,3 +164,22 @@ export function rssOf(pid: number): { peak: number; current: number } {
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024
   return { peak: kb('VmHWM'), current: kb('VmRSS') }
 }
+
+/**
+ * CPU time (user + system, in seconds) a live process has used so far, from /proc/<pid>/stat;
+ * 0 when unreadable. Unlike wall-clock rates, CPU per item barely moves when other work shares the machine.
+ */
+export function cpuSecondsOf(pid: number): number {
+  let stat = ''
+  try {
+    stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+  } catch {
+    return 0
+  }
+  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are fields 14 and 15, in ticks.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS
+}
+
+/** USER_HZ of Linux's /proc: 100 on every mainstream architecture. */
+const CLOCK_TICKS = 100
