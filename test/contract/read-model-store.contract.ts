@@ -7,23 +7,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { objectIdOf } from '../../src/core/ids.js'
 import { CheckpointConflictError, type ReadModelStore } from '../../src/ports/read-model-store.js'
 import { changesOf, eventRecord, freshDatasetId, stored, upsertRecord } from './fixtures.js'
+import { readModelSnapshot } from '../helpers/fixtures.js'
 
 export interface ReadModelStoreHarness {
   store: ReadModelStore
   close(): Promise<void>
 }
 
-async function snapshot(store: ReadModelStore, datasetId: string) {
-  return {
-    eventTypes: await store.eventTypes(datasetId),
-    objectTypes: await store.objectTypes(datasetId),
-    objects: await store.objects(datasetId),
-    objectChanges: await store.objectChanges(datasetId),
-    events: await store.events(datasetId),
-    eventObjects: await store.eventObjects(datasetId),
-    objectLinks: await store.objectLinks(datasetId),
-  }
-}
 
 const T1 = '2024-05-01T10:00:00.000Z'
 const T2 = '2024-05-01T11:00:00.000Z'
@@ -69,13 +59,13 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const { b1, b2 } = batches()
       const first = changesOf(b1)
       await store.apply('p', null, first.to, first.changes)
-      const before = await snapshot(store, ds)
+      const before = await readModelSnapshot(store, ds)
       const second = changesOf(b2)
       const error = await store.apply('p', 5, second.to, second.changes).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(CheckpointConflictError)
       expect(error).toMatchObject({ projector: 'p', expected: 5, actual: 11 })
       await expect(store.apply('p', null, second.to, second.changes)).rejects.toBeInstanceOf(CheckpointConflictError)
-      expect(await snapshot(store, ds)).toEqual(before)
+      expect(await readModelSnapshot(store, ds)).toEqual(before)
       expect(await store.checkpoint('p')).toBe(11)
     })
 
@@ -85,11 +75,11 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const two = changesOf(b2)
       await store.apply('p', null, one.to, one.changes)
       await store.apply('p', one.to, two.to, two.changes)
-      const once = await snapshot(store, ds)
+      const once = await readModelSnapshot(store, ds)
       await store.apply('p', two.to, two.to, two.changes)
       await store.apply('replayer', null, one.to, one.changes)
       await store.apply('replayer', one.to, two.to, two.changes)
-      expect(await snapshot(store, ds)).toEqual(once)
+      expect(await readModelSnapshot(store, ds)).toEqual(once)
     })
 
     it('applies one ChangeSet from two concurrent projectors once (upserts on unique keys)', async () => {
@@ -190,7 +180,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('keeps datasets apart', async () => {
       const other = freshDatasetId()
       await store.apply('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes)
-      expect(await snapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
+      expect(await readModelSnapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
       expect(await store.objects(other)).toHaveLength(1)
     })
 
@@ -200,7 +190,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.apply('p', null, to, changes)
       await store.reset()
       expect(await store.checkpoint('p')).toBeNull()
-      expect(await snapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
+      expect(await readModelSnapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
     })
 
     it('applies a ChangeSet of thousands of rows per read model completely (bulk writes, unordered)', async () => {

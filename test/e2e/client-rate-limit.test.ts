@@ -3,7 +3,6 @@
  * so Retry-After is at most 2 s). The client waits out every 429 for its Retry-After and finishes
  * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show.
  */
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient, type RetryNotice } from '../../src/client/index.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
@@ -11,6 +10,7 @@ import { diffViews, expectedView, exportedView } from '../../src/ocel/import/rou
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import type { EventInput } from '../../src/schemas/api.js'
 import { startService, type RunningService } from '../helpers/service.js'
+import { ocelFixture } from '../helpers/fixtures.js'
 
 /** 60 per minute in a 2 s window: a budget of 2 requests per window. */
 const LIMIT = { OCELOG_RATE_LIMIT_PER_MINUTE: '60', OCELOG_RATE_LIMIT_WINDOW_SECONDS: '2' }
@@ -67,7 +67,7 @@ describe('OcelogClient under a tiny rate limit', () => {
   }, 120_000)
 
   it('lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip', async () => {
-    const path = join(process.cwd(), '../shared/data/ocel/raw/pm4py__ocel20_example.jsonocel')
+    const path = ocelFixture('raw/pm4py__ocel20_example.jsonocel')
     const key = await service.createKey({ name: 'import-rate-limited' })
     const summary = await service.importOcel(path, key.key)
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)

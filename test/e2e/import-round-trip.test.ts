@@ -12,8 +12,9 @@ import { diffViews, expectedView, exportedView } from '../../src/ocel/import/rou
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { startService, type RunningService } from '../helpers/service.js'
+import { OCEL_DIR } from '../helpers/fixtures.js'
 
-const DATA = join(process.cwd(), '../shared/data/ocel')
+const DATA = OCEL_DIR
 
 let service: RunningService
 

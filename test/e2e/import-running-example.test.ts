@@ -11,8 +11,9 @@ import { readOcelFile } from '../../src/ocel/import/read.js'
 import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { startService, type RunningService } from '../helpers/service.js'
+import { OCEL_DIR } from '../helpers/fixtures.js'
 
-const DATA = join(process.cwd(), '../shared/data/ocel')
+const DATA = OCEL_DIR
 
 let service: RunningService
 

@@ -5,7 +5,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -18,8 +17,8 @@ import { Ingest } from '../../src/core/ingest.js'
 import type { RecordContext } from '../../src/core/records.js'
 import { exportOcel } from '../../src/ocel/export.js'
 import type { OcelJson, OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+import { OCEL_DIR } from '../helpers/fixtures.js'
 
-const OCEL_DIR = fileURLToPath(new URL('../../../shared/data/ocel/', import.meta.url))
 const standardSchema: unknown = JSON.parse(readFileSync(join(OCEL_DIR, 'raw/pm4py__schema_ocel2.json'), 'utf8'))
 const ajv = new Ajv({ strict: false, allErrors: true })
 addFormatsModule.default(ajv)

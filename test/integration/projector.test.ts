@@ -10,6 +10,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-mode
 import { Ingest } from '../../src/core/ingest.js'
 import type { RecordContext } from '../../src/core/records.js'
 import { CheckpointConflictError } from '../../src/ports/read-model-store.js'
+import { readModelSnapshot } from '../helpers/fixtures.js'
 
 let dir: string
 let db: SqliteDatabase
@@ -31,17 +32,6 @@ async function seed(datasetId = 'ds1'): Promise<void> {
   await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'gold' } }], ctx(datasetId))
 }
 
-async function snapshot(datasetId = 'ds1') {
-  return {
-    eventTypes: await store.eventTypes(datasetId),
-    objectTypes: await store.objectTypes(datasetId),
-    objects: await store.objects(datasetId),
-    objectChanges: await store.objectChanges(datasetId),
-    events: await store.events(datasetId),
-    eventObjects: await store.eventObjects(datasetId),
-    objectLinks: await store.objectLinks(datasetId),
-  }
-}
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-projector-'))
@@ -59,7 +49,7 @@ describe('Projector on SQLite', () => {
   it('keeps the read models of DESIGN.md', async () => {
     await seed()
     expect(await new Projector(log, store).catchUp()).toBe(4)
-    const s = await snapshot()
+    const s = await readModelSnapshot(store, 'ds1')
     expect(s.eventTypes.map((t) => [t.name, t.count, t.source])).toEqual([
       ['Create Order', 1, 'public_api'],
       ['Pay Order', 1, 'public_api'],
@@ -92,9 +82,9 @@ describe('Projector on SQLite', () => {
     const records = await log.readAll(null, 100)
     const last = records[records.length - 1]?.position ?? 0
     await store.apply('p', null, last, foldRecords(records))
-    const once = await snapshot()
+    const once = await readModelSnapshot(store, 'ds1')
     await store.apply('p', last, last, foldRecords(records))
-    expect(await snapshot()).toEqual(once)
+    expect(await readModelSnapshot(store, 'ds1')).toEqual(once)
   })
 
   it('resumes from its checkpoint after a restart', async () => {
@@ -103,7 +93,7 @@ describe('Projector on SQLite', () => {
     await ingest.recordEvents([{ event: 'Ship Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], ctx('ds1'))
     const restarted = new Projector(log, store)
     expect(await restarted.catchUp()).toBe(1)
-    expect((await snapshot()).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
+    expect((await readModelSnapshot(store, 'ds1')).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
   })
 
   it('rebuilds from the log to the same read models', async () => {
@@ -111,9 +101,9 @@ describe('Projector on SQLite', () => {
     await seed('ds2')
     const p = new Projector(log, store, { maxBatch: 2 })
     await p.catchUp()
-    const before = [await snapshot('ds1'), await snapshot('ds2')]
+    const before = [await readModelSnapshot(store, 'ds1'), await readModelSnapshot(store, 'ds2')]
     expect(await new Projector(log, store).rebuild()).toBe(8)
-    expect([await snapshot('ds1'), await snapshot('ds2')]).toEqual(before)
+    expect([await readModelSnapshot(store, 'ds1'), await readModelSnapshot(store, 'ds2')]).toEqual(before)
   })
 
   it('refuses to move a checkpoint another projector moved first', async () => {

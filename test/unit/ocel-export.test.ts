@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { Compile } from 'typebox/compile'
 import { ocelValue, summarize, toOcelJson, type ExportRows } from '../../src/ocel/export.js'
 import { OcelJson, OcelJsonStrict, OcelJsonTolerant } from '../../src/ocel/ocel-json.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow } from '../../src/schemas/read-models.js'
+import { OCEL_DIR } from '../helpers/fixtures.js'
 
 const D = 'ds1'
 const T0 = '2024-05-01T10:00:00.000Z'
@@ -215,7 +215,6 @@ describe('summarize', () => {
   })
 })
 
-const OCEL_DIR = fileURLToPath(new URL('../../../shared/data/ocel/', import.meta.url))
 const fixture = (path: string): unknown => JSON.parse(readFileSync(`${OCEL_DIR}${path}`, 'utf8'))
 
 describe('OCEL 2.0 JSON schemas', () => {

@@ -9,8 +9,9 @@ import { newNotes, type OcelEvent, type OcelLog, type OcelObject } from '../../s
 import { planImport, type ImportPlan } from '../../src/ocel/import/plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
+import { OCEL_DIR } from '../helpers/fixtures.js'
 
-const DATA = join(process.cwd(), '../shared/data/ocel')
+const DATA = OCEL_DIR
 const T = (h: number) => Date.UTC(2024, 0, 1, h)
 
 function log(objects: OcelObject[], events: OcelEvent[]): OcelLog {

@@ -11,8 +11,9 @@ import { readOcelFile } from '../../src/ocel/import/read.js'
 import { readOcelJson } from '../../src/ocel/import/read-json.js'
 import { readOcelXml, typedValue } from '../../src/ocel/import/read-xml.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
+import { OCEL_DIR } from '../helpers/fixtures.js'
 
-const DATA = join(process.cwd(), '../shared/data/ocel')
+const DATA = OCEL_DIR
 const utc = parseTimeZone('UTC')
 const cet = parseTimeZone('+01:00')
 const tmp = mkdtempSync(join(tmpdir(), 'ocelog-read-'))
