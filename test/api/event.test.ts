@@ -140,6 +140,22 @@ describe('POST /v1/event', () => {
     expect(res.json().type).toBe('urn:ocelog:problem:unsupported-media-type')
   })
 
+  it('answers 415 for a body without a Content-Type', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/event', headers: { authorization: `Bearer ${key}` }, payload: JSON.stringify(eventBody(1)) })
+    expect(res.statusCode).toBe(415)
+  })
+
+  it('answers 400 for an empty JSON body', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/event', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().detail).toBe('request body is empty; send a JSON object')
+  })
+
+  it('accepts application/json with a charset', async () => {
+    const res = await post(eventBody(1), { 'content-type': 'application/json; charset=utf-8' })
+    expect(res.statusCode).toBe(200)
+  })
+
   it('answers 422 when the body is a JSON array, not an event', async () => {
     const res = await post([eventBody(1)])
     expect(res.statusCode).toBe(422)
