@@ -90,11 +90,12 @@ function pidOf(child: ChildProcess): number {
  * Starts `ocelog serve` on the embedded default with rate limits out of the way, and waits until
  * GET /v1/health answers 200 with `token`.
  * @param nodeArgs extra node flags, e.g. `--cpu-prof`.
+ * @param serveArgs extra arguments of `serve`, e.g. `--no-projector`.
  */
-export async function startService(dataDir: string, token: string, nodeArgs: readonly string[] = []): Promise<Running> {
+export async function startService(dataDir: string, token: string, nodeArgs: readonly string[] = [], serveArgs: readonly string[] = []): Promise<Running> {
   const port = await freePort()
   const env = embeddedEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1', OCELOG_RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' })
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = track(child)
   const url = `http://127.0.0.1:${String(port)}`
   const deadline = Date.now() + 30_000
@@ -110,6 +111,15 @@ export async function startService(dataDir: string, token: string, nodeArgs: rea
     }
   }
   return { child, pid: pidOf(child), url, output }
+}
+
+/** Starts a projector process following the log until SIGTERM (bench/projector-process.ts) on the embedded default. */
+export function startProjector(dataDir: string, nodeArgs: readonly string[] = []): { child: ChildProcess; pid: number; output(): string } {
+  const child = spawn(process.execPath, [...nodeArgs, join(BENCH_DIST, 'projector-process.js')], {
+    env: embeddedEnv(dataDir, { LOG_LEVEL: 'warn' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return { child, pid: pidOf(child), output: track(child) }
 }
 
 /** Starts the bare-Fastify baseline (dist/bench/baseline-server.js) and waits for its `listening` line. */

@@ -59,15 +59,48 @@ export function summarise(profile: Profile): { total: number; self: Map<string, 
   return { total, self, inclusive }
 }
 
+/**
+ * Stretches of consecutive busy samples (the thread never went idle): the event loop was blocked
+ * that long. Each comes with the functions holding most of its self time.
+ */
+export function longTasks(profile: Profile, top: number): { startMs: number; ms: number; heaviest: string[] }[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const tasks: { startMs: number; ms: number; heaviest: string[] }[] = []
+  let t = 0
+  let start = -1
+  let self = new Map<string, number>()
+  const close = () => {
+    if (start < 0) return
+    const heaviest = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${(v / 1e3).toFixed(0)} ms`)
+    tasks.push({ startMs: start / 1e3, ms: (t - start) / 1e3, heaviest })
+    start = -1
+    self = new Map()
+  }
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0
+    const node = byId.get(id)
+    const name = node === undefined ? '?' : frameName(node)
+    if (name.startsWith('(idle)')) close()
+    else {
+      if (start < 0) start = t
+      self.set(name, (self.get(name) ?? 0) + dt)
+    }
+    t += dt
+  })
+  close()
+  return tasks.sort((a, b) => b.ms - a.ms).slice(0, top)
+}
+
 function main(): void {
   const program = new Command('profile-summary')
     .description('Top functions of a V8 .cpuprofile by self and inclusive time')
     .argument('<file>', '.cpuprofile written by node --cpu-prof')
     .option('--top <n>', 'rows per list', (v) => Number(v), 25)
     .option('--filter <text>', 'only functions whose name or file contains text')
+    .option('--long-tasks', 'also list the longest stretches without an idle sample (event-loop blocks)')
     .parse(process.argv)
   const [file] = program.args
-  const o = program.opts<{ top: number; filter?: string }>()
+  const o = program.opts<{ top: number; filter?: string; longTasks?: boolean }>()
   if (file === undefined) throw new Error('give a .cpuprofile file')
   const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'))
   if (!isProfile(parsed)) throw new Error(`${file} is not a V8 CPU profile`)
@@ -79,6 +112,12 @@ function main(): void {
   }
   show('self time', self)
   show('inclusive time', inclusive)
+  if (o.longTasks === true) {
+    process.stdout.write('\nlongest busy stretches (event loop blocked)\n')
+    for (const task of longTasks(parsed, o.top)) {
+      process.stdout.write(`${task.ms.toFixed(1).padStart(8)} ms at ${(task.startMs / 1e3).toFixed(2)} s: ${task.heaviest.join('; ')}\n`)
+    }
+  }
 }
 
 main()

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
-import { BENCH_DIST, CLI, ROOT, cpuSecondsOf, createKey, embeddedEnv, rssOf, runCli, startBaseline, startService, stopProcess, type Running } from './processes.js'
+import { BENCH_DIST, CLI, ROOT, cpuSecondsOf, createKey, embeddedEnv, rssOf, runCli, startBaseline, startProjector, startService, stopProcess, type Running } from './processes.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, machineInfo, markdownTable, markOf, ms, num, ratio, textTable, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
@@ -31,6 +31,7 @@ interface Options {
   scenarios: Scenario[]
   cpuProf?: string
   keep: boolean
+  split: boolean
   markdown: boolean
   out: string
 }
@@ -150,15 +151,27 @@ function job(label: string, baseUrl: string, scenario: Scenario, token: string, 
   }
 }
 
+/** The service under test: `ocelog serve`, plus `ocelog project` in the split layout. */
+interface Service {
+  url: string
+  /** Every process of the service (CPU and RSS are summed over them). */
+  pids: number[]
+  stop(): Promise<void>
+}
+
+const cpuOfService = (service: Service) => service.pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0)
+/** Sum of the processes' peaks: an upper bound of their joint peak. */
+const peakRssOf = (service: Service) => service.pids.reduce((sum, pid) => sum + rssOf(pid).peak, 0)
+
 /** Runs one scenario against the service while watching the projection, then waits for the catch-up. */
-async function serviceRun(worker: LoadWorker, service: Running, dataDir: string, j: LoadJob, o: Options): Promise<ServiceRun> {
+async function serviceRun(worker: LoadWorker, service: Service, dataDir: string, j: LoadJob, o: Options): Promise<ServiceRun> {
   const watch = new ProjectionWatch(dataDir)
   try {
     let maxBehind = 0
     const sample = setInterval(() => {
       maxBehind = Math.max(maxBehind, watch.lag().behind)
     }, 250)
-    const cpu = cpuSecondsOf(service.pid)
+    const cpu = cpuOfService(service)
     let load: LoadResult
     try {
       load = await worker.run(j)
@@ -167,7 +180,7 @@ async function serviceRun(worker: LoadWorker, service: Running, dataDir: string,
     }
     const catchUp = await watch.waitCaughtUp(load.endedAt, load.endedAt + load.latencyP99, o.catchupTimeout)
     maxBehind = Math.max(maxBehind, catchUp.behindAtEnd)
-    const cpuUsPerItem = cpuPerItem(cpuSecondsOf(service.pid) - cpu, load, j.scenario)
+    const cpuUsPerItem = cpuPerItem(cpuOfService(service) - cpu, load, j.scenario)
     const shape = SCENARIO_SHAPES[j.scenario]
     log(`${describeLoad(j.label, load, shape.item, shape.itemsPerRequest)}; ${num(cpuUsPerItem)} µs CPU per ${shape.item} (ingest and projection)`)
     log(
@@ -175,7 +188,7 @@ async function serviceRun(worker: LoadWorker, service: Running, dataDir: string,
         (catchUp.seconds === null
           ? `NOT caught up ${String(o.catchupTimeout)} s after the load (${num(catchUp.behindAfter)} behind, ${num(catchUp.recordsPerSec)} records/s)`
           : `caught up ${num(catchUp.seconds)} s after the load (${num(catchUp.behindAtEnd)} records at ${num(catchUp.recordsPerSec)} records/s)`) +
-        `; service RSS peak ${num(rssOf(service.pid).peak / 2 ** 20)} MB`,
+        `; service RSS peak ${num(peakRssOf(service) / 2 ** 20)} MB`,
     )
     return { load, cpuUsPerItem, maxBehindDuringLoad: maxBehind, catchUp }
   } finally {
@@ -183,15 +196,28 @@ async function serviceRun(worker: LoadWorker, service: Running, dataDir: string,
   }
 }
 
-async function startedService(dataDir: string, o: Options, name: string): Promise<{ service: Running; token: string }> {
+async function startedService(dataDir: string, o: Options, name: string): Promise<{ service: Service; token: string }> {
   const token = await createKey(dataDir)
-  const nodeArgs: string[] = []
-  if (o.cpuProf !== undefined) {
+  const profile = (process: string): string[] => {
+    if (o.cpuProf === undefined) return []
     mkdirSync(o.cpuProf, { recursive: true })
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`, `--cpu-prof-name=service-${name}-${String(Date.now())}.cpuprofile`)
+    return ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`, `--cpu-prof-name=${process}-${name}-${String(Date.now())}.cpuprofile`]
   }
-  const service = await startService(dataDir, token, nodeArgs)
-  log(`service (${name}) up at ${service.url}, pid ${String(service.pid)}, data in ${dataDir}`)
+  const api = await startService(dataDir, token, profile('service'), o.split ? ['--no-projector'] : [])
+  const projector = o.split ? startProjector(dataDir, profile('projector')) : null
+  log(
+    `service (${name}) up at ${api.url}, pid ${String(api.pid)}` +
+      (projector === null ? ' (projector in-process)' : `, projector pid ${String(projector.pid)}`) +
+      `, data in ${dataDir}`,
+  )
+  const service: Service = {
+    url: api.url,
+    pids: projector === null ? [api.pid] : [api.pid, projector.pid],
+    async stop() {
+      await stopProcess(api.child)
+      if (projector !== null) await stopProcess(projector.child)
+    },
+  }
   return { service, token }
 }
 
@@ -224,9 +250,9 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
           m.halfRate = { ...run, rate }
         }
       }
-      m.rss.typical = rssOf(service.pid).peak
+      m.rss.typical = peakRssOf(service)
     } finally {
-      await stopProcess(service.child)
+      await service.stop()
     }
 
     if (want('worst')) {
@@ -236,9 +262,9 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
       const { service, token } = await startedService(dirB, o, 'worst')
       try {
         m.service.worst = await serviceRun(worker, service, dirB, job('worst @ service', service.url, 'worst', token, o), { ...o, catchupTimeout: o.worstCatchupTimeout })
-        m.rss.worst = rssOf(service.pid).peak
+        m.rss.worst = peakRssOf(service)
       } finally {
-        await stopProcess(service.child)
+        await service.stop()
       }
     }
   } finally {
@@ -359,8 +385,9 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
     add('bound: raw SQLite appends (b) vs bare Fastify (a), per event', `${num(raw)} records/s`, `${num(batchBase.load.itemsPerSec)} events/s`, ratio(raw, batchBase.load.itemsPerSec), '(storage alone)')
   }
   const c = check('peak RSS of the service ≤ 300 MB', Math.max(m.rss.typical, m.rss.worst ?? 0) / 2 ** 20, 'max', 300, 'MB')
-  add('service peak RSS (VmHWM), typical scenarios', `${num(m.rss.typical / 2 ** 20)} MB`, '', '', m.rss.worst === null ? '≤ 300 MB' : '', m.rss.worst === null ? c : undefined)
-  if (m.rss.worst !== null) add('service peak RSS (VmHWM), worst case', `${num(m.rss.worst / 2 ** 20)} MB`, '', '', '≤ 300 MB (max of both)', c)
+  const who = o.split ? 'API + projector processes' : 'service'
+  add(`${who} peak RSS (VmHWM), typical scenarios`, `${num(m.rss.typical / 2 ** 20)} MB`, '', '', m.rss.worst === null ? '≤ 300 MB' : '', m.rss.worst === null ? c : undefined)
+  if (m.rss.worst !== null) add(`${who} peak RSS (VmHWM), worst case`, `${num(m.rss.worst / 2 ** 20)} MB`, '', '', '≤ 300 MB (max of both)', c)
   return { rows, targets }
 }
 
@@ -403,6 +430,7 @@ async function main(): Promise<void> {
     .option('--worst-catchup-timeout <s>', 'longest wait for the read models after the worst case (then the rest is estimated)', seconds('--worst-catchup-timeout'), 20)
     .option('--scenarios <list>', `comma-separated subset of ${SCENARIOS.join(',')}`, scenarioList, [...SCENARIOS])
     .option('--cpu-prof <dir>', 'run the service with node --cpu-prof, writing .cpuprofile files to <dir>')
+    .option('--split', 'run the projector as its own process (`ocelog serve --no-projector` + a projector process) instead of in the API process', false)
     .option('--keep', 'keep the temporary data folders (their paths are printed)', false)
     .option('--markdown', 'also print the table as Markdown', false)
     .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
@@ -413,7 +441,10 @@ async function main(): Promise<void> {
 
   const loadAtStart = loadavg()[0] ?? 0
   const tmp = mkdtempSync(join(tmpdir(), 'ocelog-bench-'))
-  log(`Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; load average ${loadAtStart.toFixed(2)}`)
+  log(
+    `Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; projector ${o.split ? 'in its own process (split layout)' : 'in the API process (embedded default)'}; ` +
+      `load average ${loadAtStart.toFixed(2)}`,
+  )
   let m: Measurements
   try {
     m = await measure(o, tmp)
