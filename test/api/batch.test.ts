@@ -131,6 +131,11 @@ describe('POST /v1/object/upsert', () => {
     expect(a.json().object_id).not.toBe(b.json().object_id)
   })
 
+  it('answers created true to exactly one of many concurrent upserts of a new object', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => post('/v1/object/upsert', { type: 'customer', id: 'c-race' })))
+    expect(answers.map((r) => r.json().created).filter(Boolean)).toEqual([true])
+  })
+
   it('rejects a missing id with 422 naming /id', async () => {
     const res = await post('/v1/object/upsert', { type: 'customer' })
     expect(res.statusCode).toBe(422)
