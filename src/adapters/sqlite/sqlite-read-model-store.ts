@@ -47,9 +47,9 @@ function prepareApplyStatements(db: SqliteDatabase) {
      ON CONFLICT (dataset_id, object_id) DO UPDATE SET
        properties = excluded.properties, updated_at = excluded.updated_at, position = excluded.position`,
   )
-  const countObjects = db.prepare(
-    'UPDATE rm_object_types SET count = (SELECT count(*) FROM rm_objects WHERE dataset_id = ? AND type = ?) WHERE dataset_id = ? AND name = ?',
-  )
+  // An object type's count is its distinct objects: it grows by the objects this batch inserted
+  // (recounting rm_objects instead cost a scan of the type's objects on every batch).
+  const countObjects = db.prepare('UPDATE rm_object_types SET count = count + ? WHERE dataset_id = ? AND name = ?')
   const putChange = db.prepare(
     'INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES (?, ?, ?, ?, ?)',
   )
@@ -104,15 +104,19 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const t of changes.eventTypes.values()) upsertEventTypes.run(t)
       for (const t of changes.objectTypes.values()) upsertObjectTypes.run(t)
 
-      const touchedTypes = new Map<string, [string, string]>()
+      const newObjects = new Map<string, { datasetId: string; type: string; added: number }>()
       for (const o of changes.objects.values()) {
         const row = getObject.get(o.datasetId, o.objectId) as { properties: string; position: number } | undefined
         if (row !== undefined && row.position >= o.minPosition) continue
         const merged = row === undefined ? o.properties : mergeProperties(parseObject(row.properties), o.properties)
         putObject.run(o.datasetId, o.objectId, o.type, o.externalId, JSON.stringify(merged), o.firstSeenAt, o.lastSeenAt, o.maxPosition)
-        if (row === undefined) touchedTypes.set(o.datasetId + '\u0000' + o.type, [o.datasetId, o.type])
+        if (row !== undefined) continue
+        const key = o.datasetId + '\u0000' + o.type
+        const counted = newObjects.get(key)
+        if (counted === undefined) newObjects.set(key, { datasetId: o.datasetId, type: o.type, added: 1 })
+        else counted.added += 1
       }
-      for (const [datasetId, type] of touchedTypes.values()) countObjects.run(datasetId, type, datasetId, type)
+      for (const t of newObjects.values()) countObjects.run(t.added, t.datasetId, t.type)
 
       for (const c of changes.objectChanges) putChange.run(c.dataset_id, c.object_id, c.position, c.time, JSON.stringify(c.attributes))
       for (const e of changes.events) {
