@@ -141,12 +141,11 @@ export class Projector {
   }
 
   /**
-   * Applies a batch read from the log in runs of at most `maxBatchCost`, one transaction each.
-   * With `yieldBetween` (near the head), runs of at most `headRunCost`, and other work on this
-   * thread (the HTTP server) runs between them.
+   * Applies a batch read from the log in runs of at most `runCost`, one transaction each. With
+   * `yieldBetween`, other work on this thread (the HTTP server) runs after each run.
    */
-  private async applyBatch(batch: readonly StoredRecord[], yieldBetween = false): Promise<void> {
-    for (const run of splitByCost(batch, yieldBetween ? this.headRunCost : this.maxBatchCost)) {
+  private async applyBatch(batch: readonly StoredRecord[], runCost: number, yieldBetween: boolean): Promise<void> {
+    for (const run of splitByCost(batch, runCost)) {
       await this.applyRun(run)
       // An embedded log and store answer without I/O, so this would run on microtasks alone and
       // starve the HTTP server in the same process until it caught up.
@@ -161,7 +160,7 @@ export class Projector {
     for (;;) {
       const batch = await this.log.readAll(this.applied, this.maxBatch)
       if (batch.length === 0) return this.appliedRecords - before
-      await this.applyBatch(batch)
+      await this.applyBatch(batch, this.maxBatchCost, false)
     }
   }
 
@@ -181,13 +180,14 @@ export class Projector {
       try {
         this.applied = await this.store.checkpoint(this.name)
         for await (const batch of this.log.tail(this.applied, { signal, maxBatch: this.maxBatch })) {
-          // Near the head (a short batch), let the HTTP server in between runs to keep its latency low,
-          // then settle; behind (a full batch), apply the whole batch first, so that ingest cannot
-          // outrun the read models on the thread they share. Either way, yield once per batch.
+          // Near the head (a short batch), small runs keep the HTTP server's latency low, then settle.
+          // Behind (a full batch), large runs, with the HTTP server between them: for events with a few
+          // objects one run takes a whole batch, about what ingest appends in a turn, so the two keep
+          // pace on the thread they share; events with many objects cost far more to project than to
+          // append, and then the read models fall behind rather than the API stalling.
           const behind = batch.length >= this.maxBatch
-          await this.applyBatch(batch, !behind)
-          if (behind) await new Promise<void>((resolve) => setImmediate(resolve))
-          else if (this.settleMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.settleMs))
+          await this.applyBatch(batch, behind ? this.maxBatchCost : this.headRunCost, true)
+          if (!behind && this.settleMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.settleMs))
           delay = 100
         }
       } catch (error) {
