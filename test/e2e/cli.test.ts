@@ -1,11 +1,13 @@
 /** e2e: the built `ocelog` CLI as a real process on a real SQLite file. */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireBuild, runCli } from '../helpers/cli.js'
+import { CLI, requireBuild, runCli } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
 
 let dataDir: string
@@ -104,6 +106,30 @@ describe('ocelog replay and project', () => {
     expect(from.stdout.trim().split('\n')).toHaveLength(1)
     const rebuilt = await ocelog(['project', '--rebuild'])
     expect(rebuilt.code).toBe(0)
+  })
+
+  it('keeps `ocelog project` running, projects what another process appends, and stops on SIGTERM', async () => {
+    const k = JSON.parse((await ocelog(['keys', 'create', '--name', 'worker', '--json'])).stdout)
+    const worker = spawn(process.execPath, [CLI, 'project'], { env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: 'ignore' })
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)))
+    try {
+      await new Promise((r) => setTimeout(r, 1500))
+      expect(worker.exitCode).toBeNull()
+      const db = openDatabase(dataDir)
+      try {
+        const ctx = { datasetId: k.dataset_id, keyId: k.key_id, requestId: 'req-w', receivedAt: new Date().toISOString() }
+        await new Ingest(new SqliteEventLog(db)).recordEvents([{ event: 'Worker Check', objects: [{ type: 't', id: 'w' }] }], ctx)
+        const store = new SqliteReadModelStore(db)
+        const deadline = Date.now() + 10_000
+        while ((await store.events(k.dataset_id)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect((await store.events(k.dataset_id)).map((e) => e.event_type)).toEqual(['Worker Check'])
+      } finally {
+        db.close()
+      }
+    } finally {
+      worker.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
   })
 
   it('refuses to replay a dataset that does not exist', async () => {

@@ -4,7 +4,7 @@
  * synchronous=FULL), and each caller's promise resolves only after that commit. Object identity
  * claims are INSERT OR IGNOREs inside the same transaction (DESIGN.md § Records, Ids).
  */
-import { EventEmitter, once } from 'node:events'
+import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
 import type { AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
@@ -136,14 +136,27 @@ export class SqliteEventLog implements EventLog {
         yield batch
         continue
       }
-      // Wake on our own appends at once, and poll for appends by other processes.
-      const timer = AbortSignal.timeout(this.pollMs)
-      try {
-        await once(this.appended, 'append', { signal: AbortSignal.any([signal, timer]) })
-      } catch {
-        // timeout or abort: loop re-checks
-      }
+      await this.nextAppendOrPoll(signal)
     }
+  }
+
+  /**
+   * Resolves on our own next append (at once), after pollMs (appends by other processes), or on abort.
+   * The timer is a referenced setTimeout: a process that only tails the log (`ocelog project`) must
+   * stay alive while it waits, and AbortSignal.timeout would not hold the event loop open.
+   */
+  private nextAppendOrPoll(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.appended.off('append', done)
+        signal.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, this.pollMs)
+      this.appended.once('append', done)
+      signal.addEventListener('abort', done, { once: true })
+    })
   }
 
   async close(): Promise<void> {
