@@ -12,6 +12,7 @@ import type { Logger } from 'pino'
 import type { EventLog } from '../src/ports/event-log.js'
 import { CheckpointConflictError, type ReadModelStore } from '../src/ports/read-model-store.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import { chunkByWeight } from '../src/core/chunk.js'
 import { foldRecords } from './change-set.js'
 
 export interface Shard {
@@ -69,21 +70,7 @@ export function recordCost(record: StoredRecord): number {
 
 /** Splits records (log order kept) into runs of at most `maxCost` units; a record costlier than that runs alone. */
 export function splitByCost(records: readonly StoredRecord[], maxCost: number): StoredRecord[][] {
-  const runs: StoredRecord[][] = []
-  let run: StoredRecord[] = []
-  let cost = 0
-  for (const record of records) {
-    const c = recordCost(record)
-    if (run.length > 0 && cost + c > maxCost) {
-      runs.push(run)
-      run = []
-      cost = 0
-    }
-    run.push(record)
-    cost += c
-  }
-  if (run.length > 0) runs.push(run)
-  return runs
+  return chunkByWeight(records, recordCost, maxCost)
 }
 
 export class Projector {

@@ -5,6 +5,7 @@
  * No I/O here, so the split is unit-tested without an engine (test/unit/eventstore-chunks.test.ts).
  */
 import type { NewRecord, RecordType } from '../../schemas/records.js'
+import { chunkByWeight } from '../../core/chunk.js'
 
 /** EventStoreDB's default `MaxAppendSize`, in bytes: one append larger than this is refused whole. */
 export const EVENTSTORE_MAX_APPEND_SIZE = 1024 * 1024
@@ -79,22 +80,12 @@ export class AppendTooLargeError extends RangeError {
  * @throws AppendTooLargeError when one item alone is larger than the budget.
  */
 export function splitIntoAppends<T>(items: readonly T[], sizeOf: (item: T) => number, budgetBytes = DEFAULT_APPEND_BUDGET_BYTES): T[][] {
-  const chunks: T[][] = []
-  let current: T[] = []
-  let used = 0
-  items.forEach((item, index) => {
+  const sized = items.map((item, index) => {
     const size = sizeOf(item)
     if (size > budgetBytes) {
       throw new AppendTooLargeError(`item ${String(index)} is ${String(size)} bytes; one append may hold at most ${String(budgetBytes)}`)
     }
-    if (current.length > 0 && used + size > budgetBytes) {
-      chunks.push(current)
-      current = []
-      used = 0
-    }
-    current.push(item)
-    used += size
+    return { item, size }
   })
-  if (current.length > 0) chunks.push(current)
-  return chunks
+  return chunkByWeight(sized, (s) => s.size, budgetBytes).map((chunk) => chunk.map((s) => s.item))
 }
