@@ -4,8 +4,12 @@
  * and moves the checkpoint in one step.
  *
  * Idempotency contract for stores: every aggregated change carries `minPosition`/`maxPosition`,
- * the range of records that produced it. A store applies it only when the stored row's `position`
- * is below `minPosition`, and then sets the row's `position` to `maxPosition`. Rows keyed by a
+ * the range of records that produced it, and the positions of its non-idempotent parts (counts
+ * in `addedAt`, attribute values in `deltas`). A store applies the whole change when the stored
+ * row's `position` is below `minPosition`, nothing when it is at or above `maxPosition`, and in
+ * between only the parts after the row's position (a replay that straddles a row: a changed shard
+ * count, two checkpoints over one store); then it sets the row's `position` to `maxPosition`.
+ * Times (min/max) and event-type sets are idempotent and always applied whole. Rows keyed by a
  * position (events, E2O, object changes) are inserted once and ignored when present.
  */
 import type { StoredRecord } from '../src/schemas/records.js'
@@ -21,6 +25,8 @@ export interface TypeChange {
   lastSeenAt: string
   /** Events of this type in the run (always 0 for object types: their count is distinct objects). */
   added: number
+  /** The position of each unit of `added`, ascending. */
+  addedAt: number[]
   minPosition: number
   maxPosition: number
 }
@@ -33,6 +39,8 @@ export interface ObjectChange {
   externalId: string
   /** Per top-level key, the last value this run set. Merge these over the stored attributes. */
   properties: Properties
+  /** The attribute values each record set, in log order: `properties` is their merge. */
+  deltas: { position: number; properties: Properties }[]
   firstSeenAt: string
   lastSeenAt: string
   minPosition: number
@@ -45,6 +53,8 @@ export interface ObjectLinkChange {
   objectA: string
   objectB: string
   added: number
+  /** The position of each shared event counted in `added`, ascending. */
+  addedAt: number[]
   firstTime: string
   lastTime: string
   eventTypes: Set<string>
@@ -83,12 +93,13 @@ function touchType(map: Map<string, TypeChange>, datasetId: string, name: string
   const key = datasetId + SEP + name
   const found = map.get(key)
   if (found === undefined) {
-    map.set(key, { datasetId, name, firstSeenAt: at, lastSeenAt: at, added, minPosition: position, maxPosition: position })
+    map.set(key, { datasetId, name, firstSeenAt: at, lastSeenAt: at, added, addedAt: added > 0 ? [position] : [], minPosition: position, maxPosition: position })
     return
   }
   if (at < found.firstSeenAt) found.firstSeenAt = at
   if (at > found.lastSeenAt) found.lastSeenAt = at
   found.added += added
+  if (added > 0) found.addedAt.push(position)
   found.maxPosition = position
 }
 
@@ -111,6 +122,7 @@ function touchObject(
       type,
       externalId,
       properties: properties === undefined ? {} : { ...properties },
+      deltas: properties === undefined ? [] : [{ position, properties }],
       firstSeenAt: at,
       lastSeenAt: at,
       minPosition: position,
@@ -118,7 +130,10 @@ function touchObject(
     })
     return
   }
-  if (properties !== undefined) found.properties = mergeProperties(found.properties, properties)
+  if (properties !== undefined) {
+    found.properties = mergeProperties(found.properties, properties)
+    found.deltas.push({ position, properties })
+  }
   if (at > found.lastSeenAt) found.lastSeenAt = at
   found.maxPosition = position
 }
@@ -186,6 +201,7 @@ export function foldRecords(records: readonly StoredRecord[], cs: ChangeSet = em
               objectA: a,
               objectB: b,
               added: 1,
+              addedAt: [position],
               firstTime: e.timestamp,
               lastTime: e.timestamp,
               eventTypes: new Set([e.event_type]),
@@ -194,6 +210,7 @@ export function foldRecords(records: readonly StoredRecord[], cs: ChangeSet = em
             })
           } else {
             found.added += 1
+            found.addedAt.push(position)
             if (e.timestamp < found.firstTime) found.firstTime = e.timestamp
             if (e.timestamp > found.lastTime) found.lastTime = e.timestamp
             found.eventTypes.add(e.event_type)

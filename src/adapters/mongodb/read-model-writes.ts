@@ -73,6 +73,9 @@ export function lit(value: unknown): Document {
  * only when its stored `position` is below `minPosition` (a missing document or position counts as
  * −1). Used with `upsert: true` on a unique-key filter: a new document gets the filter's fields plus
  * `fields`; an already-applied one is left exactly as it is.
+ * Unlike the SQLite store, this does not yet use the change's `addedAt`/`deltas` for a replay that
+ * straddles a row (a changed shard count): such a row keeps its state, so change N only as the
+ * README's Production section says (ingestion paused, old workers caught up).
  */
 export function guardedUpdate(minPosition: number, fields: Document): Document[] {
   return [

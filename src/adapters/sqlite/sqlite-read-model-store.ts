@@ -2,7 +2,7 @@
  * ReadModelStore adapter on the embedded SQLite file (tables `rm_*`). `apply` writes a ChangeSet
  * and moves the checkpoint in one transaction, so a crash leaves either all of it or none.
  */
-import type { ChangeSet } from '../../../projections/change-set.js'
+import type { ChangeSet, TypeChange } from '../../../projections/change-set.js'
 import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
@@ -77,9 +77,30 @@ function prepareApplyStatements(db: SqliteDatabase) {
     `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (projector) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
   )
-  const upsertEventTypes = upsertTypesStatement(db, 'rm_event_types')
-  const upsertObjectTypes = upsertTypesStatement(db, 'rm_object_types')
-  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, upsertEventTypes, upsertObjectTypes }
+  const eventTypes = { upsert: upsertTypesStatement(db, 'rm_event_types'), position: db.prepare('SELECT position FROM rm_event_types WHERE dataset_id = ? AND name = ?') }
+  const objectTypes = { upsert: upsertTypesStatement(db, 'rm_object_types'), position: db.prepare('SELECT position FROM rm_object_types WHERE dataset_id = ? AND name = ?') }
+  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
+}
+
+type TypeStatements = ReturnType<typeof prepareApplyStatements>['eventTypes']
+
+/** Units of `addedAt` after `position`: what a replay that straddles a row still has to count. */
+function addedAfter(addedAt: readonly number[], position: number): number {
+  let n = 0
+  for (const p of addedAt) if (p > position) n += 1
+  return n
+}
+
+/**
+ * Applies one type change (see change-set.ts, idempotency contract). The guarded upsert is the
+ * whole story unless it changed nothing: then the row is at or past `minPosition`, and only the
+ * units after its position are counted (none when it is at or past `maxPosition`).
+ */
+function applyTypeChange(statements: TypeStatements, t: TypeChange): void {
+  if (statements.upsert.run(t).changes > 0) return
+  const row = statements.position.get(t.datasetId, t.name) as { position: number } | undefined
+  if (row === undefined || row.position >= t.maxPosition) return
+  statements.upsert.run({ ...t, added: addedAfter(t.addedAt, row.position), minPosition: row.position + 1 })
 }
 
 export class SqliteReadModelStore implements ReadModelStore {
@@ -95,20 +116,27 @@ export class SqliteReadModelStore implements ReadModelStore {
   async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
-    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, upsertEventTypes, upsertObjectTypes } = this.applyStatements
+    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes } = this.applyStatements
 
     db.transaction(() => {
       const current = (getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
       if (current !== expected) throw new CheckpointConflictError(name, expected, current)
 
-      for (const t of changes.eventTypes.values()) upsertEventTypes.run(t)
-      for (const t of changes.objectTypes.values()) upsertObjectTypes.run(t)
+      for (const t of changes.eventTypes.values()) applyTypeChange(eventTypes, t)
+      for (const t of changes.objectTypes.values()) applyTypeChange(objectTypes, t)
 
       const newObjects = new Map<string, { datasetId: string; type: string; added: number }>()
       for (const o of changes.objects.values()) {
         const row = getObject.get(o.datasetId, o.objectId) as { properties: string; position: number } | undefined
-        if (row !== undefined && row.position >= o.minPosition) continue
-        const merged = row === undefined ? o.properties : mergeProperties(parseObject(row.properties), o.properties)
+        if (row !== undefined && row.position >= o.maxPosition) continue
+        let merged: Properties
+        if (row === undefined) merged = o.properties
+        else if (row.position < o.minPosition) merged = mergeProperties(parseObject(row.properties), o.properties)
+        else {
+          // A replay that straddles this row: merge only the values set after its position.
+          merged = parseObject(row.properties)
+          for (const d of o.deltas) if (d.position > row.position) merged = mergeProperties(merged, d.properties)
+        }
         putObject.run(o.datasetId, o.objectId, o.type, o.externalId, JSON.stringify(merged), o.firstSeenAt, o.lastSeenAt, o.maxPosition)
         if (row !== undefined) continue
         const key = o.datasetId + '\u0000' + o.type
@@ -130,10 +158,11 @@ export class SqliteReadModelStore implements ReadModelStore {
       }
       for (const k of changes.objectLinks.values()) {
         const row = getLink.get(k.datasetId, k.objectA, k.objectB) as { event_types: string; position: number } | undefined
-        if (row !== undefined && row.position >= k.minPosition) continue
+        if (row !== undefined && row.position >= k.maxPosition) continue
+        const added = row === undefined || row.position < k.minPosition ? k.added : addedAfter(k.addedAt, row.position)
         const types = new Set(k.eventTypes)
         if (row !== undefined) for (const t of JSON.parse(row.event_types) as string[]) types.add(t)
-        putLink.run(k.datasetId, k.objectA, k.objectB, k.added, k.firstTime, k.lastTime, JSON.stringify([...types].sort()), k.maxPosition)
+        putLink.run(k.datasetId, k.objectA, k.objectB, added, k.firstTime, k.lastTime, JSON.stringify([...types].sort()), k.maxPosition)
       }
       putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
