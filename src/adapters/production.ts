@@ -78,8 +78,6 @@ export async function connectMongo(url: string, shown: string, timeoutMs = ENGIN
  * @throws EngineUnavailableError naming the variable of the engine that is missing or unreachable.
  */
 export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: string, redact: (url: string) => string): Promise<Backends> {
-  if (eventstoreUrl === '') throw new EngineUnavailableError('EVENTSTORE_URL is empty: the production log needs an EventStoreDB connection string')
-  if (mongodbUrl === '') throw new EngineUnavailableError('MONGODB_URL is empty: the production read models need a MongoDB connection string')
   const mongo = await connectMongo(mongodbUrl, redact(mongodbUrl))
   let esdb: EventStoreDBClient
   try {

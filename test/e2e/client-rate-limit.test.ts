@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient, type RetryNotice } from '../../src/client/index.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
-import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
+import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import type { EventInput } from '../../src/schemas/api.js'
 import { startService, type RunningService } from '../helpers/service.js'

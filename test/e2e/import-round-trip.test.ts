@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readOcelFile } from '../../src/ocel/import/read.js'
-import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
+import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { startService, type RunningService } from '../helpers/service.js'

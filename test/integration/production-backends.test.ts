@@ -17,10 +17,6 @@ describe('openProductionBackends', () => {
     expect(String(error)).toMatch(/MONGODB_URL=mongodb:\/\/\*\*\*@127\.0\.0\.1:\d+\/ocelog did not answer/)
     expect(String(error)).not.toContain('secret')
   })
-
-  it('fails naming EVENTSTORE_URL when it is empty', async () => {
-    await expect(openProductionBackends('', 'mongodb://127.0.0.1/ocelog', shown)).rejects.toThrow(/^EVENTSTORE_URL is empty/)
-  })
 })
 
 describe('connectEventStore', () => {

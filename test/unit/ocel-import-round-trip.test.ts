@@ -1,7 +1,7 @@
 /** The round-trip check (src/ocel/import/round-trip.ts): what an export must give back, and that differences show. */
 import { describe, expect, it } from 'vitest'
 import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
-import { diffViews, expectedView, exportedView } from '../../src/ocel/import/round-trip.js'
+import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 
 const source: OcelLog = {

@@ -15,9 +15,9 @@
  * and the attribute history's times are not compared (an upsert carries no time: the service records
  * when it received it).
  */
-import { ocelValue } from '../export.js'
-import type { OcelJsonStrict } from '../ocel-json.js'
-import type { OcelLog, OcelObject } from './model.js'
+import { ocelValue } from '../../src/ocel/export.js'
+import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+import type { OcelLog, OcelObject } from '../../src/ocel/import/model.js'
 
 export interface RoundTripView {
   eventsPerType: Record<string, number>
