@@ -2,7 +2,7 @@
  * e2e: `ocelog import` of the real small OCEL 2.0 logs into an empty dataset of the built service,
  * then `ocelog export` of that dataset, gives back the same events per type, objects per type, E2O
  * pairs with qualifiers, event times and attributes, and final object attribute values, modulo what
- * the import summary reported as skipped (src/ocel/import/round-trip.ts). Each log in every form
+ * the import summary reported as skipped (test/helpers/ocel-round-trip.ts). Each log in every form
  * we have: JSON, SQLite, XML.
  */
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-/** The round-trip check (src/ocel/import/round-trip.ts): what an export must give back, and that differences show. */
+/** The round-trip check (test/helpers/ocel-round-trip.ts): what an export must give back, and that differences show. */
 import { describe, expect, it } from 'vitest'
 import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
 import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
