@@ -59,39 +59,55 @@ async function main(): Promise<void> {
     })
   })
 
-  app.post('/v1/event/batch', { validatorCompiler: parseOnly, schema: { body: EventBatchBody, response: { 200: EventBatchResponse, ...errors } } }, async (req, reply) => {
-    const items = itemsOf(req.body as unknown, 'events')
-    if (items === null) return rejected(reply, [{ path: '/events', message: 'must be an array of at most 100 items' }])
-    const size = sizeOf(req.headers['content-length'])
-    const eventIds: string[] = []
-    const failures: string[] = []
-    items.forEach((item, index) => {
-      const v = validateEvent(item, size)
-      if (v.ok) eventIds.push(randomUUID())
-      else failures.push(itemErrorString('Event', index, v.errors))
-    })
-    return reply.code(200).send({ success: failures.length === 0, processed: eventIds.length, failed: failures.length, event_ids: eventIds, errors: failures, error_details: [] })
-  })
+  app.post(
+    '/v1/event/batch',
+    { validatorCompiler: parseOnly, schema: { body: EventBatchBody, response: { 200: EventBatchResponse, ...errors } } },
+    async (req, reply) => {
+      const items = itemsOf(req.body as unknown, 'events')
+      if (items === null) return rejected(reply, [{ path: '/events', message: 'must be an array of at most 100 items' }])
+      const size = sizeOf(req.headers['content-length'])
+      const eventIds: string[] = []
+      const failures: string[] = []
+      items.forEach((item, index) => {
+        const v = validateEvent(item, size)
+        if (v.ok) eventIds.push(randomUUID())
+        else failures.push(itemErrorString('Event', index, v.errors))
+      })
+      return reply
+        .code(200)
+        .send({ success: failures.length === 0, processed: eventIds.length, failed: failures.length, event_ids: eventIds, errors: failures, error_details: [] })
+    },
+  )
 
-  app.post('/v1/object/upsert', { validatorCompiler: parseOnly, schema: { body: ObjectUpsertInput, response: { 200: ObjectUpsertResponse, ...errors } } }, async (req, reply) => {
-    const v = validateObjectUpsert(req.body as unknown, sizeOf(req.headers['content-length']))
-    if (!v.ok) return rejected(reply, v.errors)
-    return reply.code(200).send({ success: true, object_id: randomUUID(), object_type: v.value.type, external_id: v.value.id, created: true })
-  })
+  app.post(
+    '/v1/object/upsert',
+    { validatorCompiler: parseOnly, schema: { body: ObjectUpsertInput, response: { 200: ObjectUpsertResponse, ...errors } } },
+    async (req, reply) => {
+      const v = validateObjectUpsert(req.body as unknown, sizeOf(req.headers['content-length']))
+      if (!v.ok) return rejected(reply, v.errors)
+      return reply.code(200).send({ success: true, object_id: randomUUID(), object_type: v.value.type, external_id: v.value.id, created: true })
+    },
+  )
 
-  app.post('/v1/object/batch', { validatorCompiler: parseOnly, schema: { body: ObjectBatchBody, response: { 200: ObjectBatchResponse, ...errors } } }, async (req, reply) => {
-    const items = itemsOf(req.body as unknown, 'objects')
-    if (items === null) return rejected(reply, [{ path: '/objects', message: 'must be an array of at most 100 items' }])
-    const size = sizeOf(req.headers['content-length'])
-    const objects: { object_id: string; object_type: string; external_id: string; created: boolean }[] = []
-    const failures: string[] = []
-    items.forEach((item, index) => {
-      const v = validateObjectUpsert(item, size)
-      if (v.ok) objects.push({ object_id: randomUUID(), object_type: v.value.type, external_id: v.value.id, created: true })
-      else failures.push(itemErrorString('Object', index, v.errors))
-    })
-    return reply.code(200).send({ success: failures.length === 0, processed: objects.length, failed: failures.length, objects, errors: failures, error_details: [] })
-  })
+  app.post(
+    '/v1/object/batch',
+    { validatorCompiler: parseOnly, schema: { body: ObjectBatchBody, response: { 200: ObjectBatchResponse, ...errors } } },
+    async (req, reply) => {
+      const items = itemsOf(req.body as unknown, 'objects')
+      if (items === null) return rejected(reply, [{ path: '/objects', message: 'must be an array of at most 100 items' }])
+      const size = sizeOf(req.headers['content-length'])
+      const objects: { object_id: string; object_type: string; external_id: string; created: boolean }[] = []
+      const failures: string[] = []
+      items.forEach((item, index) => {
+        const v = validateObjectUpsert(item, size)
+        if (v.ok) objects.push({ object_id: randomUUID(), object_type: v.value.type, external_id: v.value.id, created: true })
+        else failures.push(itemErrorString('Object', index, v.errors))
+      })
+      return reply
+        .code(200)
+        .send({ success: failures.length === 0, processed: objects.length, failed: failures.length, objects, errors: failures, error_details: [] })
+    },
+  )
 
   const url = await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' })
   process.stdout.write(`listening ${url}\n`)

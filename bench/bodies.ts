@@ -99,7 +99,8 @@ export function knownObjectBodies(): string[] {
   const out: string[] = []
   for (let b = 0; b < KNOWN_PRODUCTS; b += 100) {
     const objects = []
-    for (let i = b; i < Math.min(b + 100, KNOWN_PRODUCTS); i++) objects.push({ type: 'product', id: `p-known-${String(i)}`, properties: { price: 10 + (i % 90), stock: 100 } })
+    for (let i = b; i < Math.min(b + 100, KNOWN_PRODUCTS); i++)
+      objects.push({ type: 'product', id: `p-known-${String(i)}`, properties: { price: 10 + (i % 90), stock: 100 } })
     out.push(JSON.stringify({ objects }))
   }
   return out
@@ -117,7 +118,9 @@ export function objectBatchBodies(tag: string, seed: number): () => string {
     const parts: string[] = []
     for (let i = 0; i < 50; i++) {
       counter++
-      parts.push(`{"type":"product","id":"p-${tag}-${String(counter)}","properties":{"price":${String(counter % 97)},"stock":${String(counter % 13)},"origin":"bench"}}`)
+      parts.push(
+        `{"type":"product","id":"p-${tag}-${String(counter)}","properties":{"price":${String(counter % 97)},"stock":${String(counter % 13)},"origin":"bench"}}`,
+      )
       parts.push(`{"type":"product","id":"p-known-${String(Math.floor(rand() * KNOWN_PRODUCTS))}","properties":{"stock":${String(counter % 200)}}}`)
     }
     return `{"objects":[${parts.join(',')}]}`
@@ -134,9 +137,7 @@ const POOL_SIZES: Record<Exclude<Scenario, 'objects'>, number> = { single: 2000,
 export function bodySource(scenario: Scenario, seed: number, tag: string): () => string {
   if (scenario === 'objects') return objectBatchBodies(tag, seed)
   const pool =
-    scenario === 'single'
-      ? singleEventBodies(POOL_SIZES.single, seed)
-      : eventBatchBodies(POOL_SIZES[scenario], 100, scenario === 'worst' ? 50 : 3, seed)
+    scenario === 'single' ? singleEventBodies(POOL_SIZES.single, seed) : eventBatchBodies(POOL_SIZES[scenario], 100, scenario === 'worst' ? 50 : 3, seed)
   let i = 0
   return () => {
     const body = pool[i % pool.length] ?? ''

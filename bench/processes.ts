@@ -73,7 +73,12 @@ export interface Running {
 function track(child: ChildProcess): () => string {
   const lines: string[] = []
   const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString().split('\n').filter((l) => l !== ''))
+    lines.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l !== ''),
+    )
     if (lines.length > 50) lines.splice(0, lines.length - 50)
   }
   child.stdout?.on('data', keep)

@@ -71,7 +71,10 @@ export function longTasks(profile: Profile, top: number): { startMs: number; ms:
   let self = new Map<string, number>()
   const close = () => {
     if (start < 0) return
-    const heaviest = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${(v / 1e3).toFixed(0)} ms`)
+    const heaviest = [...self.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([k, v]) => `${k} ${(v / 1e3).toFixed(0)} ms`)
     tasks.push({ startMs: start / 1e3, ms: (t - start) / 1e3, heaviest })
     start = -1
     self = new Map()
@@ -107,7 +110,10 @@ function main(): void {
   const { total, self, inclusive } = summarise(parsed)
   const show = (title: string, map: Map<string, number>) => {
     process.stdout.write(`\n${title} (of ${(total / 1e6).toFixed(1)} s sampled)\n`)
-    const rows = [...map.entries()].filter(([k]) => o.filter === undefined || k.includes(o.filter)).sort((a, b) => b[1] - a[1]).slice(0, o.top)
+    const rows = [...map.entries()]
+      .filter(([k]) => o.filter === undefined || k.includes(o.filter))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, o.top)
     for (const [name, us] of rows) process.stdout.write(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1e3).toFixed(0).padStart(7)} ms  ${name}\n`)
   }
   show('self time', self)

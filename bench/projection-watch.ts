@@ -30,7 +30,10 @@ export class ProjectionWatch {
   private readonly checkpoint: Database.Statement<[string], { position: number }>
 
   /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` must exist). */
-  constructor(dataDir: string, private readonly projector = 'read-models') {
+  constructor(
+    dataDir: string,
+    private readonly projector = 'read-models',
+  ) {
     this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
     this.head = this.db.prepare('SELECT max(position) AS p FROM records')
     this.checkpoint = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')

@@ -16,7 +16,21 @@ import { join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
-import { BENCH_DIST, CLI, ROOT, cpuSecondsOf, createKey, embeddedEnv, rssOf, runCli, startBaseline, startProjector, startService, stopProcess, type Running } from './processes.js'
+import {
+  BENCH_DIST,
+  CLI,
+  ROOT,
+  cpuSecondsOf,
+  createKey,
+  embeddedEnv,
+  rssOf,
+  runCli,
+  startBaseline,
+  startProjector,
+  startService,
+  stopProcess,
+  type Running,
+} from './processes.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, machineInfo, markdownTable, markOf, ms, num, ratio, textTable, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
@@ -222,7 +236,15 @@ async function startedService(dataDir: string, o: Options, name: string): Promis
 }
 
 async function measure(o: Options, tmp: string): Promise<Measurements> {
-  const m: Measurements = { baseline: {}, service: {}, halfRate: null, halfRateBaseline: null, rss: { typical: null, worst: null }, rebuild: null, rawAppend: null }
+  const m: Measurements = {
+    baseline: {},
+    service: {},
+    halfRate: null,
+    halfRateBaseline: null,
+    rss: { typical: null, worst: null },
+    rebuild: null,
+    rawAppend: null,
+  }
   const want = (s: Scenario) => o.scenarios.includes(s)
   const worker = await LoadWorker.start()
   const baseline = await startBaseline()
@@ -245,9 +267,19 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
             const rate = Math.max(1, Math.round(peak / 2))
             const baseRate = Math.max(1, Math.round(basePeak / 2))
             log(`batch at half the peak rate: service ${String(rate)} req/s, baseline ${String(baseRate)} req/s, ${String(o.duration)} s each`)
-            const base = await baselineRun(worker, baseline, job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { overallRate: baseRate, warmupSec: 0 }))
+            const base = await baselineRun(
+              worker,
+              baseline,
+              job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { overallRate: baseRate, warmupSec: 0 }),
+            )
             m.halfRateBaseline = { ...base, rate: baseRate }
-            const run = await serviceRun(worker, service, dirA, job('batch @ service, half rate', service.url, 'batch', token, o, { overallRate: rate, warmupSec: 0 }), o)
+            const run = await serviceRun(
+              worker,
+              service,
+              dirA,
+              job('batch @ service, half rate', service.url, 'batch', token, o, { overallRate: rate, warmupSec: 0 }),
+              o,
+            )
             m.halfRate = { ...run, rate }
           }
         }
@@ -263,7 +295,10 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
       const dirB = join(tmp, 'service-worst')
       const { service, token } = await startedService(dirB, o, 'worst')
       try {
-        m.service.worst = await serviceRun(worker, service, dirB, job('worst @ service', service.url, 'worst', token, o), { ...o, catchupTimeout: o.worstCatchupTimeout })
+        m.service.worst = await serviceRun(worker, service, dirB, job('worst @ service', service.url, 'worst', token, o), {
+          ...o,
+          catchupTimeout: o.worstCatchupTimeout,
+        })
         m.rss.worst = peakRssOf(service)
       } finally {
         await service.stop()
@@ -305,14 +340,26 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
   const latencies = (l?: LoadResult) => (l === undefined ? '—' : `${ms(l.latencyP50)} / ${ms(l.latencyP99)}`)
   const cpuRow = (label: string, run?: ServiceRun, base?: BaselineRun) => {
     if (run === undefined) return
-    add(`${label}: CPU per ${label.includes('object batch') ? 'object' : 'event'} (service incl. projection)`, `${num(run.cpuUsPerItem)} µs`, base === undefined ? '' : `${num(base.cpuUsPerItem)} µs`, ratio(run.cpuUsPerItem, base?.cpuUsPerItem))
+    add(
+      `${label}: CPU per ${label.includes('object batch') ? 'object' : 'event'} (service incl. projection)`,
+      `${num(run.cpuUsPerItem)} µs`,
+      base === undefined ? '' : `${num(base.cpuUsPerItem)} µs`,
+      ratio(run.cpuUsPerItem, base?.cpuUsPerItem),
+    )
   }
 
   const single = m.service.single
   const singleBase = m.baseline.single
   if (single !== undefined) {
     const c = check('single-event req/s ≥ 0.4 × baseline (a)', ratioOf(single.load.requestsPerSec, singleBase?.load.requestsPerSec), 'min', 0.4, '×')
-    add(`single event (1 × 3 objects, ${String(o.connections)} conn): req/s`, num(single.load.requestsPerSec), num(singleBase?.load.requestsPerSec), ratio(single.load.requestsPerSec, singleBase?.load.requestsPerSec), '≥ 0.40× (a)', c)
+    add(
+      `single event (1 × 3 objects, ${String(o.connections)} conn): req/s`,
+      num(single.load.requestsPerSec),
+      num(singleBase?.load.requestsPerSec),
+      ratio(single.load.requestsPerSec, singleBase?.load.requestsPerSec),
+      '≥ 0.40× (a)',
+      c,
+    )
     add('single event: p50 / p99', latencies(single.load), latencies(singleBase?.load))
     cpuRow('single event', single, singleBase)
   }
@@ -320,7 +367,14 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
   const batchBase = m.baseline.batch
   if (batch !== undefined) {
     const c = check('batch events/s ≥ 0.5 × baseline (a)', ratioOf(batch.load.itemsPerSec, batchBase?.load.itemsPerSec), 'min', 0.5, '×')
-    add(`batch (100 events × 3 objects, ${String(o.connections)} conn): events/s`, num(batch.load.itemsPerSec), num(batchBase?.load.itemsPerSec), ratio(batch.load.itemsPerSec, batchBase?.load.itemsPerSec), '≥ 0.50× (a)', c)
+    add(
+      `batch (100 events × 3 objects, ${String(o.connections)} conn): events/s`,
+      num(batch.load.itemsPerSec),
+      num(batchBase?.load.itemsPerSec),
+      ratio(batch.load.itemsPerSec, batchBase?.load.itemsPerSec),
+      '≥ 0.50× (a)',
+      c,
+    )
     add('batch: p50 / p99', latencies(batch.load), latencies(batchBase?.load))
     cpuRow('batch', batch, batchBase)
   }
@@ -339,14 +393,24 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
   const objects = m.service.objects
   const objectsBase = m.baseline.objects
   if (objects !== undefined) {
-    add('object batch (100 upserts, ½ new ½ merged): objects/s', num(objects.load.itemsPerSec), num(objectsBase?.load.itemsPerSec), ratio(objects.load.itemsPerSec, objectsBase?.load.itemsPerSec))
+    add(
+      'object batch (100 upserts, ½ new ½ merged): objects/s',
+      num(objects.load.itemsPerSec),
+      num(objectsBase?.load.itemsPerSec),
+      ratio(objects.load.itemsPerSec, objectsBase?.load.itemsPerSec),
+    )
     add('object batch: p50 / p99', latencies(objects.load), latencies(objectsBase?.load))
     cpuRow('object batch', objects, objectsBase)
   }
   const worst = m.service.worst
   const worstBase = m.baseline.worst
   if (worst !== undefined) {
-    add('worst case (100 events × 50 objects): events/s', num(worst.load.itemsPerSec), num(worstBase?.load.itemsPerSec), ratio(worst.load.itemsPerSec, worstBase?.load.itemsPerSec))
+    add(
+      'worst case (100 events × 50 objects): events/s',
+      num(worst.load.itemsPerSec),
+      num(worstBase?.load.itemsPerSec),
+      ratio(worst.load.itemsPerSec, worstBase?.load.itemsPerSec),
+    )
     add('worst case: p50 / p99', latencies(worst.load), latencies(worstBase?.load))
     add('worst case: read models behind at the end of the load', `${num(worst.catchUp.behindAtEnd)} records`)
     const left = worst.catchUp.behindAfter
@@ -381,17 +445,32 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
   }
   if (m.rebuild !== null) {
     const c = check('projector records/s ≥ 0.5 × baseline (b)', ratioOf(m.rebuild.recordsPerSec, raw), 'min', 0.5, '×')
-    add(`projector, full rebuild (${num(m.rebuild.records)} records): records/s`, num(m.rebuild.recordsPerSec), num(raw), ratio(m.rebuild.recordsPerSec, raw), '≥ 0.50× (b)', c)
+    add(
+      `projector, full rebuild (${num(m.rebuild.records)} records): records/s`,
+      num(m.rebuild.recordsPerSec),
+      num(raw),
+      ratio(m.rebuild.recordsPerSec, raw),
+      '≥ 0.50× (b)',
+      c,
+    )
   }
   if (raw !== undefined && batchBase !== undefined) {
-    add('bound: raw SQLite appends (b) vs bare Fastify (a), per event', `${num(raw)} records/s`, `${num(batchBase.load.itemsPerSec)} events/s`, ratio(raw, batchBase.load.itemsPerSec), '(storage alone)')
+    add(
+      'bound: raw SQLite appends (b) vs bare Fastify (a), per event',
+      `${num(raw)} records/s`,
+      `${num(batchBase.load.itemsPerSec)} events/s`,
+      ratio(raw, batchBase.load.itemsPerSec),
+      '(storage alone)',
+    )
   }
   const who = o.split ? 'API + projector processes' : 'service'
   const peaks = [m.rss.typical, m.rss.worst].filter((p): p is number => p !== null)
   const c = check('peak RSS of the service ≤ 300 MB', peaks.length === 0 ? null : Math.max(...peaks) / 2 ** 20, 'max', 300, 'MB')
   const both = peaks.length === 2
-  if (m.rss.typical !== null) add(`${who} peak RSS (VmHWM), typical scenarios`, `${num(m.rss.typical / 2 ** 20)} MB`, '', '', both ? '' : '≤ 300 MB', both ? undefined : c)
-  if (m.rss.worst !== null) add(`${who} peak RSS (VmHWM), worst case`, `${num(m.rss.worst / 2 ** 20)} MB`, '', '', both ? '≤ 300 MB (max of both)' : '≤ 300 MB', c)
+  if (m.rss.typical !== null)
+    add(`${who} peak RSS (VmHWM), typical scenarios`, `${num(m.rss.typical / 2 ** 20)} MB`, '', '', both ? '' : '≤ 300 MB', both ? undefined : c)
+  if (m.rss.worst !== null)
+    add(`${who} peak RSS (VmHWM), worst case`, `${num(m.rss.worst / 2 ** 20)} MB`, '', '', both ? '≤ 300 MB (max of both)' : '≤ 300 MB', c)
   return { rows, targets }
 }
 
@@ -411,7 +490,10 @@ function positiveInt(v: string): number {
 
 function scenarioList(v: string): Scenario[] {
   const out: Scenario[] = []
-  for (const part of v.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const found = SCENARIOS.find((s) => s === part)
     if (found === undefined) throw new InvalidArgumentError(`unknown scenario "${part}" (known: ${SCENARIOS.join(', ')})`)
     out.push(found)
@@ -431,7 +513,12 @@ async function main(): Promise<void> {
     .option('--warmup <s>', 'unrecorded seconds of load before each measured run', seconds('--warmup'), 1)
     .option('--connections <n>', 'concurrent connections of the load generator', positiveInt, 16)
     .option('--catchup-timeout <s>', 'longest wait for the read models after a load', seconds('--catchup-timeout'), 60)
-    .option('--worst-catchup-timeout <s>', 'longest wait for the read models after the worst case (then the rest is estimated)', seconds('--worst-catchup-timeout'), 20)
+    .option(
+      '--worst-catchup-timeout <s>',
+      'longest wait for the read models after the worst case (then the rest is estimated)',
+      seconds('--worst-catchup-timeout'),
+      20,
+    )
     .option('--scenarios <list>', `comma-separated subset of ${SCENARIOS.join(',')}`, scenarioList, [...SCENARIOS])
     .option('--cpu-prof <dir>', 'run the service with node --cpu-prof, writing .cpuprofile files to <dir>')
     .option('--split', 'run the projector as its own process (`ocelog serve --no-projector` + a projector process) instead of in the API process', false)
@@ -464,13 +551,18 @@ async function main(): Promise<void> {
       `load average ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}\n`,
   )
   const missed = targets.filter((t) => !t.pass)
-  process.stdout.write(`targets: ${String(targets.length - missed.length)} of ${String(targets.length)} met${missed.length > 0 ? `; missed: ${missed.map((t) => t.name).join('; ')}` : ''}\n`)
+  process.stdout.write(
+    `targets: ${String(targets.length - missed.length)} of ${String(targets.length)} met${missed.length > 0 ? `; missed: ${missed.map((t) => t.name).join('; ')}` : ''}\n`,
+  )
   if (o.markdown) process.stdout.write(`\n${markdownTable(rows)}\n`)
 
   mkdirSync(o.out, { recursive: true })
   const stamp = new Date(started).toISOString().replace(/[:.]/g, '-')
   const file = join(o.out, `${stamp}.json`)
-  writeFileSync(file, `${JSON.stringify({ startedAt: new Date(started).toISOString(), machine, options: o, rows, targets, markdown: markdownTable(rows), measurements: m }, null, 2)}\n`)
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt: new Date(started).toISOString(), machine, options: o, rows, targets, markdown: markdownTable(rows), measurements: m }, null, 2)}\n`,
+  )
   log(`results written to ${file}`)
 }
 

@@ -33,7 +33,9 @@ export interface RawAppendResult {
  */
 export function rawAppendBaseline(sourceDir: string, workDir: string, minSeconds = 2): RawAppendResult {
   const source = new Database(join(sourceDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
-  const rows = source.prepare('SELECT stream, dataset_id, type, version, data FROM records ORDER BY position').all() as (Omit<SourceRecord, 'data'> & { data: string })[]
+  const rows = source.prepare('SELECT stream, dataset_id, type, version, data FROM records ORDER BY position').all() as (Omit<SourceRecord, 'data'> & {
+    data: string
+  })[]
   source.close()
   if (rows.length === 0) throw new Error(`no records in ${sourceDir}/ocelog.db to append`)
   // Parsed outside the clock: the service's append starts from objects and serialises them.

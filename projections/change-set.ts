@@ -93,7 +93,16 @@ function touchType(map: Map<string, TypeChange>, datasetId: string, name: string
   const key = datasetId + SEP + name
   const found = map.get(key)
   if (found === undefined) {
-    map.set(key, { datasetId, name, firstSeenAt: at, lastSeenAt: at, added, addedAt: added > 0 ? [position] : [], minPosition: position, maxPosition: position })
+    map.set(key, {
+      datasetId,
+      name,
+      firstSeenAt: at,
+      lastSeenAt: at,
+      added,
+      addedAt: added > 0 ? [position] : [],
+      minPosition: position,
+      maxPosition: position,
+    })
     return
   }
   if (at < found.firstSeenAt) found.firstSeenAt = at

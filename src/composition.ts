@@ -42,7 +42,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     const { openProductionBackends } = await import('./adapters/production.js')
     return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
   }
-  let db
+  let db: ReturnType<typeof openDatabase>
   try {
     db = openDatabase(config.dataDir)
   } catch (error) {

@@ -16,12 +16,17 @@ export const EnvSchema = Type.Object({
   MONGODB_URL: Type.Optional(Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' })),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate limits' })),
   OCELOG_RATE_LIMIT_PER_MINUTE: Type.Optional(IntString('Requests per minute per API key (default 1200)')),
-  OCELOG_RATE_LIMIT_WINDOW_SECONDS: Type.Optional(IntString('Length of the rate-limit window in seconds (default 60); the budget is the per-minute rate scaled to it')),
+  OCELOG_RATE_LIMIT_WINDOW_SECONDS: Type.Optional(
+    IntString('Length of the rate-limit window in seconds (default 60); the budget is the per-minute rate scaled to it'),
+  ),
   OCELOG_BODY_LIMIT_BYTES: Type.Optional(IntString('Largest request body in bytes (default 5242880)')),
   LOG_LEVEL: Type.Optional(
-    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
-      description: 'pino log level (default info)',
-    }),
+    Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+      {
+        description: 'pino log level (default info)',
+      },
+    ),
   ),
 })
 export type Env = Static<typeof EnvSchema>
@@ -68,9 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const first = [...checkEnv.Errors(picked)][0]
     const name = first === undefined ? '' : first.instancePath.replace(/^\//, '')
     const prop = (EnvSchema.properties as Record<string, { description?: string }>)[name]
-    throw new ConfigError(
-      `${name}=${picked[name] ?? ''}: ${first?.message ?? 'invalid'}${prop?.description === undefined ? '' : ` (${prop.description})`}`,
-    )
+    throw new ConfigError(`${name}=${picked[name] ?? ''}: ${first?.message ?? 'invalid'}${prop?.description === undefined ? '' : ` (${prop.description})`}`)
   }
   const e: Env = picked
   if ((e.EVENTSTORE_URL === undefined) !== (e.MONGODB_URL === undefined)) {

@@ -61,7 +61,7 @@ export async function connectMongo(url: string, shown: string, timeoutMs = ENGIN
     await client.close()
     throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} refused the hello command: ${message(error)}`)
   }
-  if (typeof hello['setName'] !== 'string' && hello['msg'] !== 'isdbgrid') {
+  if (typeof hello.setName !== 'string' && hello.msg !== 'isdbgrid') {
     await client.close()
     throw new EngineUnavailableError(
       `MongoDB at MONGODB_URL=${shown} is a standalone server; Ocelog's read models need transactions, so run it as a replica set (a single node is enough: mongod --replSet rs0, then rs.initiate())`,

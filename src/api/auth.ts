@@ -113,7 +113,10 @@ export function authHook(deps: AuthDeps) {
     if (needed !== null && key.scopes.length > 0 && !key.scopes.includes(needed)) {
       await sendProblem(
         reply,
-        problem(403, `API key ${key.key_id} has scopes [${key.scopes.join(', ')}]; this endpoint needs ${needed}. The key itself is valid: rotating it does not help.`),
+        problem(
+          403,
+          `API key ${key.key_id} has scopes [${key.scopes.join(', ')}]; this endpoint needs ${needed}. The key itself is valid: rotating it does not help.`,
+        ),
       )
       return
     }

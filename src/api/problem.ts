@@ -29,5 +29,8 @@ export function problem(status: number, detail: string, extra: Partial<Problem> 
 
 /** Sends a problem answer. */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
-  return reply.code(body.status).header('content-type', PROBLEM_CONTENT_TYPE).send({ ...body, request_id: reply.request.id })
+  return reply
+    .code(body.status)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .send({ ...body, request_id: reply.request.id })
 }

@@ -17,14 +17,7 @@
  * connection, a timeout), the retry records those items again. The API has no idempotency key, so
  * no client can tell the two cases apart; the default timeout is generous to make this rare.
  */
-import type {
-  EventInput,
-  EventResponse,
-  HealthResponse,
-  ObjectResult,
-  ObjectUpsertInput,
-  ObjectUpsertResponse,
-} from '../schemas/api.js'
+import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from '../schemas/api.js'
 import { OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
 import { describeAnswer, isObjectResult, isRecord, problemFieldErrors, readBatchAnswer } from './response.js'
@@ -84,7 +77,13 @@ interface BulkRun<T, R> {
   options: BulkOptions
 }
 
-function notSent<T>(items: readonly Indexed<T>[], kind: ItemFailure<T>['kind'], reason: string, status: number | null, errors: ItemFailure<T>['errors'] = []): ItemFailure<T>[] {
+function notSent<T>(
+  items: readonly Indexed<T>[],
+  kind: ItemFailure<T>['kind'],
+  reason: string,
+  status: number | null,
+  errors: ItemFailure<T>['errors'] = [],
+): ItemFailure<T>[] {
   return items.map(({ index, item }) => ({ index, item, kind, reason, status, errors }))
 }
 
@@ -353,7 +352,9 @@ export class OcelogClient {
     if (cls === 'ok') {
       const reading = readBatchAnswer(s.body, batch.length, endpoint.valuesField, endpoint.isValue)
       if (reading === null) {
-        result.failures.push(...notSent(batch, 'protocol', `${endpoint.path}: the 200 answer does not account for the items sent; they may or may not be recorded`, s.status))
+        result.failures.push(
+          ...notSent(batch, 'protocol', `${endpoint.path}: the 200 answer does not account for the items sent; they may or may not be recorded`, s.status),
+        )
         return
       }
       for (const a of reading.accepted) {

@@ -102,5 +102,7 @@ export function describeAnswer(status: number, body: unknown, text: string): str
 /** The `errors: [{path, message}]` of a problem body, if any. */
 export function problemFieldErrors(body: unknown): { path: string; message: string }[] {
   if (!isRecord(body) || !Array.isArray(body.errors)) return []
-  return body.errors.flatMap((e) => (isRecord(e) && typeof e.message === 'string' ? [{ path: typeof e.path === 'string' ? e.path : '', message: e.message }] : []))
+  return body.errors.flatMap((e) =>
+    isRecord(e) && typeof e.message === 'string' ? [{ path: typeof e.path === 'string' ? e.path : '', message: e.message }] : [],
+  )
 }

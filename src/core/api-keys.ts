@@ -41,7 +41,11 @@ export function secretMatches(secret: string, storedHash: string): boolean {
 
 /** A new dataset id: 12 lowercase characters, so the stream name stays short (`dataset-<id>`). */
 export function newDatasetId(): string {
-  return randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x').slice(0, 12)
+  return randomBytes(9)
+    .toString('base64url')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
+    .slice(0, 12)
 }
 
 export const DATASET_ID = /^[a-z0-9][a-z0-9-]{0,62}$/

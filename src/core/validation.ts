@@ -38,7 +38,10 @@ interface SchemaError {
 }
 
 function ruleFor(path: string): string | undefined {
-  const last = path.split('/').filter((p) => p !== '' && !/^\d+$/.test(p)).pop()
+  const last = path
+    .split('/')
+    .filter((p) => p !== '' && !/^\d+$/.test(p))
+    .pop()
   return last === undefined ? undefined : FIELD_RULES[last]
 }
 
@@ -48,7 +51,7 @@ function toFieldErrors(errors: Iterable<SchemaError>): FieldError[] {
   const seen = new Set<string>()
   for (const e of errors) {
     if (e.keyword === 'boolean') continue
-    let path = e.instancePath
+    const path = e.instancePath
     let message: string
     if (e.keyword === 'additionalProperties') {
       const params = e.params as { additionalProperties?: string[] }
@@ -76,7 +79,7 @@ function toFieldErrors(errors: Iterable<SchemaError>): FieldError[] {
     seen.add(path)
     const rule = ruleFor(path)
     message = e.message
-    if (e.keyword === 'format' && (path.endsWith('timestamp'))) message = 'is not a valid ISO 8601 date-time with Z or an offset'
+    if (e.keyword === 'format' && path.endsWith('timestamp')) message = 'is not a valid ISO 8601 date-time with Z or an offset'
     out.push({ path, message: rule === undefined ? message : `${message} (${rule})` })
   }
   return out
@@ -125,7 +128,10 @@ export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Va
   if (!checkObject.Check(item)) return { ok: false, errors: toFieldErrors(checkObject.Errors(item)) }
   const over = options.bodyBytes !== undefined && options.bodyBytes <= LIMITS.itemBytesMax ? null : byteLengthOver(item, LIMITS.itemBytesMax)
   if (over !== null) {
-    return { ok: false, errors: [{ path: '', message: `is ${String(over)} bytes as JSON; one object upsert may be at most ${String(LIMITS.itemBytesMax)} bytes` }] }
+    return {
+      ok: false,
+      errors: [{ path: '', message: `is ${String(over)} bytes as JSON; one object upsert may be at most ${String(LIMITS.itemBytesMax)} bytes` }],
+    }
   }
   return { ok: true, value: item }
 }

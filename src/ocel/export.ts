@@ -204,9 +204,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
         eventTypes.see(e.event_type, name, 'time')
         attributes.push({ name, value: e.end_timestamp })
       }
-      const links = [...(relationships.get(e.event_id)?.values() ?? [])].sort(
-        (a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier),
-      )
+      const links = [...(relationships.get(e.event_id)?.values() ?? [])].sort((a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier))
       return { id: e.event_id, type: e.event_type, time: e.timestamp, attributes, relationships: links }
     })
 

@@ -3,15 +3,7 @@
  * MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
  */
 import type { ChangeSet } from '../../projections/change-set.js'
-import type {
-  EventObjectRow,
-  EventRow,
-  EventTypeRow,
-  ObjectChangeRow,
-  ObjectLinkRow,
-  ObjectRow,
-  ObjectTypeRow,
-} from '../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../schemas/read-models.js'
 
 export interface ReadModelStore {
   /** The last position that projector `name` applied, or null when it has applied nothing. */

@@ -27,9 +27,7 @@ export const EventObjectInput = Type.Object(
     type: ObjectTypeName,
     id: ObjectExternalId,
     properties: Type.Optional(Properties),
-    qualifier: Type.Optional(
-      Type.String({ minLength: 1, maxLength: LIMITS.qualifierMax, description: 'The role of the object in this event' }),
-    ),
+    qualifier: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.qualifierMax, description: 'The role of the object in this event' })),
   },
   { additionalProperties: false },
 )
@@ -60,15 +58,9 @@ export const ObjectUpsertInput = Type.Object(
 export type ObjectUpsertInput = Static<typeof ObjectUpsertInput>
 
 /** § POST /v1/event/batch request. Items are validated one by one, so one bad item fails alone. */
-export const EventBatchBody = Type.Object(
-  { events: Type.Array(EventInput, { maxItems: LIMITS.batchItemsMax }) },
-  { additionalProperties: false },
-)
+export const EventBatchBody = Type.Object({ events: Type.Array(EventInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
 /** § POST /v1/object/batch request. */
-export const ObjectBatchBody = Type.Object(
-  { objects: Type.Array(ObjectUpsertInput, { maxItems: LIMITS.batchItemsMax }) },
-  { additionalProperties: false },
-)
+export const ObjectBatchBody = Type.Object({ objects: Type.Array(ObjectUpsertInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
 
 /** § Response shapes: single event response. */
 export const EventResponse = Type.Object({

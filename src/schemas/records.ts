@@ -42,9 +42,7 @@ export const ObjectUpsertedV1 = Type.Object({
 export type ObjectUpsertedV1 = Static<typeof ObjectUpsertedV1>
 
 /** A record before it has a position: what the ingest core hands to the log's `append`. */
-export type NewRecord =
-  | { type: 'EventRecorded'; version: 1; data: EventRecordedV1 }
-  | { type: 'ObjectUpserted'; version: 1; data: ObjectUpsertedV1 }
+export type NewRecord = { type: 'EventRecorded'; version: 1; data: EventRecordedV1 } | { type: 'ObjectUpserted'; version: 1; data: ObjectUpsertedV1 }
 
 /** A record as the log stores it: its global position, its stream and dataset, and when it was appended. */
 export type StoredRecord = NewRecord & {

@@ -87,7 +87,12 @@ describe('POST /v1/event/batch', () => {
   it('rejects a body without events with 422', async () => {
     const res = await post('/v1/event/batch', { event: [] })
     expect(res.statusCode).toBe(422)
-    expect(res.json().errors.map((e: { path: string }) => e.path).sort()).toEqual(['/event', '/events'])
+    expect(
+      res
+        .json()
+        .errors.map((e: { path: string }) => e.path)
+        .sort(),
+    ).toEqual(['/event', '/events'])
   })
 
   it('answers an empty batch with processed 0', async () => {
@@ -165,7 +170,12 @@ describe('POST /v1/object/batch', () => {
   })
 
   it('is idempotent: the same batch again creates nothing', async () => {
-    const batch = { objects: [{ type: 'item', id: 'idem-1' }, { type: 'item', id: 'idem-2' }] }
+    const batch = {
+      objects: [
+        { type: 'item', id: 'idem-1' },
+        { type: 'item', id: 'idem-2' },
+      ],
+    }
     await post('/v1/object/batch', batch)
     const again = await post('/v1/object/batch', batch)
     expect(again.json().objects.map((o: { created: boolean }) => o.created)).toEqual([false, false])

@@ -117,7 +117,11 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
 
     it('pages a stream: after is exclusive and maxCount caps the page', async () => {
       const ds = freshDatasetId()
-      const { positions } = await log.append(ds, [0, 1, 2, 3, 4].map((i) => upsertRecord(ds, 'order', `o${String(i)}`, {})), [])
+      const { positions } = await log.append(
+        ds,
+        [0, 1, 2, 3, 4].map((i) => upsertRecord(ds, 'order', `o${String(i)}`, {})),
+        [],
+      )
       const page1 = await log.readStream(ds, null, 2)
       const page2 = await log.readStream(ds, page1[1]?.position ?? null, 2)
       const page3 = await log.readStream(ds, page2[1]?.position ?? null, 2)
@@ -182,11 +186,17 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
 
     it('claims object ids: the first claim wins, a later one claims only new ids', async () => {
       const ds = freshDatasetId()
-      const r1 = eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }])
+      const r1 = eventRecord(ds, 'Create Order', [
+        { type: 'order', id: 'o1' },
+        { type: 'item', id: 'i1' },
+      ])
       const [order, item] = objectIdsOf(r1)
       const first = await log.append(ds, [r1], objectIdsOf(r1))
       expect([...first.claimed].sort()).toEqual([order, item].sort())
-      const r2 = eventRecord(ds, 'Add Item', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i2' }])
+      const r2 = eventRecord(ds, 'Add Item', [
+        { type: 'order', id: 'o1' },
+        { type: 'item', id: 'i2' },
+      ])
       const second = await log.append(ds, [r2], objectIdsOf(r2))
       expect([...second.claimed]).toEqual([objectIdsOf(r2)[1]])
     })
@@ -204,9 +214,9 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       const ds = freshDatasetId()
       const record = upsertRecord(ds, 'order', 'o1', { status: 'open', lines: [1, 2] })
       await log.append(ds, [record], [])
-      if (record.type === 'ObjectUpserted') record.data.properties['status'] = 'changed by the caller'
+      if (record.type === 'ObjectUpserted') record.data.properties.status = 'changed by the caller'
       const [first] = await log.readStream(ds, null, 10)
-      if (first?.type === 'ObjectUpserted') first.data.properties['status'] = 'changed by a reader'
+      if (first?.type === 'ObjectUpserted') first.data.properties.status = 'changed by a reader'
       await log.append(ds, [upsertRecord(ds, 'order', 'o1', { status: 'closed' })], [])
       const [again] = await log.readStream(ds, null, 10)
       expect(again?.type === 'ObjectUpserted' ? again.data.properties : null).toEqual({ status: 'open', lines: [1, 2] })
@@ -220,7 +230,7 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       expect(positions).toHaveLength(6)
       expect([...positions].sort((a, b) => a - b)).toEqual(positions)
       const read = await log.readStream(ds, null, 10)
-      expect(read.map((r) => (r.type === 'ObjectUpserted' ? r.data.properties['i'] : null))).toEqual([0, 1, 2, 3, 4, 5])
+      expect(read.map((r) => (r.type === 'ObjectUpserted' ? r.data.properties.i : null))).toEqual([0, 1, 2, 3, 4, 5])
       expect(read.map((r) => r.position)).toEqual(positions)
     })
 

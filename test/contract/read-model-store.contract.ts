@@ -14,7 +14,6 @@ export interface ReadModelStoreHarness {
   close(): Promise<void>
 }
 
-
 const T1 = '2024-05-01T10:00:00.000Z'
 const T2 = '2024-05-01T11:00:00.000Z'
 
@@ -35,14 +34,39 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
     /** Two batches touching orders and items: batch 2 adds one new item and one new order. */
     function batches() {
-      const b1 = stored(ds, [
-        eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1', qualifier: 'contains' }, { type: 'item', id: 'i2' }], { timestamp: T1, receivedAt: T1 }),
-        upsertRecord(ds, 'item', 'i1', { price: 5 }, T1),
-      ], 10)
-      const b2 = stored(ds, [
-        eventRecord(ds, 'Add Item', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i3' }], { timestamp: T2, receivedAt: T2 }),
-        upsertRecord(ds, 'order', 'o2', { status: 'open' }, T2),
-      ], 12)
+      const b1 = stored(
+        ds,
+        [
+          eventRecord(
+            ds,
+            'Create Order',
+            [
+              { type: 'order', id: 'o1' },
+              { type: 'item', id: 'i1', qualifier: 'contains' },
+              { type: 'item', id: 'i2' },
+            ],
+            { timestamp: T1, receivedAt: T1 },
+          ),
+          upsertRecord(ds, 'item', 'i1', { price: 5 }, T1),
+        ],
+        10,
+      )
+      const b2 = stored(
+        ds,
+        [
+          eventRecord(
+            ds,
+            'Add Item',
+            [
+              { type: 'order', id: 'o1' },
+              { type: 'item', id: 'i3' },
+            ],
+            { timestamp: T2, receivedAt: T2 },
+          ),
+          upsertRecord(ds, 'order', 'o2', { status: 'open' }, T2),
+        ],
+        12,
+      )
       return { b1, b2 }
     }
 
@@ -167,8 +191,36 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     })
 
     it('links objects that share events: count, first/last time and sorted event types across applies', async () => {
-      const b1 = stored(ds, [eventRecord(ds, 'Pick', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T2 })], 1)
-      const b2 = stored(ds, [eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T1 })], 2)
+      const b1 = stored(
+        ds,
+        [
+          eventRecord(
+            ds,
+            'Pick',
+            [
+              { type: 'order', id: 'o1' },
+              { type: 'item', id: 'i1' },
+            ],
+            { timestamp: T2 },
+          ),
+        ],
+        1,
+      )
+      const b2 = stored(
+        ds,
+        [
+          eventRecord(
+            ds,
+            'Create Order',
+            [
+              { type: 'order', id: 'o1' },
+              { type: 'item', id: 'i1' },
+            ],
+            { timestamp: T1 },
+          ),
+        ],
+        2,
+      )
       await store.apply('p', null, 1, changesOf(b1).changes)
       await store.apply('p', 1, 2, changesOf(b2).changes)
       const [a, b] = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'item', 'i1')].sort()
@@ -180,7 +232,15 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('keeps datasets apart', async () => {
       const other = freshDatasetId()
       await store.apply('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes)
-      expect(await readModelSnapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
+      expect(await readModelSnapshot(store, ds)).toEqual({
+        eventTypes: [],
+        objectTypes: [],
+        objects: [],
+        objectChanges: [],
+        events: [],
+        eventObjects: [],
+        objectLinks: [],
+      })
       expect(await store.objects(other)).toHaveLength(1)
     })
 
@@ -190,14 +250,34 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.apply('p', null, to, changes)
       await store.reset()
       expect(await store.checkpoint('p')).toBeNull()
-      expect(await readModelSnapshot(store, ds)).toEqual({ eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectLinks: [] })
+      expect(await readModelSnapshot(store, ds)).toEqual({
+        eventTypes: [],
+        objectTypes: [],
+        objects: [],
+        objectChanges: [],
+        events: [],
+        eventObjects: [],
+        objectLinks: [],
+      })
     })
 
     it('applies a ChangeSet of thousands of rows per read model completely (bulk writes, unordered)', async () => {
       const n = 2500
-      const records = stored(ds, Array.from({ length: n }, (_, i) =>
-        eventRecord(ds, 'Ship', [{ type: 'order', id: `o${String(i)}` }, { type: 'item', id: `i${String(i)}`, properties: { i } }], { timestamp: T1 }),
-      ), 1)
+      const records = stored(
+        ds,
+        Array.from({ length: n }, (_, i) =>
+          eventRecord(
+            ds,
+            'Ship',
+            [
+              { type: 'order', id: `o${String(i)}` },
+              { type: 'item', id: `i${String(i)}`, properties: { i } },
+            ],
+            { timestamp: T1 },
+          ),
+        ),
+        1,
+      )
       const { changes, to } = changesOf(records)
       await store.apply('p', null, to, changes)
       expect(await store.events(ds)).toHaveLength(n)
@@ -205,7 +285,10 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await store.objects(ds)).toHaveLength(2 * n)
       expect(await store.objectChanges(ds)).toHaveLength(n)
       expect(await store.objectLinks(ds)).toHaveLength(n)
-      expect((await store.objectTypes(ds)).map((t) => [t.name, t.count])).toEqual([['item', n], ['order', n]])
+      expect((await store.objectTypes(ds)).map((t) => [t.name, t.count])).toEqual([
+        ['item', n],
+        ['order', n],
+      ])
       expect(await store.checkpoint('p')).toBe(n)
     })
   })

@@ -93,12 +93,18 @@ describe('ocelog replay and project', () => {
     const log = new SqliteEventLog(db)
     const ctx = { datasetId: k.dataset_id, keyId: k.key_id, requestId: 'req-1', receivedAt: new Date().toISOString() }
     const { accepted } = await new Ingest(log).recordEvents(
-      [{ event: 'A', objects: [{ type: 't', id: '1' }] }, { event: 'B', objects: [{ type: 't', id: '1' }] }],
+      [
+        { event: 'A', objects: [{ type: 't', id: '1' }] },
+        { event: 'B', objects: [{ type: 't', id: '1' }] },
+      ],
       ctx,
     )
     db.close()
     const replay = await ocelog(['replay', '--dataset', k.dataset_id, '--json'])
-    const lines = replay.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const lines = replay.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => l.data.event_id)).toEqual(accepted.map((e) => e.event_id))
     expect(lines.map((l) => l.type)).toEqual(['EventRecorded', 'EventRecorded'])
     expect(lines[0].data.request_id).toBe('req-1')

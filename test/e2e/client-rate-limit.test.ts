@@ -59,7 +59,10 @@ describe('OcelogClient under a tiny rate limit', () => {
 
     const replay = await service.cli(['replay', '--dataset', key.dataset_id, '--json'])
     expect(replay.code, replay.stderr).toBe(0)
-    const records: ReplayLine[] = replay.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const records: ReplayLine[] = replay.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(records).toHaveLength(1000)
     expect(records.every((r) => r.type === 'EventRecorded')).toBe(true)
     expect(new Set(records.map((r) => r.data.event_id))).toEqual(new Set(result.accepted.map((a) => a.value)))

@@ -11,8 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, requireBuild, runCli } from '../helpers/cli.js'
 import { freePort } from '../helpers/free-port.js'
 
-
-
 let dataDir: string
 let port: number
 let env: NodeJS.ProcessEnv
@@ -67,7 +65,10 @@ describe('the built service', () => {
         const events = Array.from({ length: 20 }, (_, j) => ({
           event: 'Load Test',
           timestamp: new Date().toISOString(),
-          objects: [{ type: 'order', id: `w${String(worker)}-${String(i)}-${String(j)}`, qualifier: 'target' }, { type: 'worker', id: String(worker) }],
+          objects: [
+            { type: 'order', id: `w${String(worker)}-${String(i)}-${String(j)}`, qualifier: 'target' },
+            { type: 'worker', id: String(worker) },
+          ],
         }))
         try {
           const res = await fetch(`http://127.0.0.1:${String(port)}/v1/event/batch`, {
@@ -105,7 +106,9 @@ describe('the built service', () => {
       const exported = JSON.parse(await cli(['export', '--dataset', datasetId])) as { events: { id: string }[] }
       const inExport = new Set(exported.events.map((e) => e.id))
       expect(acknowledged.filter((id) => !inExport.has(id))).toEqual([])
-      console.info(`durability: ${String(acknowledged.length)} acknowledged event ids, all in replay (${String(replayed.size)} records) and export (${String(inExport.size)} events) after SIGKILL`)
+      console.info(
+        `durability: ${String(acknowledged.length)} acknowledged event ids, all in replay (${String(replayed.size)} records) and export (${String(inExport.size)} events) after SIGKILL`,
+      )
     } finally {
       second.kill('SIGTERM')
       await new Promise((r) => second.once('exit', r))

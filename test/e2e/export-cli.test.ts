@@ -27,7 +27,14 @@ beforeAll(async () => {
   await new Ingest(log).recordEvents(
     [
       { event: 'Create Order', timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: 'o1', qualifier: 'target', properties: { amount: 10 } }] },
-      { event: 'Ship Order', timestamp: '2024-01-02T10:00:00Z', objects: [{ type: 'order', id: 'o1' }, { type: 'parcel', id: 'p1' }] },
+      {
+        event: 'Ship Order',
+        timestamp: '2024-01-02T10:00:00Z',
+        objects: [
+          { type: 'order', id: 'o1' },
+          { type: 'parcel', id: 'p1' },
+        ],
+      },
     ],
     ctx,
   )
@@ -45,7 +52,13 @@ describe('ocelog export', () => {
     const doc = JSON.parse(readFileSync(out, 'utf8')) as { events: { type: string; relationships: unknown[] }[] }
     expect(doc.events.map((e) => [e.type, e.relationships])).toEqual([
       ['Create Order', [{ objectId: 'o1', qualifier: 'target' }]],
-      ['Ship Order', [{ objectId: 'o1', qualifier: '' }, { objectId: 'p1', qualifier: '' }]],
+      [
+        'Ship Order',
+        [
+          { objectId: 'o1', qualifier: '' },
+          { objectId: 'p1', qualifier: '' },
+        ],
+      ],
     ])
   })
 

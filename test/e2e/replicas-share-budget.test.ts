@@ -73,7 +73,10 @@ describe.skipIf(!installed)('two replicas with REDIS_URL', () => {
       ids.push(((await res.json()) as { event_id: string }).event_id)
     }
     const replay = await a.cli(['replay', '--dataset', k.dataset_id, '--json'])
-    const replayed = replay.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { data: { event_id: string } }).data.event_id)
+    const replayed = replay.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { data: { event_id: string } }).data.event_id)
     expect(replayed).toEqual(ids)
   })
 })

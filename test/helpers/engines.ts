@@ -4,7 +4,7 @@
  * GenericContainer of the same pinned image as docker-compose.yml when a Docker engine answers.
  * When neither works, the engine is unavailable with the reason, and the suite prints one line.
  */
-import { EventStoreDBClient } from '@eventstore/db-client'
+import type { EventStoreDBClient } from '@eventstore/db-client'
 import { MongoClient } from 'mongodb'
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers'
 import { connectEventStore, connectMongo } from '../../src/adapters/production.js'
@@ -38,7 +38,7 @@ async function stopContainer(container: StartedTestContainer): Promise<void> {
  * (single node, insecure, in memory; `$all` is read as admin).
  */
 export async function eventStoreEngine(): Promise<Engine> {
-  const fromEnv = process.env['EVENTSTORE_URL']
+  const fromEnv = process.env.EVENTSTORE_URL
   if (fromEnv !== undefined && fromEnv !== '') {
     try {
       const client: EventStoreDBClient = await connectEventStore(fromEnv, redact(fromEnv), 5000)
@@ -73,7 +73,7 @@ export async function eventStoreEngine(): Promise<Engine> {
  * started as a single-node replica set (transactions need one). Suites make one database per case.
  */
 export async function mongoEngine(): Promise<Engine> {
-  const fromEnv = process.env['MONGODB_URL']
+  const fromEnv = process.env.MONGODB_URL
   if (fromEnv !== undefined && fromEnv !== '') {
     try {
       const client: MongoClient = await connectMongo(fromEnv, redact(fromEnv), 5000)
@@ -101,7 +101,7 @@ export async function mongoEngine(): Promise<Engine> {
     const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 })
     try {
       const deadline = Date.now() + 60_000
-      while ((await client.db('admin').command({ hello: 1 }))['isWritablePrimary'] !== true) {
+      while ((await client.db('admin').command({ hello: 1 })).isWritablePrimary !== true) {
         if (Date.now() > deadline) throw new Error('the replica set elected no primary within 60 s')
         await new Promise((resolve) => setTimeout(resolve, 250))
       }

@@ -112,7 +112,12 @@ export function exportedView(doc: OcelJsonStrict): RoundTripView {
       const who = identities.get(r.objectId) ?? { type: '?', id: r.objectId }
       return [who.type, who.id, r.qualifier]
     })
-    const key = eventKey(e.type, e.time, e.attributes.map((a): [string, string] => [a.name, a.value]), links)
+    const key = eventKey(
+      e.type,
+      e.time,
+      e.attributes.map((a): [string, string] => [a.name, a.value]),
+      links,
+    )
     view.events.set(key, (view.events.get(key) ?? 0) + 1)
   }
   return view
@@ -147,7 +152,8 @@ export function diffViews(expected: RoundTripView, actual: RoundTripView, limit 
     const a = actual.objects.get(k)
     const name = k.replace(SEP, '/')
     if (e === undefined || a === undefined) objects.push(`object ${name}: ${e === undefined ? 'not expected' : 'not exported'}`)
-    else if (JSON.stringify(Object.entries(e).sort()) !== JSON.stringify(Object.entries(a).sort())) objects.push(`object ${name}: expected ${JSON.stringify(e)}, exported ${JSON.stringify(a)}`)
+    else if (JSON.stringify(Object.entries(e).sort()) !== JSON.stringify(Object.entries(a).sort()))
+      objects.push(`object ${name}: expected ${JSON.stringify(e)}, exported ${JSON.stringify(a)}`)
   }
   out.push(...objects.slice(0, limit))
   if (objects.length > limit) out.push(`… ${String(objects.length - limit)} more object differences`)

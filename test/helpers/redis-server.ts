@@ -19,7 +19,6 @@ export function redisServerInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0
 }
 
-
 /** Sends PING over a raw connection; true when the answer is +PONG. */
 export function ping(port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {

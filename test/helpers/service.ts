@@ -49,7 +49,6 @@ export interface RunningService {
   stop(): Promise<void>
 }
 
-
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => child.once('exit', () => resolve()))

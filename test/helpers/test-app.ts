@@ -35,7 +35,10 @@ export async function makeTestApp(opts: { perMinute?: number; windowSeconds?: nu
   const log = new SqliteEventLog(db)
   const keys = new SqliteKeyStore(db)
   const readModels = new SqliteReadModelStore(db)
-  const rateLimiter = memoryRateLimiter({ perMinute: opts.perMinute ?? 1200, ...(opts.windowSeconds === undefined ? {} : { windowSeconds: opts.windowSeconds }) })
+  const rateLimiter = memoryRateLimiter({
+    perMinute: opts.perMinute ?? 1200,
+    ...(opts.windowSeconds === undefined ? {} : { windowSeconds: opts.windowSeconds }),
+  })
   const app = await buildApp({
     ingest: new Ingest(log),
     keys,
@@ -52,8 +55,7 @@ export async function makeTestApp(opts: { perMinute?: number; windowSeconds?: nu
     keys,
     readModels,
     projector: new Projector(log, readModels),
-    newKey: (k = {}) =>
-      createKey(keys, { name: k.name ?? 'test', scopes: k.scopes ?? [], ...(k.datasetId === undefined ? {} : { datasetId: k.datasetId }) }),
+    newKey: (k = {}) => createKey(keys, { name: k.name ?? 'test', scopes: k.scopes ?? [], ...(k.datasetId === undefined ? {} : { datasetId: k.datasetId }) }),
     async close() {
       await app.close()
       await rateLimiter.close()

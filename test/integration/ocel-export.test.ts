@@ -66,9 +66,19 @@ async function seed(): Promise<void> {
         event: 'Pay Order',
         timestamp: '2024-01-02T10:00:00+02:00',
         end_timestamp: '2024-01-02T10:05:00+02:00',
-        objects: [{ type: 'order', id: 'o1', properties: { amount: 12, paid: true } }, { type: 'customer', id: 'c1' }],
+        objects: [
+          { type: 'order', id: 'o1', properties: { amount: 12, paid: true } },
+          { type: 'customer', id: 'c1' },
+        ],
       },
-      { event: 'Pick Item', timestamp: '2024-01-01T12:00:00Z', objects: [{ type: 'item', id: 'o1', qualifier: 'picked' }, { type: 'order', id: 'o1' }] },
+      {
+        event: 'Pick Item',
+        timestamp: '2024-01-01T12:00:00Z',
+        objects: [
+          { type: 'item', id: 'o1', qualifier: 'picked' },
+          { type: 'order', id: 'o1' },
+        ],
+      },
     ],
     ctx('ds1'),
   )
@@ -131,9 +141,27 @@ describe('exportOcel on SQLite read models', () => {
     await new Projector(log, store).catchUp()
     const doc = await exportOcel(store, 'ds1')
     expect(doc.events.map((e) => [e.type, e.relationships])).toEqual([
-      ['Create Order', [{ objectId: 'c1', qualifier: 'payer' }, { objectId: 'order/o1', qualifier: 'target' }]],
-      ['Pick Item', [{ objectId: 'item/o1', qualifier: 'picked' }, { objectId: 'order/o1', qualifier: '' }]],
-      ['Pay Order', [{ objectId: 'c1', qualifier: '' }, { objectId: 'order/o1', qualifier: '' }]],
+      [
+        'Create Order',
+        [
+          { objectId: 'c1', qualifier: 'payer' },
+          { objectId: 'order/o1', qualifier: 'target' },
+        ],
+      ],
+      [
+        'Pick Item',
+        [
+          { objectId: 'item/o1', qualifier: 'picked' },
+          { objectId: 'order/o1', qualifier: '' },
+        ],
+      ],
+      [
+        'Pay Order',
+        [
+          { objectId: 'c1', qualifier: '' },
+          { objectId: 'order/o1', qualifier: '' },
+        ],
+      ],
     ])
   })
 
@@ -142,17 +170,38 @@ describe('exportOcel on SQLite read models', () => {
     await new Projector(log, store).catchUp()
     const doc = await exportOcel(store, 'ds1')
     expect([doc.events[0]?.attributes, doc.events[2]?.attributes, doc.eventTypes, doc.objectTypes]).toEqual([
-      [{ name: 'channel', value: 'web' }, { name: 'lines', value: '2' }],
+      [
+        { name: 'channel', value: 'web' },
+        { name: 'lines', value: '2' },
+      ],
       [{ name: 'end_timestamp', value: '2024-01-02T08:05:00.000Z' }],
       [
-        { name: 'Create Order', attributes: [{ name: 'channel', type: 'string' }, { name: 'lines', type: 'integer' }] },
+        {
+          name: 'Create Order',
+          attributes: [
+            { name: 'channel', type: 'string' },
+            { name: 'lines', type: 'integer' },
+          ],
+        },
         { name: 'Pay Order', attributes: [{ name: 'end_timestamp', type: 'time' }] },
         { name: 'Pick Item', attributes: [] },
       ],
       [
-        { name: 'customer', attributes: [{ name: 'city', type: 'string' }, { name: 'tier', type: 'string' }] },
+        {
+          name: 'customer',
+          attributes: [
+            { name: 'city', type: 'string' },
+            { name: 'tier', type: 'string' },
+          ],
+        },
         { name: 'item', attributes: [] },
-        { name: 'order', attributes: [{ name: 'amount', type: 'integer' }, { name: 'paid', type: 'boolean' }] },
+        {
+          name: 'order',
+          attributes: [
+            { name: 'amount', type: 'integer' },
+            { name: 'paid', type: 'boolean' },
+          ],
+        },
       ],
     ])
   })

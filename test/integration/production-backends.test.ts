@@ -12,7 +12,9 @@ const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@')
 describe('openProductionBackends', () => {
   it('fails with EngineUnavailableError naming MONGODB_URL when MongoDB does not answer', async () => {
     const port = await freePort()
-    const error = await openProductionBackends('esdb://127.0.0.1:1?tls=false', `mongodb://u:secret@127.0.0.1:${String(port)}/ocelog`, shown).catch((e: unknown) => e)
+    const error = await openProductionBackends('esdb://127.0.0.1:1?tls=false', `mongodb://u:secret@127.0.0.1:${String(port)}/ocelog`, shown).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(EngineUnavailableError)
     expect(String(error)).toMatch(/MONGODB_URL=mongodb:\/\/\*\*\*@127\.0\.0\.1:\d+\/ocelog did not answer/)
     expect(String(error)).not.toContain('secret')

@@ -24,14 +24,28 @@ async function seed(datasetId = 'ds1'): Promise<void> {
   await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'silver', city: 'Oslo' } }], ctx(datasetId))
   await ingest.recordEvents(
     [
-      { event: 'Create Order', timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: 'o1', qualifier: 'target', properties: { amount: 10 } }, { type: 'customer', id: 'c1', qualifier: 'payer' }] },
-      { event: 'Pay Order', timestamp: '2024-01-02T10:00:00Z', end_timestamp: '2024-01-02T10:05:00Z', objects: [{ type: 'order', id: 'o1', properties: { amount: 12, paid: true } }, { type: 'customer', id: 'c1' }] },
+      {
+        event: 'Create Order',
+        timestamp: '2024-01-01T10:00:00Z',
+        objects: [
+          { type: 'order', id: 'o1', qualifier: 'target', properties: { amount: 10 } },
+          { type: 'customer', id: 'c1', qualifier: 'payer' },
+        ],
+      },
+      {
+        event: 'Pay Order',
+        timestamp: '2024-01-02T10:00:00Z',
+        end_timestamp: '2024-01-02T10:05:00Z',
+        objects: [
+          { type: 'order', id: 'o1', properties: { amount: 12, paid: true } },
+          { type: 'customer', id: 'c1' },
+        ],
+      },
     ],
     ctx(datasetId),
   )
   await ingest.upsertObjects([{ type: 'customer', id: 'c1', properties: { tier: 'gold' } }], ctx(datasetId))
 }
-
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-projector-'))
@@ -67,7 +81,12 @@ describe('Projector on SQLite', () => {
       ['Pay Order', '2024-01-02T10:00:00.000Z', '2024-01-02T10:05:00.000Z', 2],
     ])
     expect(s.eventObjects).toHaveLength(4)
-    expect(s.eventObjects.filter((l) => l.qualifier !== null).map((l) => [l.external_id, l.qualifier]).sort()).toEqual([
+    expect(
+      s.eventObjects
+        .filter((l) => l.qualifier !== null)
+        .map((l) => [l.external_id, l.qualifier])
+        .sort(),
+    ).toEqual([
       ['c1', 'payer'],
       ['o1', 'target'],
     ])
@@ -109,7 +128,16 @@ describe('Projector on SQLite', () => {
   it('applies only the records after a row’s position when a replay straddles it', async () => {
     await seed()
     await ingest.recordEvents(
-      [{ event: 'Pay Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1', properties: { refunded: true } }, { type: 'customer', id: 'c1' }] }],
+      [
+        {
+          event: 'Pay Order',
+          timestamp: '2024-01-03T10:00:00Z',
+          objects: [
+            { type: 'order', id: 'o1', properties: { refunded: true } },
+            { type: 'customer', id: 'c1' },
+          ],
+        },
+      ],
       ctx('ds1'),
     )
     const records = await log.readAll(null, 100)
@@ -181,7 +209,13 @@ describe('SQLite log', () => {
   it('group-commits concurrent appends and keeps each caller’s order', async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        ingest.recordEvents([{ event: `E${String(i)}`, objects: [{ type: 't', id: String(i) }] }, { event: `F${String(i)}`, objects: [{ type: 't', id: String(i) }] }], ctx('ds1')),
+        ingest.recordEvents(
+          [
+            { event: `E${String(i)}`, objects: [{ type: 't', id: String(i) }] },
+            { event: `F${String(i)}`, objects: [{ type: 't', id: String(i) }] },
+          ],
+          ctx('ds1'),
+        ),
       ),
     )
     const records = await log.readStream('ds1', null, 1000)

@@ -54,7 +54,19 @@ describe('foldRecords', () => {
 
   it('writes one E2O row per object with its qualifier, null when none was sent', () => {
     const cs = foldRecords(
-      stored([buildEventRecorded({ event: 'Pay', objects: [{ type: 'order', id: '1', qualifier: 'target' }, { type: 'customer', id: 'c' }] }, 'e1', ctx)]),
+      stored([
+        buildEventRecorded(
+          {
+            event: 'Pay',
+            objects: [
+              { type: 'order', id: '1', qualifier: 'target' },
+              { type: 'customer', id: 'c' },
+            ],
+          },
+          'e1',
+          ctx,
+        ),
+      ]),
     )
     expect(cs.eventObjects.map((l) => [l.object_type, l.external_id, l.qualifier])).toEqual([
       ['order', '1', 'target'],
@@ -66,11 +78,29 @@ describe('foldRecords', () => {
     const cs = foldRecords(
       stored([
         buildEventRecorded(
-          { event: 'Ship', objects: [{ type: 'o', id: '1' }, { type: 'o', id: '2' }, { type: 'o', id: '3' }, { type: 'o', id: '1', qualifier: 'again' }] },
+          {
+            event: 'Ship',
+            objects: [
+              { type: 'o', id: '1' },
+              { type: 'o', id: '2' },
+              { type: 'o', id: '3' },
+              { type: 'o', id: '1', qualifier: 'again' },
+            ],
+          },
           'e1',
           ctx,
         ),
-        buildEventRecorded({ event: 'Bill', objects: [{ type: 'o', id: '1' }, { type: 'o', id: '2' }] }, 'e2', ctx),
+        buildEventRecorded(
+          {
+            event: 'Bill',
+            objects: [
+              { type: 'o', id: '1' },
+              { type: 'o', id: '2' },
+            ],
+          },
+          'e2',
+          ctx,
+        ),
       ]),
     )
     expect(cs.objectLinks.size).toBe(3)

@@ -68,7 +68,13 @@ describe('readBatchAnswer', () => {
         { position: 0, value: 'a' },
         { position: 2, value: 'c' },
       ],
-      failed: [{ position: 1, reason: 'Event 1: /timestamp: is not a valid ISO 8601 date-time', errors: [{ path: '/timestamp', message: 'is not a valid ISO 8601 date-time' }] }],
+      failed: [
+        {
+          position: 1,
+          reason: 'Event 1: /timestamp: is not a valid ISO 8601 date-time',
+          errors: [{ path: '/timestamp', message: 'is not a valid ISO 8601 date-time' }],
+        },
+      ],
     })
   })
 

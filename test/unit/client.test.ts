@@ -166,7 +166,14 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 /** A 200 batch answer accepting every event of the body, with made-up ids `<request>-<i>`. */
 function acceptAll(res: ServerResponse, body: { events?: unknown[] }, n: number): void {
   const count = body.events?.length ?? 0
-  json(res, 200, { success: true, processed: count, failed: 0, event_ids: Array.from({ length: count }, (_, i) => `${String(n)}-${String(i)}`), errors: [], error_details: [] })
+  json(res, 200, {
+    success: true,
+    processed: count,
+    failed: 0,
+    event_ids: Array.from({ length: count }, (_, i) => `${String(n)}-${String(i)}`),
+    errors: [],
+    error_details: [],
+  })
 }
 
 function eventIdsSent(s: Scripted): string[] {
@@ -182,7 +189,13 @@ describe('OcelogClient retries', () => {
 
   it('waits out Retry-After on a 429 before sending again', async () => {
     server = await scripted((_req, body, n, res) => {
-      if (n === 1) json(res, 429, { type: 'urn:ocelog:problem:rate-limited', title: 'Rate limit exceeded', status: 429, detail: 'retry after 1 s' }, { 'retry-after': '1' })
+      if (n === 1)
+        json(
+          res,
+          429,
+          { type: 'urn:ocelog:problem:rate-limited', title: 'Rate limit exceeded', status: 429, detail: 'retry after 1 s' },
+          { 'retry-after': '1' },
+        )
       else acceptAll(res, body, n)
     })
     const notices: RetryNotice[] = []

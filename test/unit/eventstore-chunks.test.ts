@@ -53,7 +53,9 @@ describe('splitIntoAppends', () => {
   })
 
   it('splits real records of ~300 KiB into appends of three under the default budget', () => {
-    const records = Array.from({ length: 7 }, (_, i) => buildObjectUpserted({ type: 'doc', id: `d${String(i)}`, properties: { body: 'x'.repeat(300 * 1024) } }, ctx))
+    const records = Array.from({ length: 7 }, (_, i) =>
+      buildObjectUpserted({ type: 'doc', id: `d${String(i)}`, properties: { body: 'x'.repeat(300 * 1024) } }, ctx),
+    )
     const events = records.map((r) => toProposedEvent(r, () => '00000000-0000-4000-8000-000000000000'))
     const chunks = splitIntoAppends(events, (e) => e.size)
     expect(chunks.map((c) => c.length)).toEqual([3, 3, 1])
@@ -75,7 +77,11 @@ describe('toProposedEvent', () => {
   it('uses the event_id of an EventRecorded as the EventStoreDB event id, with key, request and schema version as metadata', () => {
     const record = buildEventRecorded({ event: 'Pay', objects: [{ type: 'order', id: 'o1' }] }, '0190f5a2-0000-7000-8000-000000000001', ctx)
     const e = toProposedEvent(record, () => 'unused')
-    expect([e.id, e.type, e.metadata]).toEqual(['0190f5a2-0000-7000-8000-000000000001', 'EventRecorded', { key_id: 'key_1', request_id: 'req_1', schema_version: 1 }])
+    expect([e.id, e.type, e.metadata]).toEqual([
+      '0190f5a2-0000-7000-8000-000000000001',
+      'EventRecorded',
+      { key_id: 'key_1', request_id: 'req_1', schema_version: 1 },
+    ])
     expect(e.data).toBe(record.data)
   })
 

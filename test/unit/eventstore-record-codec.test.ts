@@ -25,7 +25,14 @@ function readEvent(overrides: Partial<ReadEvent>): ReadEvent {
 describe('toStoredRecord', () => {
   it('turns an ObjectUpserted event into a record of its dataset at its commit position', () => {
     const r = toStoredRecord(readEvent({}))
-    expect([r.type, r.version, r.position, r.stream, r.datasetId, r.appendedAt]).toEqual(['ObjectUpserted', 1, 4096, 'dataset-ds1', 'ds1', '2024-05-01T10:00:00.123Z'])
+    expect([r.type, r.version, r.position, r.stream, r.datasetId, r.appendedAt]).toEqual([
+      'ObjectUpserted',
+      1,
+      4096,
+      'dataset-ds1',
+      'ds1',
+      '2024-05-01T10:00:00.123Z',
+    ])
     expect(r.type === 'ObjectUpserted' ? r.data.properties : null).toEqual({ status: 'open' })
   })
 

@@ -42,7 +42,7 @@ function evaluate(expr: Value, root: Record<string, Value>): Value {
         return a
       case '$cond': {
         const c = isPlainObject(a) ? a : {}
-        return ev(c['if']) === true ? ev(c['then']) : ev(c['else'])
+        return ev(c.if) === true ? ev(c.then) : ev(c.else)
       }
       case '$lt': {
         const [x, y] = args(a).map(ev)
@@ -62,16 +62,20 @@ function evaluate(expr: Value, root: Record<string, Value>): Value {
         return Object.assign({}, ...args(a).map(ev).filter(isPlainObject))
       case '$min':
       case '$max': {
-        const vs = args(a).map(ev).filter((v) => v !== undefined && v !== null) as string[]
+        const vs = args(a)
+          .map(ev)
+          .filter((v) => v !== undefined && v !== null) as string[]
         return vs.reduce((m, v) => ((op === '$min' ? v < m : v > m) ? v : m))
       }
       case '$add':
-        return args(a).map(ev).reduce((s: number, v) => s + (v as number), 0)
+        return args(a)
+          .map(ev)
+          .reduce((s: number, v) => s + (v as number), 0)
       case '$setUnion':
-        return [...new Set(args(a).map(ev).flat())]
+        return [...new Set(args(a).flatMap(ev))]
       case '$sortArray': {
         const c = isPlainObject(a) ? a : {}
-        return [...(ev(c['input']) as string[])].sort()
+        return [...(ev(c.input) as string[])].sort()
       }
       default:
         throw new Error(`operator ${op} is not in this interpreter`)
@@ -105,11 +109,11 @@ class Collection {
       }
       let next: Record<string, Value> = doc
       for (const stage of update) {
-        const replaced = evaluate(stage['$replaceWith'], next)
+        const replaced = evaluate(stage.$replaceWith, next)
         if (!isPlainObject(replaced)) throw new Error('$replaceWith needs a document')
         next = { ...replaced }
       }
-      Object.keys(doc).forEach((k) => delete doc[k])
+      for (const k of Object.keys(doc)) delete doc[k]
       Object.assign(doc, next)
     })
   }
@@ -117,21 +121,23 @@ class Collection {
 
 function applyAll(db: Record<string, Collection>, records: ReturnType<typeof stored>): void {
   const w = changeSetWrites(foldRecords(records))
-  db['eventTypes']?.bulkWrite(w.eventTypes)
-  db['objectTypes']?.bulkWrite(w.objectTypes)
-  db['objects']?.bulkWrite(w.objects)
-  for (const t of newObjectsPerType(w.objectTypeOf, db['objects']?.upserted ?? []).values()) {
-    const row = db['objectTypes']?.docs.find((d) => d['dataset_id'] === t.datasetId && d['name'] === t.type)
-    if (row !== undefined) row['count'] = (row['count'] as number) + t.added
+  db.eventTypes?.bulkWrite(w.eventTypes)
+  db.objectTypes?.bulkWrite(w.objectTypes)
+  db.objects?.bulkWrite(w.objects)
+  for (const t of newObjectsPerType(w.objectTypeOf, db.objects?.upserted ?? []).values()) {
+    const row = db.objectTypes?.docs.find((d) => d.dataset_id === t.datasetId && d.name === t.type)
+    if (row !== undefined) row.count = (row.count as number) + t.added
   }
-  db['objectChanges']?.bulkWrite(w.objectChanges)
-  db['events']?.bulkWrite(w.events)
-  db['eventObjects']?.bulkWrite(w.eventObjects)
-  db['objectLinks']?.bulkWrite(w.objectLinks)
+  db.objectChanges?.bulkWrite(w.objectChanges)
+  db.events?.bulkWrite(w.events)
+  db.eventObjects?.bulkWrite(w.eventObjects)
+  db.objectLinks?.bulkWrite(w.objectLinks)
 }
 
 function emptyDb(): Record<string, Collection> {
-  return Object.fromEntries(['eventTypes', 'objectTypes', 'objects', 'objectChanges', 'events', 'eventObjects', 'objectLinks'].map((n) => [n, new Collection()]))
+  return Object.fromEntries(
+    ['eventTypes', 'objectTypes', 'objects', 'objectChanges', 'events', 'eventObjects', 'objectLinks'].map((n) => [n, new Collection()]),
+  )
 }
 
 const T1 = '2024-05-01T10:00:00.000Z'
@@ -141,17 +147,17 @@ const ds = 'ds1'
 describe('guardedUpdate', () => {
   it('merges the fields into a document whose position is below minPosition', () => {
     const [stage] = guardedUpdate(5, { count: { $add: ['$count', 1] }, position: 7 })
-    expect(evaluate(stage?.['$replaceWith'], { count: 1, position: 4 })).toEqual({ count: 2, position: 7 })
+    expect(evaluate(stage?.$replaceWith, { count: 1, position: 4 })).toEqual({ count: 2, position: 7 })
   })
 
   it('leaves a document at or past minPosition exactly as it is', () => {
     const [stage] = guardedUpdate(5, { count: { $add: ['$count', 1] }, position: 7 })
-    expect(evaluate(stage?.['$replaceWith'], { count: 1, position: 5 })).toEqual({ count: 1, position: 5 })
+    expect(evaluate(stage?.$replaceWith, { count: 1, position: 5 })).toEqual({ count: 1, position: 5 })
   })
 
   it('treats a new document (no position) as below every position', () => {
     const [stage] = guardedUpdate(0, { position: 3 })
-    expect(evaluate(stage?.['$replaceWith'], { dataset_id: 'd' })).toEqual({ dataset_id: 'd', position: 3 })
+    expect(evaluate(stage?.$replaceWith, { dataset_id: 'd' })).toEqual({ dataset_id: 'd', position: 3 })
   })
 })
 
@@ -166,10 +172,22 @@ describe('changeSetWrites', () => {
 
   it('upserts only on filters that are exactly a unique index key', () => {
     const w = changeSetWrites(
-      foldRecords(stored(ds, [eventRecord(ds, 'Pay', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1', properties: { p: 1 } }])], 1)),
+      foldRecords(
+        stored(
+          ds,
+          [
+            eventRecord(ds, 'Pay', [
+              { type: 'order', id: 'o1' },
+              { type: 'item', id: 'i1', properties: { p: 1 } },
+            ]),
+          ],
+          1,
+        ),
+      ),
     )
     const keyOf = (collection: keyof typeof READ_MODEL_INDEXES) => Object.keys(READ_MODEL_INDEXES[collection][0]?.key ?? {}).sort()
-    const filterOf = <T extends Document>(op: AnyBulkWriteOperation<T> | undefined) => (op !== undefined && 'updateOne' in op ? Object.keys(op.updateOne.filter).sort() : [])
+    const filterOf = <T extends Document>(op: AnyBulkWriteOperation<T> | undefined) =>
+      op !== undefined && 'updateOne' in op ? Object.keys(op.updateOne.filter).sort() : []
     expect(filterOf(w.eventTypes[0])).toEqual(keyOf('event_types'))
     expect(filterOf(w.objectTypes[0])).toEqual(keyOf('object_types'))
     expect(filterOf(w.objects[0])).toEqual(keyOf('objects'))
@@ -183,20 +201,45 @@ describe('changeSetWrites', () => {
 })
 
 describe('read-model writes through the pipeline interpreter', () => {
-  const b1 = stored(ds, [
-    eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T1, receivedAt: T1 }),
-    upsertRecord(ds, 'order', 'o1', { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }, T1),
-  ], 1)
-  const b2 = stored(ds, [
-    eventRecord(ds, 'Pick', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }, { type: 'item', id: 'i2' }], { timestamp: T2, receivedAt: T2 }),
-    upsertRecord(ds, 'order', 'o1', { b: { d: 2 }, n: null, $z: 3 }, T2),
-  ], 3)
+  const b1 = stored(
+    ds,
+    [
+      eventRecord(
+        ds,
+        'Create Order',
+        [
+          { type: 'order', id: 'o1' },
+          { type: 'item', id: 'i1' },
+        ],
+        { timestamp: T1, receivedAt: T1 },
+      ),
+      upsertRecord(ds, 'order', 'o1', { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }, T1),
+    ],
+    1,
+  )
+  const b2 = stored(
+    ds,
+    [
+      eventRecord(
+        ds,
+        'Pick',
+        [
+          { type: 'order', id: 'o1' },
+          { type: 'item', id: 'i1' },
+          { type: 'item', id: 'i2' },
+        ],
+        { timestamp: T2, receivedAt: T2 },
+      ),
+      upsertRecord(ds, 'order', 'o1', { b: { d: 2 }, n: null, $z: 3 }, T2),
+    ],
+    3,
+  )
 
   it('merges attributes per top-level key across batches', () => {
     const db = emptyDb()
     applyAll(db, b1)
     applyAll(db, b2)
-    const order = db['objects']?.docs.find((d) => d['object_id'] === objectIdOf(ds, 'order', 'o1'))
+    const order = db.objects?.docs.find((d) => d.object_id === objectIdOf(ds, 'order', 'o1'))
     expect(order).toMatchObject({ properties: { a: 1, b: { d: 2 }, 'x.y': 1, n: null, $z: 3 }, created_at: T1, updated_at: T2, position: 4 })
   })
 
@@ -204,11 +247,11 @@ describe('read-model writes through the pipeline interpreter', () => {
     const db = emptyDb()
     applyAll(db, b1)
     applyAll(db, b2)
-    expect(db['eventTypes']?.docs.map((d) => [d['name'], d['count'], d['first_seen_at'], d['last_seen_at']])).toEqual([
+    expect(db.eventTypes?.docs.map((d) => [d.name, d.count, d.first_seen_at, d.last_seen_at])).toEqual([
       ['Create Order', 1, T1, T1],
       ['Pick', 1, T2, T2],
     ])
-    expect(db['objectTypes']?.docs.map((d) => [d['name'], d['count'], d['source']])).toEqual([
+    expect(db.objectTypes?.docs.map((d) => [d.name, d.count, d.source])).toEqual([
       ['order', 1, 'public_api'],
       ['item', 2, 'public_api'],
     ])
@@ -227,9 +270,26 @@ describe('read-model writes through the pipeline interpreter', () => {
   it('adds shared events to links with the sorted union of event types', () => {
     const db = emptyDb()
     applyAll(db, b2)
-    applyAll(db, stored(ds, [eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }, { type: 'item', id: 'i1' }], { timestamp: T1 })], 9))
+    applyAll(
+      db,
+      stored(
+        ds,
+        [
+          eventRecord(
+            ds,
+            'Create Order',
+            [
+              { type: 'order', id: 'o1' },
+              { type: 'item', id: 'i1' },
+            ],
+            { timestamp: T1 },
+          ),
+        ],
+        9,
+      ),
+    )
     const [a, b] = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'item', 'i1')].sort()
-    const link = db['objectLinks']?.docs.find((d) => d['object_a'] === a && d['object_b'] === b)
+    const link = db.objectLinks?.docs.find((d) => d.object_a === a && d.object_b === b)
     expect(link).toMatchObject({ event_count: 2, first_time: T1, last_time: T2, event_types: ['Create Order', 'Pick'], position: 9 })
   })
 
@@ -237,11 +297,11 @@ describe('read-model writes through the pipeline interpreter', () => {
     const db = emptyDb()
     applyAll(db, b1)
     applyAll(db, b1)
-    expect(db['events']?.docs).toHaveLength(1)
-    expect(db['eventObjects']?.docs.map((d) => [d['external_id'], d['qualifier'], d['position']])).toEqual([
+    expect(db.events?.docs).toHaveLength(1)
+    expect(db.eventObjects?.docs.map((d) => [d.external_id, d.qualifier, d.position])).toEqual([
       ['o1', null, 1],
       ['i1', null, 1],
     ])
-    expect(db['objectChanges']?.docs.map((d) => [d['position'], d['attributes']])).toEqual([[2, { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }]])
+    expect(db.objectChanges?.docs.map((d) => [d.position, d.attributes])).toEqual([[2, { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }]])
   })
 })

@@ -50,7 +50,9 @@ const item2 = object('oid-item-2', 'item', '2')
 
 describe('toOcelJson', () => {
   it('writes the qualifier "" when none was sent and keeps a sent one', () => {
-    const doc = toOcelJson(rows({ events: [event('e1', 'place', 1)], objects: [order1, item2], eventObjects: [e2o('e1', order1, null), e2o('e1', item2, 'line')] }))
+    const doc = toOcelJson(
+      rows({ events: [event('e1', 'place', 1)], objects: [order1, item2], eventObjects: [e2o('e1', order1, null), e2o('e1', item2, 'line')] }),
+    )
     expect(doc.events[0]?.relationships).toEqual([
       { objectId: '1', qualifier: '' },
       { objectId: '2', qualifier: 'line' },
@@ -59,7 +61,11 @@ describe('toOcelJson', () => {
 
   it('writes type/id for every object whose external id several object types share, and E2O uses it', () => {
     const doc = toOcelJson(
-      rows({ events: [event('e1', 'place', 1)], objects: [order1, item1, item2], eventObjects: [e2o('e1', order1, null), e2o('e1', item1, null), e2o('e1', item2, null)] }),
+      rows({
+        events: [event('e1', 'place', 1)],
+        objects: [order1, item1, item2],
+        eventObjects: [e2o('e1', order1, null), e2o('e1', item1, null), e2o('e1', item2, null)],
+      }),
     )
     expect(doc.objects.map((o) => [o.type, o.id])).toEqual([
       ['item', '2'],
@@ -76,7 +82,9 @@ describe('toOcelJson', () => {
   })
 
   it('drops a repeated (object, qualifier) pair of one event', () => {
-    const doc = toOcelJson(rows({ events: [event('e1', 'place', 1)], objects: [item2], eventObjects: [e2o('e1', item2, 'a'), e2o('e1', item2, 'a'), e2o('e1', item2, 'b')] }))
+    const doc = toOcelJson(
+      rows({ events: [event('e1', 'place', 1)], objects: [item2], eventObjects: [e2o('e1', item2, 'a'), e2o('e1', item2, 'a'), e2o('e1', item2, 'b')] }),
+    )
     expect(doc.events[0]?.relationships).toEqual([
       { objectId: '2', qualifier: 'a' },
       { objectId: '2', qualifier: 'b' },
@@ -141,7 +149,10 @@ describe('toOcelJson', () => {
   it('adds end_timestamp as an attribute of type time', () => {
     const end = '2024-05-01T11:00:00.000Z'
     const doc = toOcelJson(rows({ events: [event('e1', 'ship', 1, { end_timestamp: end })] }))
-    expect([doc.events[0]?.attributes, doc.eventTypes[0]?.attributes]).toEqual([[{ name: 'end_timestamp', value: end }], [{ name: 'end_timestamp', type: 'time' }]])
+    expect([doc.events[0]?.attributes, doc.eventTypes[0]?.attributes]).toEqual([
+      [{ name: 'end_timestamp', value: end }],
+      [{ name: 'end_timestamp', type: 'time' }],
+    ])
   })
 
   it('names it ocelog:end_timestamp for a type whose events carry a property end_timestamp', () => {
@@ -210,7 +221,13 @@ describe('ocelValue', () => {
 
 describe('summarize', () => {
   it('counts events, objects, types and E2O relationships', () => {
-    const doc = toOcelJson(rows({ events: [event('e1', 'place', 1), event('e2', 'pay', 2)], objects: [order1, item2], eventObjects: [e2o('e1', order1, null), e2o('e1', item2, null), e2o('e2', order1, null)] }))
+    const doc = toOcelJson(
+      rows({
+        events: [event('e1', 'place', 1), event('e2', 'pay', 2)],
+        objects: [order1, item2],
+        eventObjects: [e2o('e1', order1, null), e2o('e1', item2, null), e2o('e2', order1, null)],
+      }),
+    )
     expect(summarize(doc)).toEqual({ events: 2, objects: 2, eventTypes: 2, objectTypes: 2, relationships: 3 })
   })
 })
@@ -231,8 +248,17 @@ describe('OCEL 2.0 JSON schemas', () => {
   })
 
   it('OcelJsonStrict rejects an event time that is not an RFC 3339 date-time', () => {
-    const doc = { eventTypes: [], objectTypes: [], events: [{ id: 'e', type: 't', time: '2024-05-01 10:00:00', attributes: [], relationships: [] }], objects: [] }
-    expect(Compile(OcelJsonStrict).Errors(doc).map((e) => e.instancePath)).toEqual(['/events/0/time'])
+    const doc = {
+      eventTypes: [],
+      objectTypes: [],
+      events: [{ id: 'e', type: 't', time: '2024-05-01 10:00:00', attributes: [], relationships: [] }],
+      objects: [],
+    }
+    expect(
+      Compile(OcelJsonStrict)
+        .Errors(doc)
+        .map((e) => e.instancePath),
+    ).toEqual(['/events/0/time'])
   })
 
   it('OcelJsonStrict rejects an attribute type outside the five OCEL names', () => {

@@ -37,7 +37,18 @@ describe('planImport mapping', () => {
     const plan = planImport(
       log(
         [order('o1'), { id: 'c1', type: 'customer', attributes: [], relationships: [] }],
-        [{ id: 'e1', type: 'place order', time: T(9) + 5, attributes: { channel: 'web', total: 12.5 }, relationships: [{ objectId: 'o1', qualifier: 'order' }, { objectId: 'c1', qualifier: null }] }],
+        [
+          {
+            id: 'e1',
+            type: 'place order',
+            time: T(9) + 5,
+            attributes: { channel: 'web', total: 12.5 },
+            relationships: [
+              { objectId: 'o1', qualifier: 'order' },
+              { objectId: 'c1', qualifier: null },
+            ],
+          },
+        ],
       ),
     )
     const events = plan.batches.filter((b) => b.kind === 'events')
@@ -101,7 +112,9 @@ describe('planImport mapping', () => {
 describe('planImport skips', () => {
   it('drops references to objects the log never defines, keeps the event, and counts them', () => {
     const plan = planImport(log([order('o1')], [event('e1', T(1), ['o1', 'ghost'])]))
-    expect(plan.batches.find((b) => b.kind === 'events')?.items).toEqual([{ event: 'pay', timestamp: '2024-01-01T01:00:00.000Z', objects: [{ type: 'order', id: 'o1' }] }])
+    expect(plan.batches.find((b) => b.kind === 'events')?.items).toEqual([
+      { event: 'pay', timestamp: '2024-01-01T01:00:00.000Z', objects: [{ type: 'order', id: 'o1' }] },
+    ])
     expect(plan.skipped.e2o_unknown_object).toEqual({ count: 1, examples: ['e1 → ghost'] })
   })
 
@@ -113,7 +126,16 @@ describe('planImport skips', () => {
 
   it('skips and counts an event with more than 50 objects', () => {
     const objects = Array.from({ length: 51 }, (_, i) => order(`o${String(i)}`))
-    const plan = planImport(log(objects, [event('big', T(1), objects.map((o) => o.id)), event('ok', T(2), ['o1'])]))
+    const plan = planImport(
+      log(objects, [
+        event(
+          'big',
+          T(1),
+          objects.map((o) => o.id),
+        ),
+        event('ok', T(2), ['o1']),
+      ]),
+    )
     expect(plan.events).toBe(1)
     expect(plan.skipped.event_over_50_objects).toEqual({ count: 1, examples: ['big (51 objects)'] })
   })

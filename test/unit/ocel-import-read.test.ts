@@ -22,7 +22,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 /** The log without reader notes, events and objects sorted by id and relationships by target: for comparing two forms. */
 function comparable(log: OcelLog) {
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  const rels = (r: { objectId: string; qualifier: string | null }[]) => [...r].sort((a, b) => (a.objectId + (a.qualifier ?? '') < b.objectId + (b.qualifier ?? '') ? -1 : 1))
+  const rels = (r: { objectId: string; qualifier: string | null }[]) =>
+    [...r].sort((a, b) => (a.objectId + (a.qualifier ?? '') < b.objectId + (b.qualifier ?? '') ? -1 : 1))
   return {
     events: [...log.events].sort(byId).map((e) => ({ ...e, relationships: rels(e.relationships) })),
     objects: [...log.objects].sort(byId).map((o) => ({
@@ -112,7 +113,9 @@ describe('readOcelFile on the running example and the pallet log', () => {
   })
 
   it('reads the price changes of a product as its attribute history (ocel_changed_field)', () => {
-    const prices = runningSqlite().objects.find((o) => o.id === 'iPad Pro')?.attributes.filter((a) => a.name === 'price')
+    const prices = runningSqlite()
+      .objects.find((o) => o.id === 'iPad Pro')
+      ?.attributes.filter((a) => a.name === 'price')
     expect(prices?.map((p) => p.value)).toEqual([1099, 1113.51, 1137.25, 1159.23, 1208.36, 1248.47, 1278.47])
   })
 
@@ -128,7 +131,17 @@ describe('readOcelJson', () => {
   it('tolerates numbers for ids and qualifiers, missing arrays, naive times and attributes without time', () => {
     const log = readOcelJson(
       JSON.stringify({
-        events: [{ id: 7, type: 'pay', time: '2024-01-01 10:00:00', relationships: [{ objectId: 42, qualifier: 1 }, { objectId: 'b', qualifier: '' }] }],
+        events: [
+          {
+            id: 7,
+            type: 'pay',
+            time: '2024-01-01 10:00:00',
+            relationships: [
+              { objectId: 42, qualifier: 1 },
+              { objectId: 'b', qualifier: '' },
+            ],
+          },
+        ],
         objects: [{ id: 42, type: 'order', attributes: [{ name: 'total', value: 9.5 }] }],
       }),
       utc,
@@ -163,13 +176,13 @@ describe('readOcelJson', () => {
 
 describe('readOcelXml', () => {
   it('types attribute values by their declaration', () => {
-    expect([typedValue('42', 'integer'), typedValue('4.5', 'float'), typedValue('true', 'boolean'), typedValue('42', 'string'), typedValue('x', 'integer')]).toEqual([
-      42,
-      4.5,
-      true,
-      '42',
-      'x',
-    ])
+    expect([
+      typedValue('42', 'integer'),
+      typedValue('4.5', 'float'),
+      typedValue('true', 'boolean'),
+      typedValue('42', 'string'),
+      typedValue('x', 'integer'),
+    ]).toEqual([42, 4.5, true, '42', 'x'])
   })
 
   it('refuses a document without <log>', () => {

@@ -10,11 +10,28 @@ const source: OcelLog = {
   objectTypes: [],
   notes: newNotes('UTC'),
   objects: [
-    { id: '1', type: 'order', attributes: [{ name: 'total', time: 0, value: 10 }, { name: 'total', time: 5000, value: 12.5 }], relationships: [] },
+    {
+      id: '1',
+      type: 'order',
+      attributes: [
+        { name: 'total', time: 0, value: 10 },
+        { name: 'total', time: 5000, value: 12.5 },
+      ],
+      relationships: [],
+    },
     { id: '1', type: 'item', attributes: [], relationships: [] },
   ],
   events: [
-    { id: 'e1', type: 'pay', time: 1000, attributes: { by: 'card', ok: true }, relationships: [{ objectId: '1', qualifier: 'paid' }, { objectId: 'ghost', qualifier: null }] },
+    {
+      id: 'e1',
+      type: 'pay',
+      time: 1000,
+      attributes: { by: 'card', ok: true },
+      relationships: [
+        { objectId: '1', qualifier: 'paid' },
+        { objectId: 'ghost', qualifier: null },
+      ],
+    },
     { id: 'e2', type: 'pay', time: 2000, attributes: {}, relationships: [{ objectId: 'ghost', qualifier: null }] },
   ],
 }
@@ -24,7 +41,18 @@ function exported(): OcelJsonStrict {
   return {
     eventTypes: [{ name: 'pay', attributes: [] }],
     objectTypes: [],
-    events: [{ id: 'u1', type: 'pay', time: '1970-01-01T00:00:01.000Z', attributes: [{ name: 'by', value: 'card' }, { name: 'ok', value: 'true' }], relationships: [{ objectId: 'order/1', qualifier: 'paid' }] }],
+    events: [
+      {
+        id: 'u1',
+        type: 'pay',
+        time: '1970-01-01T00:00:01.000Z',
+        attributes: [
+          { name: 'by', value: 'card' },
+          { name: 'ok', value: 'true' },
+        ],
+        relationships: [{ objectId: 'order/1', qualifier: 'paid' }],
+      },
+    ],
     objects: [
       { id: 'item/1', type: 'item', attributes: [], relationships: [] },
       {

@@ -7,12 +7,24 @@ import { formatSummary, reasonKey, summarize } from '../../src/ocel/import/summa
 
 const log: OcelLog = {
   format: 'sqlite',
-  eventTypes: [{ name: 'pay', attributes: [] }, { name: 'never', attributes: [] }],
+  eventTypes: [
+    { name: 'pay', attributes: [] },
+    { name: 'never', attributes: [] },
+  ],
   objectTypes: [{ name: 'order', attributes: [] }],
   notes: { ...newNotes('UTC'), naiveTimestamps: 3, unreadable: { event_unreadable_time: { count: 1, examples: ['e9 (soon)'] } } },
   objects: [{ id: 'o1', type: 'order', attributes: [], relationships: [{ objectId: 'o2', qualifier: null }] }],
   events: [
-    { id: 'e1', type: 'pay', time: 1000, attributes: {}, relationships: [{ objectId: 'o1', qualifier: null }, { objectId: 'ghost', qualifier: null }] },
+    {
+      id: 'e1',
+      type: 'pay',
+      time: 1000,
+      attributes: {},
+      relationships: [
+        { objectId: 'o1', qualifier: null },
+        { objectId: 'ghost', qualifier: null },
+      ],
+    },
     { id: 'e2', type: 'pay', time: 2000, attributes: {}, relationships: [{ objectId: 'o1', qualifier: null }] },
   ],
 }
@@ -26,12 +38,24 @@ const run: RunResult = {
   aborted: null,
 }
 
-const summary = summarize({ file: 'log.sqlite', datasetId: 'ds1', log, plan: planImport(log), run, retries: { 'rate-limited': 2, network: 0, timeout: 0, 'server-error': 1 }, elapsedMs: 500 })
+const summary = summarize({
+  file: 'log.sqlite',
+  datasetId: 'ds1',
+  log,
+  plan: planImport(log),
+  run,
+  retries: { 'rate-limited': 2, network: 0, timeout: 0, 'server-error': 1 },
+  elapsedMs: 500,
+})
 
 describe('summarize', () => {
   it('counts what was sent, what failed by reason, and what was retried', () => {
     expect(summary.sent).toEqual({ events: 1, object_upserts: 1, objects: 1 })
-    expect(summary.failed).toEqual({ events: 1, object_upserts: 0, reasons: [{ kind: 'event', reason: '/objects/*/type: must NOT have more than 100 characters', count: 1, examples: ['e2'] }] })
+    expect(summary.failed).toEqual({
+      events: 1,
+      object_upserts: 0,
+      reasons: [{ kind: 'event', reason: '/objects/*/type: must NOT have more than 100 characters', count: 1, examples: ['e2'] }],
+    })
     expect(summary.retried).toEqual({ requests: 3, 'rate-limited': 2, network: 0, timeout: 0, 'server-error': 1 })
     expect(summary.events_per_second).toBe(2)
   })
@@ -42,7 +66,15 @@ describe('summarize', () => {
   })
 
   it('describes the log: declared and used types, E2O and O2O', () => {
-    expect(summary.log).toEqual({ events: 2, objects: 1, event_types: { declared: 2, used: 1 }, object_types: { declared: 1, used: 1 }, e2o: 3, o2o: 1, object_attribute_values: 0 })
+    expect(summary.log).toEqual({
+      events: 2,
+      objects: 1,
+      event_types: { declared: 2, used: 1 },
+      object_types: { declared: 1, used: 1 },
+      e2o: 3,
+      o2o: 1,
+      object_attribute_values: 0,
+    })
     expect(summary.timezone).toEqual({ zone: 'UTC', naive_timestamps: 3, truncated_to_ms: 0 })
   })
 })
@@ -60,6 +92,8 @@ describe('formatSummary', () => {
 
 describe('reasonKey', () => {
   it('groups item failures by rule, not by item', () => {
-    expect(reasonKey('Event 17: /objects/3/qualifier: must NOT have more than 100 characters')).toBe('/objects/*/qualifier: must NOT have more than 100 characters')
+    expect(reasonKey('Event 17: /objects/3/qualifier: must NOT have more than 100 characters')).toBe(
+      '/objects/*/qualifier: must NOT have more than 100 characters',
+    )
   })
 })

@@ -23,7 +23,9 @@ describe('validateEvent', () => {
   })
 
   it('accepts an offset timestamp and an equal end_timestamp', () => {
-    expect(validateEvent({ event: 'E', objects: [{ type: 't', id: '1' }], timestamp: '2024-01-01T10:00:00+02:00', end_timestamp: '2024-01-01T08:00:00Z' }).ok).toBe(true)
+    expect(
+      validateEvent({ event: 'E', objects: [{ type: 't', id: '1' }], timestamp: '2024-01-01T10:00:00+02:00', end_timestamp: '2024-01-01T08:00:00Z' }).ok,
+    ).toBe(true)
   })
 
   it('compares end_timestamp with timestamp as instants, not as strings', () => {
@@ -52,7 +54,12 @@ describe('validateObjectUpsert', () => {
 
 describe('itemErrorString', () => {
   it('starts with the label and the 0-based index', () => {
-    expect(itemErrorString('Event', 3, [{ path: '/event', message: 'is required' }, { path: '', message: 'too big' }])).toBe('Event 3: /event: is required; too big')
+    expect(
+      itemErrorString('Event', 3, [
+        { path: '/event', message: 'is required' },
+        { path: '', message: 'too big' },
+      ]),
+    ).toBe('Event 3: /event: is required; too big')
   })
 })
 

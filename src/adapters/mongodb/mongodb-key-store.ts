@@ -23,8 +23,14 @@ export const KEY_STORE_COLLECTIONS = { datasets: 'datasets', apiKeys: 'api_keys'
 
 /** Unique indexes of the key store, created at start. */
 export const KEY_STORE_INDEXES: Record<(typeof KEY_STORE_COLLECTIONS)[keyof typeof KEY_STORE_COLLECTIONS], IndexDescription[]> = {
-  datasets: [{ key: { id: 1 }, unique: true, name: 'key' }, { key: { created_at: 1, id: 1 }, name: 'by_created' }],
-  api_keys: [{ key: { key_id: 1 }, unique: true, name: 'key' }, { key: { created_at: 1, key_id: 1 }, name: 'by_created' }],
+  datasets: [
+    { key: { id: 1 }, unique: true, name: 'key' },
+    { key: { created_at: 1, id: 1 }, name: 'by_created' },
+  ],
+  api_keys: [
+    { key: { key_id: 1 }, unique: true, name: 'key' },
+    { key: { created_at: 1, key_id: 1 }, name: 'by_created' },
+  ],
   object_claims: [{ key: { object_id: 1 }, unique: true, name: 'key' }],
 }
 

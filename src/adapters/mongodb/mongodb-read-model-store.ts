@@ -28,15 +28,7 @@ import { MongoServerError } from 'mongodb'
 import type { ChangeSet } from '../../../projections/change-set.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
-import type {
-  EventObjectRow,
-  EventRow,
-  EventTypeRow,
-  ObjectChangeRow,
-  ObjectLinkRow,
-  ObjectRow,
-  ObjectTypeRow,
-} from '../../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import { changeSetWrites, newObjectsPerType, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES } from './read-model-writes.js'
 
 /** A projector's checkpoint: `_id` is the projector name. */
@@ -159,9 +151,9 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async eventObjects(datasetId: string): Promise<EventObjectRow[]> {
-    return (
-      await this.eventObjectsC.find({ dataset_id: datasetId }).sort({ event_time: 1, position: 1, object_id: 1, qualifier: 1 }).toArray()
-    ).map(({ _id, ...row }) => row)
+    return (await this.eventObjectsC.find({ dataset_id: datasetId }).sort({ event_time: 1, position: 1, object_id: 1, qualifier: 1 }).toArray()).map(
+      ({ _id, ...row }) => row,
+    )
   }
 
   async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {

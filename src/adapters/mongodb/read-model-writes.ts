@@ -16,15 +16,7 @@
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
 import type { ChangeSet, ObjectChange, ObjectLinkChange, TypeChange } from '../../../projections/change-set.js'
-import type {
-  EventObjectRow,
-  EventRow,
-  EventTypeRow,
-  ObjectChangeRow,
-  ObjectLinkRow,
-  ObjectRow,
-  ObjectTypeRow,
-} from '../../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of DESIGN.md § Read models. */
 export const READ_MODEL_COLLECTIONS = {
@@ -83,6 +75,7 @@ export function guardedUpdate(minPosition: number, fields: Document): Document[]
       $replaceWith: {
         $cond: {
           if: { $lt: [{ $ifNull: ['$position', -1] }, minPosition] },
+          // biome-ignore lint/suspicious/noThenProperty: the `then` of MongoDB's $cond operator
           then: { $mergeObjects: ['$$ROOT', fields] },
           else: '$$ROOT',
         },
@@ -102,6 +95,7 @@ export function insertOnceUpdate(probe: string, fields: Document): Document[] {
       $replaceWith: {
         $cond: {
           if: { $eq: [{ $type: `$${probe}` }, 'missing'] },
+          // biome-ignore lint/suspicious/noThenProperty: the `then` of MongoDB's $cond operator
           then: { $mergeObjects: ['$$ROOT', fields] },
           else: '$$ROOT',
         },
@@ -218,7 +212,10 @@ export function changeSetWrites(changes: ChangeSet): ReadModelWrites {
  * How many objects of each (dataset, type) a bulkWrite of `writes.objects` inserted, from the
  * result's `upsertedIds` (operation index → _id). Object type `count` = distinct objects of the type.
  */
-export function newObjectsPerType(objectTypeOf: ReadModelWrites['objectTypeOf'], upsertedIndexes: Iterable<number>): Map<string, { datasetId: string; type: string; added: number }> {
+export function newObjectsPerType(
+  objectTypeOf: ReadModelWrites['objectTypeOf'],
+  upsertedIndexes: Iterable<number>,
+): Map<string, { datasetId: string; type: string; added: number }> {
   const out = new Map<string, { datasetId: string; type: string; added: number }>()
   for (const index of upsertedIndexes) {
     const t = objectTypeOf[index]

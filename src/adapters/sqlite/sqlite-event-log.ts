@@ -58,9 +58,7 @@ export class SqliteEventLog implements EventLog {
   ) {
     this.pollMs = options.pollMs ?? 250
     this.appended.setMaxListeners(0)
-    this.insertRecord = db.prepare(
-      'INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES (?, ?, ?, ?, ?, ?)',
-    )
+    this.insertRecord = db.prepare('INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES (?, ?, ?, ?, ?, ?)')
     this.insertClaim = db.prepare('INSERT OR IGNORE INTO object_claims (object_id, dataset_id) VALUES (?, ?)')
     this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
     this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')

@@ -26,9 +26,7 @@ export class SqliteKeyStore implements KeyStore {
   constructor(private readonly db: SqliteDatabase) {}
 
   async createDataset(dataset: Dataset): Promise<void> {
-    const info = this.db
-      .prepare('INSERT OR IGNORE INTO datasets (id, name, created_at) VALUES (?, ?, ?)')
-      .run(dataset.id, dataset.name, dataset.created_at)
+    const info = this.db.prepare('INSERT OR IGNORE INTO datasets (id, name, created_at) VALUES (?, ?, ?)').run(dataset.id, dataset.name, dataset.created_at)
     if (info.changes === 0) throw new DatasetExistsError(`dataset ${dataset.id} exists`)
   }
 
@@ -43,9 +41,7 @@ export class SqliteKeyStore implements KeyStore {
 
   async createKey(key: ApiKey): Promise<void> {
     this.db
-      .prepare(
-        'INSERT INTO api_keys (key_id, name, dataset_id, scopes, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
+      .prepare('INSERT INTO api_keys (key_id, name, dataset_id, scopes, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(key.key_id, key.name, key.dataset_id, JSON.stringify(key.scopes), key.secret_hash, key.created_at, key.revoked_at)
   }
 

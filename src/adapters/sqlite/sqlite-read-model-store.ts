@@ -7,15 +7,7 @@ import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { Properties } from '../../schemas/api.js'
-import type {
-  EventObjectRow,
-  EventRow,
-  EventTypeRow,
-  ObjectChangeRow,
-  ObjectLinkRow,
-  ObjectRow,
-  ObjectTypeRow,
-} from '../../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import type { SqliteDatabase } from './database.js'
 
 /** E2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
@@ -50,9 +42,7 @@ function prepareApplyStatements(db: SqliteDatabase) {
   // An object type's count is its distinct objects: it grows by the objects this batch inserted
   // (recounting rm_objects instead cost a scan of the type's objects on every batch).
   const countObjects = db.prepare('UPDATE rm_object_types SET count = count + ? WHERE dataset_id = ? AND name = ?')
-  const putChange = db.prepare(
-    'INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES (?, ?, ?, ?, ?)',
-  )
+  const putChange = db.prepare('INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES (?, ?, ?, ?, ?)')
   const putEvent = db.prepare(
     `INSERT OR IGNORE INTO rm_events (dataset_id, event_id, event_type, timestamp, end_timestamp, properties, objects_count, received_at, position)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -77,8 +67,14 @@ function prepareApplyStatements(db: SqliteDatabase) {
     `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (projector) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
   )
-  const eventTypes = { upsert: upsertTypesStatement(db, 'rm_event_types'), position: db.prepare('SELECT position FROM rm_event_types WHERE dataset_id = ? AND name = ?') }
-  const objectTypes = { upsert: upsertTypesStatement(db, 'rm_object_types'), position: db.prepare('SELECT position FROM rm_object_types WHERE dataset_id = ? AND name = ?') }
+  const eventTypes = {
+    upsert: upsertTypesStatement(db, 'rm_event_types'),
+    position: db.prepare('SELECT position FROM rm_event_types WHERE dataset_id = ? AND name = ?'),
+  }
+  const objectTypes = {
+    upsert: upsertTypesStatement(db, 'rm_object_types'),
+    position: db.prepare('SELECT position FROM rm_object_types WHERE dataset_id = ? AND name = ?'),
+  }
   return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
 }
 
@@ -116,7 +112,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
-    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes } = this.applyStatements
+    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes } =
+      this.applyStatements
 
     db.transaction(() => {
       const current = (getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
@@ -139,7 +136,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         }
         putObject.run(o.datasetId, o.objectId, o.type, o.externalId, JSON.stringify(merged), o.firstSeenAt, o.lastSeenAt, o.maxPosition)
         if (row !== undefined) continue
-        const key = o.datasetId + '\u0000' + o.type
+        const key = `${o.datasetId}\u0000${o.type}`
         const counted = newObjects.get(key)
         if (counted === undefined) newObjects.set(key, { datasetId: o.datasetId, type: o.type, added: 1 })
         else counted.added += 1
@@ -149,8 +146,15 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const c of changes.objectChanges) putChange.run(c.dataset_id, c.object_id, c.position, c.time, JSON.stringify(c.attributes))
       for (const e of changes.events) {
         putEvent.run(
-          e.dataset_id, e.event_id, e.event_type, e.timestamp, e.end_timestamp,
-          JSON.stringify(e.properties), e.objects_count, e.received_at, e.position,
+          e.dataset_id,
+          e.event_id,
+          e.event_type,
+          e.timestamp,
+          e.end_timestamp,
+          JSON.stringify(e.properties),
+          e.objects_count,
+          e.received_at,
+          e.position,
         )
       }
       for (const l of changes.eventObjects) {
@@ -183,23 +187,26 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async objects(datasetId: string): Promise<ObjectRow[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM rm_objects WHERE dataset_id = ? ORDER BY type, external_id')
-      .all(datasetId) as (Omit<ObjectRow, 'properties'> & { properties: string })[]
+    const rows = this.db.prepare('SELECT * FROM rm_objects WHERE dataset_id = ? ORDER BY type, external_id').all(datasetId) as (Omit<
+      ObjectRow,
+      'properties'
+    > & { properties: string })[]
     return rows.map((r) => ({ ...r, properties: parseObject(r.properties) }))
   }
 
   async objectChanges(datasetId: string): Promise<ObjectChangeRow[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM rm_object_changes WHERE dataset_id = ? ORDER BY object_id, position')
-      .all(datasetId) as (Omit<ObjectChangeRow, 'attributes'> & { attributes: string })[]
+    const rows = this.db.prepare('SELECT * FROM rm_object_changes WHERE dataset_id = ? ORDER BY object_id, position').all(datasetId) as (Omit<
+      ObjectChangeRow,
+      'attributes'
+    > & { attributes: string })[]
     return rows.map((r) => ({ ...r, attributes: parseObject(r.attributes) }))
   }
 
   async events(datasetId: string): Promise<EventRow[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM rm_events WHERE dataset_id = ? ORDER BY timestamp, position')
-      .all(datasetId) as (Omit<EventRow, 'properties'> & { properties: string })[]
+    const rows = this.db.prepare('SELECT * FROM rm_events WHERE dataset_id = ? ORDER BY timestamp, position').all(datasetId) as (Omit<
+      EventRow,
+      'properties'
+    > & { properties: string })[]
     return rows.map((r) => ({ ...r, properties: parseObject(r.properties) }))
   }
 
@@ -211,9 +218,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM rm_object_links WHERE dataset_id = ? ORDER BY object_a, object_b')
-      .all(datasetId) as (Omit<ObjectLinkRow, 'event_types'> & { event_types: string })[]
+    const rows = this.db.prepare('SELECT * FROM rm_object_links WHERE dataset_id = ? ORDER BY object_a, object_b').all(datasetId) as (Omit<
+      ObjectLinkRow,
+      'event_types'
+    > & { event_types: string })[]
     return rows.map((r) => ({ ...r, event_types: JSON.parse(r.event_types) as string[] }))
   }
 

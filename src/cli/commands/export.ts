@@ -56,7 +56,7 @@ export function registerExport(program: Command): void {
   program
     .command('export')
     .description(
-      "Write a dataset as an OCEL 2.0 JSON log (from the read models; on the embedded default the projector catches up first, so every accepted record is in it)",
+      'Write a dataset as an OCEL 2.0 JSON log (from the read models; on the embedded default the projector catches up first, so every accepted record is in it)',
     )
     .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
     .option('--out <file>', 'write to this file instead of stdout')

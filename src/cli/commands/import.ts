@@ -52,7 +52,8 @@ function progressDisplay(total: number, quiet: boolean) {
   if (process.stderr.isTTY) {
     const bar = new SingleBar({
       stream: process.stderr,
-      format: 'importing |{bar}| {percentage}% {value}/{total} items | {events} events | {rate} events/s | retries {retries} | failed {failed} | ETA {eta_formatted}',
+      format:
+        'importing |{bar}| {percentage}% {value}/{total} items | {events} events | {rate} events/s | retries {retries} | failed {failed} | ETA {eta_formatted}',
       barCompleteChar: '█',
       barIncompleteChar: '░',
       hideCursor: true,
@@ -88,9 +89,7 @@ function progressDisplay(total: number, quiet: boolean) {
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description(
-      'Load an OCEL 2.0 log (JSON .json/.jsonocel, SQLite .sqlite, XML .xml/.xmlocel) into the dataset of an API key, through the HTTP API',
-    )
+    .description('Load an OCEL 2.0 log (JSON .json/.jsonocel, SQLite .sqlite, XML .xml/.xmlocel) into the dataset of an API key, through the HTTP API')
     .argument('<file>', 'the OCEL 2.0 log')
     .requiredOption('--url <url>', 'base URL of the Ocelog service, e.g. http://localhost:8080')
     .requiredOption('--key <key>', 'API key of the target dataset (see: ocelog keys create)')
@@ -121,7 +120,7 @@ export function registerImport(program: Command): void {
         throw error
       }
 
-      let log
+      let log: ReturnType<typeof readOcelFile>
       try {
         log = readOcelFile(file, zone)
       } catch (error) {
@@ -142,7 +141,7 @@ export function registerImport(program: Command): void {
         process.once('SIGINT', () => process.exit(130))
       }
       process.once('SIGINT', onSigint)
-      let run
+      let run: Awaited<ReturnType<typeof runPlan>>
       try {
         run = await runPlan(plan, client, { concurrency, signal: abort.signal, onProgress: display.progress })
       } finally {

@@ -2,7 +2,6 @@ import type { Command } from 'commander'
 import { AdminError, createKey, listKeys, revokeKey } from '../../admin.js'
 import { CliError, printJson, table, withBackends } from '../context.js'
 
-
 async function asCli<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn()
@@ -30,7 +29,13 @@ export function registerKeys(program: Command): void {
             name: opts.name,
             ...(opts.dataset === undefined ? {} : { datasetId: opts.dataset }),
             ...(opts.datasetName === undefined ? {} : { datasetName: opts.datasetName }),
-            scopes: opts.scopes === undefined ? [] : opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+            scopes:
+              opts.scopes === undefined
+                ? []
+                : opts.scopes
+                    .split(',')
+                    .map((s) => s.trim())
+                    .filter((s) => s !== ''),
           }),
         ),
       )

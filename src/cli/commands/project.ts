@@ -27,7 +27,10 @@ export function registerProject(program: Command): void {
           const started = performance.now()
           const n = opts.rebuild === true ? await projector.rebuild() : await projector.catchUp()
           const seconds = (performance.now() - started) / 1000
-          logger.info({ records: n, seconds, recordsPerSecond: Math.round(n / Math.max(seconds, 1e-6)), position: projector.position }, `${opts.rebuild === true ? 'rebuilt' : 'caught up'}: ${String(n)} record(s)`)
+          logger.info(
+            { records: n, seconds, recordsPerSecond: Math.round(n / Math.max(seconds, 1e-6)), position: projector.position },
+            `${opts.rebuild === true ? 'rebuilt' : 'caught up'}: ${String(n)} record(s)`,
+          )
           return
         }
         const abort = new AbortController()

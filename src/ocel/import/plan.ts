@@ -110,7 +110,14 @@ function upsertsOf(o: OcelObject, seq: () => number, skipped: Record<string, Tal
   }
   return [...byTime.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([time, properties]) => ({ kind: 'upsert' as const, time, seq: seq(), key, item: { type: o.type, id: o.id, properties }, source: `${o.id} @ ${isoOf(time)}` }))
+    .map(([time, properties]) => ({
+      kind: 'upsert' as const,
+      time,
+      seq: seq(),
+      key,
+      item: { type: o.type, id: o.id, properties },
+      source: `${o.id} @ ${isoOf(time)}`,
+    }))
 }
 
 /**

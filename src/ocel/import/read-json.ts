@@ -6,7 +6,19 @@
  * zone, `attributes`/`relationships` may be missing, and an object attribute may have no `time`
  * (read as the epoch: an initial value). Items that cannot be read are counted in `notes.unreadable`.
  */
-import { asQualifier, asText, newNotes, OcelReadError, tally, type OcelEvent, type OcelLog, type OcelObject, type OcelRelationship, type OcelTypeDeclaration, type ReadNotes } from './model.js'
+import {
+  asQualifier,
+  asText,
+  newNotes,
+  OcelReadError,
+  tally,
+  type OcelEvent,
+  type OcelLog,
+  type OcelObject,
+  type OcelRelationship,
+  type OcelTypeDeclaration,
+  type ReadNotes,
+} from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -24,7 +36,10 @@ function declarations(items: unknown[], what: string, notes: ReadNotes): OcelTyp
   const out: OcelTypeDeclaration[] = []
   items.forEach((t, i) => {
     const name = isRecord(t) ? asText(t.name) : null
-    if (!isRecord(t) || name === null) return tally(notes.unreadable, `${what}_declaration_unreadable`, `${what}Types[${String(i)}]`)
+    if (!isRecord(t) || name === null) {
+      tally(notes.unreadable, `${what}_declaration_unreadable`, `${what}Types[${String(i)}]`)
+      return
+    }
     const attributes = Array.isArray(t.attributes)
       ? t.attributes.flatMap((a) => {
           const n = isRecord(a) ? asText(a.name) : null
@@ -86,9 +101,15 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
   arrayAt(doc, 'events').forEach((e, i) => {
     const where = isRecord(e) ? (asText(e.id) ?? `events[${String(i)}]`) : `events[${String(i)}]`
     const type = isRecord(e) ? asText(e.type) : null
-    if (!isRecord(e) || type === null) return tally(notes.unreadable, 'event_unreadable', where)
+    if (!isRecord(e) || type === null) {
+      tally(notes.unreadable, 'event_unreadable', where)
+      return
+    }
     const time = readTime(e.time, zone, notes)
-    if (time === null) return tally(notes.unreadable, 'event_unreadable_time', `${where} (${String(e.time)})`)
+    if (time === null) {
+      tally(notes.unreadable, 'event_unreadable_time', `${where} (${String(e.time)})`)
+      return
+    }
     events.push({
       id: asText(e.id) ?? `#${String(i)}`,
       type,
@@ -102,7 +123,10 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
   arrayAt(doc, 'objects').forEach((o, i) => {
     const id = isRecord(o) ? asText(o.id) : null
     const type = isRecord(o) ? asText(o.type) : null
-    if (!isRecord(o) || id === null || type === null) return tally(notes.unreadable, 'object_unreadable', id ?? `objects[${String(i)}]`)
+    if (!isRecord(o) || id === null || type === null) {
+      tally(notes.unreadable, 'object_unreadable', id ?? `objects[${String(i)}]`)
+      return
+    }
     const attributes: OcelObject['attributes'] = []
     if (Array.isArray(o.attributes)) {
       for (const a of o.attributes) {

@@ -13,7 +13,19 @@
  * example stores item ids as INTEGER in `object_Items`, as TEXT in `object`). Opened read-only.
  */
 import Database from 'better-sqlite3'
-import { asQualifier, asText, newNotes, OcelReadError, tally, type OcelEvent, type OcelLog, type OcelObject, type OcelRelationship, type OcelTypeDeclaration, type ReadNotes } from './model.js'
+import {
+  asQualifier,
+  asText,
+  newNotes,
+  OcelReadError,
+  tally,
+  type OcelEvent,
+  type OcelLog,
+  type OcelObject,
+  type OcelRelationship,
+  type OcelTypeDeclaration,
+  type ReadNotes,
+} from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
 type Row = Record<string, unknown>
@@ -78,7 +90,13 @@ function typeTables(tables: Tables, prefix: 'event' | 'object', typeNames: Itera
 }
 
 function declaration(tables: Tables, name: string, table: string | null): OcelTypeDeclaration {
-  const attributes = table === null ? [] : tables.columns(table).filter((c) => !RESERVED.has(c.name)).map((c) => ({ name: c.name, type: ocelType(c.type) }))
+  const attributes =
+    table === null
+      ? []
+      : tables
+          .columns(table)
+          .filter((c) => !RESERVED.has(c.name))
+          .map((c) => ({ name: c.name, type: ocelType(c.type) }))
   return { name, attributes }
 }
 
@@ -101,8 +119,14 @@ function links(tables: Tables, table: string, from: string, to: string, cause: s
 /** The attribute values one `object_<Map>` row sets (see module comment). */
 function changedValues(row: Row, attributeColumns: readonly string[]): [string, unknown][] {
   const changed = asText(row.ocel_changed_field)
-  if (changed === null || changed === '') return attributeColumns.flatMap((c) => (row[c] === null || row[c] === undefined ? [] : [[c, row[c]] as [string, unknown]]))
-  const fields = attributeColumns.includes(changed) ? [changed] : changed.split(',').map((f) => f.trim()).filter((f) => attributeColumns.includes(f))
+  if (changed === null || changed === '')
+    return attributeColumns.flatMap((c) => (row[c] === null || row[c] === undefined ? [] : [[c, row[c]] as [string, unknown]]))
+  const fields = attributeColumns.includes(changed)
+    ? [changed]
+    : changed
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => attributeColumns.includes(f))
   return fields.map((f) => [f, row[f] ?? null])
 }
 
@@ -137,8 +161,16 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
   const notes = newNotes(zone.label)
   const eventRows = tables.rows(eventTable)
   const objectRows = tables.rows(objectTable)
-  const eventTypeTables = typeTables(tables, 'event', eventRows.flatMap((r) => asText(r.ocel_type) ?? []))
-  const objectTypeTables = typeTables(tables, 'object', objectRows.flatMap((r) => asText(r.ocel_type) ?? []))
+  const eventTypeTables = typeTables(
+    tables,
+    'event',
+    eventRows.flatMap((r) => asText(r.ocel_type) ?? []),
+  )
+  const objectTypeTables = typeTables(
+    tables,
+    'object',
+    objectRows.flatMap((r) => asText(r.ocel_type) ?? []),
+  )
 
   const e2oTable = tables.find('event_object')
   const o2oTable = tables.find('object_object')
@@ -161,7 +193,10 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
   }
   for (const [type, table] of objectTypeTables) {
     if (table === null) continue
-    const attributeColumns = tables.columns(table).map((c) => c.name).filter((c) => !RESERVED.has(c))
+    const attributeColumns = tables
+      .columns(table)
+      .map((c) => c.name)
+      .filter((c) => !RESERVED.has(c))
     for (const r of tables.rows(table)) {
       const id = asText(r.ocel_id)
       const o = id === null ? undefined : byKey.get(`${type}\u0000${id}`)

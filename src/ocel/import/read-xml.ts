@@ -7,7 +7,19 @@
  * epoch (initial value). Parsed with fast-xml-parser; items that cannot be read are counted.
  */
 import { XMLParser } from 'fast-xml-parser'
-import { asQualifier, asText, newNotes, OcelReadError, tally, type OcelEvent, type OcelLog, type OcelObject, type OcelRelationship, type OcelTypeDeclaration, type ReadNotes } from './model.js'
+import {
+  asQualifier,
+  asText,
+  newNotes,
+  OcelReadError,
+  tally,
+  type OcelEvent,
+  type OcelLog,
+  type OcelObject,
+  type OcelRelationship,
+  type OcelTypeDeclaration,
+  type ReadNotes,
+} from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
 const ATTRS = '@'
@@ -63,7 +75,10 @@ function declarations(log: Node, container: string, child: string, cause: string
   const out: OcelTypeDeclaration[] = []
   children(log, container, child).forEach((t, i) => {
     const name = asText(attrs(t).name)
-    if (name === null) return tally(notes.unreadable, cause, `${child}[${String(i)}]`)
+    if (name === null) {
+      tally(notes.unreadable, cause, `${child}[${String(i)}]`)
+      return
+    }
     const attributes = children(t, 'attributes', 'attribute').flatMap((a) => {
       const n = asText(attrs(a).name)
       return n === null ? [] : [{ name: n, type: asText(attrs(a).type) ?? 'string' }]
@@ -124,7 +139,10 @@ export function readOcelXml(xml: string, zone: TimeZone): OcelLog {
   children(log, 'objects', 'object').forEach((o, i) => {
     const id = asText(attrs(o).id)
     const type = asText(attrs(o).type)
-    if (id === null || type === null) return tally(notes.unreadable, 'object_unreadable', id ?? `object[${String(i)}]`)
+    if (id === null || type === null) {
+      tally(notes.unreadable, 'object_unreadable', id ?? `object[${String(i)}]`)
+      return
+    }
     const declared = objectAttributeTypes.get(type)
     const attributes: OcelObject['attributes'] = []
     for (const a of children(o, 'attributes', 'attribute')) {
@@ -148,9 +166,15 @@ export function readOcelXml(xml: string, zone: TimeZone): OcelLog {
   children(log, 'events', 'event').forEach((e, i) => {
     const id = asText(attrs(e).id) ?? `event[${String(i)}]`
     const type = asText(attrs(e).type)
-    if (type === null) return tally(notes.unreadable, 'event_unreadable', id)
+    if (type === null) {
+      tally(notes.unreadable, 'event_unreadable', id)
+      return
+    }
     const time = readTime(attrs(e).time, zone, notes)
-    if (time === null) return tally(notes.unreadable, 'event_unreadable_time', `${id} (${String(attrs(e).time)})`)
+    if (time === null) {
+      tally(notes.unreadable, 'event_unreadable_time', `${id} (${String(attrs(e).time)})`)
+      return
+    }
     const declared = eventAttributeTypes.get(type)
     const attributes: Record<string, unknown> = {}
     for (const a of children(e, 'attributes', 'attribute')) {

@@ -25,7 +25,10 @@ const BY_EXTENSION: Record<string, OcelFormat> = {
 /** The form of a file from its first bytes, or null when it is none of the three. */
 export function sniffFormat(head: Buffer): OcelFormat | null {
   if (head.subarray(0, 16).toString('latin1') === 'SQLite format 3\u0000') return 'sqlite'
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart()
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
   if (text.startsWith('{')) return 'json'
   if (text.startsWith('<')) return 'xml'
   return null

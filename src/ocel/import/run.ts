@@ -84,7 +84,14 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
     if (n === 0) ready.push(i)
   })
 
-  const result: RunResult = { events: { accepted: 0, failed: 0 }, upserts: { accepted: 0, failed: 0 }, objectsAccepted: 0, failures: [], requests: 0, aborted: null }
+  const result: RunResult = {
+    events: { accepted: 0, failed: 0 },
+    upserts: { accepted: 0, failed: 0 },
+    objectsAccepted: 0,
+    failures: [],
+    requests: 0,
+    aborted: null,
+  }
   const objectsAccepted = new Set<string>()
   const failuresByBatch: ImportFailure[][] = batches.map(() => [])
   const sent = new Array<boolean>(batches.length).fill(false)
@@ -130,7 +137,13 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
         counts.accepted += r.accepted.length
         counts.failed += r.failures.length
         result.requests += r.requests
-        failuresByBatch[index] = r.failures.map((f) => ({ kind, source: batch.sources[f.index] ?? `#${String(f.index)}`, failure: f.kind, reason: f.reason, status: f.status }))
+        failuresByBatch[index] = r.failures.map((f) => ({
+          kind,
+          source: batch.sources[f.index] ?? `#${String(f.index)}`,
+          failure: f.kind,
+          reason: f.reason,
+          status: f.status,
+        }))
         if (r.aborted !== null) result.aborted ??= r.aborted
         if (batch.kind === 'objects') {
           for (const a of r.accepted) {
@@ -155,7 +168,13 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
     const kind = batch.kind === 'events' ? 'event' : 'object'
     const counts = batch.kind === 'events' ? result.events : result.upserts
     counts.failed += batch.items.length
-    failuresByBatch[i] = batch.sources.map((source) => ({ kind, source, failure: 'aborted', reason: `not sent: ${result.aborted ?? 'the run stopped'}`, status: null }))
+    failuresByBatch[i] = batch.sources.map((source) => ({
+      kind,
+      source,
+      failure: 'aborted',
+      reason: `not sent: ${result.aborted ?? 'the run stopped'}`,
+      status: null,
+    }))
   })
   result.failures = failuresByBatch.flat()
   result.objectsAccepted = objectsAccepted.size

@@ -143,7 +143,9 @@ export function formatSummary(s: ImportSummary): string {
   const lines: string[] = []
   const pad = (label: string) => `  ${label.padEnd(12)}`
   const clean = s.failed.events + s.failed.object_upserts === 0 && s.aborted === null
-  lines.push(`${clean ? 'Imported' : s.aborted === null ? 'Imported with failures' : 'Import stopped'}: ${s.file} (${FORMAT_NAMES[s.format]}) into dataset ${s.dataset_id}`)
+  lines.push(
+    `${clean ? 'Imported' : s.aborted === null ? 'Imported with failures' : 'Import stopped'}: ${s.file} (${FORMAT_NAMES[s.format]}) into dataset ${s.dataset_id}`,
+  )
   lines.push(
     `${pad('log')}${n(s.log.events)} events (${String(s.log.event_types.used)} of ${String(s.log.event_types.declared)} declared types used), ` +
       `${n(s.log.objects)} objects (${String(s.log.object_types.used)} of ${String(s.log.object_types.declared)} types), ` +
@@ -160,13 +162,15 @@ export function formatSummary(s: ImportSummary): string {
   lines.push(`${pad('retried')}${s.retried.requests === 0 ? 'none' : `${n(s.retried.requests)} requests (${causes.join(', ')})`}`)
   const skips = Object.entries(s.skipped)
   if (skips.length === 0) lines.push(`${pad('skipped')}nothing`)
-  skips.forEach(([, t], i) => lines.push(`${pad(i === 0 ? 'skipped' : '')}${n(t.count)} ${t.description} (e.g. ${t.examples.join(', ')})`))
+  for (const [i, [, t]] of skips.entries()) lines.push(`${pad(i === 0 ? 'skipped' : '')}${n(t.count)} ${t.description} (e.g. ${t.examples.join(', ')})`)
   lines.push(
     `${pad('timestamps')}${n(s.timezone.naive_timestamps)} without a time zone, read as ${s.timezone.zone}${s.timezone.naive_timestamps > 0 ? ' (--timezone)' : ''}` +
       (s.timezone.truncated_to_ms > 0 ? `; ${n(s.timezone.truncated_to_ms)} cut to milliseconds` : ''),
   )
   const seconds = s.elapsed_ms / 1000
-  lines.push(`${pad('throughput')}${n(s.sent.events)} events in ${seconds.toFixed(1)} s = ${n(s.events_per_second)} events/s (${n(s.requests)} requests, ${n(s.batches)} batches)`)
+  lines.push(
+    `${pad('throughput')}${n(s.sent.events)} events in ${seconds.toFixed(1)} s = ${n(s.events_per_second)} events/s (${n(s.requests)} requests, ${n(s.batches)} batches)`,
+  )
   if (s.aborted !== null) lines.push(`${pad('stopped')}${s.aborted}`)
   return `${lines.join('\n')}\n`
 }
