@@ -1,0 +1,87 @@
+/**
+ * Port: the query side of the read models (everything that reads them: `/v1/process/*`, the MCP
+ * tools, `/ui/`, `ocelog export`). The projector writes through the writer port
+ * (read-model-store.ts); this port only reads. Adapters: SQLite (embedded default), MongoDB
+ * (production). Every method filters and pages in the engine (SQL, MongoDB aggregation): none
+ * loads a whole dataset into JavaScript. Contract tests: test/contract/read-model-query.contract.ts.
+ *
+ * All date-times in and out are UTC ISO 8601 with milliseconds (as the read models hold them), so
+ * comparing them as strings orders them in time.
+ */
+import type { EventView, ObjectResponse, ObjectTypeMap, SummaryResponse, TypeInfo } from '../schemas/process.js'
+
+/** A window on event `timestamp`: `from` inclusive, `to` exclusive; either may be absent. */
+export interface TimeWindow {
+  from?: string
+  to?: string
+}
+
+export interface ProcessMapFilter extends TimeWindow {
+  /** Object types to map; absent or empty: every type with an event in the window. */
+  objectTypes?: readonly string[]
+}
+
+/** Where a page of events starts: after this (timestamp, position). */
+export interface EventsAfter {
+  timestamp: string
+  position: number
+}
+
+export interface EventFilter extends TimeWindow {
+  eventType?: string
+  objectType?: string
+  /** The object's own id (the API's `id`); with `objectType` when given. */
+  objectId?: string
+  /** 1 to READ_LIMIT_MAX. */
+  limit: number
+  after?: EventsAfter
+}
+
+export interface EventPage {
+  /** In (timestamp, position) order, at most `limit`. */
+  events: EventView[]
+  /** Where the next page starts, or null when this page is the last. */
+  next: EventsAfter | null
+}
+
+/** An object's read model view, without the envelope (`dataset_id`, `as_of`). */
+export type ObjectDetail = Omit<ObjectResponse, 'dataset_id' | 'as_of'>
+
+/** The dataset's counts, without the envelope. */
+export type DatasetCounts = Omit<SummaryResponse, 'dataset_id' | 'as_of' | 'log_position'>
+
+export interface ReadModelQuery {
+  /**
+   * The log position the read models have reached: the lowest checkpoint of the projectors that
+   * keep this store (0 when none has applied anything). Everything at or before it is in every
+   * answer.
+   */
+  asOf(): Promise<number>
+
+  summary(datasetId: string): Promise<DatasetCounts>
+
+  /** Event types, sorted by name, with attribute names and the JSON types of their values. */
+  eventTypes(datasetId: string): Promise<TypeInfo[]>
+
+  /** Object types, sorted by name, with attribute names and the JSON types of their values. */
+  objectTypes(datasetId: string): Promise<TypeInfo[]>
+
+  /**
+   * One object by (type, id), or null when the dataset has no such object.
+   * @param limit the most trace events and related objects returned (READ_LIMIT_MAX); the
+   *   `*_truncated` flags say when there were more.
+   */
+  object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null>
+
+  /** A page of events with their E2O links, in (timestamp, position) order. */
+  events(datasetId: string, filter: EventFilter): Promise<EventPage>
+
+  /**
+   * The object-centric directly-follows graph (after pm4py's OC-DFG), one entry per object type
+   * with at least one event in the window, sorted by type name. Computed at query time, in the
+   * engine; see the process map's definitions in the README.
+   */
+  processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]>
+
+  close(): Promise<void>
+}

@@ -1,0 +1,219 @@
+/**
+ * TypeBox schemas of the read side (`/v1/process/*`, the MCP tools, `/ui/`): the single source of
+ * their types and of their OpenAPI and MCP input schemas. Scope `process:read` (spec
+ * § Authentication, scopes). Every answer carries `as_of`: the log position that the read models
+ * had reached when the answer was computed.
+ *
+ * Times in statistics are seconds (numbers, millisecond precision). Date-times are UTC ISO 8601
+ * strings with milliseconds.
+ */
+import { Type, type Static } from 'typebox'
+import { Properties } from './api.js'
+
+/** Largest page of events, and the cap on every list a read answer holds. */
+export const READ_LIMIT_MAX = 1000
+/** Default page of `GET /v1/process/events`. */
+export const READ_LIMIT_DEFAULT = 100
+
+const DateTimeText = Type.String({ description: 'UTC ISO 8601 with milliseconds' })
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+
+const DatasetId = Type.String({ description: 'The dataset of the API key' })
+const AsOf = Type.Integer({ minimum: 0, description: 'Log position the read models had reached (0: nothing applied yet)' })
+
+/** `{count, mean, median, min, max, sum}` in seconds; the median of an even count is the mean of the two middle values. */
+export const Stats = Type.Object(
+  {
+    count: Type.Integer({ minimum: 0 }),
+    mean: Type.Number(),
+    median: Type.Number(),
+    min: Type.Number(),
+    max: Type.Number(),
+    sum: Type.Number(),
+  },
+  { description: 'Statistics of durations in seconds (millisecond precision)' },
+)
+export type Stats = Static<typeof Stats>
+
+/** One activity (event type) of an object type's directly-follows graph. */
+export const MapActivity = Type.Object({
+  activity: Type.String(),
+  events: Type.Integer({ description: 'Distinct events of this type linked to at least one object of the type' }),
+  objects: Type.Integer({ description: 'Distinct objects of the type in those events' }),
+  total: Type.Integer({ description: '(event, object) pairs' }),
+  run_time: Nullable(Stats),
+})
+export type MapActivity = Static<typeof MapActivity>
+
+/** One directly-follows edge `source → target`. */
+export const MapEdge = Type.Object({
+  source: Type.String(),
+  target: Type.String(),
+  total: Type.Integer({ description: 'Occurrences: consecutive event pairs in one object’s ordered events' }),
+  objects: Type.Integer({ description: 'Distinct objects with an occurrence' }),
+  event_couples: Type.Integer({ description: 'Distinct (event, next event) pairs' }),
+  elapsed: Stats,
+  waiting: Nullable(Stats),
+})
+export type MapEdge = Static<typeof MapEdge>
+
+export const MapEndActivity = Type.Object({ activity: Type.String(), objects: Type.Integer() })
+export type MapEndActivity = Static<typeof MapEndActivity>
+
+/** The directly-follows graph of one object type (after pm4py's OC-DFG). Lists are sorted by name (edges by source, then target). */
+export const ObjectTypeMap = Type.Object({
+  object_type: Type.String(),
+  objects: Type.Integer({ description: 'Objects of the type with at least one event in the window' }),
+  activities: Type.Array(MapActivity),
+  edges: Type.Array(MapEdge),
+  start_activities: Type.Array(MapEndActivity),
+  end_activities: Type.Array(MapEndActivity),
+})
+export type ObjectTypeMap = Static<typeof ObjectTypeMap>
+
+/** `GET /v1/process/map` answer; MCP `process_map`. `object_types` sorted by name. */
+export const ProcessMapResponse = Type.Object({
+  dataset_id: DatasetId,
+  as_of: AsOf,
+  object_types: Type.Array(ObjectTypeMap),
+})
+export type ProcessMapResponse = Static<typeof ProcessMapResponse>
+
+/** `GET /v1/process/summary` answer; MCP `dataset_summary`. */
+export const SummaryResponse = Type.Object({
+  dataset_id: DatasetId,
+  as_of: AsOf,
+  log_position: Nullable(Type.Integer({ description: 'Position of the last record of the dataset’s stream in the log' })),
+  events: Type.Integer(),
+  objects: Type.Integer(),
+  event_types: Type.Integer(),
+  object_types: Type.Integer(),
+  e2o: Type.Integer({ description: 'E2O links' }),
+  first_event_time: Nullable(DateTimeText),
+  last_event_time: Nullable(DateTimeText),
+})
+export type SummaryResponse = Static<typeof SummaryResponse>
+
+/** An attribute name seen on a type, with the JSON types of its values. */
+export const AttributeInfo = Type.Object({
+  name: Type.String(),
+  types: Type.Array(
+    Type.Union([Type.Literal('string'), Type.Literal('number'), Type.Literal('boolean'), Type.Literal('object'), Type.Literal('array'), Type.Literal('null')]),
+  ),
+})
+export type AttributeInfo = Static<typeof AttributeInfo>
+
+/** An event type or object type. `count`: events of the type, or distinct objects of the type. */
+export const TypeInfo = Type.Object({
+  name: Type.String(),
+  source: Type.Literal('public_api'),
+  count: Type.Integer(),
+  first_seen_at: DateTimeText,
+  last_seen_at: DateTimeText,
+  attributes: Type.Array(AttributeInfo),
+})
+export type TypeInfo = Static<typeof TypeInfo>
+
+/** `GET /v1/process/event-types`; MCP `list_event_types`. Sorted by name. */
+export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo) })
+export type EventTypesResponse = Static<typeof EventTypesResponse>
+
+/** `GET /v1/process/object-types`; MCP `list_object_types`. Sorted by name. */
+export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo) })
+export type ObjectTypesResponse = Static<typeof ObjectTypesResponse>
+
+/** One E2O link of an event. `qualifier` is null when none was sent. */
+export const EventObjectLink = Type.Object({
+  object_id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  id: Type.String(),
+  qualifier: Nullable(Type.String()),
+})
+export type EventObjectLink = Static<typeof EventObjectLink>
+
+/** One event with its E2O links. */
+export const EventView = Type.Object({
+  event_id: Type.String({ format: 'uuid' }),
+  event_type: Type.String(),
+  timestamp: DateTimeText,
+  end_timestamp: Nullable(DateTimeText),
+  properties: Properties,
+  position: Type.Integer({ description: 'Log position of the record' }),
+  objects: Type.Array(EventObjectLink),
+})
+export type EventView = Static<typeof EventView>
+
+/** `GET /v1/process/events`; MCP `find_events`. Events in (`timestamp`, position) order. */
+export const EventsResponse = Type.Object({
+  dataset_id: DatasetId,
+  as_of: AsOf,
+  events: Type.Array(EventView),
+  next_cursor: Nullable(Type.String({ description: 'Opaque; pass as `cursor` for the next page. Null on the last page.' })),
+})
+export type EventsResponse = Static<typeof EventsResponse>
+
+/** One event of an object's trace, with the object's qualifiers in it (empty when none was sent). */
+export const TraceEvent = Type.Object({
+  event_id: Type.String({ format: 'uuid' }),
+  event_type: Type.String(),
+  timestamp: DateTimeText,
+  end_timestamp: Nullable(DateTimeText),
+  qualifiers: Type.Array(Type.String()),
+  position: Type.Integer(),
+})
+export type TraceEvent = Static<typeof TraceEvent>
+
+/** An object that shares events with the object asked for (spec: objects in one event are linked through it). */
+export const RelatedObject = Type.Object({
+  object_id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  id: Type.String(),
+  shared_events: Type.Integer(),
+})
+export type RelatedObject = Static<typeof RelatedObject>
+
+/** `GET /v1/process/objects/{type}/{id}`; MCP `get_object`. */
+export const ObjectResponse = Type.Object({
+  dataset_id: DatasetId,
+  as_of: AsOf,
+  object: Type.Object({
+    object_id: Type.String({ format: 'uuid' }),
+    type: Type.String(),
+    id: Type.String(),
+    attributes: Properties,
+    created_at: DateTimeText,
+    updated_at: DateTimeText,
+  }),
+  attribute_history: Type.Array(Type.Object({ time: DateTimeText, position: Type.Integer(), attributes: Properties })),
+  trace: Type.Array(TraceEvent, { description: `The object's events in (timestamp, position) order, at most ${String(READ_LIMIT_MAX)}` }),
+  trace_truncated: Type.Boolean({ description: 'True when the object has more events than `trace` holds; page them with /v1/process/events' }),
+  related: Type.Array(RelatedObject, { description: `Objects sharing events with this one, most shared first, at most ${String(READ_LIMIT_MAX)}` }),
+  related_truncated: Type.Boolean(),
+})
+export type ObjectResponse = Static<typeof ObjectResponse>
+
+/** Query of `GET /v1/process/map`. `object_type` may repeat; default all types. `from` inclusive, `to` exclusive. */
+export const ProcessMapQuery = Type.Object(
+  {
+    object_type: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+    from: Type.Optional(Type.String({ description: 'ISO 8601 date-time with Z or an offset; events at or after it' })),
+    to: Type.Optional(Type.String({ description: 'ISO 8601 date-time with Z or an offset; events before it' })),
+  },
+  { additionalProperties: false },
+)
+export type ProcessMapQuery = Static<typeof ProcessMapQuery>
+
+/** Query of `GET /v1/process/events`. `object_id` is the object's own id (the API's `id`), optionally narrowed by `object_type`. */
+export const EventsQuery = Type.Object(
+  {
+    event_type: Type.Optional(Type.String()),
+    object_type: Type.Optional(Type.String()),
+    object_id: Type.Optional(Type.String()),
+    from: Type.Optional(Type.String()),
+    to: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.String({ description: `1 to ${String(READ_LIMIT_MAX)}, default ${String(READ_LIMIT_DEFAULT)}` })),
+    cursor: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
+export type EventsQuery = Static<typeof EventsQuery>
