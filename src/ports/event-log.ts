@@ -44,6 +44,13 @@ export interface EventLog {
    */
   tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]>
 
+  /**
+   * Position of the last record in the log (the head), or of the last record of `datasetId`'s
+   * stream when given; null when there is none. For lag: a projection's lag is the records between
+   * its checkpoint and the head.
+   */
+  lastPosition(datasetId?: string): Promise<number | null>
+
   close(): Promise<void>
 }
 

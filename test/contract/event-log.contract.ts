@@ -83,6 +83,17 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       expect(read.map(withoutPosition)).toEqual(records.map((r) => ({ ...r, stream: `dataset-${ds}`, datasetId: ds })))
     })
 
+    it('answers the last position of a stream and of the log, and null for an empty stream', async () => {
+      const ds = freshDatasetId()
+      expect(await log.lastPosition(ds)).toBeNull()
+      const { positions } = await log.append(ds, [upsertRecord(ds, 'order', 'a', {}), upsertRecord(ds, 'order', 'b', {})], [])
+      expect(await log.lastPosition(ds)).toBe(positions[1])
+      const other = freshDatasetId()
+      const later = await log.append(other, [upsertRecord(other, 'order', 'c', {})], [])
+      expect(await log.lastPosition(ds)).toBe(positions[1])
+      expect(await log.lastPosition()).toBeGreaterThanOrEqual(later.positions[0] ?? Infinity)
+    })
+
     it('gives a later append higher positions than an earlier one', async () => {
       const ds = freshDatasetId()
       const first = await log.append(ds, [upsertRecord(ds, 'order', 'a', {})], [])

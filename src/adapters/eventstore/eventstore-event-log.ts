@@ -320,6 +320,26 @@ export class EventStoreEventLog implements EventLog {
     }
   }
 
+  async lastPosition(datasetId?: string): Promise<number | null> {
+    try {
+      // The 6.x client's readAll cannot filter: read $all backwards to the last dataset record.
+      const read =
+        datasetId === undefined
+          ? this.client.readAll({ fromPosition: END, direction: BACKWARDS })
+          : this.client.readStream(streamName(datasetId), { fromRevision: END, direction: BACKWARDS, maxCount: 1 })
+      for await (const resolved of read) {
+        const e = readEvent(resolved)
+        if (e === null || !e.streamId.startsWith(STREAM_PREFIX)) continue
+        await read.cancel()
+        return toStoredRecord(e).position
+      }
+      return null
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null
+      throw new LogUnavailableError(`reading the last position failed: ${message(error)}`)
+    }
+  }
+
   async close(): Promise<void> {
     await this.client.dispose()
   }

@@ -157,6 +157,15 @@ export class SqliteEventLog implements EventLog {
     })
   }
 
+  async lastPosition(datasetId?: string): Promise<number | null> {
+    const row = (
+      datasetId === undefined
+        ? this.db.prepare('SELECT max(position) AS position FROM records').get()
+        : this.db.prepare('SELECT max(position) AS position FROM records WHERE stream = ?').get(streamName(datasetId))
+    ) as { position: number | null } | undefined
+    return row?.position ?? null
+  }
+
   async close(): Promise<void> {
     if (this.pending.length > 0) this.flush()
   }
