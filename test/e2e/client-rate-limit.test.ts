@@ -3,6 +3,9 @@
  * so Retry-After is at most 2 s). The client waits out every 429 for its Retry-After and finishes
  * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient, type RetryNotice } from '../../src/client/index.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
@@ -10,7 +13,8 @@ import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-tri
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import type { EventInput } from '../../src/schemas/api.js'
 import { startService, type RunningService } from '../helpers/service.js'
-import { ocelFixture } from '../helpers/fixtures.js'
+import { itWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
+import { writeGeneratedOcel } from '../helpers/generated-ocel.js'
 
 /** 60 per minute in a 2 s window: a budget of 2 requests per window. */
 const LIMIT = { OCELOG_RATE_LIMIT_PER_MINUTE: '60', OCELOG_RATE_LIMIT_WINDOW_SECONDS: '2' }
@@ -69,8 +73,8 @@ describe('OcelogClient under a tiny rate limit', () => {
     expect(records.map((r) => r.data.objects[0]?.id).sort()).toEqual(events.map((e) => e.objects[0]?.id).sort())
   }, 120_000)
 
-  it('lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip', async () => {
-    const path = ocelFixture('raw/pm4py__ocel20_example.jsonocel')
+  /** Imports `path` under the limit: nothing fails, the waits are reported, and the export gives it back. */
+  async function importUnderTheLimit(path: string) {
     const key = await service.createKey({ name: 'import-rate-limited' })
     const summary = await service.importOcel(path, key.key)
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
@@ -79,5 +83,25 @@ describe('OcelogClient under a tiny rate limit', () => {
 
     const doc = await service.exportOcel(key.dataset_id)
     expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+    return summary
+  }
+
+  it('lets ocelog import finish the generated log under the limit, reporting the waits, with an exact round trip', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
+    try {
+      const summary = await importUnderTheLimit(writeGeneratedOcel(dir).json)
+      expect(summary.sent).toEqual({ events: 6, object_upserts: 61, objects: 57 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 120_000)
+
+  itWithSharedOcel(
+    'lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip',
+    async () => {
+      const summary = await importUnderTheLimit(ocelFixture('raw/pm4py__ocel20_example.jsonocel'))
+      expect(summary.sent.events).toBe(13)
+    },
+    120_000,
+  )
 })

@@ -1,10 +1,13 @@
 /**
- * e2e: `ocelog import` of the real small OCEL 2.0 logs into an empty dataset of the built service,
- * then `ocelog export` of that dataset, gives back the same events per type, objects per type, E2O
+ * e2e: `ocelog import` of an OCEL 2.0 log into an empty dataset of the built service, then
+ * `ocelog export` of that dataset, gives back the same events per type, objects per type, E2O
  * pairs with qualifiers, event times and attributes, and final object attribute values, modulo what
- * the import summary reported as skipped (test/helpers/ocel-round-trip.ts). Each log in every form
- * we have: JSON, SQLite, XML.
+ * the import summary reported as skipped (test/helpers/ocel-round-trip.ts). The generated log
+ * (test/helpers/generated-ocel.ts) in JSON, XML and SQLite runs everywhere; the real small logs, in
+ * every form we have, run when the shared folder is there.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readOcelFile } from '../../src/ocel/import/read.js'
@@ -12,17 +15,23 @@ import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-tri
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { startService, type RunningService } from '../helpers/service.js'
-import { OCEL_DIR } from '../helpers/fixtures.js'
+import { describeWithSharedOcel, itWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
+import { writeGeneratedOcel, type GeneratedOcelFiles } from '../helpers/generated-ocel.js'
 
 const DATA = OCEL_DIR
 
 let service: RunningService
+let generatedDir: string
+let generated: GeneratedOcelFiles
 
 beforeAll(async () => {
+  generatedDir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
+  generated = writeGeneratedOcel(generatedDir)
   service = await startService()
 })
 afterAll(async () => {
   await service.stop()
+  rmSync(generatedDir, { recursive: true, force: true })
 })
 
 /** Imports `file` into a new dataset through the CLI; returns the summary (--json) and the dataset id. */
@@ -39,7 +48,61 @@ const LOGS = [
   { name: 'ocelescope pallet-logistics (JSON)', file: 'derived/ocelescope__pallet-logistics-v0.9.ocel2.json', events: 14, o2o: 0 },
 ]
 
-describe('ocelog import then ocelog export', () => {
+/** Skip counts of a summary, by cause. */
+const skipCounts = (summary: ImportSummary) => Object.fromEntries(Object.entries(summary.skipped).map(([cause, t]) => [cause, t.count]))
+
+describe('ocelog import then ocelog export of the generated log', () => {
+  const FORMS = [
+    { form: 'json', naive: 4 },
+    { form: 'xml', naive: 4 },
+    // Its 54 initial attribute rows carry a zoneless 1970-01-01 00:00:00.
+    { form: 'sqlite', naive: 58 },
+  ] as const
+
+  for (const { form, naive } of FORMS) {
+    it(`gives back the ${form} form, reporting what it skipped`, async () => {
+      const path = generated[form]
+      const { summary, datasetId } = await importFile(path)
+      expect(summary.format).toBe(form)
+      expect(summary.log).toEqual({
+        events: 8,
+        objects: 57,
+        event_types: { declared: 5, used: 4 },
+        object_types: { declared: 4, used: 3 },
+        e2o: 110,
+        o2o: 3,
+        object_attribute_values: 63,
+      })
+      expect(summary.sent).toEqual({ events: 6, object_upserts: 61, objects: 57 })
+      expect(summary.failed).toEqual({ events: 0, object_upserts: 0, reasons: [] })
+      expect(summary.aborted).toBeNull()
+      expect(skipCounts(summary)).toEqual({ o2o_relationship: 3, e2o_unknown_object: 2, event_without_objects: 1, event_over_50_objects: 1 })
+      expect(summary.skipped.event_over_50_objects?.examples).toEqual(['e5 (51 objects)'])
+      expect(summary.timezone).toEqual({ zone: 'UTC', naive_timestamps: naive, truncated_to_ms: 1 })
+
+      const doc = await service.exportOcel(datasetId)
+      expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+      expect([doc.events.length, doc.objects.length]).toEqual([6, 57])
+      expect(doc.events.find((e) => e.relationships.some((r) => r.objectId === '😀-2'))?.time).toBe('2024-03-01T15:00:00.123Z')
+      expect(doc.objects.find((o) => o.id === '客户-1')?.attributes.map((a) => [a.name, a.value])).toEqual([
+        ['name', 'Zoë Müller & Söhne <GmbH> "Ost"'],
+        ['größe', 'XL'],
+      ])
+    })
+  }
+
+  it('reads its zoneless timestamps in the zone of --timezone, and the others as written', async () => {
+    const { summary, datasetId } = await importFile(generated.xml, ['--timezone', '+01:00'])
+    expect(summary.timezone).toEqual({ zone: '+01:00', naive_timestamps: 4, truncated_to_ms: 1 })
+    const doc = await service.exportOcel(datasetId)
+    expect(diffViews(expectedView(readOcelFile(generated.xml, parseTimeZone('+01:00'))), exportedView(doc))).toEqual([])
+    const timeOf = (type: string) => doc.events.find((e) => e.type === type)?.time
+    // 2024-03-01 11:00:00 (no zone) in +01:00; 2024-03-02T10:00:00+00:00 as written.
+    expect([timeOf('Bestellung prüfen ✓'), timeOf('pay order')]).toEqual(['2024-03-01T10:00:00.000Z', '2024-03-02T10:00:00.000Z'])
+  })
+})
+
+describeWithSharedOcel('ocelog import then ocelog export of the real logs', () => {
   for (const log of LOGS) {
     it(`gives back the ${log.name} log`, async () => {
       const path = join(DATA, log.file)
@@ -77,6 +140,18 @@ describe('ocelog import then ocelog export', () => {
 describe('ocelog import', () => {
   it('prints a summary for a person without --json', async () => {
     const key = await service.createKey()
+    const r = await service.cli(['import', generated.sqlite, '--url', service.url, '--key', key.key])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`(OCEL 2.0 SQLite) into dataset ${key.dataset_id}`)
+    expect(r.stdout).toContain('log         8 events (4 of 5 declared types used), 57 objects (3 of 4 types), 110 E2O, 3 O2O, 63 object attribute values')
+    expect(r.stdout).toMatch(/sent {8}6 events, 61 object upserts \(57 objects\)/)
+    expect(r.stdout).toContain('1 events with more than 50 objects (the API rejects them) (e.g. e5 (51 objects))')
+    expect(r.stdout).toContain('58 without a time zone, read as UTC (--timezone); 1 cut to milliseconds')
+    expect(r.stdout).toMatch(/throughput {2}6 events in \d+\.\d s = [\d,]+ events\/s/)
+  })
+
+  itWithSharedOcel('prints a summary for a person without --json (ocpa ocel20_example)', async () => {
+    const key = await service.createKey()
     const r = await service.cli(['import', join(DATA, 'raw/ocpa__ocel20_example.sqlite'), '--url', service.url, '--key', key.key])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`(OCEL 2.0 SQLite) into dataset ${key.dataset_id}`)
@@ -86,19 +161,19 @@ describe('ocelog import', () => {
   })
 
   it('refuses a key the service does not accept, before sending anything', async () => {
-    const r = await service.cli(['import', join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), '--url', service.url, '--key', 'ocl_0000000000000000_nope'])
+    const r = await service.cli(['import', generated.json, '--url', service.url, '--key', 'ocl_0000000000000000_nope'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(`cannot import into ${service.url}: GET /v1/health: 401`)
   })
 
   it('refuses a file that does not exist', async () => {
-    const r = await service.cli(['import', join(DATA, 'nope.jsonocel'), '--url', service.url, '--key', 'k'])
+    const r = await service.cli(['import', join(generatedDir, 'nope.jsonocel'), '--url', service.url, '--key', 'k'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('nope.jsonocel: no such file')
   })
 
   it('refuses an unknown time zone, naming it', async () => {
-    const r = await service.cli(['import', join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), '--url', service.url, '--key', 'k', '--timezone', 'Mars/Olympus'])
+    const r = await service.cli(['import', generated.json, '--url', service.url, '--key', 'k', '--timezone', 'Mars/Olympus'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('--timezone: time zone "Mars/Olympus"')
   })

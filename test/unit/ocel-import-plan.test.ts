@@ -1,15 +1,19 @@
 /**
  * The import plan (src/ocel/import/plan.ts): the mapping of events and object attributes to API
- * items, the skips and their counts, and the per-object order of batches, checked on small logs and
- * on the real logs with the most timed attribute changes.
+ * items, the skips and their counts, and the per-object order of batches, checked on small logs, on
+ * the generated log (every form) and on the real logs with the most timed attribute changes
+ * (skipped when the shared folder is absent).
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newNotes, type OcelEvent, type OcelLog, type OcelObject } from '../../src/ocel/import/model.js'
 import { planImport, type ImportPlan } from '../../src/ocel/import/plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
-import { OCEL_DIR } from '../helpers/fixtures.js'
+import { itWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
+import { writeGeneratedOcel, type GeneratedOcelFiles } from '../helpers/generated-ocel.js'
 
 const DATA = OCEL_DIR
 const T = (h: number) => Date.UTC(2024, 0, 1, h)
@@ -151,7 +155,7 @@ describe('planImport skips', () => {
     expect(plan.skipped.o2o_relationship).toEqual({ count: 1, examples: ['o1 → o2'] })
   })
 
-  it('counts the dangling Handling Unit references of the ocpa logistics log (SOURCES.md)', () => {
+  itWithSharedOcel('counts the dangling Handling Unit references of the ocpa logistics log (SOURCES.md)', () => {
     const plan = planImport(readOcelFile(join(DATA, 'raw/ocpa__logistics.sqlite'), parseTimeZone('UTC')))
     expect(plan.skipped.e2o_unknown_object?.count).toBe(5080)
     expect(plan.skipped.o2o_relationship?.count).toBe(3960)
@@ -254,12 +258,12 @@ describe('planImport order', () => {
     ])
   })
 
-  it('holds the order contract on the pm4py example', () => {
+  itWithSharedOcel('holds the order contract on the pm4py example', () => {
     const source = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), parseTimeZone('UTC'))
     expect(checkOrder(source, planImport(source))).toEqual([])
   })
 
-  it('holds the order contract on the ocpa logistics log (1,420 timed attribute changes)', () => {
+  itWithSharedOcel('holds the order contract on the ocpa logistics log (1,420 timed attribute changes)', () => {
     const source = readOcelFile(join(DATA, 'derived/ocpa__logistics.ocel2.json'), parseTimeZone('UTC'))
     const plan = planImport(source)
     expect(checkOrder(source, plan)).toEqual([])
@@ -273,4 +277,60 @@ describe('planImport order', () => {
     const broken: ImportPlan = { ...plan, batches: plan.batches.map((b) => ({ ...b, after: [] })) }
     expect(checkOrder(source, broken)).toEqual(['order/o1: event at 1704070800000 may land before the upsert at 0'])
   })
+})
+
+describe('planImport on the generated log', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'ocelog-plan-'))
+  let files: GeneratedOcelFiles
+  beforeAll(() => {
+    files = writeGeneratedOcel(tmp)
+  })
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+  const read = (form: keyof GeneratedOcelFiles) => readOcelFile(files[form], parseTimeZone('UTC'))
+
+  it('counts what it cannot send: undefined objects, an event left with none, the event with 51 objects, O2O', () => {
+    const plan = planImport(read('json'))
+    expect({ events: plan.events, upserts: plan.upserts, objects: plan.objects }).toEqual({ events: 6, upserts: 61, objects: 57 })
+    expect(plan.skipped).toEqual({
+      o2o_relationship: { count: 3, examples: ['o-1 → 客户-1', 'o-1 → ghost-order', 'item-1 → o-1'] },
+      e2o_unknown_object: { count: 2, examples: ['e1 → ghost-1', 'e7 → ghost-2'] },
+      event_without_objects: { count: 1, examples: ['e7'] },
+      event_over_50_objects: { count: 1, examples: ['e5 (51 objects)'] },
+    })
+  })
+
+  it('sends the event with exactly 50 objects, with their types and qualifiers', () => {
+    const plan = planImport(read('json'))
+    const e4 = plan.batches.flatMap((b) => (b.kind === 'events' ? b.items.filter((_, i) => b.sources[i] === 'e4') : []))
+    expect(e4).toHaveLength(1)
+    expect(e4[0]?.objects).toHaveLength(50)
+    expect(e4[0]?.objects.slice(0, 2)).toEqual([
+      { type: 'order', id: 'o-1', qualifier: 'order' },
+      { type: 'item', id: 'item-1', qualifier: 'packed' },
+    ])
+    expect(e4[0]?.timestamp).toBe('2024-03-02T07:00:00.000Z')
+  })
+
+  it('maps unicode types, ids, attributes and offsets to API items, and "" to no qualifier', () => {
+    const items = planImport(read('json')).batches.flatMap((b): unknown[] => b.items)
+    expect(items).toContainEqual({
+      event: 'place order',
+      timestamp: '2024-03-01T15:00:00.123Z',
+      properties: { channel: 'phone', lines: 1 },
+      objects: [
+        { type: 'order', id: 'o-2' },
+        { type: 'Kunde 客户', id: '😀-2', qualifier: 'customer' },
+      ],
+    })
+    expect(items).toContainEqual({ type: 'Kunde 客户', id: '客户-1', properties: { name: 'Zoë Müller & Söhne <GmbH> "Ost"', größe: 'XL' } })
+  })
+
+  for (const form of ['json', 'xml', 'sqlite'] as const) {
+    it(`holds the order contract on the ${form} form`, () => {
+      const source = read(form)
+      const plan = planImport(source)
+      expect(checkOrder(source, plan)).toEqual([])
+      expect(plan.events).toBe(6)
+    })
+  }
 })

@@ -1,17 +1,19 @@
 /**
- * The OCEL 2.0 readers (src/ocel/import/read*.ts) on the real logs of ../shared/data/ocel/ and on
- * small documents with the quirks of real files. The same log in two forms must read the same.
+ * The OCEL 2.0 readers (src/ocel/import/read*.ts) on the generated log (every form), on the real
+ * logs of the shared folder (skipped when absent) and on small documents with the quirks of real
+ * files. The same log in two forms must read the same.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OcelReadError, type OcelLog } from '../../src/ocel/import/model.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { readOcelJson } from '../../src/ocel/import/read-json.js'
 import { readOcelXml, typedValue } from '../../src/ocel/import/read-xml.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
-import { OCEL_DIR } from '../helpers/fixtures.js'
+import { describeWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
+import { writeGeneratedOcel, type GeneratedOcelFiles } from '../helpers/generated-ocel.js'
 
 const DATA = OCEL_DIR
 const utc = parseTimeZone('UTC')
@@ -45,8 +47,113 @@ function counts(log: OcelLog) {
   }
 }
 
-describe('readOcelFile on the pm4py/ocpa ocel20_example', () => {
-  const json = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), utc)
+/** The declared types, sorted by name: for comparing two forms. */
+function declared(log: OcelLog) {
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  return { eventTypes: [...log.eventTypes].sort(byName), objectTypes: [...log.objectTypes].sort(byName) }
+}
+
+describe('readOcelFile on the generated log', () => {
+  let files: GeneratedOcelFiles
+  let json: OcelLog
+  beforeAll(() => {
+    files = writeGeneratedOcel(tmp)
+    json = readOcelFile(files.json, utc)
+  })
+  const event = (log: OcelLog, id: string) => log.events.find((e) => e.id === id)
+  const object = (log: OcelLog, id: string) => log.objects.find((o) => o.id === id)
+
+  it('reads the JSON form with its counts, its declared but unused types and its timestamp notes', () => {
+    expect(json.format).toBe('json')
+    expect(counts(json)).toEqual({ events: 8, objects: 57, eventTypes: 5, objectTypes: 4, e2o: 110, o2o: 3 })
+    expect(json.eventTypes.map((t) => t.name).filter((name) => !json.events.some((e) => e.type === name))).toEqual(['cancel order'])
+    expect(json.objectTypes.map((t) => t.name).filter((name) => !json.objects.some((o) => o.type === name))).toEqual(['warehouse'])
+    expect(json.notes).toEqual({ timezone: 'UTC', naiveTimestamps: 4, truncatedTimestamps: 1, unreadable: {} })
+  })
+
+  it('reads times with Z, with offsets, cut below the millisecond, and without a zone in the given zone', () => {
+    const times = (log: OcelLog) => ['e1', 'e2', 'e3', 'e4', 'e6', 'e7', 'e8'].map((id) => event(log, id)?.time)
+    const utcTimes = [
+      Date.UTC(2024, 2, 1, 8), // 09:00+01:00
+      Date.UTC(2024, 2, 1, 15, 0, 0, 123), // 09:30:00.123456-05:30
+      Date.UTC(2024, 2, 1, 11), // 2024-03-01 11:00:00, no zone
+      Date.UTC(2024, 2, 2, 7), // Z
+      Date.UTC(2024, 2, 2, 10), // +00:00
+      Date.UTC(2024, 2, 3), // 2024-03-03T00:00:00, no zone
+      Date.UTC(2024, 2, 4, 12), // 2024-03-04 12:00:00, no zone
+    ]
+    expect(times(json)).toEqual(utcTimes)
+    const hour = 3_600_000
+    expect(times(readOcelFile(files.json, cet))).toEqual(utcTimes.map((t, i) => ([2, 5, 6].includes(i) ? t - hour : t)))
+  })
+
+  it('reads unicode type names, ids, attribute names and values, qualifiers, and "" as no qualifier', () => {
+    expect(event(json, 'e3')).toEqual({
+      id: 'e3',
+      type: 'Bestellung prüfen ✓',
+      time: Date.UTC(2024, 2, 1, 11),
+      attributes: { prüfer: 'Jürgen' },
+      relationships: [{ objectId: 'o-1', qualifier: 'geprüft' }],
+    })
+    expect(event(json, 'e2')?.relationships).toEqual([
+      { objectId: 'o-2', qualifier: null },
+      { objectId: '😀-2', qualifier: 'customer' },
+    ])
+    expect(event(json, 'e8')?.attributes).toEqual({ channel: 'app 📱', lines: 1 })
+    expect(object(json, '客户-1')).toEqual({
+      id: '客户-1',
+      type: 'Kunde 客户',
+      attributes: [
+        { name: 'name', time: 0, value: 'Zoë Müller & Söhne <GmbH> "Ost"' },
+        { name: 'größe', time: 0, value: 'XL' },
+      ],
+      relationships: [],
+    })
+  })
+
+  it('reads an object attribute history: initial values at the epoch, then each change at its time', () => {
+    expect(object(json, 'o-1')?.attributes).toEqual([
+      { name: 'status', time: 0, value: 'open' },
+      { name: 'total', time: 0, value: 10.5 },
+      { name: 'lines', time: 0, value: 2 },
+      { name: 'total', time: Date.UTC(2024, 2, 1, 10), value: 12.25 },
+      { name: 'status', time: Date.UTC(2024, 2, 2, 10, 30), value: 'paid' },
+      { name: 'status', time: Date.UTC(2024, 2, 3, 8), value: 'shipped' },
+    ])
+  })
+
+  it('keeps references to undefined objects and the event with 51 objects, for the import plan to count', () => {
+    expect(event(json, 'e1')?.relationships.map((r) => r.objectId)).toEqual(['o-1', '客户-1', 'ghost-1'])
+    expect(event(json, 'e7')?.relationships).toEqual([{ objectId: 'ghost-2', qualifier: null }])
+    expect([event(json, 'e4')?.relationships.length, event(json, 'e5')?.relationships.length]).toEqual([50, 51])
+    expect(object(json, 'o-1')?.relationships).toEqual([
+      { objectId: '客户-1', qualifier: 'placed by' },
+      { objectId: 'ghost-order', qualifier: null },
+    ])
+  })
+
+  it('reads the XML form as the same log: values typed by their declarations, escaped characters restored', () => {
+    const xml = readOcelFile(files.xml, utc)
+    expect(xml.format).toBe('xml')
+    expect(xml.notes).toEqual({ timezone: 'UTC', naiveTimestamps: 4, truncatedTimestamps: 1, unreadable: {} })
+    expect(declared(xml)).toEqual(declared(json))
+    expect(comparable(xml)).toEqual(comparable(json))
+  })
+
+  it('reads the SQLite form as the same log, its zoneless initial rows at the epoch in UTC', () => {
+    const sqlite = readOcelFile(files.sqlite, utc)
+    expect(sqlite.format).toBe('sqlite')
+    expect(sqlite.notes).toEqual({ timezone: 'UTC', naiveTimestamps: 58, truncatedTimestamps: 1, unreadable: {} })
+    expect(declared(sqlite)).toEqual(declared(json))
+    expect(comparable(sqlite)).toEqual(comparable(json))
+  })
+})
+
+describeWithSharedOcel('readOcelFile on the pm4py/ocpa ocel20_example', () => {
+  let json: OcelLog
+  beforeAll(() => {
+    json = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), utc)
+  })
 
   it('reads the JSON form with the counts of SOURCES.md', () => {
     expect(json.format).toBe('json')
@@ -91,7 +198,7 @@ describe('readOcelFile on the pm4py/ocpa ocel20_example', () => {
   })
 })
 
-describe('readOcelFile on the running example and the pallet log', () => {
+describeWithSharedOcel('readOcelFile on the running example and the pallet log', () => {
   let cached: OcelLog | null = null
   const runningSqlite = () => (cached ??= readOcelFile(join(DATA, 'raw/ocpa__running-example.sqlite'), utc))
 
