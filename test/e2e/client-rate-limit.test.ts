@@ -4,7 +4,7 @@
  * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OcelogClient, type RetryNotice } from '../../src/client/index.js'
+import { OcelogClient, type RetryNotice } from '../../clients/typescript/src/index.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'

@@ -1,5 +1,5 @@
 /**
- * The client (src/client) over real HTTP.
+ * The client (clients/typescript) over real HTTP.
  * - Against the real Ocelog app (test-app: real SQLite file, listening on a real socket): batching,
  *   item failures, single-item calls, health, and that the log holds each accepted item once.
  * - Against a scripted node:http server for the failures the real service cannot be made to
@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../src/client/index.js'
+import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../clients/typescript/src/index.js'
 import type { EventInput } from '../../src/schemas/api.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 

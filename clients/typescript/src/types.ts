@@ -3,7 +3,7 @@
  * server's own TypeBox types (src/schemas/api.ts), imported as types only, so the client carries
  * no runtime dependency beyond Node 20's fetch.
  */
-import type { ItemErrorDetail } from '../schemas/api.js'
+import type { ItemErrorDetail } from './api.js'
 import type { RetryCause, RetryPolicy } from './retry.js'
 
 export type { RetryCause, RetryPolicy } from './retry.js'

@@ -35,4 +35,4 @@ export type {
   ObjectUpsertInput,
   ObjectUpsertResponse,
   Properties,
-} from '../schemas/api.js'
+} from './api.js'

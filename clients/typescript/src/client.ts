@@ -17,7 +17,7 @@
  * connection, a timeout), the retry records those items again. The API has no idempotency key, so
  * no client can tell the two cases apart; the default timeout is generous to make this rare.
  */
-import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from '../schemas/api.js'
+import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from './api.js'
 import { OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
 import { describeAnswer, isObjectResult, isRecord, problemFieldErrors, readBatchAnswer } from './response.js'
