@@ -60,6 +60,7 @@ function label(queued: QueuedItem): string {
   return queued.type === 'event' ? `event "${queued.item.event}"` : `object ${queued.item.type}/${queued.item.id}`
 }
 
+/** The client's queue: one per OcelogClient, made by its constructor (see the module comment). */
 export class SendQueue {
   /** Items waiting to be sent, in enqueue order. */
   private readonly items: Entry[] = []
@@ -145,6 +146,7 @@ export class SendQueue {
     return this.closing
   }
 
+  /** The queue's counters now (see ClientStats). */
   counts(): QueueCounts {
     return { enqueued: this.lastSeq, queued: this.items.length + this.blocked.length, recorded: this.recorded, failed: this.failed, dropped: this.dropped }
   }
