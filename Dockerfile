@@ -8,6 +8,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+# The workspace of the TypeScript client (@ocelog/client): `npm ci` needs its package.json, the build its sources.
+COPY clients/typescript/package.json clients/typescript/tsconfig.json ./clients/typescript/
+COPY clients/typescript/src ./clients/typescript/src
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench

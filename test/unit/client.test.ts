@@ -1,27 +1,19 @@
 /**
- * The client (src/client) over real HTTP.
+ * The client (clients/typescript) over real HTTP.
  * - Against the real Ocelog app (test-app: real SQLite file, listening on a real socket): batching,
  *   item failures, single-item calls, health, and that the log holds each accepted item once.
  * - Against a scripted node:http server for the failures the real service cannot be made to
  *   produce on demand (5xx, dropped connections, 413 at a chosen size): retries, back-off, splits,
  *   and never re-sending accepted items. The scripted answers follow the shapes of src/schemas/api.ts.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../src/client/index.js'
+import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../clients/typescript/src/index.js'
 import type { EventInput } from '../../src/schemas/api.js'
+import { acceptAll, events, json, type Scripted, scripted } from '../helpers/scripted-api.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 const fast = { baseDelayMs: 5, maxDelayMs: 20 }
-
-function events(n: number, from = 0): EventInput[] {
-  return Array.from({ length: n }, (_, i) => ({
-    event: 'Create Order',
-    timestamp: new Date(Date.UTC(2024, 0, 1) + (from + i) * 1000).toISOString(),
-    objects: [{ type: 'order', id: `o${String(from + i)}`, qualifier: 'order' }],
-  }))
-}
 
 describe('OcelogClient against the Ocelog app', () => {
   let t: TestApp
@@ -112,72 +104,8 @@ describe('OcelogClient against the Ocelog app', () => {
   })
 })
 
-/** A scripted server: `answer` decides each response; every request body is kept. */
-interface Scripted {
-  url: string
-  bodies: { events?: unknown[]; objects?: unknown[] }[]
-  maxInFlight: number
-  close(): Promise<void>
-}
-
-type Answer = (req: IncomingMessage, body: { events?: EventInput[] }, n: number, res: ServerResponse) => void
-
-async function scripted(answer: Answer, delayMs = 0): Promise<Scripted> {
-  const bodies: Scripted['bodies'] = []
-  let inFlight = 0
-  let maxInFlight = 0
-  const server: Server = createServer((req, res) => {
-    inFlight += 1
-    maxInFlight = Math.max(maxInFlight, inFlight)
-    res.on('close', () => {
-      inFlight -= 1
-    })
-    let text = ''
-    req.setEncoding('utf8')
-    req.on('data', (c: string) => {
-      text += c
-    })
-    req.on('end', () => {
-      const body: { events?: EventInput[] } = text === '' ? {} : JSON.parse(text)
-      bodies.push(body)
-      setTimeout(() => answer(req, body, bodies.length, res), delayMs)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
-    bodies,
-    get maxInFlight() {
-      return maxInFlight
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers })
-  res.end(JSON.stringify(body))
-}
-
-/** A 200 batch answer accepting every event of the body, with made-up ids `<request>-<i>`. */
-function acceptAll(res: ServerResponse, body: { events?: unknown[] }, n: number): void {
-  const count = body.events?.length ?? 0
-  json(res, 200, {
-    success: true,
-    processed: count,
-    failed: 0,
-    event_ids: Array.from({ length: count }, (_, i) => `${String(n)}-${String(i)}`),
-    errors: [],
-    error_details: [],
-  })
-}
-
 function eventIdsSent(s: Scripted): string[] {
-  return s.bodies.flatMap((b) => (b.events ?? []).map((e) => (e as EventInput).objects[0]?.id ?? ''))
+  return s.bodies.flatMap((b) => (b.events ?? []).map((e) => e.objects[0]?.id ?? ''))
 }
 
 describe('OcelogClient retries', () => {

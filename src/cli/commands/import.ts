@@ -1,16 +1,16 @@
 /**
  * `ocelog import FILE --url URL --key KEY [--timezone TZ] [--concurrency N] [--json]`: loads an
  * OCEL 2.0 log (JSON, SQLite or XML) into the key's dataset through the HTTP API, with the client
- * library (src/client). Reading, planning and sending are src/ocel/import/*; this file is the
+ * library (clients/typescript, the package @ocelog/client). Reading, planning and sending are src/ocel/import/*; this file is the
  * terminal: a progress bar on a TTY (periodic lines otherwise), the summary, and the exit code
  * (0 when every planned item was recorded, 1 otherwise; skipped items are reported, not failures).
  */
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { existsSync } from 'node:fs'
-import { OcelogClient } from '../../client/client.js'
-import { OcelogRequestError } from '../../client/errors.js'
-import type { RetryCause, RetryNotice } from '../../client/types.js'
+import { OcelogClient } from '../../../clients/typescript/src/client.js'
+import { OcelogRequestError } from '../../../clients/typescript/src/errors.js'
+import type { RetryCause, RetryNotice } from '../../../clients/typescript/src/types.js'
 import { OcelReadError } from '../../ocel/import/model.js'
 import { planImport } from '../../ocel/import/plan.js'
 import { readOcelFile } from '../../ocel/import/read.js'

@@ -1,27 +1,33 @@
 /**
- * `ocelog/client`: the Node.js / TypeScript client of the Ocelog ingestion API.
+ * `@ocelog/client` (also exported by the server package as `ocelog/client`): the Node.js /
+ * TypeScript client of the Ocelog ingestion API.
  *
  * ```ts
- * import { OcelogClient } from 'ocelog/client'
+ * import { OcelogClient } from '@ocelog/client'
  * const client = new OcelogClient({ baseUrl: 'http://localhost:8080', apiKey: process.env.OCELOG_API_KEY ?? '' })
  * const { accepted, failures } = await client.sendEvents([
  *   { event: 'place order', timestamp: '2024-05-01T10:00:00Z', objects: [{ type: 'order', id: 'o1', qualifier: 'order' }] },
  * ])
+ * await client.enqueueEvent({ event: 'pay order', objects: [{ type: 'order', id: 'o1' }] })
+ * await client.close() // flushes the queue
  * ```
  * Input and result types are the server's TypeBox types (src/schemas/api.ts), imported as types
- * only: at run time the client needs nothing but Node 20's fetch.
+ * only: at run time the client needs nothing but Node 20's fetch and zlib.
  */
 export { OcelogClient, BATCH_MAX } from './client.js'
-export { OcelogRequestError, type FieldErrorLike } from './errors.js'
+export { OcelogQueueError, OcelogRequestError, type FieldErrorLike } from './errors.js'
 export { DEFAULT_RETRY_POLICY, backoffDelayMs, classifyStatus, parseRetryAfterMs, type StatusClass } from './retry.js'
 export type {
   Accepted,
   BatchNotice,
   BulkOptions,
   BulkResult,
+  ClientStats,
   FailureKind,
   ItemFailure,
   OcelogClientOptions,
+  QueuedItem,
+  QueueFailureKind,
   RetryCause,
   RetryNotice,
   RetryPolicy,
@@ -35,4 +41,4 @@ export type {
   ObjectUpsertInput,
   ObjectUpsertResponse,
   Properties,
-} from '../schemas/api.js'
+} from './api.js'

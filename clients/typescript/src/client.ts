@@ -12,22 +12,36 @@
  *   item failures inside a 200 batch answer are validation failures and permanent, so they are
  *   reported, never re-sent; accepted items are never sent again. A 413 splits the batch in two.
  *   A 401/403 stops the call: no other request with that key would do better.
+ * - queue and flush (enqueueEvent, enqueueObject, flush, close): see queue.ts;
+ * - compression (option `compress`): request bodies of at least `compressMinBytes` are gzipped and
+ *   sent with `Content-Encoding: gzip` (RFC 9110 § 8.4.1.3).
  *
  * At-least-once caveat: when a response is lost after the service recorded the request (a dropped
  * connection, a timeout), the retry records those items again. The API has no idempotency key, so
  * no client can tell the two cases apart; the default timeout is generous to make this rare.
  */
-import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from '../schemas/api.js'
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
+import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from './api.js'
 import { OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
+import { SendQueue } from './queue.js'
 import { describeAnswer, isObjectResult, isRecord, problemFieldErrors, readBatchAnswer } from './response.js'
 import { backoffDelayMs, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfterMs, type RetryCause, type RetryPolicy } from './retry.js'
-import type { BatchNotice, BulkOptions, BulkResult, ItemFailure, OcelogClientOptions, RetryNotice } from './types.js'
+import type { BatchNotice, BulkOptions, BulkResult, ClientStats, ItemFailure, OcelogClientOptions, RetryNotice } from './types.js'
 
 /** § Limits: events per event batch and objects per object batch. */
 export const BATCH_MAX = 100
 const DEFAULT_CONCURRENCY = 4
 const DEFAULT_TIMEOUT_MS = 120_000
+const DEFAULT_COMPRESS_MIN_BYTES = 64 * 1024
+const DEFAULT_FLUSH_INTERVAL_MS = 1000
+const DEFAULT_MAX_QUEUE_SIZE = 10_000
+
+const gzipAsync = promisify(gzip)
+
+/** A request body as sent: JSON text, or its gzip. */
+type Payload = { data: string; encoding: null } | { data: Buffer; encoding: 'gzip' }
 
 /** One HTTP exchange: an answer, or no answer at all. */
 type Exchange =
@@ -43,6 +57,13 @@ type Settled =
 interface Counters {
   requests: number
   retries: number
+}
+
+/** A whole number in [min, max], or a RangeError naming the option. */
+function wholeIn(name: string, value: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw new RangeError(`${name} must be a whole number from ${String(min)} to ${String(max)}, got ${String(value)}`)
+  return value
 }
 
 interface BatchEndpoint<T, R> {
@@ -102,10 +123,18 @@ export class OcelogClient {
   private readonly random: () => number
   private readonly userAgent: string
   private readonly onRetry: ((notice: RetryNotice) => void) | undefined
+  private readonly compress: boolean
+  private readonly compressMinBytes: number
+  private readonly queue: SendQueue
   /** Epoch ms until which no request starts: set by a 429's Retry-After, for the whole client. */
   private pausedUntil = 0
+  /** Counters over every call of the client (see ClientStats). */
+  private readonly totals = { requests: 0, retries: 0, rateLimited: 0 }
 
-  /** @throws RangeError for a baseUrl that is not an http(s) URL, an empty key or concurrency < 1. */
+  /**
+   * @throws RangeError for a baseUrl that is not an http(s) URL, an empty key, concurrency < 1,
+   *   flushAt outside 1–100, a flushIntervalMs or maxQueueSize < 1, or a negative compressMinBytes.
+   */
   constructor(options: OcelogClientOptions) {
     let url: URL
     try {
@@ -125,6 +154,19 @@ export class OcelogClient {
     this.random = options.random ?? Math.random
     this.userAgent = options.userAgent ?? 'ocelog-client'
     this.onRetry = options.onRetry
+    this.compress = options.compress ?? false
+    this.compressMinBytes = wholeIn('compressMinBytes', options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES, 0, Number.MAX_SAFE_INTEGER)
+    this.queue = new SendQueue(
+      { events: (items) => this.sendEvents(items), objects: (items) => this.upsertObjects(items) },
+      {
+        batchMax: BATCH_MAX,
+        flushAt: wholeIn('flushAt', options.flushAt ?? BATCH_MAX, 1, BATCH_MAX),
+        flushIntervalMs: wholeIn('flushIntervalMs', options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS, 1, 2 ** 31 - 1),
+        maxQueueSize: wholeIn('maxQueueSize', options.maxQueueSize ?? DEFAULT_MAX_QUEUE_SIZE, 1, Number.MAX_SAFE_INTEGER),
+        whenFull: options.whenFull ?? 'block',
+        onError: options.onError ?? ((error) => console.error(`ocelog client: ${error.message}`)),
+      },
+    )
   }
 
   /**
@@ -196,12 +238,55 @@ export class OcelogClient {
     return this.bulk(OBJECTS, objects, options)
   }
 
+  /**
+   * Queues one event for POST /v1/event/batch (same input as sendEvent); the background timer,
+   * `flushAt`, flush() or close() sends it. Failures go to `onError`, never to this promise.
+   * @returns a promise of true once queued (with `whenFull: 'block'` it waits while the queue is
+   *   full), or of false when the full queue dropped it (`whenFull: 'drop'`).
+   * @throws (rejects with) OcelogQueueError of kind `aborted` after close().
+   */
+  enqueueEvent(event: EventInput): Promise<boolean> {
+    return this.queue.enqueue({ type: 'event', item: event })
+  }
+
+  /** Queues one object upsert for POST /v1/object/batch (same input as upsertObject), as enqueueEvent. */
+  enqueueObject(object: ObjectUpsertInput): Promise<boolean> {
+    return this.queue.enqueue({ type: 'object', item: object })
+  }
+
+  /**
+   * Sends everything enqueued so far.
+   * @returns a promise that resolves when every item enqueued before the call is answered (recorded,
+   *   or reported to onError); it never rejects.
+   */
+  flush(): Promise<void> {
+    return this.queue.flush()
+  }
+
+  /** Flushes the queue, then stops its timer; enqueueing after close() rejects. Direct calls still work. */
+  close(): Promise<void> {
+    return this.queue.close()
+  }
+
+  /** Counters since the client was made: the queue's items, and HTTP requests, retries and 429s of every call. */
+  stats(): ClientStats {
+    return { ...this.queue.counts(), ...this.totals }
+  }
+
   private url(path: string): string {
     return `${this.baseUrl}${path}`
   }
 
+  /** The body as sent: JSON, gzipped when `compress` is on and it has at least `compressMinBytes` bytes. */
+  private async encode(body: unknown): Promise<Payload | undefined> {
+    if (body === undefined) return undefined
+    const text = JSON.stringify(body)
+    if (!this.compress || Buffer.byteLength(text) < this.compressMinBytes) return { data: text, encoding: null }
+    return { data: await gzipAsync(text), encoding: 'gzip' }
+  }
+
   /** One HTTP request once the client is not paused, holding one of the `concurrency` permits. */
-  private async exchange(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined): Promise<Exchange> {
+  private async exchange(method: 'GET' | 'POST', path: string, body: Payload | undefined, signal: AbortSignal | undefined): Promise<Exchange> {
     for (let wait = this.pausedUntil - Date.now(); wait > 0; wait = this.pausedUntil - Date.now()) {
       if (!(await sleep(wait, signal))) return { kind: 'no-answer', cause: 'network', message: 'aborted' }
     }
@@ -209,10 +294,11 @@ export class OcelogClient {
     try {
       const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', 'user-agent': this.userAgent }
       if (body !== undefined) headers['content-type'] = 'application/json'
+      if (body?.encoding === 'gzip') headers['content-encoding'] = 'gzip'
       const res = await this.fetchFn(this.url(path), {
         method,
         headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: body.data }),
         signal: AbortSignal.timeout(this.timeoutMs),
       })
       const text = await res.text()
@@ -240,11 +326,13 @@ export class OcelogClient {
   private async settle(method: 'GET' | 'POST', path: string, body: unknown, items: number, counters: Counters, signal?: AbortSignal): Promise<Settled> {
     let failures = 0
     let waits = 0
+    const payload = await this.encode(body)
     for (;;) {
       if (aborted(signal)) return { kind: 'aborted', message: 'aborted before it was sent' }
-      const x = await this.exchange(method, path, body, signal)
+      const x = await this.exchange(method, path, payload, signal)
       if (x.kind === 'no-answer' && aborted(signal)) return { kind: 'aborted', message: 'aborted before it was sent' }
       counters.requests += 1
+      this.totals.requests += 1
       let cause: RetryCause
       let delayMs: number
       let attempt: number
@@ -262,6 +350,7 @@ export class OcelogClient {
         status = x.status
         message = describeAnswer(x.status, x.body, x.text)
         if (cls === 'rate-limited') {
+          this.totals.rateLimited += 1
           waits += 1
           cause = 'rate-limited'
           attempt = waits
@@ -281,6 +370,7 @@ export class OcelogClient {
         }
       }
       counters.retries += 1
+      this.totals.retries += 1
       this.onRetry?.({ cause, path, attempt, delayMs, items, status, message })
       if (!(await sleep(delayMs, signal))) return { kind: 'aborted', message: `aborted while waiting to retry (${message})` }
     }

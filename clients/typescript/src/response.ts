@@ -3,7 +3,7 @@
  * shapes in src/schemas/api.ts (§ Response shapes, plus `error_details` of DESIGN.md § Errors).
  * Pure functions.
  */
-import type { ObjectResult } from '../schemas/api.js'
+import type { ObjectResult } from './api.js'
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -1,9 +1,10 @@
 /**
  * Types of the Ocelog client: its options, hooks and results. Request and response shapes are the
  * server's own TypeBox types (src/schemas/api.ts), imported as types only, so the client carries
- * no runtime dependency beyond Node 20's fetch.
+ * no runtime dependency beyond Node 20's fetch and zlib.
  */
-import type { ItemErrorDetail } from '../schemas/api.js'
+import type { OcelogQueueError } from './errors.js'
+import type { EventInput, ItemErrorDetail, ObjectUpsertInput } from './api.js'
 import type { RetryCause, RetryPolicy } from './retry.js'
 
 export type { RetryCause, RetryPolicy } from './retry.js'
@@ -57,6 +58,57 @@ export interface OcelogClientOptions {
   random?: () => number
   /** Value of the User-Agent header (default `ocelog-client`). */
   userAgent?: string
+  /**
+   * Gzip request bodies larger than `compressMinBytes`, sent with `Content-Encoding: gzip`
+   * (RFC 9110 § 8.4). Default false: turn it on only against a service that accepts compressed
+   * request bodies; one that does not answers 4xx and the request fails.
+   */
+  compress?: boolean
+  /** Smallest JSON body, in bytes of UTF-8, that `compress` gzips (default 65 536 = 64 KiB). */
+  compressMinBytes?: number
+  /**
+   * Queue and flush (enqueueEvent, enqueueObject): a queue batch is sent as soon as this many items
+   * are queued, without waiting for the timer (1–100, default 100).
+   */
+  flushAt?: number
+  /** Queue and flush: the background timer sends whatever is queued at least this often, in ms (default 1000). */
+  flushIntervalMs?: number
+  /** Queue and flush: most items waiting in the queue, the batch in flight not counted (default 10 000). */
+  maxQueueSize?: number
+  /**
+   * Queue and flush, when the queue is full: `block` (default) makes the promise of enqueueEvent /
+   * enqueueObject wait for room, so a loop that awaits it loses nothing; `drop` discards the item at
+   * once, counts it in `stats().dropped` and reports it to `onError` with kind `dropped`.
+   */
+  whenFull?: 'block' | 'drop'
+  /**
+   * Queue and flush: called once for every enqueued item that was not recorded (rejected, retries
+   * exhausted, dropped, …). Default: one line on stderr. An exception thrown here is ignored.
+   */
+  onError?: (error: OcelogQueueError) => void
+}
+
+/** One item of the queue: what enqueueEvent or enqueueObject was given. */
+export type QueuedItem = { type: 'event'; item: EventInput } | { type: 'object'; item: ObjectUpsertInput }
+
+/** Counters of one client since it was made. */
+export interface ClientStats {
+  /** Items enqueueEvent / enqueueObject took (dropped ones excluded), including any still waiting for room. */
+  enqueued: number
+  /** Items waiting in the queue or for room in it, not yet sent. */
+  queued: number
+  /** Queued items the service recorded. */
+  recorded: number
+  /** Queued items that were sent and not recorded (each reported to onError). */
+  failed: number
+  /** Items discarded because the queue was full (`whenFull: 'drop'`). */
+  dropped: number
+  /** HTTP requests of every call of the client, retries and splits included. */
+  requests: number
+  /** Requests sent again after a 429, a network error, a timeout or a 5xx. */
+  retries: number
+  /** 429 answers the client got; each is waited out for its Retry-After (up to `retry.maxRateLimitWaits` per request). */
+  rateLimited: number
 }
 
 /** Options of one bulk call (sendEvents, upsertObjects). */
@@ -84,6 +136,9 @@ export interface BulkOptions {
  *   may or may not be recorded, so it is not sent again.
  */
 export type FailureKind = 'rejected' | 'request-rejected' | 'retries-exhausted' | 'aborted' | 'protocol'
+
+/** Why a queued item was not recorded: a FailureKind, or `dropped` when the queue was full (`whenFull: 'drop'`). */
+export type QueueFailureKind = FailureKind | 'dropped'
 
 /** One item that was not recorded: the item, its index in the caller's array, and why. */
 export interface ItemFailure<T> {
