@@ -3,7 +3,7 @@
  * and their assembly into the answer's shape (pure). An adapter's query yields a few rows per
  * object type, activity and edge (never one per event); this module only sorts and nests them.
  */
-import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats } from '../schemas/process.js'
+import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats, TypeInfo } from '../schemas/process.js'
 
 /**
  * One aggregate row. `kind` says what it holds:
@@ -167,4 +167,34 @@ const TYPE_ORDER: readonly AttributeType[] = ['string', 'number', 'boolean', 'ob
 export function sortAttributes(names: ReadonlyMap<string, ReadonlySet<AttributeType>> | undefined): AttributeInfo[] {
   if (names === undefined) return []
   return [...names.entries()].sort(([a], [b]) => compareText(a, b)).map(([name, kinds]) => ({ name, types: TYPE_ORDER.filter((t) => kinds.has(t)) }))
+}
+
+/** One attribute seen on a type: the type's name (`owner`), the attribute's name and its value's engine type name. */
+export interface AttributeTypeRow {
+  owner: string
+  name: string
+  type: string
+}
+
+/** Type rows (sorted by name) joined with the attributes seen on them, as the read answers list types. */
+export function withAttributes(
+  types: readonly Pick<TypeInfo, 'name' | 'count' | 'first_seen_at' | 'last_seen_at'>[],
+  attributes: readonly AttributeTypeRow[],
+): TypeInfo[] {
+  const byOwner = new Map<string, Map<string, Set<AttributeType>>>()
+  for (const a of attributes) {
+    const names = byOwner.get(a.owner) ?? new Map<string, Set<AttributeType>>()
+    const kinds = names.get(a.name) ?? new Set<AttributeType>()
+    kinds.add(attributeTypeOfJsonType(a.type))
+    names.set(a.name, kinds)
+    byOwner.set(a.owner, names)
+  }
+  return types.map((t) => ({
+    name: t.name,
+    source: 'public_api' as const,
+    count: t.count,
+    first_seen_at: t.first_seen_at,
+    last_seen_at: t.last_seen_at,
+    attributes: sortAttributes(byOwner.get(t.name)),
+  }))
 }

@@ -12,8 +12,8 @@
  */
 import type { DatasetCounts, EventFilter, EventPage, ObjectDetail, ProcessMapFilter, ReadModelQuery, TimeWindow } from '../../ports/read-model-query.js'
 import type { Properties } from '../../schemas/api.js'
-import type { AttributeInfo, EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
-import { assembleProcessMap, attributeTypeOfJsonType, type MapRow, sortAttributes } from '../../read/process-map-rows.js'
+import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
+import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
 
 /** E2O rows without a qualifier hold '' (see sqlite-read-model-store.ts). */
@@ -115,12 +115,7 @@ interface EventSqlRow {
   position: number
 }
 
-interface TypeSqlRow {
-  name: string
-  count: number
-  first_seen_at: string
-  last_seen_at: string
-}
+type TypeSqlRow = Parameters<typeof withAttributes>[0][number]
 
 export class SqliteReadModelQuery implements ReadModelQuery {
   constructor(private readonly db: SqliteDatabase) {}
@@ -155,7 +150,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         `SELECT e.event_type AS owner, j.key AS name, j.type AS type
          FROM rm_events e, json_each(e.properties) j WHERE e.dataset_id = ? GROUP BY e.event_type, j.key, j.type`,
       )
-      .all(datasetId) as { owner: string; name: string; type: string }[]
+      .all(datasetId) as AttributeTypeRow[]
     return withAttributes(types, attributes)
   }
 
@@ -169,7 +164,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
          FROM rm_object_changes c JOIN rm_objects o ON o.dataset_id = c.dataset_id AND o.object_id = c.object_id, json_each(c.attributes) j
          WHERE c.dataset_id = ? GROUP BY o.type, j.key, j.type`,
       )
-      .all(datasetId) as { owner: string; name: string; type: string }[]
+      .all(datasetId) as AttributeTypeRow[]
     return withAttributes(types, attributes)
   }
 
@@ -271,24 +266,4 @@ export class SqliteReadModelQuery implements ReadModelQuery {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Joins type rows with their (owner, attribute, JSON type) rows. */
-function withAttributes(types: readonly TypeSqlRow[], attributes: readonly { owner: string; name: string; type: string }[]): TypeInfo[] {
-  const byOwner = new Map<string, Map<string, Set<AttributeInfo['types'][number]>>>()
-  for (const a of attributes) {
-    const names = byOwner.get(a.owner) ?? new Map<string, Set<AttributeInfo['types'][number]>>()
-    const kinds = names.get(a.name) ?? new Set()
-    kinds.add(attributeTypeOfJsonType(a.type))
-    names.set(a.name, kinds)
-    byOwner.set(a.owner, names)
-  }
-  return types.map((t) => ({
-    name: t.name,
-    source: 'public_api' as const,
-    count: t.count,
-    first_seen_at: t.first_seen_at,
-    last_seen_at: t.last_seen_at,
-    attributes: sortAttributes(byOwner.get(t.name)),
-  }))
 }
