@@ -23,21 +23,12 @@ import {
   ProcessMapResponse,
   SummaryResponse,
 } from '../schemas/process.js'
+import type { ProcessReader } from '../read/process-reader.js'
 import type { AuthContext } from './auth.js'
 import { problem, sendProblem } from './problem.js'
 
 /** What the read routes and the MCP tools need of the reader. */
-export interface ProcessReads {
-  processMap(datasetId: string, params: { object_type?: string | string[]; from?: string; to?: string }): Promise<ProcessMapResponse>
-  summary(datasetId: string): Promise<SummaryResponse>
-  eventTypes(datasetId: string): Promise<EventTypesResponse>
-  objectTypes(datasetId: string): Promise<ObjectTypesResponse>
-  object(datasetId: string, type: string, id: string): Promise<ObjectResponse>
-  events(
-    datasetId: string,
-    params: { event_type?: string; object_type?: string; object_id?: string; from?: string; to?: string; limit?: string | number; cursor?: string },
-  ): Promise<EventsResponse>
-}
+export type ProcessReads = Pick<ProcessReader, 'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events'>
 
 export interface ProcessRouteDeps {
   reader: ProcessReads

@@ -31,6 +31,7 @@ Environment:
   OCELOG_RATE_LIMIT_PER_MINUTE    requests per minute per API key (default 1200)
   OCELOG_RATE_LIMIT_WINDOW_SECONDS  rate-limit window (default 60; budget scales with it)
   OCELOG_BODY_LIMIT_BYTES         largest request body (default 5242880)
+  OCELOG_ALLOWED_HOSTS            host names /mcp answers to (default: loopback, this machine's name and addresses)
   LOG_LEVEL                       pino level (default info)`,
   )
 

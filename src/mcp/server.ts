@@ -65,8 +65,7 @@ export function createReadServer(reader: ProcessReads, datasetId: string, option
       if (!isOcelogError(error)) throw error
       switch (error.kind) {
         case 'invalid_parameter':
-          // The reader names HTTP's `object_type`; this tool's argument is `object_types`.
-          return toolError(`${name === 'process_map' && error.parameter === 'object_type' ? 'object_types' : error.parameter}: ${error.rule}`)
+          return toolError(`${error.parameter}: ${error.rule}`)
         case 'not_found':
           return toolError(error.message)
         default:

@@ -157,7 +157,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
       '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: (reader, datasetId, a) => reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to }),
+    call: (reader, datasetId, a) => reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to }, { objectType: 'object_types' }),
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
       return b.object_types
