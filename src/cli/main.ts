@@ -9,6 +9,7 @@ import { registerDatasets } from './commands/datasets.js'
 import { registerExport } from './commands/export.js'
 import { registerImport } from './commands/import.js'
 import { registerKeys } from './commands/keys.js'
+import { registerMcp } from './commands/mcp.js'
 import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
 import { registerServe } from './commands/serve.js'
@@ -42,5 +43,6 @@ registerDatasets(program)
 registerImport(program)
 registerExport(program)
 registerReplay(program)
+registerMcp(program)
 
 program.parseAsync(process.argv).catch(fail)
