@@ -57,9 +57,16 @@ interface ActivityNode {
 
 /**
  * The DOT source of `map` for the object types in `selected` (all when empty), with edge labels
- * of `measure`. Node ids are stable (`a0`, `a1`, … by activity name; `s<i>` / `e<i>` per type).
+ * of `measure`, each type drawn in `colourOf(type, index in map)`. Node ids are stable (`a0`, `a1`,
+ * … by activity name; `s<i>` / `e<i>` per type). An activity's label gives its events: the most
+ * of any selected type (its per-type counts are in the tooltip).
  */
-export function processMapDot(map: ProcessMapResponse, measure: EdgeMeasure, selected: readonly string[] = []): string {
+export function processMapDot(
+  map: ProcessMapResponse,
+  measure: EdgeMeasure,
+  selected: readonly string[] = [],
+  colourOf: (type: string, index: number) => string = (_type, index) => typeColour(index),
+): string {
   const indexed = map.object_types.map((t, i): [ObjectTypeMap, number] => [t, i])
   const types = selected.length === 0 ? indexed : indexed.filter(([t]) => selected.includes(t.object_type))
   const activities = new Map<string, ActivityNode>()
@@ -90,16 +97,14 @@ export function processMapDot(map: ProcessMapResponse, measure: EdgeMeasure, sel
     const node = activities.get(name)
     if (node === undefined) continue
     const busiest = [...node.perType].sort((x, y) => y.events - x.events)[0]
-    const counts =
-      node.perType.length === 1
-        ? `${formatCount(busiest?.events ?? 0)} events`
-        : node.perType.map((p) => `${types.find(([, i]) => i === p.type)?.[0].object_type ?? '?'} ${formatCount(p.events)}`).join(' · ')
+    const events = busiest?.events ?? 0
     const run = busiest?.run ?? null
-    const label = `${name}\n${counts}${run === null ? '' : `\nrun time ${formatDuration(run.median)}`}`
-    lines.push(`  ${node.id} [label=${quote(label)}, tooltip=${quote(name)}];`)
+    const label = `${name}\n${formatCount(events)} ${events === 1 ? 'event' : 'events'}${run === null ? '' : `\nrun time ${formatDuration(run.median)}`}`
+    const perType = node.perType.map((p) => `${types.find(([, i]) => i === p.type)?.[0].object_type ?? '?'}: ${formatCount(p.events)} events`).join('\n')
+    lines.push(`  ${node.id} [label=${quote(label)}, tooltip=${quote(`${name}\n${perType}`)}];`)
   }
   for (const [t, i] of types) {
-    const colour = typeColour(i)
+    const colour = colourOf(t.object_type, i)
     const start = `s${String(i)}`
     const end = `e${String(i)}`
     lines.push(

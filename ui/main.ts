@@ -99,7 +99,7 @@ function showSummary(s: SummaryResponse): void {
     card('event types', formatCount(s.event_types)),
     card('object types', formatCount(s.object_types)),
     card('E2O links', formatCount(s.e2o)),
-    card('events from … to', range, true),
+    card('first → last event', range, true),
     card('as of log position', formatCount(s.as_of)),
   )
   ui.summary.hidden = false
@@ -134,16 +134,15 @@ function showTypes(types: string[]): void {
   ui.controls.hidden = false
 }
 
-function showLegend(map: ProcessMapResponse, selected: string[]): void {
+function showLegend(map: ProcessMapResponse, selected: string[], colourOf: (type: string) => string): void {
   ui.legend.replaceChildren(
     ...map.object_types
-      .map((t, i): [string, number, number] => [t.object_type, i, t.objects])
-      .filter(([t]) => selected.includes(t))
-      .map(([t, i, objects]) => {
+      .filter((t) => selected.includes(t.object_type))
+      .map(({ object_type: t, objects }) => {
         const span = document.createElement('span')
         const line = document.createElement('i')
-        line.style.background = typeColour(i)
-        span.append(line, document.createTextNode(`${t} (${formatCount(objects)} objects)`))
+        line.style.background = colourOf(t)
+        span.append(line, document.createTextNode(`${t} (${formatCount(objects)} ${objects === 1 ? 'object' : 'objects'})`))
         return span
       }),
   )
@@ -180,22 +179,28 @@ async function render(): Promise<void> {
   const map = lastMap
   if (map === null) return
   // The map answers only types with events in the window; colours follow the full list of types.
-  const colourOrder: ProcessMapResponse = {
-    ...map,
-    object_types: allTypes.flatMap((t) => map.object_types.filter((m) => m.object_type === t)),
-  }
-  const selected = selectedTypes().filter((t) => colourOrder.object_types.some((m) => m.object_type === t))
+  const colourOf = (type: string) => typeColour(Math.max(0, allTypes.indexOf(type)))
+  const selected = selectedTypes().filter((t) => map.object_types.some((m) => m.object_type === t))
   if (selected.length === 0) {
     ui.graph.replaceChildren()
     ui.legend.replaceChildren()
     setStatus('No events of the chosen object types in this time range.')
     return
   }
-  const dot = processMapDot(colourOrder, ui.measure.value as EdgeMeasure, selected)
+  const dot = processMapDot(map, ui.measure.value as EdgeMeasure, selected, colourOf)
   const svg = (await graphviz).dot(dot)
   ui.graph.innerHTML = svg
-  showLegend(colourOrder, selected)
-  const activities = new Set(colourOrder.object_types.filter((t) => selected.includes(t.object_type)).flatMap((t) => t.activities.map((a) => a.activity)))
+  // Scale the drawing to the panel's width (never above its natural size), keeping its aspect ratio.
+  const drawn = ui.graph.querySelector('svg')
+  if (drawn !== null) {
+    const natural = drawn.getAttribute('width')
+    drawn.removeAttribute('width')
+    drawn.removeAttribute('height')
+    drawn.style.width = '100%'
+    if (natural !== null) drawn.style.maxWidth = natural
+  }
+  showLegend(map, selected, colourOf)
+  const activities = new Set(map.object_types.filter((t) => selected.includes(t.object_type)).flatMap((t) => t.activities.map((a) => a.activity)))
   setStatus(
     `Dataset ${map.dataset_id}, as of log position ${formatCount(map.as_of)}: ${String(activities.size)} activities across ${String(selected.length)} object type(s).`,
   )
