@@ -11,6 +11,7 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
+COPY ui ./ui
 # `npm ci` runs the `prepare` script, which builds dist/.
 RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund
