@@ -64,6 +64,32 @@ describe('/mcp: Host and Origin (DNS rebinding protection)', () => {
   })
 })
 
+describe('/mcp: datasets', () => {
+  it('answers every key from its own dataset only', async () => {
+    const a = await t.newKey()
+    const b = await t.newKey()
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: '/v1/event',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ event: 'Only In A', timestamp: '2024-05-01T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }),
+    })
+    expect(sent.statusCode).toBe(200)
+    await t.projector.catchUp()
+    const call = (key: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_event_types', arguments: {} } }),
+      })
+    const seenByA = (await call(a.key)).json().result.structuredContent
+    const seenByB = (await call(b.key)).json().result.structuredContent
+    expect([seenByA.dataset_id, seenByA.event_types.map((e: { name: string }) => e.name)]).toEqual([a.dataset_id, ['Only In A']])
+    expect([seenByB.dataset_id, seenByB.event_types]).toEqual([b.dataset_id, []])
+  })
+})
+
 describe('/mcp: keys and scopes', () => {
   it('answers 401 to no key and to an unknown key', async () => {
     const none = await post({})
