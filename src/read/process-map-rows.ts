@@ -6,24 +6,28 @@
 import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats, TypeInfo } from '../schemas/process.js'
 
 /**
- * One aggregate row. `kind` says what it holds:
- * - `type`: `n1` = objects of type `ot` with an event in the window;
- * - `activity` (`k1` = activity): `n1` events, `n2` objects, `n3` (event, object) pairs;
- * - `edge` (`k1` → `k2`): `n1` occurrences, `n2` objects, `n3` distinct event couples;
- * - `start` / `end` (`k1` = activity): `n1` objects;
- * - `run` (`k1` = activity), `elapsed` / `waiting` (`k1` → `k2`): statistics of durations in whole
- *   milliseconds: `n1` count, `n2` sum, `n3` min, `n4` max, `med` median.
+ * One aggregate row. `kind` says what it holds (durations in whole milliseconds):
+ * - `activity` (`k1` = activity): `c1` events, `c2` objects, `c3` (event, object) pairs, `c4`
+ *   objects whose first event it is (start), `c5` objects whose last event it is (end);
+ * - `edge` (`k1` → `k2`): `c1` objects, `c2` distinct event couples, then the elapsed times'
+ *   statistics: `c3` count (the occurrences), `c4` sum, `c5` min, `c6` max, `c7` median;
+ * - `waiting` (`k1` → `k2`), `run` (`k1` = activity): statistics in `c3`..`c7` as for `edge`.
+ *
+ * An object type's `objects` is the sum of its activities' `c4`: every object in the window has
+ * exactly one first event.
  */
 export interface MapRow {
-  kind: 'type' | 'activity' | 'edge' | 'start' | 'end' | 'run' | 'elapsed' | 'waiting'
+  kind: 'activity' | 'edge' | 'waiting' | 'run'
   ot: string
   k1: string
   k2: string
-  n1: number
-  n2: number
-  n3: number
-  n4: number
-  med: number | null
+  c1: number
+  c2: number
+  c3: number
+  c4: number
+  c5: number
+  c6: number
+  c7: number | null
 }
 
 /** Code-unit order: the same on every machine and locale (and in SQLite's BINARY collation). */
@@ -36,28 +40,27 @@ function seconds(ms: number): number {
   return Math.round(ms) / 1000
 }
 
-/** Statistics in seconds from a `run`/`elapsed`/`waiting` row (sums in ms; mean and median rounded to the ms). */
+/** Statistics in seconds from the `c3`..`c7` columns of a row (sum exact; mean and median rounded to the ms). */
 export function statsOf(row: MapRow): Stats {
+  const count = Number(row.c3)
+  const sum = Number(row.c4)
   return {
-    count: row.n1,
-    mean: seconds(row.n2 / row.n1),
-    median: seconds(row.med ?? 0),
-    min: seconds(row.n3),
-    max: seconds(row.n4),
-    sum: seconds(row.n2),
+    count,
+    mean: seconds(sum / count),
+    median: seconds(Number(row.c7 ?? 0)),
+    min: seconds(Number(row.c5)),
+    max: seconds(Number(row.c6)),
+    sum: seconds(sum),
   }
 }
 
-const EMPTY_STATS: Stats = { count: 0, mean: 0, median: 0, min: 0, max: 0, sum: 0 }
-
 /**
- * Nests aggregate rows into the answer: one entry per object type (with a `type` row), sorted by
- * name; activities, start and end activities by activity; edges by (source, target).
+ * Nests aggregate rows into the answer: one entry per object type with at least one activity,
+ * sorted by name; activities, start and end activities by activity; edges by (source, target).
  */
 export function assembleProcessMap(rows: readonly MapRow[]): ObjectTypeMap[] {
   const maps = new Map<string, ObjectTypeMap>()
   const activities = new Map<string, MapActivity>()
-  const edges = new Map<string, MapEdge>()
   const key = (...parts: string[]) => parts.join('\u0000')
   const mapOf = (ot: string): ObjectTypeMap => {
     let m = maps.get(ot)
@@ -67,60 +70,46 @@ export function assembleProcessMap(rows: readonly MapRow[]): ObjectTypeMap[] {
     }
     return m
   }
-  const edgeOf = (r: MapRow): MapEdge => {
-    let e = edges.get(key(r.ot, r.k1, r.k2))
-    if (e === undefined) {
-      e = { source: r.k1, target: r.k2, total: 0, objects: 0, event_couples: 0, elapsed: EMPTY_STATS, waiting: null }
-      edges.set(key(r.ot, r.k1, r.k2), e)
-      mapOf(r.ot).edges.push(e)
-    }
-    return e
-  }
-  const activityOf = (r: MapRow): MapActivity => {
-    let a = activities.get(key(r.ot, r.k1))
+  const activityOf = (ot: string, activity: string): MapActivity => {
+    let a = activities.get(key(ot, activity))
     if (a === undefined) {
-      a = { activity: r.k1, events: 0, objects: 0, total: 0, run_time: null }
-      activities.set(key(r.ot, r.k1), a)
-      mapOf(r.ot).activities.push(a)
+      a = { activity, events: 0, objects: 0, total: 0, run_time: null }
+      activities.set(key(ot, activity), a)
+      mapOf(ot).activities.push(a)
     }
     return a
   }
+  const waiting = new Map<string, Stats>()
+  const edges: [string, MapEdge][] = []
   for (const r of rows) {
-    const n = (v: number) => Number(v)
     switch (r.kind) {
-      case 'type':
-        mapOf(r.ot).objects = n(r.n1)
-        break
       case 'activity': {
-        const a = activityOf(r)
-        a.events = n(r.n1)
-        a.objects = n(r.n2)
-        a.total = n(r.n3)
+        const a = activityOf(r.ot, r.k1)
+        a.events = Number(r.c1)
+        a.objects = Number(r.c2)
+        a.total = Number(r.c3)
+        const m = mapOf(r.ot)
+        if (Number(r.c4) > 0) m.start_activities.push({ activity: r.k1, objects: Number(r.c4) })
+        if (Number(r.c5) > 0) m.end_activities.push({ activity: r.k1, objects: Number(r.c5) })
+        m.objects += Number(r.c4)
         break
       }
       case 'run':
-        activityOf(r).run_time = statsOf(r)
+        activityOf(r.ot, r.k1).run_time = statsOf(r)
         break
       case 'edge': {
-        const e = edgeOf(r)
-        e.total = n(r.n1)
-        e.objects = n(r.n2)
-        e.event_couples = n(r.n3)
+        const elapsed = statsOf(r)
+        edges.push([r.ot, { source: r.k1, target: r.k2, total: elapsed.count, objects: Number(r.c1), event_couples: Number(r.c2), elapsed, waiting: null }])
         break
       }
-      case 'elapsed':
-        edgeOf(r).elapsed = statsOf(r)
-        break
       case 'waiting':
-        edgeOf(r).waiting = statsOf(r)
-        break
-      case 'start':
-        mapOf(r.ot).start_activities.push({ activity: r.k1, objects: n(r.n1) })
-        break
-      case 'end':
-        mapOf(r.ot).end_activities.push({ activity: r.k1, objects: n(r.n1) })
+        waiting.set(key(r.ot, r.k1, r.k2), statsOf(r))
         break
     }
+  }
+  for (const [ot, e] of edges) {
+    e.waiting = waiting.get(key(ot, e.source, e.target)) ?? null
+    mapOf(ot).edges.push(e)
   }
   const byActivity = (a: { activity: string }, b: { activity: string }) => compareText(a.activity, b.activity)
   const result = [...maps.values()].filter((m) => m.activities.length > 0).sort((a, b) => compareText(a.object_type, b.object_type))

@@ -3,7 +3,8 @@
  * projector writes (read-model-writes.ts: READ_MODEL_COLLECTIONS). Every method filters, sorts,
  * pages and aggregates in the server; JavaScript only shapes the few documents an answer holds.
  *
- * The process map runs one aggregation per kind of aggregate row (src/read/process-map-rows.ts),
+ * The process map runs one aggregation per kind of aggregate row (src/read/process-map-rows.ts:
+ * activities with their start and end counts, edges with elapsed times, waiting times, run times),
  * in parallel, each from the same base pipeline over `event_objects`: one document per (event,
  * object) pair in the window, the event's type and end from `events` ($lookup), then
  * `$setWindowFields` partitioned by object and sorted by (timestamp, position) with `$shift` for
@@ -35,47 +36,48 @@ const AGGREGATE = { allowDiskUse: true } as const
 /** Milliseconds since the epoch of a UTC ISO 8601 field (an expression). */
 const msOf = (field: string): Document => ({ $toLong: { $toDate: field } })
 
-/** Every statistics row ends with these stages: exact median from each group's ordered durations `d`. */
-function statsStages(kind: MapRow['kind']): Document[] {
+/**
+ * The stages that end a statistics row (`edge`, `waiting`, `run`; see MapRow): per (ot, k1, k2),
+ * count, sum, min, max and the exact median of `d` from `$documentNumber` and `$count` windows
+ * (the mean of the one or two middle values), into `c3`..`c7`. `c1`/`c2` are the sizes of the
+ * sets `sets` collects (0 when absent).
+ */
+function statsStages(kind: MapRow['kind'], sets: { c1?: Document | string; c2?: Document | string } = {}): Document[] {
   const key = { ot: '$ot', k1: '$k1', k2: '$k2' }
   const half = (plus: number) => ({ $floor: { $divide: [{ $add: ['$n', plus] }, 2] } })
+  const collect: Document = {}
+  if (sets.c1 !== undefined) collect.c1 = { $addToSet: sets.c1 }
+  if (sets.c2 !== undefined) collect.c2 = { $addToSet: sets.c2 }
   return [
     { $setWindowFields: { partitionBy: key, sortBy: { d: 1 }, output: { rn: { $documentNumber: {} }, n: { $count: {} } } } },
     {
       $group: {
         _id: key,
-        n1: { $sum: 1 },
-        n2: { $sum: '$d' },
-        n3: { $min: '$d' },
-        n4: { $max: '$d' },
-        med: { $avg: { $cond: [{ $in: ['$rn', [half(1), half(2)]] }, '$d', null] } },
+        ...collect,
+        c3: { $sum: 1 },
+        c4: { $sum: '$d' },
+        c5: { $min: '$d' },
+        c6: { $max: '$d' },
+        c7: { $avg: { $cond: [{ $in: ['$rn', [half(1), half(2)]] }, '$d', null] } },
       },
     },
-    { $project: { _id: 0, kind: lit(kind), ot: '$_id.ot', k1: '$_id.k1', k2: '$_id.k2', n1: 1, n2: 1, n3: 1, n4: 1, med: 1 } },
+    {
+      $project: {
+        _id: 0,
+        kind: lit(kind),
+        ot: '$_id.ot',
+        k1: '$_id.k1',
+        k2: '$_id.k2',
+        c1: sets.c1 === undefined ? lit(0) : { $size: '$c1' },
+        c2: sets.c2 === undefined ? lit(0) : { $size: '$c2' },
+        c3: 1,
+        c4: 1,
+        c5: 1,
+        c6: 1,
+        c7: 1,
+      },
+    },
   ]
-}
-
-/** A count row: group by (ot, k1, k2), `n1`..`n3` from the given accumulators (sizes of sets when arrays). */
-function countStages(kind: MapRow['kind'], key: Document, counts: Record<'n1' | 'n2' | 'n3', Document | number>): Document[] {
-  const accumulators: Document = {}
-  const project: Document = {
-    _id: 0,
-    kind: lit(kind),
-    ot: '$_id.ot',
-    k1: { $ifNull: ['$_id.k1', ''] },
-    k2: { $ifNull: ['$_id.k2', ''] },
-    n4: lit(0),
-    med: lit(null),
-  }
-  for (const [name, value] of Object.entries(counts)) {
-    if (typeof value === 'number') {
-      project[name] = lit(value)
-    } else {
-      accumulators[name] = value
-      project[name] = '$addToSet' in value ? { $size: `$${name}` } : 1
-    }
-  }
-  return [{ $group: { _id: key, ...accumulators } }, { $project: project }]
 }
 
 export class MongoReadModelQuery implements ReadModelQuery {
@@ -308,26 +310,43 @@ export class MongoReadModelQuery implements ReadModelQuery {
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
     const base = this.sequencePipeline(datasetId, filter)
-    const occurrence: Document = { $match: { n_eid: { $ne: null } } }
-    const edgeKey = { ot: '$ot', k1: '$act', k2: '$n_act' }
+    const occurrences: Document[] = [{ $match: { n_eid: { $ne: null } } }, { $set: { k1: '$act', k2: '$n_act' } }]
     const kinds: Document[][] = [
-      [{ $group: { _id: { ot: '$ot', oid: '$oid' } } }, ...countStages('type', { ot: '$_id.ot' }, { n1: { $sum: 1 }, n2: 0, n3: 0 })],
-      countStages('activity', { ot: '$ot', k1: '$act' }, { n1: { $addToSet: '$eid' }, n2: { $addToSet: '$oid' }, n3: { $sum: 1 } }),
-      [occurrence, ...countStages('edge', edgeKey, { n1: { $sum: 1 }, n2: { $addToSet: '$oid' }, n3: { $addToSet: { $concat: ['$eid', ' ', '$n_eid'] } } })],
-      [{ $match: { rn: 1 } }, ...countStages('start', { ot: '$ot', k1: '$act' }, { n1: { $sum: 1 }, n2: 0, n3: 0 })],
-      [{ $match: { n_eid: null } }, ...countStages('end', { ot: '$ot', k1: '$act' }, { n1: { $sum: 1 }, n2: 0, n3: 0 })],
+      [
+        {
+          $group: {
+            _id: { ot: '$ot', k1: '$act' },
+            events: { $addToSet: '$eid' },
+            objects: { $addToSet: '$oid' },
+            c3: { $sum: 1 },
+            c4: { $sum: { $cond: [{ $eq: ['$rn', 1] }, 1, 0] } },
+            c5: { $sum: { $cond: [{ $eq: ['$n_eid', null] }, 1, 0] } },
+          },
+        },
+        {
+          $project: {
+            _id: 0,
+            kind: lit('activity'),
+            ot: '$_id.ot',
+            k1: '$_id.k1',
+            k2: lit(''),
+            c1: { $size: '$events' },
+            c2: { $size: '$objects' },
+            c3: 1,
+            c4: 1,
+            c5: 1,
+            c6: lit(0),
+            c7: lit(null),
+          },
+        },
+      ],
+      [...occurrences, { $set: { d: { $subtract: ['$n_t', '$t'] } } }, ...statsStages('edge', { c1: '$oid', c2: { $concat: ['$eid', ' ', '$n_eid'] } })],
+      [...occurrences, { $match: { te: { $ne: null } } }, { $set: { d: { $max: [0, { $subtract: ['$n_t', '$te'] }] } } }, ...statsStages('waiting')],
       [
         { $match: { te: { $ne: null } } },
         { $group: { _id: { ot: '$ot', k1: '$act', eid: '$eid' }, d: { $first: { $subtract: ['$te', '$t'] } } } },
         { $project: { _id: 0, ot: '$_id.ot', k1: '$_id.k1', k2: lit(''), d: 1 } },
         ...statsStages('run'),
-      ],
-      [occurrence, { $project: { ot: 1, k1: '$act', k2: '$n_act', d: { $subtract: ['$n_t', '$t'] } } }, ...statsStages('elapsed')],
-      [
-        occurrence,
-        { $match: { te: { $ne: null } } },
-        { $project: { ot: 1, k1: '$act', k2: '$n_act', d: { $max: [0, { $subtract: ['$n_t', '$te'] }] } } },
-        ...statsStages('waiting'),
       ],
     ]
     const results = await Promise.all(kinds.map((stages) => this.eventObjectsC.aggregate<MapRow>([...base, ...stages], AGGREGATE).toArray()))

@@ -97,7 +97,7 @@ CREATE TABLE rm_object_links (
  * objects), events by the client's object id, and events by type in time order.
  */
 const MIGRATION_2 = `
-CREATE INDEX rm_event_objects_by_object ON rm_event_objects (dataset_id, object_id, event_time, position, event_id);
+CREATE INDEX rm_event_objects_by_object ON rm_event_objects (dataset_id, object_id, event_time, position, event_id, object_type);
 CREATE INDEX rm_event_objects_by_external_id ON rm_event_objects (dataset_id, external_id, object_type);
 CREATE INDEX rm_events_by_type ON rm_events (dataset_id, event_type, timestamp, position);
 `

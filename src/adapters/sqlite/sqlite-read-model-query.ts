@@ -23,63 +23,63 @@ const NO_QUALIFIER = ''
 const ms = (column: string) => `CAST(round(unixepoch(${column}, 'subsec') * 1000) AS INTEGER)`
 
 /**
- * Statistics rows (count, sum, min, max, median) of `d` grouped by (ot, k1, k2) over the rows of
- * CTE `source`, tagged `kind`. The median of an even count is the mean of the two middle values.
+ * The exact median of `d` per (ot, k1, k2), as an extra column of the rows of `source`: `med_part`
+ * is `d` on the one or two middle rows of each group (ordered by `d`) and null elsewhere, so that
+ * `AVG(med_part)` per group is the median (of an even count: the mean of the two middle values).
  */
-function statsSelect(kind: string, source: string): string {
-  return `SELECT '${kind}' AS kind, ot, k1, k2, COUNT(*) AS n1, SUM(d) AS n2, MIN(d) AS n3, MAX(d) AS n4,
-      AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END) AS med
-    FROM (SELECT ot, k1, k2, d, ROW_NUMBER() OVER (PARTITION BY ot, k1, k2 ORDER BY d) AS rn,
-                 COUNT(*) OVER (PARTITION BY ot, k1, k2) AS n FROM ${source})
-    GROUP BY ot, k1, k2`
+function withMedianPart(source: string, columns: string): string {
+  return `SELECT ${columns}, CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END AS med_part
+    FROM (SELECT ${columns}, ROW_NUMBER() OVER w AS rn, COUNT(*) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n
+          FROM ${source} WINDOW w AS (PARTITION BY ot, k1, k2 ORDER BY d))`
 }
 
-/** SQL of the process map; `typeFilter` and the window are optional conditions on the E2O rows. */
+/** Statistics columns (count, sum, min, max, median) of `d` over rows made by withMedianPart. */
+const STATS = 'COUNT(*), SUM(d), MIN(d), MAX(d), AVG(med_part)'
+
+/**
+ * SQL of the process map: one row per kind and key (see MapRow). Each object's E2O rows are read
+ * in (timestamp, position, event) order straight from the index rm_event_objects_by_object, so the
+ * window needs no sort; a second qualifier of one (event, object) pair gives a row whose next event
+ * is the same event, and that row is dropped. The next event's id, time and type travel in one
+ * `LEAD` (space-separated: ids and times hold no space, and the type comes last).
+ */
 function processMapSql(window: TimeWindow, typeCount: number): string {
   const conditions = ['eo.dataset_id = @dataset']
   if (window.from !== undefined) conditions.push('eo.event_time >= @from')
   if (window.to !== undefined) conditions.push('eo.event_time < @to')
   if (typeCount > 0) conditions.push(`eo.object_type IN (SELECT value FROM json_each(@types))`)
   return `
-WITH pairs AS (
-  SELECT eo.object_type AS ot, eo.object_id AS oid, eo.event_id AS eid, eo.event_time AS ts, eo.position AS pos
-  FROM rm_event_objects eo
+WITH linked AS (
+  SELECT eo.object_type AS ot, eo.object_id AS oid, eo.event_id AS eid, eo.event_time AS ts, e.event_type AS act, e.end_timestamp AS te_text,
+    LEAD(eo.event_id || ' ' || eo.event_time || ' ' || e.event_type) OVER w AS nx,
+    ROW_NUMBER() OVER w AS rn
+  FROM rm_event_objects eo INDEXED BY rm_event_objects_by_object
+    CROSS JOIN rm_events e ON e.dataset_id = eo.dataset_id AND e.event_id = eo.event_id
   WHERE ${conditions.join(' AND ')}
-  GROUP BY eo.object_id, eo.event_id
+  WINDOW w AS (PARTITION BY eo.object_id ORDER BY eo.event_time, eo.position, eo.event_id)
 ),
 seq AS MATERIALIZED (
-  SELECT ot, oid, eid, act, t, te,
-    LEAD(eid) OVER w AS n_eid, LEAD(act) OVER w AS n_act, LEAD(t) OVER w AS n_t,
-    ROW_NUMBER() OVER w AS rn
-  FROM (
-    SELECT p.ot, p.oid, p.eid, p.ts, p.pos, e.event_type AS act, ${ms('p.ts')} AS t,
-      CASE WHEN e.end_timestamp IS NULL THEN NULL ELSE ${ms('e.end_timestamp')} END AS te
-    FROM pairs p JOIN rm_events e ON e.dataset_id = @dataset AND e.event_id = p.eid
-  )
-  WINDOW w AS (PARTITION BY oid ORDER BY ts, pos)
+  SELECT ot, oid, eid, act, ts, te_text, rn, n_eid, n_eid IS eid AS dup,
+    substr(rest, instr(rest, ' ') + 1) AS n_act, substr(rest, 1, instr(rest, ' ') - 1) AS n_ts
+  FROM (SELECT ot, oid, eid, act, ts, te_text, rn, substr(nx, 1, instr(nx, ' ') - 1) AS n_eid, substr(nx, instr(nx, ' ') + 1) AS rest FROM linked)
 ),
-run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, te - t AS d FROM seq WHERE te IS NOT NULL),
 occ AS (
-  SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, n_t - t AS d,
-    CASE WHEN te IS NULL THEN NULL ELSE max(0, n_t - te) END AS w
-  FROM seq WHERE n_eid IS NOT NULL
+  SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, ${ms('n_ts')} - ${ms('ts')} AS d,
+    CASE WHEN te_text IS NULL THEN NULL ELSE max(0, ${ms('n_ts')} - ${ms('te_text')}) END AS w
+  FROM seq WHERE n_eid IS NOT NULL AND NOT dup
 ),
-waits AS (SELECT ot, k1, k2, w AS d FROM occ WHERE w IS NOT NULL)
-SELECT 'type' AS kind, ot, '' AS k1, '' AS k2, COUNT(DISTINCT oid) AS n1, 0 AS n2, 0 AS n3, 0 AS n4, NULL AS med FROM seq GROUP BY ot
+waits AS (SELECT ot, k1, k2, w AS d FROM occ WHERE w IS NOT NULL),
+run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, ${ms('te_text')} - ${ms('ts')} AS d FROM seq WHERE te_text IS NOT NULL)
+SELECT 'activity' AS kind, ot, act AS k1, '' AS k2, COUNT(DISTINCT eid) AS c1, COUNT(DISTINCT oid) AS c2, SUM(NOT dup) AS c3,
+  SUM(rn = 1) AS c4, SUM(n_eid IS NULL) AS c5, 0 AS c6, NULL AS c7
+FROM seq GROUP BY ot, act
 UNION ALL
-SELECT 'activity', ot, act, '', COUNT(DISTINCT eid), COUNT(DISTINCT oid), COUNT(*), 0, NULL FROM seq GROUP BY ot, act
+SELECT 'edge', ot, k1, k2, COUNT(DISTINCT oid), COUNT(DISTINCT eid || ' ' || n_eid), ${STATS}
+FROM (${withMedianPart('occ', 'ot, k1, k2, oid, eid, n_eid, d')}) GROUP BY ot, k1, k2
 UNION ALL
-SELECT 'edge', ot, k1, k2, COUNT(*), COUNT(DISTINCT oid), COUNT(DISTINCT eid || ' ' || n_eid), 0, NULL FROM occ GROUP BY ot, k1, k2
+SELECT 'waiting', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('waits', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2
 UNION ALL
-SELECT 'start', ot, act, '', COUNT(*), 0, 0, 0, NULL FROM seq WHERE rn = 1 GROUP BY ot, act
-UNION ALL
-SELECT 'end', ot, act, '', COUNT(*), 0, 0, 0, NULL FROM seq WHERE n_eid IS NULL GROUP BY ot, act
-UNION ALL
-${statsSelect('run', 'run')}
-UNION ALL
-${statsSelect('elapsed', 'occ')}
-UNION ALL
-${statsSelect('waiting', 'waits')}`
+SELECT 'run', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('run', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2`
 }
 
 /** Conditions and parameters of an events query (filters and the page's start). */
