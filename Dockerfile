@@ -14,6 +14,7 @@ COPY clients/typescript/src ./clients/typescript/src
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
+COPY ui ./ui
 # `npm ci` runs the `prepare` script, which builds dist/.
 RUN npm ci --no-audit --no-fund \
  && npm prune --omit=dev --no-audit --no-fund

@@ -31,6 +31,7 @@ import {
   stopProcess,
   type Running,
 } from './processes.js'
+import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, machineInfo, markdownTable, markOf, ms, num, ratio, textTable, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
@@ -48,6 +49,9 @@ interface Options {
   split: boolean
   markdown: boolean
   out: string
+  /** Measure the process map row (`--no-process-map` leaves it out). */
+  processMap: boolean
+  mapRuns: number
 }
 
 const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
@@ -142,6 +146,7 @@ interface Measurements {
   rss: { typical: number | null; worst: number | null }
   rebuild: { records: number; seconds: number; recordsPerSec: number } | null
   rawAppend: RawAppendResult | null
+  processMap: ProcessMapResult | null
 }
 
 function describeLoad(label: string, r: LoadResult, item: string, perRequest: number): string {
@@ -244,8 +249,11 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     rss: { typical: null, worst: null },
     rebuild: null,
     rawAppend: null,
+    processMap: null,
   }
   const want = (s: Scenario) => o.scenarios.includes(s)
+  if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, log)
+  if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
   const baseline = await startBaseline()
   log(`baseline (a), bare Fastify + the same schemas and validation, up at ${baseline.url}, pid ${String(baseline.pid)}`)
@@ -463,6 +471,17 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '(storage alone)',
     )
   }
+  if (m.processMap !== null) {
+    const p = m.processMap
+    add(
+      `process map, running example (${num(p.events)} events, ${num(p.e2o)} E2O, ${String(p.objectTypes)} object types): median of ${String(p.runs)} runs`,
+      ms(p.medianMs),
+      '',
+      '',
+      '≤ 300 ms',
+      check('process map median ≤ 300 ms', p.medianMs, 'max', 300, 'ms'),
+    )
+  }
   const who = o.split ? 'API + projector processes' : 'service'
   const peaks = [m.rss.typical, m.rss.worst].filter((p): p is number => p !== null)
   const c = check('peak RSS of the service ≤ 300 MB', peaks.length === 0 ? null : Math.max(...peaks) / 2 ** 20, 'max', 300, 'MB')
@@ -525,6 +544,8 @@ async function main(): Promise<void> {
     .option('--keep', 'keep the temporary data folders (their paths are printed)', false)
     .option('--markdown', 'also print the table as Markdown', false)
     .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
+    .option('--no-process-map', 'leave out the process map row (import of the running example, then the map timed)')
+    .option('--map-runs <n>', 'runs of the process map (median reported)', positiveInt, 20)
     .addHelpText('after', '\nRun `npm run build` first (npm run bench does), then: node dist/bench/run.js [options]')
   program.parse(process.argv)
   const o = program.opts<Options>()

@@ -7,10 +7,12 @@ import type { Config } from './config.js'
 import { openDatabase } from './adapters/sqlite/database.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelQuery } from './adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
 import type { EventLog } from './ports/event-log.js'
 import type { KeyStore } from './ports/key-store.js'
 import type { RateLimiter } from './ports/rate-limiter.js'
+import type { ReadModelQuery } from './ports/read-model-query.js'
 import type { ReadModelStore } from './ports/read-model-store.js'
 
 export interface Backends {
@@ -19,7 +21,10 @@ export interface Backends {
   /** Where the data lives, for logs and messages (never a password). */
   describe: string
   log: EventLog
+  /** The projector's writer port of the read models. */
   readModels: ReadModelStore
+  /** The read side's query port over the same read models (`/v1/process/*`, MCP, `/ui/`, `ocelog export`). */
+  query: ReadModelQuery
   keys: KeyStore
   close(): Promise<void>
 }
@@ -54,6 +59,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     describe: `SQLite ${config.dataDir}/ocelog.db`,
     log,
     readModels: new SqliteReadModelStore(db),
+    query: new SqliteReadModelQuery(db),
     keys: new SqliteKeyStore(db),
     async close() {
       await log.close()

@@ -20,6 +20,13 @@ export const EnvSchema = Type.Object({
     IntString('Length of the rate-limit window in seconds (default 60); the budget is the per-minute rate scaled to it'),
   ),
   OCELOG_BODY_LIMIT_BYTES: Type.Optional(IntString('Largest request body in bytes (default 5242880)')),
+  OCELOG_ALLOWED_HOSTS: Type.Optional(
+    Type.String({
+      pattern: '^[^,\\s]+(,[^,\\s]+)*$',
+      description:
+        'Comma-separated host names that the Host and Origin headers of /mcp may name (DNS rebinding protection); default: loopback, the machine’s host name and its addresses',
+    }),
+  ),
   LOG_LEVEL: Type.Optional(
     Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -43,6 +50,8 @@ export interface Config {
   rateLimitWindowSeconds: number
   bodyLimitBytes: number
   logLevel: string
+  /** Host names /mcp answers to (OCELOG_ALLOWED_HOSTS), or null for the default. */
+  allowedHosts: string[] | null
 }
 
 export class ConfigError extends Error {
@@ -92,5 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitWindowSeconds: positive('OCELOG_RATE_LIMIT_WINDOW_SECONDS', e.OCELOG_RATE_LIMIT_WINDOW_SECONDS, 60, 3600),
     bodyLimitBytes: positive('OCELOG_BODY_LIMIT_BYTES', e.OCELOG_BODY_LIMIT_BYTES, LIMITS.bodyBytesDefault, 1024 * 1024 * 1024),
     logLevel: e.LOG_LEVEL ?? 'info',
+    allowedHosts: e.OCELOG_ALLOWED_HOSTS === undefined ? null : e.OCELOG_ALLOWED_HOSTS.split(',').map((h) => h.toLowerCase()),
   }
 }

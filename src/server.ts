@@ -11,6 +11,7 @@ import { createLogger } from './logger.js'
 import type { Config } from './config.js'
 import { openBackends, openRateLimiter, type Backends } from './composition.js'
 import { Ingest } from './core/ingest.js'
+import { ProcessReader } from './read/process-reader.js'
 import type { RateLimiter } from './ports/rate-limiter.js'
 
 export interface ServeOptions {
@@ -39,6 +40,8 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       rateLimiter,
       bodyLimitBytes: config.bodyLimitBytes,
       logger,
+      reader: new ProcessReader({ query: backends.query, log: backends.log }),
+      ...(config.allowedHosts === null ? {} : { allowedHosts: config.allowedHosts }),
     })
     const abort = new AbortController()
     const runProjector = options.projector ?? backends.mode === 'embedded'

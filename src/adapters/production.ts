@@ -10,6 +10,7 @@ import type { Backends } from '../composition.js'
 import { EngineUnavailableError } from '../composition.js'
 import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
 import { MongoKeyStore } from './mongodb/mongodb-key-store.js'
+import { MongoReadModelQuery } from './mongodb/mongodb-read-model-query.js'
 import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
 
 /** How long each engine may take to answer at start, in ms. */
@@ -89,9 +90,11 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
   const db = mongo.db()
   const keys = new MongoKeyStore(db)
   const readModels = new MongoReadModelStore(mongo, db)
+  const query = new MongoReadModelQuery(db)
   try {
     await keys.createIndexes()
     await readModels.createIndexes()
+    await query.createIndexes()
   } catch (error) {
     await mongo.close()
     await esdb.dispose()
@@ -103,6 +106,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
     describe: `EventStoreDB ${redact(eventstoreUrl)} + MongoDB ${redact(mongodbUrl)} (database ${db.databaseName})`,
     log,
     readModels,
+    query,
     keys,
     async close() {
       await log.close()

@@ -11,7 +11,10 @@ import { LIMITS } from '../core/limits.js'
 import { LogUnavailableError } from '../ports/event-log.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
+import { defaultAllowedHosts, mcpRoute } from './mcp-route.js'
 import { problem, sendProblem } from './problem.js'
+import { processRoutes, type ProcessReads } from './process-routes.js'
+import { uiRoutes } from './ui-routes.js'
 import { v1Routes } from './v1-routes.js'
 
 export interface AppDeps {
@@ -23,6 +26,10 @@ export interface AppDeps {
   /** Request logger (pino), or false for none (tests). */
   logger?: FastifyBaseLogger | false
   version?: string
+  /** The read side (`/v1/process/*`, `/mcp`); without it those routes are absent. */
+  reader?: ProcessReads
+  /** Host names that Host and Origin may name on `/mcp` (DNS rebinding protection); default: defaultAllowedHosts(). */
+  allowedHosts?: readonly string[]
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -94,6 +101,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
-  await app.register(async (v1) => v1Routes(v1, { ingest: deps.ingest, keys: deps.keys, rateLimiter: deps.rateLimiter }), { prefix: '/v1' })
+  const { reader } = deps
+  await app.register(
+    async (v1) => {
+      await v1Routes(v1, { ingest: deps.ingest, keys: deps.keys, rateLimiter: deps.rateLimiter })
+      // A child of /v1: the same authentication, rate limit and scope hook.
+      if (reader !== undefined) await v1.register(async (p) => processRoutes(p, { reader }), { prefix: '/process' })
+    },
+    { prefix: '/v1' },
+  )
+  if (reader !== undefined) {
+    const allowedHosts = deps.allowedHosts ?? defaultAllowedHosts()
+    await app.register(async (m) => mcpRoute(m, { keys: deps.keys, rateLimiter: deps.rateLimiter, reader, allowedHosts, version: deps.version ?? '1' }))
+  }
+  await app.register(uiRoutes)
   return app
 }

@@ -9,6 +9,7 @@ import { registerDatasets } from './commands/datasets.js'
 import { registerExport } from './commands/export.js'
 import { registerImport } from './commands/import.js'
 import { registerKeys } from './commands/keys.js'
+import { registerMcp } from './commands/mcp.js'
 import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
 import { registerServe } from './commands/serve.js'
@@ -31,6 +32,7 @@ Environment:
   OCELOG_RATE_LIMIT_PER_MINUTE    requests per minute per API key (default 1200)
   OCELOG_RATE_LIMIT_WINDOW_SECONDS  rate-limit window (default 60; budget scales with it)
   OCELOG_BODY_LIMIT_BYTES         largest request body (default 5242880)
+  OCELOG_ALLOWED_HOSTS            host names /mcp answers to (default: loopback, this machine's name and addresses)
   LOG_LEVEL                       pino level (default info)`,
   )
 
@@ -41,5 +43,6 @@ registerDatasets(program)
 registerImport(program)
 registerExport(program)
 registerReplay(program)
+registerMcp(program)
 
 program.parseAsync(process.argv).catch(fail)

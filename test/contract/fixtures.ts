@@ -29,13 +29,14 @@ export function eventRecord(
   datasetId: string,
   event: string,
   objects: ObjectRef[],
-  options: { timestamp?: string; properties?: Properties; receivedAt?: string } = {},
+  options: { timestamp?: string; endTimestamp?: string; properties?: Properties; receivedAt?: string } = {},
 ): NewRecord {
   return buildEventRecorded(
     {
       event,
       objects,
       ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+      ...(options.endTimestamp === undefined ? {} : { end_timestamp: options.endTimestamp }),
       ...(options.properties === undefined ? {} : { properties: options.properties }),
     },
     newEventId(),

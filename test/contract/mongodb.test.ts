@@ -1,20 +1,30 @@
 /**
- * The ReadModelStore and KeyStore contracts on MongoDB (src/adapters/mongodb/*), when an engine
+ * The ReadModelStore, ReadModelQuery and KeyStore contracts on MongoDB (src/adapters/mongodb/*), when an engine
  * answers: MONGODB_URL, or a testcontainers single-node replica set of the pinned image. Every case
- * gets its own database, dropped afterwards. Otherwise the suites are skipped and say why.
+ * gets its own database, dropped afterwards. Otherwise the suites are skipped and say why. The
+ * ReadModelQuery cases append their records to a real SQLite log in a temp folder (the log is not
+ * what they test) and project them into MongoDB with the real Projector.
  */
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KEY_STORE_INDEXES, MongoKeyStore } from '../../src/adapters/mongodb/mongodb-key-store.js'
+import { MongoReadModelQuery } from '../../src/adapters/mongodb/mongodb-read-model-query.js'
 import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-model-store.js'
 import { READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
+import { openDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { announceSkip, mongoEngine } from '../helpers/engines.js'
 import { keyStoreContract } from './key-store.contract.js'
+import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 
 const engine = await mongoEngine()
 announceSkip('ReadModelStore contract: MongoDB', engine)
+announceSkip('ReadModelQuery contract: MongoDB', engine)
 announceSkip('KeyStore contract: MongoDB', engine)
 
 let client: MongoClient
@@ -42,6 +52,30 @@ describe.skipIf(!engine.available)('MongoDB', () => {
       store,
       async close() {
         await store.close()
+        await db.dropDatabase()
+      },
+    }
+  })
+
+  readModelQueryContract(`MongoDB (${source})`, async () => {
+    const db = freshDb()
+    const store = new MongoReadModelStore(client, db)
+    const query = new MongoReadModelQuery(db)
+    await store.createIndexes()
+    await query.createIndexes()
+    const dir = mkdtempSync(join(tmpdir(), 'ocelog-contract-'))
+    const sqlite = openDatabase(dir)
+    const log = new SqliteEventLog(sqlite, { pollMs: 50 })
+    return {
+      log,
+      store,
+      query,
+      async close() {
+        await query.close()
+        await store.close()
+        await log.close()
+        sqlite.close()
+        rmSync(dir, { recursive: true, force: true })
         await db.dropDatabase()
       },
     }

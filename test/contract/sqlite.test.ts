@@ -1,5 +1,5 @@
 /**
- * The EventLog, ReadModelStore and KeyStore contracts on the embedded default: a real SQLite file
+ * The EventLog, ReadModelStore, ReadModelQuery and KeyStore contracts on the embedded default: a real SQLite file
  * in a temp folder per case (src/adapters/sqlite/*).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -8,9 +8,11 @@ import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { eventLogContract } from './event-log.contract.js'
 import { keyStoreContract } from './key-store.contract.js'
+import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 
 function tempDatabase(): { db: SqliteDatabase; remove(): void } {
@@ -56,6 +58,24 @@ keyStoreContract('SQLite', async () => {
     keys,
     async close() {
       await keys.close()
+      t.remove()
+    },
+  }
+})
+
+readModelQueryContract('SQLite', async () => {
+  const t = tempDatabase()
+  const log = new SqliteEventLog(t.db, { pollMs: 50 })
+  const store = new SqliteReadModelStore(t.db)
+  const query = new SqliteReadModelQuery(t.db)
+  return {
+    log,
+    store,
+    query,
+    async close() {
+      await query.close()
+      await store.close()
+      await log.close()
       t.remove()
     },
   }

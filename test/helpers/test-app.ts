@@ -14,6 +14,8 @@ import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/dat
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { ProcessReader } from '../../src/read/process-reader.js'
 import { Ingest } from '../../src/core/ingest.js'
 
 export interface TestApp {
@@ -44,6 +46,7 @@ export async function makeTestApp(opts: { perMinute?: number; windowSeconds?: nu
     keys,
     rateLimiter,
     logger: false,
+    reader: new ProcessReader({ query: new SqliteReadModelQuery(db), log }),
     ...(opts.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: opts.bodyLimitBytes }),
   })
   await app.ready()

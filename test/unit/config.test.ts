@@ -14,7 +14,13 @@ describe('loadConfig', () => {
       rateLimitWindowSeconds: 60,
       bodyLimitBytes: 5 * 1024 * 1024,
       logLevel: 'info',
+      allowedHosts: null,
     })
+  })
+
+  it('reads OCELOG_ALLOWED_HOSTS as a comma-separated list of host names, in lower case', () => {
+    expect(loadConfig({ OCELOG_ALLOWED_HOSTS: 'Ocelog.example.com,localhost' }).allowedHosts).toEqual(['ocelog.example.com', 'localhost'])
+    expect(() => loadConfig({ OCELOG_ALLOWED_HOSTS: 'a,,b' })).toThrow(/^OCELOG_ALLOWED_HOSTS=a,,b/)
   })
 
   it('names the variable of a bad value', () => {

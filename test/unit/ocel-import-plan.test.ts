@@ -113,6 +113,55 @@ describe('planImport mapping', () => {
   })
 })
 
+describe('planImport end_timestamp', () => {
+  const items = (plan: ImportPlan) => plan.batches.flatMap((b) => (b.kind === 'events' ? b.items : []))
+
+  it('maps the end_timestamp attribute that ocelog export writes back to the API’s end_timestamp', () => {
+    const plan = planImport(log([order('o1')], [event('e1', T(9), ['o1'], { end_timestamp: '2024-01-01T09:30:00.250Z', channel: 'web' })]))
+    expect(items(plan)).toEqual([
+      {
+        event: 'pay',
+        timestamp: '2024-01-01T09:00:00.000Z',
+        end_timestamp: '2024-01-01T09:30:00.250Z',
+        properties: { channel: 'web' },
+        objects: [{ type: 'order', id: 'o1' }],
+      },
+    ])
+    expect(plan.skipped).toEqual({})
+  })
+
+  it('normalizes an end_timestamp with an offset to UTC and sends no empty properties', () => {
+    const plan = planImport(log([order('o1')], [event('e1', T(9), ['o1'], { end_timestamp: '2024-01-01T11:00:00+01:00' })]))
+    expect(items(plan)).toEqual([
+      { event: 'pay', timestamp: '2024-01-01T09:00:00.000Z', end_timestamp: '2024-01-01T10:00:00.000Z', objects: [{ type: 'order', id: 'o1' }] },
+    ])
+  })
+
+  it('takes ocelog:end_timestamp when the type has its own end_timestamp property, keeping that one', () => {
+    const plan = planImport(log([order('o1')], [event('e1', T(9), ['o1'], { end_timestamp: 'whenever', 'ocelog:end_timestamp': '2024-01-01T09:05:00.000Z' })]))
+    expect(items(plan)[0]).toMatchObject({ end_timestamp: '2024-01-01T09:05:00.000Z', properties: { end_timestamp: 'whenever' } })
+  })
+
+  it('keeps an unusable end_timestamp as a property and counts it', () => {
+    const plan = planImport(
+      log(
+        [order('o1')],
+        [
+          event('e1', T(9), ['o1'], { end_timestamp: 'soon' }),
+          event('e2', T(9), ['o1'], { end_timestamp: '2024-01-01T08:00:00.000Z' }),
+          event('e3', T(9), ['o1'], { end_timestamp: 12 }),
+        ],
+      ),
+    )
+    expect(items(plan).map((i) => [i.end_timestamp, i.properties])).toEqual([
+      [undefined, { end_timestamp: 'soon' }],
+      [undefined, { end_timestamp: '2024-01-01T08:00:00.000Z' }],
+      [undefined, { end_timestamp: 12 }],
+    ])
+    expect(plan.skipped.end_timestamp_unusable?.count).toBe(3)
+  })
+})
+
 describe('planImport skips', () => {
   it('drops references to objects the log never defines, keeps the event, and counts them', () => {
     const plan = planImport(log([order('o1')], [event('e1', T(1), ['o1', 'ghost'])]))

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 
 export type SqliteDatabase = Database.Database
 
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 const MIGRATION_1 = `
 CREATE TABLE records (
@@ -92,6 +92,19 @@ CREATE TABLE rm_object_links (
 `
 
 /**
+ * Indexes of the read side's queries (ReadModelQuery, sqlite-read-model-query.ts): an object's
+ * events in (timestamp, position) order (traces, the process map's per-object sequences, related
+ * objects), events by the client's object id, and events by type in time order.
+ */
+const MIGRATION_2 = `
+CREATE INDEX rm_event_objects_by_object ON rm_event_objects (dataset_id, object_id, event_time, position, event_id, object_type);
+CREATE INDEX rm_event_objects_by_external_id ON rm_event_objects (dataset_id, external_id, object_type);
+CREATE INDEX rm_events_by_type ON rm_events (dataset_id, event_type, timestamp, position);
+`
+
+const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2]
+
+/**
  * Opens (creating when missing) `<dataDir>/ocelog.db` and brings its schema up to date.
  * @throws when the folder cannot be created or the file is not an Ocelog database of a known version.
  */
@@ -107,12 +120,15 @@ export function openDatabase(dataDir: string): SqliteDatabase {
     db.close()
     throw new Error(`${join(dataDir, 'ocelog.db')} has schema version ${String(version)}; this Ocelog knows up to ${String(SCHEMA_VERSION)}`)
   }
-  if (version < 1) {
+  if (version < SCHEMA_VERSION) {
     db.transaction(() => {
       // Another process may have migrated between our read and this write lock.
-      if (Number(db.pragma('user_version', { simple: true })) >= 1) return
-      db.exec(MIGRATION_1)
-      db.pragma(`user_version = ${String(SCHEMA_VERSION)}`)
+      const current = Number(db.pragma('user_version', { simple: true }))
+      for (let v = current + 1; v <= SCHEMA_VERSION; v++) {
+        const migration = MIGRATIONS[v - 1]
+        if (migration !== undefined) db.exec(migration)
+      }
+      if (current < SCHEMA_VERSION) db.pragma(`user_version = ${String(SCHEMA_VERSION)}`)
     }).immediate()
   }
   return db

@@ -1,31 +1,18 @@
 import type { Command } from 'commander'
 import { renameSync, writeFileSync } from 'node:fs'
 import { Compile } from 'typebox/compile'
-import { Projector } from '../../../projections/projector.js'
 import { exportOcel, summarize } from '../../ocel/export.js'
 import { OcelJsonStrict } from '../../ocel/ocel-json.js'
 import type { EventLog } from '../../ports/event-log.js'
-import { CheckpointConflictError, type ReadModelStore } from '../../ports/read-model-store.js'
+import type { ReadModelStore } from '../../ports/read-model-store.js'
+import { catchUpReadModels, READ_MODELS_PROJECTOR } from '../catch-up.js'
 import { CliError, withBackends } from '../context.js'
 
-/** The projector whose read models are exported (the default name of Projector). */
-const PROJECTOR = 'read-models'
 const PAGE = 1000
 /** Stop counting the lag here: the warning only needs to say that it is large. */
 const LAG_COUNT_MAX = 100_000
 
 const checkOcel = Compile(OcelJsonStrict)
-
-/** Catches the read models up with the log; a projector elsewhere (a running `serve`) may move the checkpoint first, then retry from it. */
-async function catchUp(projector: Projector): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await projector.catchUp()
-    } catch (error) {
-      if (!(error instanceof CheckpointConflictError) || attempt >= 10) throw error
-    }
-  }
-}
 
 interface Lag {
   checkpoint: number | null
@@ -36,7 +23,7 @@ interface Lag {
 
 /** How many records of `datasetId` the log holds beyond the read models' checkpoint. */
 async function measureLag(log: EventLog, store: ReadModelStore, datasetId: string): Promise<Lag> {
-  const checkpoint = await store.checkpoint(PROJECTOR)
+  const checkpoint = await store.checkpoint(READ_MODELS_PROJECTOR)
   let after = checkpoint
   let behind = 0
   let lastPosition: number | null = null
@@ -65,14 +52,14 @@ export function registerExport(program: Command): void {
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
         if (b.mode === 'embedded') {
-          await catchUp(new Projector(b.log, b.readModels, { name: PROJECTOR }))
+          await catchUpReadModels(b)
         } else {
           const lag = await measureLag(b.log, b.readModels, opts.dataset)
           if (lag.behind > 0) {
             const count = lag.behind >= LAG_COUNT_MAX ? `at least ${String(lag.behind)}` : String(lag.behind)
             process.stderr.write(
               `ocelog: warning: the read models lag ${count} record(s) of dataset ${opts.dataset} behind the log ` +
-                `(checkpoint ${PROJECTOR} at ${lag.checkpoint === null ? 'none' : String(lag.checkpoint)}, last record at ${String(lag.lastPosition)}); ` +
+                `(checkpoint ${READ_MODELS_PROJECTOR} at ${lag.checkpoint === null ? 'none' : String(lag.checkpoint)}, last record at ${String(lag.lastPosition)}); ` +
                 'the export holds only what the projector has applied\n',
             )
           }

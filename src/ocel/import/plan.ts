@@ -3,7 +3,10 @@
  * (`ocelog import`, issue "Real data through the front door"). Mapping:
  * - each event → one item of POST /v1/event/batch: type → `event`, time → `timestamp` (UTC ISO 8601
  *   with ms), attributes → `properties`, E2O → `objects` [{type, id, qualifier}], the type being
- *   the one the log gives the object;
+ *   the one the log gives the object; an event attribute named `end_timestamp` (the one `ocelog
+ *   export` writes; `ocelog:end_timestamp` when the event's type also has a property of that name)
+ *   → the API's `end_timestamp`, when it is an ISO 8601 date-time with a zone at or after the
+ *   event's time (otherwise it stays a property and is counted as `end_timestamp_unusable`);
  * - each object's attribute history → items of POST /v1/object/batch: one upsert per (object, time)
  *   carrying the values set at that time; an object without attributes gets one upsert without
  *   properties, so that every object the log defines exists in the dataset.
@@ -35,6 +38,7 @@
  */
 import type { EventInput, EventObjectInput, ObjectUpsertInput } from '../../schemas/api.js'
 import { LIMITS } from '../../core/limits.js'
+import { parseTimestamp } from '../../core/timestamp.js'
 import { tally, type OcelLog, type OcelObject, type Tally } from './model.js'
 
 export interface PlannedEvents {
@@ -169,7 +173,9 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
       continue
     }
     const item: EventInput = { event: e.type, timestamp: isoOf(e.time), objects }
-    if (Object.keys(e.attributes).length > 0) item.properties = e.attributes
+    const { properties, endTimestamp } = splitEndTimestamp(e.attributes, e.time, (value) => tally(skipped, 'end_timestamp_unusable', `${e.id} (${value})`))
+    if (endTimestamp !== undefined) item.end_timestamp = endTimestamp
+    if (Object.keys(properties).length > 0) item.properties = properties
     actions.push({ kind: 'event', time: e.time, seq: seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id })
     events += 1
   }
@@ -177,6 +183,31 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
   actions.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'upsert' ? -1 : 1) || a.seq - b.seq)
   const batches = cut(actions, batchSize)
   return { batches, events, upserts: actions.length - events, objects: defined.size, skipped }
+}
+
+/** The event attributes that carry `end_timestamp` as `ocelog export` writes it, in the order tried. */
+const END_TIMESTAMP_ATTRIBUTES = ['ocelog:end_timestamp', 'end_timestamp'] as const
+
+/**
+ * Takes an event's end time out of its attributes: the first of END_TIMESTAMP_ATTRIBUTES present
+ * that is an ISO 8601 date-time with a zone at or after `time` (ms). An unusable value stays a
+ * property and is reported through `unusable`.
+ */
+function splitEndTimestamp(
+  attributes: Record<string, unknown>,
+  time: number,
+  unusable: (value: string) => void,
+): { properties: Record<string, unknown>; endTimestamp?: string } {
+  const name = END_TIMESTAMP_ATTRIBUTES.find((n) => n in attributes)
+  if (name === undefined) return { properties: attributes }
+  const value = attributes[name]
+  const parsed = typeof value === 'string' ? parseTimestamp(value) : null
+  if (parsed === null || !parsed.ok || Date.parse(parsed.utc) < time) {
+    unusable(String(value))
+    return { properties: attributes }
+  }
+  const { [name]: _, ...properties } = attributes
+  return { properties, endTimestamp: parsed.utc }
 }
 
 /** Cuts time-ordered actions into batches with their `after` lists (see module comment). */

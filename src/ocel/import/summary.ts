@@ -15,6 +15,7 @@ export const SKIP_CAUSES: Record<string, string> = {
   e2o_duplicate: 'E2O references repeated with the same qualifier in one event; sent once',
   event_without_objects: 'events left with no object (the API needs 1 to 50)',
   event_over_50_objects: 'events with more than 50 objects (the API rejects them)',
+  end_timestamp_unusable: 'event end_timestamp attributes that are not a date-time with a zone at or after the event’s time; kept as properties',
   object_attribute_same_time: 'object attribute values set twice at the same time; the later one in the file was sent',
   event_unreadable: 'events without a readable id or type',
   event_unreadable_time: 'events with an unreadable time',

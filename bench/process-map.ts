@@ -1,0 +1,94 @@
+/**
+ * The process map row of `npm run bench` (issue 8, § Speed): the order-management running example
+ * (18,211 events, 35,857 E2O links) is imported with `ocelog import` into a fresh service on the
+ * embedded default; once the projector has caught up, the service stops and this process asks the
+ * query layer (ProcessReader.processMap over the SQLite adapter, all object types, no window)
+ * `runs` times, after one warm-up run. Target: median ≤ 300 ms.
+ */
+import Database from 'better-sqlite3'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { openDatabase } from '../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteReadModelQuery } from '../src/adapters/sqlite/sqlite-read-model-query.js'
+import { ProcessReader } from '../src/read/process-reader.js'
+import { createKey, embeddedEnv, ROOT, runCli, startService, stopProcess } from './processes.js'
+
+/** The log measured (beside the repository; never copied into it). */
+export const PROCESS_MAP_LOG = join(ROOT, '..', 'shared', 'data', 'ocel', 'derived', 'ocpa__running-example.ocel2.json')
+
+export interface ProcessMapResult {
+  events: number
+  e2o: number
+  objectTypes: number
+  runs: number
+  /** Milliseconds of each run, in order. */
+  runMs: number[]
+  medianMs: number
+}
+
+function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b)
+  const mid = (s.length - 1) / 2
+  return ((s[Math.floor(mid)] ?? 0) + (s[Math.ceil(mid)] ?? 0)) / 2
+}
+
+/** Waits until the read models' checkpoint has reached the head of the log (polling the file read-only). */
+async function waitProjected(dataDir: string, timeoutMs: number): Promise<void> {
+  const db = new Database(join(dataDir, 'ocelog.db'), { readonly: true })
+  try {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const head = (db.prepare('SELECT MAX(position) AS p FROM records').get() as { p: number | null }).p ?? 0
+      const at = (db.prepare('SELECT MIN(position) AS p FROM rm_checkpoints').get() as { p: number | null }).p ?? 0
+      if (at >= head) return
+      if (Date.now() > deadline) throw new Error(`the projector did not catch up within ${String(timeoutMs / 1000)} s (${String(at)} of ${String(head)})`)
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * Imports PROCESS_MAP_LOG into a service in `dataDir` and times the process map `runs` times.
+ * @returns null when the log is not beside the repository (a plain clone).
+ */
+export async function measureProcessMap(dataDir: string, runs: number, log: (line: string) => void): Promise<ProcessMapResult | null> {
+  if (!existsSync(PROCESS_MAP_LOG)) {
+    log(`process map: skipped, ${PROCESS_MAP_LOG} is missing (the shared/ folder beside the repository)`)
+    return null
+  }
+  const token = await createKey(dataDir)
+  const service = await startService(dataDir, token)
+  try {
+    log(`process map: importing ${PROCESS_MAP_LOG} into ${service.url}`)
+    await runCli(['import', PROCESS_MAP_LOG, '--url', service.url, '--key', token, '--json'], embeddedEnv(dataDir))
+    await waitProjected(dataDir, 120_000)
+  } finally {
+    await stopProcess(service.child)
+  }
+  const db = openDatabase(dataDir)
+  const eventLog = new SqliteEventLog(db)
+  try {
+    const datasetId = (db.prepare('SELECT dataset_id FROM rm_events LIMIT 1').get() as { dataset_id: string }).dataset_id
+    const reader = new ProcessReader({ query: new SqliteReadModelQuery(db), log: eventLog })
+    const summary = await reader.summary(datasetId)
+    const first = await reader.processMap(datasetId, {})
+    const runMs: number[] = []
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now()
+      await reader.processMap(datasetId, {})
+      runMs.push(performance.now() - t0)
+    }
+    const result = { events: summary.events, e2o: summary.e2o, objectTypes: first.object_types.length, runs, runMs, medianMs: median(runMs) }
+    log(
+      `process map: ${String(result.events)} events, ${String(result.e2o)} E2O, ${String(result.objectTypes)} object types; ` +
+        `median ${result.medianMs.toFixed(1)} ms over ${String(runs)} runs (min ${Math.min(...runMs).toFixed(1)}, max ${Math.max(...runMs).toFixed(1)})`,
+    )
+    return result
+  } finally {
+    await eventLog.close()
+    db.close()
+  }
+}

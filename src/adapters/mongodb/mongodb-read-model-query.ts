@@ -1,0 +1,414 @@
+/**
+ * ReadModelQuery adapter on MongoDB (`mongodb` 7 driver, server 7.0): reads the collections the
+ * projector writes (read-model-writes.ts: READ_MODEL_COLLECTIONS). Every method filters, sorts,
+ * pages and aggregates in the server; JavaScript only shapes the few documents an answer holds.
+ *
+ * The process map runs one aggregation per kind of aggregate row (src/read/process-map-rows.ts:
+ * activities with their start and end counts, edges with elapsed times, waiting times, run times),
+ * in parallel, each from the same base pipeline over `event_objects`: one document per (event,
+ * object) pair in the window, the event's type and end from `events` ($lookup), then
+ * `$setWindowFields` partitioned by object and sorted by (timestamp, position) with `$shift` for
+ * the next event and `$documentNumber` for the first. Medians are exact: `$documentNumber` and
+ * `$count` windows over each group's durations, then the mean of the one or two middle values.
+ * (Not `$facet`: it cannot spill to disk, so a large dataset would hit its 100 MB limit.)
+ * All stages may spill to disk (`allowDiskUse`). `$setWindowFields` cannot run inside a
+ * transaction or with snapshot read concern; these reads use neither.
+ */
+import type { Collection, Db, Document, IndexDescription } from 'mongodb'
+import type { DatasetCounts, EventFilter, EventPage, ObjectDetail, ProcessMapFilter, ReadModelQuery } from '../../ports/read-model-query.js'
+import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
+import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
+
+/** Indexes of the read side's queries, created by `createIndexes` beside the writer's (names prefixed `q_`). */
+export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
+  [READ_MODEL_COLLECTIONS.eventObjects]: [
+    { key: { dataset_id: 1, object_id: 1, event_time: 1, position: 1 }, name: 'q_by_object' },
+    { key: { dataset_id: 1, external_id: 1, object_type: 1 }, name: 'q_by_external_id' },
+    { key: { dataset_id: 1, object_type: 1, event_time: 1 }, name: 'q_by_type_time' },
+  ],
+  [READ_MODEL_COLLECTIONS.events]: [{ key: { dataset_id: 1, event_type: 1, timestamp: 1, position: 1 }, name: 'q_by_type' }],
+}
+
+const AGGREGATE = { allowDiskUse: true } as const
+
+/** Milliseconds since the epoch of a UTC ISO 8601 field (an expression). */
+const msOf = (field: string): Document => ({ $toLong: { $toDate: field } })
+
+/**
+ * The stages that end a statistics row (`edge`, `waiting`, `run`; see MapRow): per (ot, k1, k2),
+ * count, sum, min, max and the exact median of `d` from `$documentNumber` and `$count` windows
+ * (the mean of the one or two middle values), into `c3`..`c7`. `c1`/`c2` are the sizes of the
+ * sets `sets` collects (0 when absent).
+ */
+function statsStages(kind: MapRow['kind'], sets: { c1?: Document | string; c2?: Document | string } = {}): Document[] {
+  const key = { ot: '$ot', k1: '$k1', k2: '$k2' }
+  const half = (plus: number) => ({ $floor: { $divide: [{ $add: ['$n', plus] }, 2] } })
+  const collect: Document = {}
+  if (sets.c1 !== undefined) collect.c1 = { $addToSet: sets.c1 }
+  if (sets.c2 !== undefined) collect.c2 = { $addToSet: sets.c2 }
+  return [
+    { $setWindowFields: { partitionBy: key, sortBy: { d: 1 }, output: { rn: { $documentNumber: {} }, n: { $count: {} } } } },
+    {
+      $group: {
+        _id: key,
+        ...collect,
+        c3: { $sum: 1 },
+        c4: { $sum: '$d' },
+        c5: { $min: '$d' },
+        c6: { $max: '$d' },
+        c7: { $avg: { $cond: [{ $in: ['$rn', [half(1), half(2)]] }, '$d', null] } },
+      },
+    },
+    {
+      $project: {
+        _id: 0,
+        kind: lit(kind),
+        ot: '$_id.ot',
+        k1: '$_id.k1',
+        k2: '$_id.k2',
+        c1: sets.c1 === undefined ? lit(0) : { $size: '$c1' },
+        c2: sets.c2 === undefined ? lit(0) : { $size: '$c2' },
+        c3: 1,
+        c4: 1,
+        c5: 1,
+        c6: 1,
+        c7: 1,
+      },
+    },
+  ]
+}
+
+export class MongoReadModelQuery implements ReadModelQuery {
+  private readonly eventTypesC: Collection<EventTypeRow>
+  private readonly objectTypesC: Collection<ObjectTypeRow>
+  private readonly objectsC: Collection<ObjectRow>
+  private readonly objectChangesC: Collection<ObjectChangeRow>
+  private readonly eventsC: Collection<EventRow>
+  private readonly eventObjectsC: Collection<EventObjectRow>
+  private readonly checkpointsC: Collection<{ _id: string; position: number }>
+
+  /** @param db the database holding the read models (MONGODB_URL's database). */
+  constructor(private readonly db: Db) {
+    const c = READ_MODEL_COLLECTIONS
+    this.eventTypesC = db.collection<EventTypeRow>(c.eventTypes)
+    this.objectTypesC = db.collection<ObjectTypeRow>(c.objectTypes)
+    this.objectsC = db.collection<ObjectRow>(c.objects)
+    this.objectChangesC = db.collection<ObjectChangeRow>(c.objectChanges)
+    this.eventsC = db.collection<EventRow>(c.events)
+    this.eventObjectsC = db.collection<EventObjectRow>(c.eventObjects)
+    this.checkpointsC = db.collection<{ _id: string; position: number }>(c.checkpoints)
+  }
+
+  /** Creates READ_QUERY_INDEXES (idempotent); run once at start. */
+  async createIndexes(): Promise<void> {
+    for (const [name, indexes] of Object.entries(READ_QUERY_INDEXES)) await this.db.collection(name).createIndexes(indexes)
+  }
+
+  async asOf(): Promise<number> {
+    const [row] = await this.checkpointsC.aggregate<{ p: number }>([{ $group: { _id: null, p: { $min: '$position' } } }]).toArray()
+    return row?.p ?? 0
+  }
+
+  async summary(datasetId: string): Promise<DatasetCounts> {
+    const d = { dataset_id: datasetId }
+    const [events, objects, event_types, object_types, e2o, first, last] = await Promise.all([
+      this.eventsC.countDocuments(d),
+      this.objectsC.countDocuments(d),
+      this.eventTypesC.countDocuments(d),
+      this.objectTypesC.countDocuments(d),
+      this.eventObjectsC.countDocuments(d),
+      this.eventsC.findOne(d, { sort: { timestamp: 1, position: 1 }, projection: { timestamp: 1 } }),
+      this.eventsC.findOne(d, { sort: { timestamp: -1, position: -1 }, projection: { timestamp: 1 } }),
+    ])
+    return { events, objects, event_types, object_types, e2o, first_event_time: first?.timestamp ?? null, last_event_time: last?.timestamp ?? null }
+  }
+
+  async eventTypes(datasetId: string): Promise<TypeInfo[]> {
+    const types = await this.eventTypesC.find({ dataset_id: datasetId }).sort({ name: 1 }).toArray()
+    const attributes = await this.eventsC
+      .aggregate<AttributeTypeRow>(
+        [
+          { $match: { dataset_id: datasetId } },
+          { $project: { owner: '$event_type', kv: { $objectToArray: '$properties' } } },
+          { $unwind: '$kv' },
+          { $group: { _id: { owner: '$owner', name: '$kv.k', type: { $type: '$kv.v' } } } },
+          { $replaceWith: '$_id' },
+        ],
+        AGGREGATE,
+      )
+      .toArray()
+    return withAttributes(types, attributes)
+  }
+
+  async objectTypes(datasetId: string): Promise<TypeInfo[]> {
+    const types = await this.objectTypesC.find({ dataset_id: datasetId }).sort({ name: 1 }).toArray()
+    const attributes = await this.objectChangesC
+      .aggregate<AttributeTypeRow>(
+        [
+          { $match: { dataset_id: datasetId } },
+          { $project: { object_id: 1, kv: { $objectToArray: '$attributes' } } },
+          { $unwind: '$kv' },
+          { $group: { _id: { object_id: '$object_id', name: '$kv.k', type: { $type: '$kv.v' } } } },
+          {
+            $lookup: {
+              from: READ_MODEL_COLLECTIONS.objects,
+              localField: '_id.object_id',
+              foreignField: 'object_id',
+              pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, type: 1 } }],
+              as: 'o',
+            },
+          },
+          { $unwind: '$o' },
+          { $group: { _id: { owner: '$o.type', name: '$_id.name', type: '$_id.type' } } },
+          { $replaceWith: '$_id' },
+        ],
+        AGGREGATE,
+      )
+      .toArray()
+    return withAttributes(types, attributes)
+  }
+
+  async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
+    const row = await this.objectsC.findOne({ dataset_id: datasetId, type, external_id: id })
+    if (row === null) return null
+    const mine = { dataset_id: datasetId, object_id: row.object_id }
+    const [history, trace, related] = await Promise.all([
+      this.objectChangesC.find(mine).sort({ position: 1 }).toArray(),
+      this.eventObjectsC
+        .aggregate<{ _id: string; qualifiers: (string | null)[]; e: EventRow }>(
+          [
+            { $match: mine },
+            { $group: { _id: '$event_id', qualifiers: { $addToSet: '$qualifier' }, event_time: { $first: '$event_time' }, position: { $first: '$position' } } },
+            { $sort: { event_time: 1, position: 1 } },
+            { $limit: limit + 1 },
+            {
+              $lookup: {
+                from: READ_MODEL_COLLECTIONS.events,
+                localField: '_id',
+                foreignField: 'event_id',
+                pipeline: [{ $match: { dataset_id: datasetId } }],
+                as: 'e',
+              },
+            },
+            { $unwind: '$e' },
+            { $sort: { 'e.timestamp': 1, 'e.position': 1 } },
+          ],
+          AGGREGATE,
+        )
+        .toArray(),
+      this.eventObjectsC
+        .aggregate<{ object_id: string; type: string; id: string; shared_events: number }>(
+          [
+            { $match: mine },
+            { $group: { _id: '$event_id' } },
+            {
+              $lookup: {
+                from: READ_MODEL_COLLECTIONS.eventObjects,
+                localField: '_id',
+                foreignField: 'event_id',
+                pipeline: [
+                  { $match: { dataset_id: datasetId, object_id: { $ne: row.object_id } } },
+                  { $project: { _id: 0, object_id: 1, object_type: 1, external_id: 1 } },
+                ],
+                as: 'other',
+              },
+            },
+            { $unwind: '$other' },
+            {
+              $group: {
+                _id: { object_id: '$other.object_id', event_id: '$_id' },
+                type: { $first: '$other.object_type' },
+                id: { $first: '$other.external_id' },
+              },
+            },
+            { $group: { _id: '$_id.object_id', type: { $first: '$type' }, id: { $first: '$id' }, shared_events: { $sum: 1 } } },
+            { $sort: { shared_events: -1, type: 1, id: 1 } },
+            { $limit: limit + 1 },
+            { $project: { _id: 0, object_id: '$_id', type: 1, id: 1, shared_events: 1 } },
+          ],
+          AGGREGATE,
+        )
+        .toArray(),
+    ])
+    return {
+      object: {
+        object_id: row.object_id,
+        type: row.type,
+        id: row.external_id,
+        attributes: row.properties,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+      },
+      attribute_history: history.map((h) => ({ time: h.time, position: h.position, attributes: h.attributes })),
+      trace: trace.slice(0, limit).map((t) => ({
+        event_id: t.e.event_id,
+        event_type: t.e.event_type,
+        timestamp: t.e.timestamp,
+        end_timestamp: t.e.end_timestamp,
+        qualifiers: t.qualifiers.filter((q): q is string => q !== null).sort(compareText),
+        position: t.e.position,
+      })),
+      trace_truncated: trace.length > limit,
+      related: related.slice(0, limit).map((r) => ({ object_id: r.object_id, type: r.type, id: r.id, shared_events: r.shared_events })),
+      related_truncated: related.length > limit,
+    }
+  }
+
+  async events(datasetId: string, filter: EventFilter): Promise<EventPage> {
+    const match: Document = { dataset_id: datasetId }
+    if (filter.eventType !== undefined) match.event_type = filter.eventType
+    const time: Document = {}
+    if (filter.from !== undefined) time.$gte = filter.from
+    if (filter.to !== undefined) time.$lt = filter.to
+    if (Object.keys(time).length > 0) match.timestamp = time
+    if (filter.after !== undefined) {
+      const { timestamp, position } = filter.after
+      match.$or = [{ timestamp: { $gt: timestamp } }, { timestamp, position: { $gt: position } }]
+    }
+    const pipeline: Document[] = [{ $match: match }, { $sort: { timestamp: 1, position: 1 } }]
+    if (filter.objectId !== undefined || filter.objectType !== undefined) {
+      const link: Document = { dataset_id: datasetId }
+      if (filter.objectId !== undefined) link.external_id = filter.objectId
+      if (filter.objectType !== undefined) link.object_type = filter.objectType
+      pipeline.push(
+        {
+          $lookup: {
+            from: READ_MODEL_COLLECTIONS.eventObjects,
+            localField: 'event_id',
+            foreignField: 'event_id',
+            pipeline: [{ $match: link }, { $limit: 1 }, { $project: { _id: 1 } }],
+            as: 'hit',
+          },
+        },
+        { $match: { 'hit.0': { $exists: true } } },
+      )
+    }
+    pipeline.push(
+      { $limit: filter.limit + 1 },
+      { $project: { _id: 0, event_id: 1, event_type: 1, timestamp: 1, end_timestamp: 1, properties: 1, position: 1 } },
+    )
+    const rows = await this.eventsC.aggregate<Omit<EventView, 'objects'>>(pipeline, AGGREGATE).toArray()
+    const page = rows.slice(0, filter.limit)
+    const links = new Map<string, EventObjectLink[]>()
+    if (page.length > 0) {
+      const linkRows = await this.eventObjectsC
+        .find({ dataset_id: datasetId, event_id: { $in: page.map((e) => e.event_id) } })
+        .sort({ event_id: 1, object_type: 1, external_id: 1, qualifier: 1 })
+        .toArray()
+      for (const l of linkRows) {
+        const list = links.get(l.event_id) ?? []
+        list.push({ object_id: l.object_id, type: l.object_type, id: l.external_id, qualifier: l.qualifier })
+        links.set(l.event_id, list)
+      }
+    }
+    const events: EventView[] = page.map((e) => ({ ...e, end_timestamp: e.end_timestamp ?? null, objects: links.get(e.event_id) ?? [] }))
+    const last = page[page.length - 1]
+    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null }
+  }
+
+  async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
+    const base = this.sequencePipeline(datasetId, filter)
+    const occurrences: Document[] = [{ $match: { n_eid: { $ne: null } } }, { $set: { k1: '$act', k2: '$n_act' } }]
+    const kinds: Document[][] = [
+      [
+        {
+          $group: {
+            _id: { ot: '$ot', k1: '$act' },
+            events: { $addToSet: '$eid' },
+            objects: { $addToSet: '$oid' },
+            c3: { $sum: 1 },
+            c4: { $sum: { $cond: [{ $eq: ['$rn', 1] }, 1, 0] } },
+            c5: { $sum: { $cond: [{ $eq: ['$n_eid', null] }, 1, 0] } },
+          },
+        },
+        {
+          $project: {
+            _id: 0,
+            kind: lit('activity'),
+            ot: '$_id.ot',
+            k1: '$_id.k1',
+            k2: lit(''),
+            c1: { $size: '$events' },
+            c2: { $size: '$objects' },
+            c3: 1,
+            c4: 1,
+            c5: 1,
+            c6: lit(0),
+            c7: lit(null),
+          },
+        },
+      ],
+      [...occurrences, { $set: { d: { $subtract: ['$n_t', '$t'] } } }, ...statsStages('edge', { c1: '$oid', c2: { $concat: ['$eid', ' ', '$n_eid'] } })],
+      [...occurrences, { $match: { te: { $ne: null } } }, { $set: { d: { $max: [0, { $subtract: ['$n_t', '$te'] }] } } }, ...statsStages('waiting')],
+      [
+        { $match: { te: { $ne: null } } },
+        { $group: { _id: { ot: '$ot', k1: '$act', eid: '$eid' }, d: { $first: { $subtract: ['$te', '$t'] } } } },
+        { $project: { _id: 0, ot: '$_id.ot', k1: '$_id.k1', k2: lit(''), d: 1 } },
+        ...statsStages('run'),
+      ],
+    ]
+    const results = await Promise.all(kinds.map((stages) => this.eventObjectsC.aggregate<MapRow>([...base, ...stages], AGGREGATE).toArray()))
+    return assembleProcessMap(results.flat())
+  }
+
+  /** One document per (event, object) pair in the window: ot, oid, eid, act, t, te, and the object's next event (n_eid, n_act, n_t) and rank (rn). */
+  private sequencePipeline(datasetId: string, filter: ProcessMapFilter): Document[] {
+    const match: Document = { dataset_id: datasetId }
+    const time: Document = {}
+    if (filter.from !== undefined) time.$gte = filter.from
+    if (filter.to !== undefined) time.$lt = filter.to
+    if (Object.keys(time).length > 0) match.event_time = time
+    if (filter.objectTypes !== undefined && filter.objectTypes.length > 0) match.object_type = { $in: [...filter.objectTypes] }
+    return [
+      { $match: match },
+      {
+        $group: {
+          _id: { oid: '$object_id', eid: '$event_id' },
+          ot: { $first: '$object_type' },
+          ts: { $first: '$event_time' },
+          pos: { $first: '$position' },
+        },
+      },
+      {
+        $lookup: {
+          from: READ_MODEL_COLLECTIONS.events,
+          localField: '_id.eid',
+          foreignField: 'event_id',
+          pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, event_type: 1, end_timestamp: 1 } }],
+          as: 'e',
+        },
+      },
+      { $unwind: '$e' },
+      {
+        $project: {
+          _id: 0,
+          ot: 1,
+          oid: '$_id.oid',
+          eid: '$_id.eid',
+          ts: 1,
+          pos: 1,
+          act: '$e.event_type',
+          t: msOf('$ts'),
+          te: { $cond: [{ $eq: [{ $ifNull: ['$e.end_timestamp', null] }, null] }, null, msOf('$e.end_timestamp')] },
+        },
+      },
+      {
+        $setWindowFields: {
+          partitionBy: '$oid',
+          sortBy: { ts: 1, pos: 1 },
+          output: {
+            n_eid: { $shift: { output: '$eid', by: 1, default: null } },
+            n_act: { $shift: { output: '$act', by: 1, default: null } },
+            n_t: { $shift: { output: '$t', by: 1, default: null } },
+            rn: { $documentNumber: {} },
+          },
+        },
+      },
+    ]
+  }
+
+  /** The MongoClient is shared with the other stores and closed by the composition root. */
+  async close(): Promise<void> {}
+}

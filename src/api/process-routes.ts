@@ -1,0 +1,220 @@
+/**
+ * The read side over HTTP: `GET /v1/process/*` (scope `process:read`, spec § Authentication,
+ * scopes). Registered inside the /v1 plugin, so the same hook authenticates, counts the request
+ * against the key's rate limit and checks the scope. Every answer reads only the key's own dataset
+ * and carries `as_of`, the log position the read models had reached.
+ *
+ * Query parameters are parsed, not validated, by Fastify (as the ingest bodies are): the reader
+ * checks them and throws InvalidParameterError, which answers 422 problem+json naming the
+ * parameter, so that HTTP and the MCP tools give the same messages.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type, type TObject } from 'typebox'
+import { InvalidParameterError, isOcelogError, type OcelogError } from '../core/errors.js'
+import { Problem } from '../schemas/api.js'
+import {
+  EventsQuery,
+  EventsResponse,
+  EventTypesResponse,
+  ObjectResponse,
+  ObjectTypesResponse,
+  ProcessMapQuery,
+  ProcessMapResponse,
+  SummaryResponse,
+} from '../schemas/process.js'
+import type { ProcessReader } from '../read/process-reader.js'
+import type { AuthContext } from './auth.js'
+import { problem, sendProblem } from './problem.js'
+
+/** What the read routes and the MCP tools need of the reader. */
+export type ProcessReads = Pick<ProcessReader, 'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events'>
+
+export interface ProcessRouteDeps {
+  reader: ProcessReads
+}
+
+const security: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKeyHeader: [] }]
+const errorResponses = { 401: Problem, 403: Problem, 422: Problem, 429: Problem, 503: Problem }
+const NoQuery = Type.Object({}, { additionalProperties: false })
+const ObjectParams = Type.Object({
+  type: Type.String({ description: 'Object type' }),
+  id: Type.String({ description: 'The object’s own id (the API’s `id`)' }),
+})
+
+/** Parameters are parsed only; the reader validates them (see module comment). */
+const parseOnly = () => (data: unknown) => ({ value: data })
+
+function requireAuth(req: FastifyRequest): AuthContext {
+  if (req.auth === null) throw new Error('route reached without authentication')
+  return req.auth
+}
+
+/**
+ * The query string as the reader takes it: strings, and arrays only for `repeatable` parameters.
+ * @throws InvalidParameterError for a parameter the endpoint does not know (a misspelt `form` is
+ *   never silently ignored) or for a single-valued parameter given twice.
+ */
+export function readQuery(query: unknown, schema: TObject, repeatable: readonly string[] = []): Record<string, string | string[]> {
+  const known = Object.keys(schema.properties)
+  const out: Record<string, string | string[]> = {}
+  if (typeof query !== 'object' || query === null) return out
+  for (const [name, value] of Object.entries(query)) {
+    if (!known.includes(name)) {
+      throw new InvalidParameterError(name, `is not a parameter of this endpoint; ${known.length === 0 ? 'it takes none' : `it takes ${known.join(', ')}`}`)
+    }
+    if (Array.isArray(value)) {
+      if (!repeatable.includes(name)) throw new InvalidParameterError(name, 'may be given at most once')
+      out[name] = value.map(String)
+    } else {
+      out[name] = String(value)
+    }
+  }
+  return out
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * Maps the reader's errors (Ocelog's error union) to problems: InvalidParameterError → 422 with
+ * `errors: [{path: <parameter>, message: <rule>}]`, NotFoundError → 404. Local to the read routes
+ * until the union's one mapping lands in problem.ts; other errors go to the app's error handler.
+ */
+function answerOcelogError(error: OcelogError, reply: FastifyReply): FastifyReply {
+  switch (error.kind) {
+    case 'invalid_parameter':
+      return sendProblem(reply, problem(422, `parameter ${error.message}`, { errors: [{ path: error.parameter, message: error.rule }] }))
+    case 'not_found':
+      return sendProblem(reply, problem(404, error.message))
+    default:
+      throw error
+  }
+}
+
+/** Registers /v1/process/* on `app`, a child of the /v1 plugin (whose hook sets `req.auth`). */
+export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { reader } = deps
+
+  r.setErrorHandler((error: FastifyError | OcelogError, _req, reply) => {
+    if (isOcelogError(error)) return answerOcelogError(error, reply)
+    // Rethrown errors go to the parent's handler (the app's problem mapping).
+    throw error
+  })
+
+  r.get(
+    '/map',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'The object-centric process map (directly-follows graph per object type, after pm4py’s OC-DFG)',
+        description:
+          'Per object type: activities with event, object and (event, object) counts and run time; directly-follows edges with ' +
+          'occurrences, objects, event couples, elapsed and waiting time; start and end activities. Times in seconds. ' +
+          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first.',
+        tags: ['process'],
+        security,
+        querystring: ProcessMapQuery,
+        response: { 200: ProcessMapResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, ProcessMapQuery, ['object_type'])
+      const body = await reader.processMap(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to) })
+      return reply.code(200).send(body)
+    },
+  )
+
+  // The endpoints without parameters: the dataset's counts and its types.
+  const whole = [
+    {
+      url: '/summary',
+      summary: 'Counts of the dataset: events, objects, event and object types, E2O links, first and last event time',
+      response: SummaryResponse,
+      read: (datasetId: string) => reader.summary(datasetId),
+    },
+    {
+      url: '/event-types',
+      summary: 'Event types with their count, first and last seen, and attribute names with the JSON types of their values',
+      response: EventTypesResponse,
+      read: (datasetId: string) => reader.eventTypes(datasetId),
+    },
+    {
+      url: '/object-types',
+      summary: 'Object types with their count of objects, first and last seen, and attribute names with the JSON types of their values',
+      response: ObjectTypesResponse,
+      read: (datasetId: string) => reader.objectTypes(datasetId),
+    },
+  ]
+  for (const endpoint of whole) {
+    app.get(
+      endpoint.url,
+      {
+        config: { scope: 'process:read' },
+        validatorCompiler: parseOnly,
+        schema: { summary: endpoint.summary, tags: ['process'], security, querystring: NoQuery, response: { 200: endpoint.response, ...errorResponses } },
+      },
+      async (req, reply) => {
+        const auth = requireAuth(req)
+        readQuery(req.query, NoQuery)
+        return reply.code(200).send(await endpoint.read(auth.datasetId))
+      },
+    )
+  }
+
+  r.get(
+    '/objects/:type/:id',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'One object: attributes and their history, its trace (events in time order with qualifiers), and the objects it shares events with',
+        tags: ['process'],
+        security,
+        params: ObjectParams,
+        querystring: NoQuery,
+        response: { 200: ObjectResponse, 404: Problem, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      readQuery(req.query, NoQuery)
+      const params = req.params as { type: string; id: string }
+      return reply.code(200).send(await reader.object(auth.datasetId, params.type, params.id))
+    },
+  )
+
+  r.get(
+    '/events',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'Events with their E2O links, in (timestamp, position) order, a page at a time',
+        description: '`limit` is 1 to 1000 (default 100); pass `next_cursor` of an answer as `cursor` for the next page.',
+        tags: ['process'],
+        security,
+        querystring: EventsQuery,
+        response: { 200: EventsResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, EventsQuery)
+      const body = await reader.events(auth.datasetId, {
+        event_type: single(q.event_type),
+        object_type: single(q.object_type),
+        object_id: single(q.object_id),
+        from: single(q.from),
+        to: single(q.to),
+        limit: single(q.limit),
+        cursor: single(q.cursor),
+      })
+      return reply.code(200).send(body)
+    },
+  )
+}

@@ -1,0 +1,77 @@
+/**
+ * An MCP server (Model Context Protocol 2025-06-18, the SDK's low-level `Server`) that serves the
+ * read tools for one dataset. The tools' JSON Schemas are the TypeBox schemas themselves (TypeBox
+ * schemas are JSON Schema), returned as `inputSchema` / `outputSchema`; arguments are checked with
+ * the compiled input schema before the reader is called.
+ *
+ * One server per dataset and connection: `/mcp` makes one per HTTP request (stateless Streamable
+ * HTTP) for the key's dataset; `ocelog mcp --dataset ID` makes one for its stdio.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ProcessReads } from '../api/process-routes.js'
+import { isOcelogError } from '../core/errors.js'
+import { checkArgs, READ_TOOLS } from './tools.js'
+
+export interface ReadServerOptions {
+  /** Version announced in `serverInfo`. */
+  version: string
+  /** Runs before each tool call (stdio on the embedded default: bring the read models up to date). */
+  beforeCall?: () => Promise<void>
+}
+
+const INSTRUCTIONS =
+  'Ocelog holds object-centric process events (OCEL 2.0): events (activities) linked to objects of several types. ' +
+  'Start with dataset_summary, list_event_types and list_object_types; process_map gives the directly-follows graph per object type ' +
+  'with frequencies, run times and waiting times in seconds; find_events and get_object show the events and objects behind it.'
+
+/** The tools as tools/list gives them: every tool is read-only and touches nothing outside Ocelog. */
+export const TOOL_LIST: Tool[] = READ_TOOLS.map((t) => ({
+  name: t.name,
+  title: t.title,
+  description: t.description,
+  inputSchema: t.inputSchema as Tool['inputSchema'],
+  outputSchema: t.outputSchema as Tool['outputSchema'],
+  annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+}))
+
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] }
+}
+
+/**
+ * Builds a server whose tools read `datasetId` through `reader`. A bad argument, or a parameter
+ * the reader rejects, is a tool error (`isError: true`) whose text starts with the argument's name;
+ * an unknown object is a tool error too. Other failures become JSON-RPC errors.
+ */
+export function createReadServer(reader: ProcessReads, datasetId: string, options: ReadServerOptions): Server {
+  const server = new Server(
+    { name: 'ocelog', title: 'Ocelog process data', version: options.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }))
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name } = request.params
+    const args: unknown = request.params.arguments ?? {}
+    const tool = READ_TOOLS.find((t) => t.name === name)
+    if (tool === undefined) return toolError(`no tool "${name}"; tools: ${READ_TOOLS.map((t) => t.name).join(', ')}`)
+    const bad = checkArgs(name, args)
+    if (bad !== null) return toolError(`${bad.parameter === '' ? 'arguments' : bad.parameter}: ${bad.rule}`)
+    await options.beforeCall?.()
+    try {
+      const { body, text } = await tool.run(reader, datasetId, args)
+      return { content: [{ type: 'text', text }], structuredContent: body as Record<string, unknown> }
+    } catch (error) {
+      if (!isOcelogError(error)) throw error
+      switch (error.kind) {
+        case 'invalid_parameter':
+          return toolError(`${error.parameter}: ${error.rule}`)
+        case 'not_found':
+          return toolError(error.message)
+        default:
+          throw error
+      }
+    }
+  })
+  return server
+}

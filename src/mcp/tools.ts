@@ -1,0 +1,203 @@
+/**
+ * The read side as MCP tools for AI agents (Model Context Protocol, server features § Tools;
+ * scope `process:read`, spec § Authentication). Each tool answers exactly what its HTTP endpoint
+ * answers (`structuredContent` is the endpoint's body; only `as_of` may differ between two calls),
+ * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items: events
+ * page with a cursor, an object's trace and related objects say when they were truncated.
+ *
+ * The tools are served the same way over Streamable HTTP (`/mcp`) and over stdio (`ocelog mcp`):
+ * see server.ts.
+ */
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import type { ProcessReads } from '../api/process-routes.js'
+import { FindEventsArgs, GetObjectArgs, NoArgs, ProcessMapArgs } from '../schemas/mcp.js'
+import {
+  EventsResponse,
+  EventTypesResponse,
+  ObjectResponse,
+  ObjectTypesResponse,
+  ProcessMapResponse,
+  READ_LIMIT_MAX,
+  type Stats,
+  SummaryResponse,
+  type TypeInfo,
+} from '../schemas/process.js'
+
+/** One tool: its MCP description and schemas, and how it answers for a dataset. */
+export interface ReadTool {
+  name: string
+  title: string
+  description: string
+  inputSchema: TSchema
+  outputSchema: TSchema
+  /**
+   * Answers for `datasetId` with arguments that passed `inputSchema`: `body` is the HTTP endpoint's
+   * answer, `text` a short rendering of it. Throws the reader's errors (InvalidParameterError,
+   * NotFoundError).
+   */
+  run(reader: ProcessReads, datasetId: string, args: unknown): Promise<{ body: object; text: string }>
+}
+
+interface ToolDefinition<A, B extends object> extends Omit<ReadTool, 'run'> {
+  call(reader: ProcessReads, datasetId: string, args: A): Promise<B>
+  render(body: B): string
+}
+
+/** A tool whose arguments are `A` (the Static of its input schema; `run` is only given checked arguments). */
+function tool<A, B extends object>(d: ToolDefinition<A, B>): ReadTool {
+  const { call, render, ...described } = d
+  return {
+    ...described,
+    async run(reader, datasetId, args) {
+      const body = await call(reader, datasetId, args as A)
+      return { body, text: render(body) }
+    },
+  }
+}
+
+const seconds = (s: number): string => {
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`
+  if (s < 3600) return `${(s / 60).toFixed(1)} min`
+  if (s < 86_400) return `${(s / 3600).toFixed(1)} h`
+  return `${(s / 86_400).toFixed(1)} d`
+}
+const median = (s: Stats | null): string => (s === null ? 'n/a' : seconds(s.median))
+
+function typeList(kind: string, types: TypeInfo[]): string {
+  if (types.length === 0) return `No ${kind} yet.`
+  const lines = types.map(
+    (t) => `- ${t.name}: ${String(t.count)}${t.attributes.length === 0 ? '' : `; attributes ${t.attributes.map((a) => a.name).join(', ')}`}`,
+  )
+  return `${String(types.length)} ${kind}:\n${lines.join('\n')}`
+}
+
+const TOP_EDGES = 10
+
+/** The six read tools, in the order tools/list gives them. */
+export const READ_TOOLS: readonly ReadTool[] = [
+  tool<NoArgs, SummaryResponse>({
+    name: 'dataset_summary',
+    title: 'Dataset summary',
+    description:
+      'Counts of the dataset this API key reads: events, objects, event types, object types, E2O links (event-to-object), and the first and last event time. ' +
+      '`as_of` is the log position the read models had reached. Start here.',
+    inputSchema: NoArgs,
+    outputSchema: SummaryResponse,
+    call: (reader, datasetId) => reader.summary(datasetId),
+    render: (b) =>
+      `Dataset ${b.dataset_id} (as of log position ${String(b.as_of)}): ${String(b.events)} events, ${String(b.objects)} objects, ` +
+      `${String(b.event_types)} event types, ${String(b.object_types)} object types, ${String(b.e2o)} E2O links` +
+      (b.first_event_time === null ? '.' : `; events from ${b.first_event_time} to ${b.last_event_time ?? b.first_event_time}.`),
+  }),
+  tool<NoArgs, EventTypesResponse>({
+    name: 'list_event_types',
+    title: 'Event types',
+    description:
+      'Every event type (activity) of the dataset with its count of events, first and last seen, and its attribute names with the JSON types of their values.',
+    inputSchema: NoArgs,
+    outputSchema: EventTypesResponse,
+    call: (reader, datasetId) => reader.eventTypes(datasetId),
+    render: (b) => typeList('event types', b.event_types),
+  }),
+  tool<NoArgs, ObjectTypesResponse>({
+    name: 'list_object_types',
+    title: 'Object types',
+    description:
+      'Every object type of the dataset with its count of objects, first and last seen, and its attribute names with the JSON types of their values.',
+    inputSchema: NoArgs,
+    outputSchema: ObjectTypesResponse,
+    call: (reader, datasetId) => reader.objectTypes(datasetId),
+    render: (b) => typeList('object types', b.object_types),
+  }),
+  tool<GetObjectArgs, ObjectResponse>({
+    name: 'get_object',
+    title: 'One object',
+    description:
+      'One object by type and id: its current attributes and their history, its trace (its events in time order, with its qualifiers in each), ' +
+      `and the objects it shares events with (most shared first). Trace and related objects hold at most ${String(READ_LIMIT_MAX)} items; ` +
+      '`trace_truncated` says when there are more (page them with find_events and object_id).',
+    inputSchema: GetObjectArgs,
+    outputSchema: ObjectResponse,
+    call: (reader, datasetId, a) => reader.object(datasetId, a.type, a.id),
+    render: (b) => {
+      const trace = b.trace.map((e) => `${e.timestamp} ${e.event_type}`).slice(0, 20)
+      return (
+        `${b.object.type} ${b.object.id}: attributes ${JSON.stringify(b.object.attributes)}; ` +
+        `${String(b.trace.length)}${b.trace_truncated ? '+' : ''} events, ${String(b.related.length)}${b.related_truncated ? '+' : ''} related objects.` +
+        (trace.length === 0 ? '' : `\nTrace:\n${trace.join('\n')}${b.trace.length > trace.length ? '\n…' : ''}`)
+      )
+    },
+  }),
+  tool<FindEventsArgs, EventsResponse>({
+    name: 'find_events',
+    title: 'Find events',
+    description:
+      'Events with their E2O links (objects with qualifiers), in (timestamp, log position) order, filtered by event type, object type, ' +
+      'object id and a window on timestamp (`from` inclusive, `to` exclusive; ISO 8601 with Z or an offset). ' +
+      `At most \`limit\` (1 to ${String(READ_LIMIT_MAX)}, default 100) per call; pass \`next_cursor\` as \`cursor\` to continue.`,
+    inputSchema: FindEventsArgs,
+    outputSchema: EventsResponse,
+    call: (reader, datasetId, a) => reader.events(datasetId, a),
+    render: (b) => {
+      const lines = b.events.slice(0, 20).map((e) => `${e.timestamp} ${e.event_type} [${e.objects.map((o) => `${o.type} ${o.id}`).join(', ')}]`)
+      return (
+        `${String(b.events.length)} events${b.next_cursor === null ? ' (last page)' : `; more: call again with cursor "${b.next_cursor}"`}.` +
+        (lines.length === 0 ? '' : `\n${lines.join('\n')}${b.events.length > lines.length ? '\n…' : ''}`)
+      )
+    },
+  }),
+  tool<ProcessMapArgs, ProcessMapResponse>({
+    name: 'process_map',
+    title: 'Process map',
+    description:
+      'The object-centric process map: per object type, its directly-follows graph after pm4py’s OC-DFG. Activities with events, objects, ' +
+      '(event, object) pairs and run time (end_timestamp − timestamp); edges a → b with occurrences (total), objects, event couples, ' +
+      'elapsed time and waiting time (from the end of a to the start of b); start and end activities. Times are statistics in seconds. ' +
+      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed.',
+    inputSchema: ProcessMapArgs,
+    outputSchema: ProcessMapResponse,
+    call: (reader, datasetId, a) => reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to }, { objectType: 'object_types' }),
+    render: (b) => {
+      if (b.object_types.length === 0) return 'No events in this window.'
+      return b.object_types
+        .map((t) => {
+          const edges = [...t.edges].sort((x, y) => y.total - x.total).slice(0, TOP_EDGES)
+          return (
+            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges; ` +
+            `starts ${t.start_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}; ` +
+            `ends ${t.end_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}.` +
+            edges
+              .map((e) => `\n  ${e.source} → ${e.target}: ${String(e.total)}×, median elapsed ${median(e.elapsed)}, median waiting ${median(e.waiting)}`)
+              .join('')
+          )
+        })
+        .join('\n')
+    },
+  }),
+]
+
+const checkers = new Map(READ_TOOLS.map((t) => [t.name, Compile(t.inputSchema)]))
+
+/**
+ * Checks a tool's arguments against its input schema.
+ * @returns null when they pass, else `{parameter, rule}` of the first broken rule (the parameter
+ *   named by its JSON pointer without the slash, e.g. `limit`; empty for the whole object).
+ */
+export function checkArgs(toolName: string, args: unknown): { parameter: string; rule: string } | null {
+  const check = checkers.get(toolName)
+  if (check === undefined) return { parameter: 'name', rule: `no tool "${toolName}"; tools: ${READ_TOOLS.map((t) => t.name).join(', ')}` }
+  if (check.Check(args)) return null
+  const first = [...check.Errors(args)][0]
+  if (first === undefined) return { parameter: '', rule: 'is not valid' }
+  // A property the schema does not declare fails its `false` schema first.
+  if (first.keyword === 'boolean') return { parameter: first.instancePath.replace(/^\//, ''), rule: 'is not an argument of this tool' }
+  const params = first.params as { additionalProperties?: unknown; requiredProperties?: unknown }
+  if (first.keyword === 'additionalProperties' && Array.isArray(params.additionalProperties)) {
+    return { parameter: String(params.additionalProperties[0]), rule: 'is not an argument of this tool' }
+  }
+  if (first.keyword === 'required' && Array.isArray(params.requiredProperties)) {
+    return { parameter: String(params.requiredProperties[0]), rule: 'is required' }
+  }
+  return { parameter: first.instancePath.replace(/^\//, ''), rule: first.message }
+}

@@ -1,0 +1,203 @@
+/**
+ * The one query layer of the read side (scope `process:read`, spec § Authentication, scopes):
+ * `/v1/process/*`, the MCP tools and `/ui/` all call this class. It checks the parameters
+ * (InvalidParameterError naming the parameter, 422), turns them into a ReadModelQuery filter,
+ * encodes and decodes the opaque events cursor, and wraps each answer in its envelope:
+ * `dataset_id`, `as_of` (read BEFORE the query, so the answer holds at least every record up to
+ * it) and, for the summary, `log_position`.
+ *
+ * Parameter rules:
+ * - `from` / `to`: ISO 8601 date-times with `Z` or an offset (one parser for the whole service);
+ *   `from` inclusive, `to` exclusive; when both are given `to` must be later than `from` (an empty
+ *   or reversed window is a caller's mistake, reported on `to`).
+ * - `object_type`, `event_type`, `object_id`: non-empty strings.
+ * - `limit`: an integer from 1 to READ_LIMIT_MAX (default READ_LIMIT_DEFAULT), as a number or decimal text.
+ * - `cursor`: exactly what a previous `next_cursor` held.
+ */
+import { InvalidParameterError, NotFoundError } from '../core/errors.js'
+import { parseTimestamp } from '../core/timestamp.js'
+import type { EventLog } from '../ports/event-log.js'
+import type { EventsAfter, ReadModelQuery, TimeWindow } from '../ports/read-model-query.js'
+import {
+  type EventsResponse,
+  type EventTypesResponse,
+  type ObjectResponse,
+  type ObjectTypesResponse,
+  type ProcessMapResponse,
+  READ_LIMIT_DEFAULT,
+  READ_LIMIT_MAX,
+  type SummaryResponse,
+} from '../schemas/process.js'
+
+export interface ProcessMapParams {
+  object_type?: string | string[]
+  from?: string
+  to?: string
+}
+
+export interface EventsParams {
+  event_type?: string
+  object_type?: string
+  object_id?: string
+  from?: string
+  to?: string
+  limit?: string | number
+  cursor?: string
+}
+
+const CURSOR_RULE = 'an opaque cursor exactly as a previous answer’s next_cursor gave it'
+const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/**
+ * Encodes where the next page of events starts: base64url of the JSON `{"t": timestamp, "p": position}`.
+ * Opaque to callers; only `decodeCursor` reads it.
+ */
+export function encodeCursor(after: EventsAfter): string {
+  return Buffer.from(JSON.stringify({ t: after.timestamp, p: after.position }), 'utf8').toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by `encodeCursor`.
+ * @throws InvalidParameterError on `cursor` when it is not base64url of `{"t": UTC ISO 8601 with ms, "p": integer ≥ 0}`.
+ */
+export function decodeCursor(cursor: string): EventsAfter {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    throw new InvalidParameterError('cursor', CURSOR_RULE)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  const { t, p } = value as { t?: unknown; p?: unknown }
+  if (Object.keys(value).length !== 2 || typeof t !== 'string' || !CANONICAL_TIME.test(t) || !parseTimestamp(t).ok) {
+    throw new InvalidParameterError('cursor', CURSOR_RULE)
+  }
+  if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 0) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  return { timestamp: t, position: p }
+}
+
+/**
+ * Reads `limit`: absent gives READ_LIMIT_DEFAULT.
+ * @throws InvalidParameterError on `limit` unless it is an integer from 1 to READ_LIMIT_MAX (a number or decimal digits).
+ */
+export function parseLimit(limit: string | number | undefined): number {
+  if (limit === undefined) return READ_LIMIT_DEFAULT
+  const n = typeof limit === 'number' ? limit : /^\d{1,7}$/.test(limit) ? Number(limit) : Number.NaN
+  if (!Number.isInteger(n) || n < 1 || n > READ_LIMIT_MAX) {
+    throw new InvalidParameterError('limit', `an integer from 1 to ${String(READ_LIMIT_MAX)}`)
+  }
+  return n
+}
+
+/**
+ * Reads `from` / `to` into UTC ISO 8601 with milliseconds.
+ * @throws InvalidParameterError on `from` or `to` when unparsable, and on `to` when not later than `from`.
+ */
+export function parseWindow(params: { from?: string; to?: string }): TimeWindow {
+  const window: TimeWindow = {}
+  for (const name of ['from', 'to'] as const) {
+    const text = params[name]
+    if (text === undefined) continue
+    const parsed = parseTimestamp(text)
+    if (!parsed.ok) throw new InvalidParameterError(name, 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
+    window[name] = parsed.utc
+  }
+  if (window.from !== undefined && window.to !== undefined && window.to <= window.from) {
+    throw new InvalidParameterError('to', 'a date-time later than from (from is inclusive, to exclusive)')
+  }
+  return window
+}
+
+function nonEmpty(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.length === 0) throw new InvalidParameterError(name, 'a non-empty string')
+  return value
+}
+
+/** `object_type` as one or repeated values: a list of distinct non-empty names (empty: all types). */
+function objectTypeList(value: string | string[] | undefined, parameter: string): string[] {
+  if (value === undefined) return []
+  const list = typeof value === 'string' ? [value] : value
+  for (const t of list) nonEmpty(parameter, t)
+  return [...new Set(list)]
+}
+
+export class ProcessReader {
+  private readonly query: ReadModelQuery
+  private readonly log: EventLog
+
+  constructor(deps: { query: ReadModelQuery; log: EventLog }) {
+    this.query = deps.query
+    this.log = deps.log
+  }
+
+  /**
+   * The object-centric directly-follows graph of `datasetId` (`GET /v1/process/map`).
+   * @param params `object_type` (one or repeated; default all types), `from`, `to`.
+   * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async processMap(datasetId: string, params: ProcessMapParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
+    const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
+    const window = parseWindow(params)
+    const as_of = await this.query.asOf()
+    const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
+    return { dataset_id: datasetId, as_of, object_types }
+  }
+
+  /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */
+  async summary(datasetId: string): Promise<SummaryResponse> {
+    const as_of = await this.query.asOf()
+    const log_position = await this.log.lastPosition(datasetId)
+    const counts = await this.query.summary(datasetId)
+    return { dataset_id: datasetId, as_of, log_position, ...counts }
+  }
+
+  /** Event types with counts and attributes (`GET /v1/process/event-types`). */
+  async eventTypes(datasetId: string): Promise<EventTypesResponse> {
+    const as_of = await this.query.asOf()
+    return { dataset_id: datasetId, as_of, event_types: await this.query.eventTypes(datasetId) }
+  }
+
+  /** Object types with counts and attributes (`GET /v1/process/object-types`). */
+  async objectTypes(datasetId: string): Promise<ObjectTypesResponse> {
+    const as_of = await this.query.asOf()
+    return { dataset_id: datasetId, as_of, object_types: await this.query.objectTypes(datasetId) }
+  }
+
+  /**
+   * One object with its attribute history, trace and related objects (`GET /v1/process/objects/{type}/{id}`).
+   * @throws NotFoundError when the dataset has no object (type, id).
+   */
+  async object(datasetId: string, type: string, id: string): Promise<ObjectResponse> {
+    nonEmpty('type', type)
+    nonEmpty('id', id)
+    const as_of = await this.query.asOf()
+    const detail = await this.query.object(datasetId, type, id, READ_LIMIT_MAX)
+    if (detail === null) throw new NotFoundError(`no object of type "${type}" with id "${id}" in this dataset`)
+    return { dataset_id: datasetId, as_of, ...detail }
+  }
+
+  /**
+   * A page of events with their E2O links, in (timestamp, position) order (`GET /v1/process/events`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async events(datasetId: string, params: EventsParams): Promise<EventsResponse> {
+    const eventType = nonEmpty('event_type', params.event_type)
+    const objectType = nonEmpty('object_type', params.object_type)
+    const objectId = nonEmpty('object_id', params.object_id)
+    const window = parseWindow(params)
+    const limit = parseLimit(params.limit)
+    const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor)
+    const as_of = await this.query.asOf()
+    const page = await this.query.events(datasetId, {
+      ...window,
+      limit,
+      ...(eventType === undefined ? {} : { eventType }),
+      ...(objectType === undefined ? {} : { objectType }),
+      ...(objectId === undefined ? {} : { objectId }),
+      ...(after === undefined ? {} : { after }),
+    })
+    return { dataset_id: datasetId, as_of, events: page.events, next_cursor: page.next === null ? null : encodeCursor(page.next) }
+  }
+}

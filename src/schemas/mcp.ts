@@ -1,0 +1,54 @@
+/**
+ * TypeBox schemas of the MCP tools' arguments (Model Context Protocol, tools/list `inputSchema`).
+ * They are the HTTP read endpoints' parameters (src/schemas/process.ts) as JSON values: `limit` is
+ * an integer, and `process_map` takes `object_types` as a list where HTTP repeats `object_type`.
+ * Each tool's `outputSchema` is the HTTP endpoint's 200 answer, unchanged.
+ */
+import { Type, type Static } from 'typebox'
+import { ProcessMapQuery, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from './process.js'
+
+/** dataset_summary, list_event_types, list_object_types: no arguments. */
+export const NoArgs = Type.Object({}, { additionalProperties: false })
+export type NoArgs = Static<typeof NoArgs>
+
+/** get_object: the object's type and its own id (the API's `type` and `id`). */
+export const GetObjectArgs = Type.Object(
+  {
+    type: Type.String({ minLength: 1, description: 'Object type, e.g. order' }),
+    id: Type.String({ minLength: 1, description: 'The object’s own id, e.g. o-1001' }),
+  },
+  { additionalProperties: false },
+)
+export type GetObjectArgs = Static<typeof GetObjectArgs>
+
+/** find_events: the filters of `GET /v1/process/events`; `limit` 1 to 1000. */
+export const FindEventsArgs = Type.Object(
+  {
+    event_type: Type.Optional(Type.String({ description: 'Only events of this type (activity)' })),
+    object_type: Type.Optional(Type.String({ description: 'Only events linked to an object of this type' })),
+    object_id: Type.Optional(Type.String({ description: 'Only events linked to the object with this id (narrowed by object_type when given)' })),
+    from: ProcessMapQuery.properties.from,
+    to: ProcessMapQuery.properties.to,
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: READ_LIMIT_MAX,
+        description: `Events per page, 1 to ${String(READ_LIMIT_MAX)} (default ${String(READ_LIMIT_DEFAULT)})`,
+      }),
+    ),
+    cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
+  },
+  { additionalProperties: false },
+)
+export type FindEventsArgs = Static<typeof FindEventsArgs>
+
+/** process_map: object types to map (default: every type), and a window on event `timestamp`. */
+export const ProcessMapArgs = Type.Object(
+  {
+    object_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Object types to map; default: every type' })),
+    from: ProcessMapQuery.properties.from,
+    to: ProcessMapQuery.properties.to,
+  },
+  { additionalProperties: false },
+)
+export type ProcessMapArgs = Static<typeof ProcessMapArgs>

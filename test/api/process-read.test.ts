@@ -1,0 +1,341 @@
+/**
+ * API tier: the read endpoints `/v1/process/*` through `inject` on a real SQLite file, with the real
+ * projector and reader. Access (scopes, invalid keys, other datasets, rate limit) on every
+ * endpoint, the answers' values on a small dataset with end timestamps, and 422s that name the
+ * parameter.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CreatedKey } from '../../src/admin.js'
+import { makeTestApp, type TestApp } from '../helpers/test-app.js'
+
+let t: TestApp
+let full: CreatedKey
+let reader: CreatedKey
+let writer: CreatedKey
+let other: CreatedKey
+
+const UNKNOWN_KEY = 'ocl_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+
+/** Dataset A. Order o1: Create (10:00–10:10) → Pay (11:00) → Ship (12:00); order o2: Create (10:30) → Ship (13:00), sent out of time order. */
+const EVENTS_A = [
+  {
+    event: 'Ship',
+    timestamp: '2024-05-01T13:00:00Z',
+    objects: [{ type: 'order', id: 'o2' }],
+  },
+  {
+    event: 'Create',
+    timestamp: '2024-05-01T10:00:00Z',
+    end_timestamp: '2024-05-01T10:10:00Z',
+    properties: { channel: 'web' },
+    objects: [
+      { type: 'order', id: 'o1', qualifier: 'target', properties: { amount: 120 } },
+      { type: 'item', id: 'i1', qualifier: 'part' },
+    ],
+  },
+  { event: 'Pay', timestamp: '2024-05-01T11:00:00Z', objects: [{ type: 'order', id: 'o1' }] },
+  {
+    event: 'Ship',
+    timestamp: '2024-05-01T12:00:00Z',
+    objects: [
+      { type: 'order', id: 'o1' },
+      { type: 'item', id: 'i1' },
+    ],
+  },
+  { event: 'Create', timestamp: '2024-05-01T10:30:00Z', objects: [{ type: 'order', id: 'o2' }] },
+]
+
+/** Dataset B: one event of its own. */
+const EVENTS_B = [{ event: 'Only In B', timestamp: '2024-06-01T08:00:00Z', objects: [{ type: 'ticket', id: 't1' }] }]
+
+function get(url: string, key: string | null) {
+  return t.app.inject({ method: 'GET', url, headers: key === null ? {} : { authorization: `Bearer ${key}` } })
+}
+
+async function send(key: string, events: unknown[]): Promise<void> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/event/batch',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ events }),
+  })
+  expect(res.json().processed).toBe(events.length)
+}
+
+/** Every read endpoint, with a path that exists in dataset A. */
+const ENDPOINTS = [
+  '/v1/process/map',
+  '/v1/process/summary',
+  '/v1/process/event-types',
+  '/v1/process/object-types',
+  '/v1/process/objects/order/o1',
+  '/v1/process/events',
+] as const
+
+beforeAll(async () => {
+  t = await makeTestApp()
+  full = await t.newKey({ name: 'all scopes' })
+  reader = await t.newKey({ name: 'reader', scopes: ['process:read'], datasetId: full.dataset_id })
+  writer = await t.newKey({ name: 'writer', scopes: ['ingest:write'], datasetId: full.dataset_id })
+  other = await t.newKey({ name: 'other dataset' })
+  await send(full.key, EVENTS_A)
+  await send(other.key, EVENTS_B)
+  await t.projector.catchUp()
+})
+afterAll(async () => t.close())
+
+describe('read endpoints: access', () => {
+  it.each(ENDPOINTS)('answers %s to a process:read key with 200 and the key’s dataset', async (url) => {
+    const res = await get(url, reader.key)
+    expect(res.statusCode).toBe(200)
+    expect(res.json().dataset_id).toBe(full.dataset_id)
+    expect(res.json().as_of).toBeGreaterThan(0)
+  })
+
+  it.each(ENDPOINTS)('answers %s to a key without scopes with 200', async (url) => {
+    expect((await get(url, full.key)).statusCode).toBe(200)
+  })
+
+  it.each(ENDPOINTS)('answers %s with 403 naming process:read to a key with only ingest:write', async (url) => {
+    const res = await get(url, writer.key)
+    expect(res.statusCode).toBe(403)
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(res.json().detail).toContain('process:read')
+  })
+
+  it.each(ENDPOINTS)('answers %s with 401 to an unknown key and to no key', async (url) => {
+    const unknown = await get(url, UNKNOWN_KEY)
+    const none = await get(url, null)
+    expect([unknown.statusCode, none.statusCode]).toEqual([401, 401])
+    expect(unknown.json().type).toBe('urn:ocelog:problem:unauthorized')
+  })
+
+  it.each(['/v1/event', '/v1/event/batch', '/v1/object/upsert', '/v1/object/batch'])('answers 403 on %s to a process:read key', async (url) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${reader.key}`, 'content-type': 'application/json' },
+      payload: '{}',
+    })
+    expect(res.statusCode).toBe(403)
+    expect(res.json().detail).toContain('ingest:write')
+  })
+})
+
+describe('read endpoints: datasets', () => {
+  it('answers the summary of the key’s own dataset only', async () => {
+    const a = (await get('/v1/process/summary', reader.key)).json()
+    const b = (await get('/v1/process/summary', other.key)).json()
+    expect([a.dataset_id, a.events]).toEqual([full.dataset_id, 5])
+    expect([b.dataset_id, b.events, b.objects]).toEqual([other.dataset_id, 1, 1])
+  })
+
+  it('never shows another dataset’s event types, object types, events or map', async () => {
+    const types = (await get('/v1/process/event-types', other.key)).json().event_types.map((e: { name: string }) => e.name)
+    const objectTypes = (await get('/v1/process/object-types', other.key)).json().object_types.map((e: { name: string }) => e.name)
+    const events = (await get('/v1/process/events', other.key)).json().events.map((e: { event_type: string }) => e.event_type)
+    const map = (await get('/v1/process/map', other.key)).json().object_types.map((m: { object_type: string }) => m.object_type)
+    expect({ types, objectTypes, events, map }).toEqual({ types: ['Only In B'], objectTypes: ['ticket'], events: ['Only In B'], map: ['ticket'] })
+  })
+
+  it('answers 404 for an object of another dataset', async () => {
+    const res = await get('/v1/process/objects/order/o1', other.key)
+    expect(res.statusCode).toBe(404)
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+  })
+})
+
+describe('read endpoints: rate limit', () => {
+  let limited: TestApp
+  beforeAll(async () => {
+    limited = await makeTestApp({ perMinute: 2 })
+  })
+  afterAll(async () => limited.close())
+
+  it.each(ENDPOINTS)('counts %s against the key’s budget and answers 429 with Retry-After once it is spent', async (url) => {
+    const k = await limited.newKey({ scopes: ['process:read'] })
+    const call = () => limited.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${k.key}` } })
+    const first = await call()
+    expect(first.headers['ratelimit-remaining']).toBe('1')
+    await call()
+    const third = await call()
+    expect(third.statusCode).toBe(429)
+    expect(Number(third.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    expect(third.json().type).toBe('urn:ocelog:problem:rate-limited')
+  })
+})
+
+describe('GET /v1/process/map', () => {
+  it('answers the order type’s activities with counts and run time', async () => {
+    const map = (await get('/v1/process/map?object_type=order', reader.key)).json()
+    expect(map.object_types.map((m: { object_type: string }) => m.object_type)).toEqual(['order'])
+    const order = map.object_types[0]
+    expect(order.objects).toBe(2)
+    expect(
+      order.activities.map((a: { activity: string; events: number; objects: number; total: number }) => [a.activity, a.events, a.objects, a.total]),
+    ).toEqual([
+      ['Create', 2, 2, 2],
+      ['Pay', 1, 1, 1],
+      ['Ship', 2, 2, 2],
+    ])
+    const create = order.activities[0]
+    expect(create.run_time).toEqual({ count: 1, mean: 600, median: 600, min: 600, max: 600, sum: 600 })
+    expect(order.activities[1].run_time).toBeNull()
+  })
+
+  it('answers edges in time order, not arrival order, with elapsed and waiting time', async () => {
+    const order = (await get('/v1/process/map?object_type=order', reader.key)).json().object_types[0]
+    const edges = Object.fromEntries(
+      order.edges.map((e: { source: string; target: string; total: number; elapsed: { median: number }; waiting: { median: number } | null }) => [
+        `${e.source}>${e.target}`,
+        [e.total, e.elapsed.median, e.waiting === null ? null : e.waiting.median],
+      ]),
+    )
+    expect(edges).toEqual({ 'Create>Pay': [1, 3600, 3000], 'Pay>Ship': [1, 3600, null], 'Create>Ship': [1, 9000, null] })
+    expect(order.start_activities).toEqual([{ activity: 'Create', objects: 2 }])
+    expect(order.end_activities).toEqual([{ activity: 'Ship', objects: 2 }])
+  })
+
+  it('takes object_type repeated', async () => {
+    const map = (await get('/v1/process/map?object_type=item&object_type=order', reader.key)).json()
+    expect(map.object_types.map((m: { object_type: string }) => m.object_type)).toEqual(['item', 'order'])
+  })
+
+  it('maps only the events in [from, to)', async () => {
+    const map = (await get('/v1/process/map?object_type=order&from=2024-05-01T10:30:00Z&to=2024-05-01T13:00:00Z', reader.key)).json()
+    const order = map.object_types[0]
+    expect(order.activities.map((a: { activity: string; events: number }) => [a.activity, a.events])).toEqual([
+      ['Create', 1],
+      ['Pay', 1],
+      ['Ship', 1],
+    ])
+  })
+})
+
+describe('GET /v1/process/summary, event-types, object-types', () => {
+  it('answers the counts of the dataset', async () => {
+    const s = (await get('/v1/process/summary', reader.key)).json()
+    expect(s).toMatchObject({
+      events: 5,
+      objects: 3,
+      event_types: 3,
+      object_types: 2,
+      e2o: 7,
+      first_event_time: '2024-05-01T10:00:00.000Z',
+      last_event_time: '2024-05-01T13:00:00.000Z',
+    })
+    // The dataset's five records are the log's first; dataset B's record came after them.
+    expect([s.log_position, s.as_of]).toEqual([5, 6])
+  })
+
+  it('answers event types with counts and attribute names', async () => {
+    const body = (await get('/v1/process/event-types', reader.key)).json()
+    expect(body.event_types.map((e: { name: string; count: number }) => [e.name, e.count])).toEqual([
+      ['Create', 2],
+      ['Pay', 1],
+      ['Ship', 2],
+    ])
+    expect(body.event_types[0].attributes).toEqual([{ name: 'channel', types: ['string'] }])
+  })
+
+  it('answers object types with their count of objects', async () => {
+    const body = (await get('/v1/process/object-types', reader.key)).json()
+    expect(body.object_types.map((e: { name: string; count: number }) => [e.name, e.count])).toEqual([
+      ['item', 1],
+      ['order', 2],
+    ])
+  })
+})
+
+describe('GET /v1/process/objects/{type}/{id}', () => {
+  it('answers the object’s attributes, its trace in time order with qualifiers, and the objects it shares events with', async () => {
+    const body = (await get('/v1/process/objects/order/o1', reader.key)).json()
+    expect(body.object).toMatchObject({ type: 'order', id: 'o1', attributes: { amount: 120 } })
+    expect(body.trace.map((e: { event_type: string; qualifiers: string[] }) => [e.event_type, e.qualifiers])).toEqual([
+      ['Create', ['target']],
+      ['Pay', []],
+      ['Ship', []],
+    ])
+    expect(body.related.map((r: { type: string; id: string; shared_events: number }) => [r.type, r.id, r.shared_events])).toEqual([['item', 'i1', 2]])
+  })
+
+  it('answers 404 problem+json for an unknown object', async () => {
+    const res = await get('/v1/process/objects/order/nope', reader.key)
+    expect(res.statusCode).toBe(404)
+    expect(res.json().type).toBe('urn:ocelog:problem:not-found')
+  })
+
+  it('reads ids with slashes and spaces when they are percent-encoded', async () => {
+    await send(full.key, [{ event: 'Create', timestamp: '2024-05-02T10:00:00Z', objects: [{ type: 'order', id: 'A/7 b' }] }])
+    await t.projector.catchUp()
+    const res = await get(`/v1/process/objects/order/${encodeURIComponent('A/7 b')}`, reader.key)
+    expect(res.statusCode).toBe(200)
+    expect(res.json().object.id).toBe('A/7 b')
+  })
+})
+
+describe('GET /v1/process/events', () => {
+  it('pages events in time order with a cursor', async () => {
+    const first = (await get('/v1/process/events?object_type=order&object_id=o1&limit=2', reader.key)).json()
+    expect(first.events.map((e: { event_type: string }) => e.event_type)).toEqual(['Create', 'Pay'])
+    expect(first.next_cursor).not.toBeNull()
+    const second = (await get(`/v1/process/events?object_type=order&object_id=o1&limit=2&cursor=${encodeURIComponent(first.next_cursor)}`, reader.key)).json()
+    expect(second.events.map((e: { event_type: string }) => e.event_type)).toEqual(['Ship'])
+    expect(second.next_cursor).toBeNull()
+  })
+
+  it('answers each event with its E2O links and qualifiers', async () => {
+    const body = (await get('/v1/process/events?event_type=Create&to=2024-05-01T10:15:00Z', reader.key)).json()
+    expect(body.events).toHaveLength(1)
+    expect(body.events[0]).toMatchObject({
+      event_type: 'Create',
+      timestamp: '2024-05-01T10:00:00.000Z',
+      end_timestamp: '2024-05-01T10:10:00.000Z',
+      properties: { channel: 'web' },
+    })
+    expect(body.events[0].objects.map((o: { type: string; id: string; qualifier: string | null }) => [o.type, o.id, o.qualifier])).toEqual([
+      ['item', 'i1', 'part'],
+      ['order', 'o1', 'target'],
+    ])
+  })
+})
+
+describe('read endpoints: bad parameters', () => {
+  it.each([
+    ['/v1/process/map?from=yesterday', 'from'],
+    ['/v1/process/map?from=2024-05-02T00:00:00Z&to=2024-05-01T00:00:00Z', 'to'],
+    ['/v1/process/map?object_type=', 'object_type'],
+    ['/v1/process/map?form=2024-05-01T00:00:00Z', 'form'],
+    ['/v1/process/map?from=2024-05-01T00:00:00Z&from=2024-05-02T00:00:00Z', 'from'],
+    ['/v1/process/events?limit=0', 'limit'],
+    ['/v1/process/events?limit=1001', 'limit'],
+    ['/v1/process/events?limit=ten', 'limit'],
+    ['/v1/process/events?cursor=not-a-cursor', 'cursor'],
+    ['/v1/process/events?to=2024-13-01T00:00:00Z', 'to'],
+    ['/v1/process/summary?verbose=1', 'verbose'],
+  ])('answers %s with 422 naming %s', async (url, parameter) => {
+    const res = await get(url, reader.key)
+    expect(res.statusCode).toBe(422)
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(res.json().errors[0].path).toBe(parameter)
+    expect(res.json().detail).toContain(parameter)
+  })
+})
+
+describe('/openapi.json', () => {
+  it('lists every read endpoint with its 200 schema and its problems', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    for (const path of [
+      '/v1/process/map',
+      '/v1/process/summary',
+      '/v1/process/event-types',
+      '/v1/process/object-types',
+      '/v1/process/objects/{type}/{id}',
+      '/v1/process/events',
+    ]) {
+      const responses = doc.paths[path]?.get?.responses
+      expect(Object.keys(responses ?? {}).sort(), path).toEqual(expect.arrayContaining(['200', '401', '403', '422', '429']))
+      expect(responses['200'].content['application/json'].schema.properties.as_of, path).toBeDefined()
+    }
+  })
+})

@@ -1,0 +1,200 @@
+/**
+ * e2e: the MCP tools of the built service, through the SDK's own client: over Streamable HTTP at
+ * `/mcp` of a real `ocelog serve` process, and over stdio from `ocelog mcp --dataset ID` reading
+ * the same SQLite file. Each tool's `structuredContent` equals the HTTP endpoint's body (the client
+ * also checks it against the tool's outputSchema).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CreatedKey } from '../../src/admin.js'
+import { CLI } from '../helpers/cli.js'
+import { loadReadDataset, READ_EVENTS } from '../helpers/read-dataset.js'
+import { startService, type RunningService } from '../helpers/service.js'
+
+const TOOLS = ['dataset_summary', 'find_events', 'get_object', 'list_event_types', 'list_object_types', 'process_map']
+
+let service: RunningService
+let key: CreatedKey
+let readOnly: CreatedKey
+let writeOnly: CreatedKey
+
+beforeAll(async () => {
+  service = await startService()
+  key = await service.createKey({ name: 'mcp' })
+  readOnly = await service.createKey({ name: 'agent', datasetId: key.dataset_id, scopes: ['process:read'] })
+  writeOnly = await service.createKey({ name: 'feed', datasetId: key.dataset_id, scopes: ['ingest:write'] })
+  await loadReadDataset(service.url, key.key)
+})
+afterAll(async () => {
+  await service.stop()
+})
+
+async function httpBody(path: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${readOnly.key}` } })
+  expect(res.status).toBe(200)
+  return (await res.json()) as Record<string, unknown>
+}
+
+/** The body without `as_of`, which may move between two calls. */
+function withoutAsOf(body: unknown): unknown {
+  const { as_of: _asOf, ...rest } = body as Record<string, unknown>
+  return rest
+}
+
+async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult
+}
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0]
+  return first?.type === 'text' ? first.text : ''
+}
+
+async function httpClient(headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'ocelog-e2e', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers } }))
+  return client
+}
+
+describe('MCP over Streamable HTTP at /mcp', () => {
+  let client: Client
+  beforeAll(async () => {
+    client = await httpClient({ authorization: `Bearer ${readOnly.key}` })
+  })
+  afterAll(async () => {
+    await client.close()
+  })
+
+  it('lists the six read tools, each read-only with input and output schemas', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS)
+    for (const t of tools) {
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true)
+      expect(t.inputSchema.type, t.name).toBe('object')
+      expect(t.outputSchema?.type, t.name).toBe('object')
+    }
+  })
+
+  it('answers process_map with the body of GET /v1/process/map, and a text rendering', async () => {
+    const result = await callTool(client, 'process_map', { object_types: ['order'] })
+    const http = await httpBody('/v1/process/map?object_type=order')
+    expect(result.isError).toBeFalsy()
+    expect(withoutAsOf(result.structuredContent)).toEqual(withoutAsOf(http))
+    expect(textOf(result)).toContain('order: 3 objects')
+  })
+
+  it('pages find_events with a cursor, each page equal to GET /v1/process/events', async () => {
+    const first = await callTool(client, 'find_events', { object_type: 'order', limit: 4 })
+    const page1 = first.structuredContent as { events: { event_id: string }[]; next_cursor: string | null }
+    expect(withoutAsOf(page1)).toEqual(withoutAsOf(await httpBody('/v1/process/events?object_type=order&limit=4')))
+    expect(page1.events).toHaveLength(4)
+    expect(page1.next_cursor).not.toBeNull()
+    const second = await callTool(client, 'find_events', { object_type: 'order', limit: 4, cursor: page1.next_cursor })
+    const page2 = second.structuredContent as { events: { event_id: string }[]; next_cursor: string | null }
+    expect(withoutAsOf(page2)).toEqual(
+      withoutAsOf(await httpBody(`/v1/process/events?object_type=order&limit=4&cursor=${encodeURIComponent(page1.next_cursor ?? '')}`)),
+    )
+    expect(page2.events).toHaveLength(READ_EVENTS.length - 4)
+    expect(page2.next_cursor).toBeNull()
+    expect(new Set([...page1.events, ...page2.events].map((e) => e.event_id)).size).toBe(READ_EVENTS.length)
+  })
+
+  it('answers the other tools with their endpoints’ bodies', async () => {
+    const pairs: [string, Record<string, unknown>, string][] = [
+      ['dataset_summary', {}, '/v1/process/summary'],
+      ['list_event_types', {}, '/v1/process/event-types'],
+      ['list_object_types', {}, '/v1/process/object-types'],
+      ['get_object', { type: 'order', id: 'o1' }, '/v1/process/objects/order/o1'],
+    ]
+    for (const [name, args, path] of pairs) {
+      const result = await callTool(client, name, args)
+      expect(withoutAsOf(result.structuredContent), name).toEqual(withoutAsOf(await httpBody(path)))
+    }
+  })
+
+  it('reports a bad argument as a tool error naming it', async () => {
+    const limit = await callTool(client, 'find_events', { limit: 5000 })
+    const from = await callTool(client, 'process_map', { from: 'yesterday' })
+    const unknown = await callTool(client, 'get_object', { type: 'order', id: 'o1', deep: true })
+    expect([limit.isError, from.isError, unknown.isError]).toEqual([true, true, true])
+    expect(textOf(limit)).toMatch(/^limit: /)
+    expect(textOf(from)).toMatch(/^from: /)
+    expect(textOf(unknown)).toMatch(/^deep: /)
+  })
+
+  it('reports an unknown object as a tool error', async () => {
+    const result = await callTool(client, 'get_object', { type: 'order', id: 'nope' })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('nope')
+  })
+})
+
+describe('/mcp access', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  }
+  const post = (headers: Record<string, string>) =>
+    fetch(`${service.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(initialize),
+    })
+
+  it('answers 401 to an invalid key before any MCP message is read', async () => {
+    const res = await post({ authorization: 'Bearer ocl_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })
+    expect(res.status).toBe(401)
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+  })
+
+  it('answers 403 to a key with only ingest:write', async () => {
+    const res = await post({ 'x-ocelog-api-key': writeOnly.key })
+    expect(res.status).toBe(403)
+    expect(((await res.json()) as { detail: string }).detail).toContain('process:read')
+  })
+
+  it('counts a request against the key’s rate limit', async () => {
+    const res = await post({ authorization: `Bearer ${readOnly.key}` })
+    expect(res.status).toBe(200)
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(1200)
+  })
+
+  it('refuses the SDK client of a key with only ingest:write', async () => {
+    await expect(httpClient({ authorization: `Bearer ${writeOnly.key}` })).rejects.toThrow(/403/)
+  })
+})
+
+describe('ocelog mcp over stdio', () => {
+  let client: Client
+  beforeAll(async () => {
+    client = new Client({ name: 'ocelog-e2e-stdio', version: '1.0.0' })
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--dataset', key.dataset_id],
+        env: { ...env, OCELOG_DATA_DIR: service.dataDir, LOG_LEVEL: 'warn' },
+        stderr: 'pipe',
+      }),
+    )
+  })
+  afterAll(async () => {
+    await client.close()
+  })
+
+  it('lists the same tools', async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS)
+  })
+
+  it('answers process_map from the local database as the HTTP endpoint does', async () => {
+    const result = await callTool(client, 'process_map', {})
+    expect(withoutAsOf(result.structuredContent)).toEqual(withoutAsOf(await httpBody('/v1/process/map')))
+  })
+})

@@ -1,0 +1,126 @@
+/**
+ * e2e: the `/ui/` page of the built service in a real browser (Debian's chromium driven by
+ * playwright-core). A dataset is loaded, the key is pasted, and the process map's SVG must show the
+ * dataset's activities; edge labels switch to waiting time; the time range narrows the map.
+ * Screenshots go to dist/screenshots/. Skipped, with the reason printed, without /usr/bin/chromium.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
+import { loadReadDataset, waitForEvents } from '../helpers/read-dataset.js'
+import { startService, type RunningService } from '../helpers/service.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const HAVE_CHROMIUM = existsSync(CHROMIUM)
+const SHOTS = join(process.cwd(), 'dist', 'screenshots')
+
+if (!HAVE_CHROMIUM) process.stdout.write(`skip: /ui/ in a browser: ${CHROMIUM} is missing (apt-get install chromium)\n`)
+
+let service: RunningService
+let browser: Browser
+
+beforeAll(async () => {
+  if (!HAVE_CHROMIUM) return
+  mkdirSync(SHOTS, { recursive: true })
+  service = await startService()
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  })
+})
+afterAll(async () => {
+  await browser?.close()
+  await service?.stop()
+})
+
+/** Opens /ui/, pastes `key`, and waits until the map is drawn. */
+async function openMap(key: string, viewport = { width: 1400, height: 1000 }): Promise<Page> {
+  const page = await browser.newPage({ viewport })
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(`${service.url}/ui/`)
+  await page.fill('#key', key)
+  await page.click('button[type=submit]')
+  await page.waitForSelector('#graph svg', { timeout: 20_000 })
+  expect(errors).toEqual([])
+  return page
+}
+
+/** In-page expression (the test's own types have no DOM): the texts of the drawn graph. */
+const SVG_TEXTS = "[...document.querySelectorAll('#graph svg text')].map((t) => t.textContent)"
+
+/** The texts of the drawn graph's nodes and edge labels. */
+async function graphTexts(page: Page): Promise<string[]> {
+  return page.$$eval('#graph svg text', (nodes) => nodes.map((n) => n.textContent ?? ''))
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('/ui/ in chromium', () => {
+  let key: string
+  beforeAll(async () => {
+    const created = await service.createKey({ name: 'ui' })
+    key = created.key
+    await loadReadDataset(service.url, key)
+  })
+
+  it('draws the process map with the dataset’s activities after the key is pasted', async () => {
+    const page = await openMap(key)
+    const texts = await graphTexts(page)
+    expect(texts).toEqual(expect.arrayContaining(['Create Order', 'Pay Order', 'Ship Order', 'Cancel Order']))
+    expect(await page.textContent('#summary')).toContain('7events')
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('ocelog.apiKey')")).toBe(key)
+    expect(await page.evaluate<number>('localStorage.length')).toBe(0)
+    await page.screenshot({ path: join(SHOTS, 'ui-small.png'), fullPage: true })
+    await page.close()
+  })
+
+  it('labels edges with the median waiting time when asked', async () => {
+    const page = await openMap(key)
+    await page.selectOption('#measure', 'waiting')
+    // Create Order (ends 10:10) → Pay Order (11:00): 50 min of waiting for order o1.
+    await page.waitForFunction(`${SVG_TEXTS}.includes('50.0 min')`)
+    await page.close()
+  })
+
+  it('maps only the chosen time range', async () => {
+    const page = await openMap(key)
+    await page.fill('#from', '2024-05-03T00:00:00')
+    await page.fill('#to', '2024-05-04T00:00:00')
+    await page.click('#apply')
+    await page.waitForFunction(`!${SVG_TEXTS}.includes('Ship Order')`)
+    expect(await graphTexts(page)).toEqual(expect.arrayContaining(['Create Order', 'Cancel Order']))
+    await page.close()
+  })
+
+  it('says so when the key is not accepted', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${service.url}/ui/`)
+    await page.fill('#key', 'ocl_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('#status.error')
+    expect(await page.textContent('#status')).toContain('not known')
+    expect(await page.evaluate<string | null>("sessionStorage.getItem('ocelog.apiKey')")).toBeNull()
+    await page.close()
+  })
+})
+
+describeWithSharedOcel('/ui/ with the order-management running example', () => {
+  it.skipIf(!HAVE_CHROMIUM)(
+    'draws every activity of the imported log',
+    async () => {
+      const created = await service.createKey({ name: 'running-example' })
+      const summary = await service.importOcel(ocelFixture('derived/ocpa__running-example.ocel2.json'), created.key)
+      await waitForEvents(service.url, created.key, summary.sent.events, 120_000)
+      const page = await openMap(created.key, { width: 1600, height: 1150 })
+      const types = await fetch(`${service.url}/v1/process/event-types`, { headers: { authorization: `Bearer ${created.key}` } })
+      const activities = ((await types.json()) as { event_types: { name: string }[] }).event_types.map((e) => e.name)
+      expect(activities.length).toBeGreaterThan(5)
+      expect(await graphTexts(page)).toEqual(expect.arrayContaining(activities))
+      await page.screenshot({ path: join(SHOTS, 'ui-running-example.png'), fullPage: true })
+      await page.close()
+    },
+    300_000,
+  )
+})

@@ -1,0 +1,30 @@
+/**
+ * Loads an OCEL 2.0 log into a dataset the way `ocelog import` does, without HTTP: the real
+ * import plan (src/ocel/import/plan.ts), its batches turned into records with the ingest path's
+ * pure builders and appended to the real log in plan order, then the real Projector catches the
+ * read models up. Batches are appended one after the other, so events with equal times get log
+ * positions in file order.
+ */
+import { randomUUID } from 'node:crypto'
+import { Projector } from '../../projections/projector.js'
+import { newEventId } from '../../src/core/ids.js'
+import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
+import type { OcelLog } from '../../src/ocel/import/model.js'
+import { type ImportPlan, planImport } from '../../src/ocel/import/plan.js'
+import type { EventLog } from '../../src/ports/event-log.js'
+import type { ReadModelStore } from '../../src/ports/read-model-store.js'
+
+/** Appends the plan of `log` to `datasetId`'s stream and projects it. @returns the plan (its counts and skips). */
+export async function loadOcel(ocel: OcelLog, datasetId: string, deps: { log: EventLog; store: ReadModelStore }): Promise<ImportPlan> {
+  const plan = planImport(ocel)
+  for (const batch of plan.batches) {
+    const ctx: RecordContext = { datasetId, keyId: 'key_load', requestId: `req_${randomUUID()}`, receivedAt: new Date().toISOString() }
+    const records =
+      batch.kind === 'events'
+        ? batch.items.map((item) => buildEventRecorded(item, newEventId(), ctx))
+        : batch.items.map((item) => buildObjectUpserted(item, ctx))
+    await deps.log.append(datasetId, records, [])
+  }
+  await new Projector(deps.log, deps.store).catchUp()
+  return plan
+}
