@@ -31,6 +31,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: deps.bodyLimitBytes ?? LIMITS.bodyBytesDefault,
+    // `__proto__` and `constructor` are ordinary attribute names in JSON (spec § Event input,
+    // properties: any JSON data). JSON.parse makes them own data properties, which cannot reach a
+    // prototype; the code after it copies attributes by spread (own data properties again), never
+    // by assignment.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     ...(deps.logger === false || deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
