@@ -3,7 +3,7 @@
  * here, so tests drive it through `inject` and the server entry (src/server.ts) listens.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Ingest } from '../core/ingest.js'
@@ -12,6 +12,7 @@ import { LogUnavailableError } from '../ports/event-log.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import { problem, sendProblem } from './problem.js'
+import { closeInStagesIfBodyUnread } from './staged-close.js'
 import { v1Routes } from './v1-routes.js'
 
 export interface AppDeps {
@@ -29,8 +30,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** Builds the app; call `ready()` (or `listen`) before use. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const bodyLimit = deps.bodyLimitBytes ?? LIMITS.bodyBytesDefault
   const app = Fastify({
-    bodyLimit: deps.bodyLimitBytes ?? LIMITS.bodyBytesDefault,
+    bodyLimit,
     // `__proto__` and `constructor` are ordinary attribute names in JSON (spec § Event input,
     // properties: any JSON data). JSON.parse makes them own data properties, which cannot reach a
     // prototype; the code after it copies attributes by spread (own data properties again), never
@@ -49,14 +51,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
+    closeInStagesIfBodyUnread(req.raw)
+    // A body that Content-Length says is too big is refused before any of it is read (and before
+    // the key is looked up); the connection then closes in stages, so the client reads the 413.
+    const declared = Number(req.headers['content-length'])
+    if (declared > bodyLimit) {
+      reply.header('connection', 'close')
+      return tooLarge(reply)
+    }
   })
+
+  const tooLarge = (reply: FastifyReply) =>
+    sendProblem(reply, problem(413, `request body is over the limit of ${String(bodyLimit)} bytes; split it into smaller batches`))
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, problem(415, `Content-Type ${String(req.headers['content-type'] ?? '(none)')} is not accepted; send application/json`))
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, problem(413, `request body is over the limit of ${String(app.initialConfig.bodyLimit)} bytes; split it into smaller batches`))
+        return tooLarge(reply)
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendProblem(reply, problem(400, 'request body is empty; send a JSON object'))
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
