@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
+import compress from '@fastify/compress'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Ingest } from '../core/ingest.js'
@@ -52,6 +53,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
     closeInStagesIfBodyUnread(req.raw)
+    // Content codings are case-insensitive (RFC 9110 § 8.4.1); the decompression below matches exact names.
+    const coding = req.headers['content-encoding']
+    if (typeof coding === 'string') req.headers['content-encoding'] = coding.trim().toLowerCase()
     // A body that Content-Length says is too big is refused before any of it is read (and before
     // the key is looked up); the connection then closes in stages, so the client reads the 413.
     const declared = Number(req.headers['content-length'])
@@ -70,6 +74,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return sendProblem(reply, problem(415, `Content-Type ${String(req.headers['content-type'] ?? '(none)')} is not accepted; send application/json`))
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return tooLarge(reply)
+      case 'FST_CP_ERR_INVALID_CONTENT_ENCODING':
+        return sendProblem(
+          reply,
+          problem(415, `Content-Encoding ${String(req.headers['content-encoding'])} is not accepted; send gzip, deflate, br or an uncompressed body`),
+        )
+      case 'FST_CP_ERR_INVALID_CONTENT':
+        return sendProblem(reply, problem(400, `request body does not decompress as its Content-Encoding ${String(req.headers['content-encoding'])} says`))
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendProblem(reply, problem(400, 'request body is empty; send a JSON object'))
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -93,6 +104,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no route ${req.method} ${req.url}; see /docs`)))
+
+  // Compressed request bodies (RFC 9110 § 8.4): decompressed before parsing; Fastify holds the
+  // decompressed size to bodyLimit (413), so a small zip bomb cannot grow past it. Answers are
+  // not compressed.
+  await app.register(compress, { globalCompression: false, globalDecompression: true, requestEncodings: ['gzip', 'deflate', 'br', 'identity'] })
 
   await app.register(swagger, {
     openapi: {
