@@ -62,4 +62,22 @@ describe('Content-Encoding of request bodies', () => {
     expect(res.statusCode).toBe(413)
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
   })
+
+  it('still fails an item over 512 KiB once decompressed, though the gzip body is small', async () => {
+    const big = Buffer.from(JSON.stringify({ events: [eventBody(1), eventBody(1, { properties: { pad: 'x'.repeat(600 * 1024) } })] }))
+    const t2 = await makeTestApp()
+    try {
+      const k = await t2.newKey()
+      const res = await t2.app.inject({
+        method: 'POST',
+        url: '/v1/event/batch',
+        headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        payload: gzipSync(big),
+      })
+      expect(res.json()).toMatchObject({ processed: 1, failed: 1 })
+      expect(res.json().error_details[0]).toMatchObject({ index: 1, path: '' })
+    } finally {
+      await t2.close()
+    }
+  })
 })
