@@ -78,6 +78,11 @@ describe('deeply nested properties', () => {
     expect(res.json().errors[0].path).toMatch(/^\/properties\/a(\/0)+$/)
   })
 
+  it('answers 422 for a million levels (a 2 MB body)', async () => {
+    const res = await post('/v1/event', deepEventText(1_000_000))
+    expect(res.statusCode).toBe(422)
+  })
+
   it('answers 422 for 4,500 levels sent chunked (no Content-Length)', async () => {
     const res = await post('/v1/event', Readable.from([Buffer.from(deepEventText(4500))]))
     expect(res.statusCode).toBe(422)
