@@ -184,7 +184,11 @@ const bigPadArb = fc
   .constantFrom(500 * 1024, RULES.itemBytesMax - 120, RULES.itemBytesMax - 60, RULES.itemBytesMax, 600 * 1024)
   .map((n) => ({ pad: 'x'.repeat(n) }))
 
-const propertiesArb: fc.Arbitrary<unknown> = fc.oneof(w(40, propertiesObjectArb), w(2, fc.constantFrom<unknown>(null, [], 'x', 1, [{ a: 1 }])), w(1, bigPadArb))
+const propertiesArb: fc.Arbitrary<unknown> = fc.oneof(
+  w(120, propertiesObjectArb),
+  w(6, fc.constantFrom<unknown>(null, [], 'x', 1, [{ a: 1 }])),
+  w(1, bigPadArb),
+)
 
 /** Sometimes `arb`, mostly absent (undefined keys are dropped by `present`), so that most items are valid. */
 function rarely<T>(arb: fc.Arbitrary<T>, weight = 1, absent = 3): fc.Arbitrary<T | undefined> {
@@ -372,7 +376,7 @@ function authStatus(auth: AuthCase): number | null {
 
 type ContentType = 'json' | 'json-charset' | 'text' | 'none' | 'form'
 type Encoding = 'none' | 'gzip' | 'deflate' | 'br' | 'identity' | 'unknown' | 'mislabelled'
-type Mangle = 'none' | 'truncate' | 'empty' | 'trailing'
+type Mangle = 'none' | 'truncate' | 'empty' | 'trailing' | 'padded'
 
 const requestArb = fc.constantFrom<Endpoint>('event', 'eventBatch', 'upsert', 'objectBatch').chain((endpoint) =>
   fc.record({
@@ -381,7 +385,7 @@ const requestArb = fc.constantFrom<Endpoint>('event', 'eventBatch', 'upsert', 'o
     auth: authArb,
     contentType: fc.oneof(w(30, fc.constant<ContentType>('json')), w(1, fc.constantFrom<ContentType>('json-charset', 'text', 'none', 'form'))),
     encoding: fc.oneof(w(25, fc.constant<Encoding>('none')), w(1, fc.constantFrom<Encoding>('gzip', 'deflate', 'br', 'identity', 'unknown', 'mislabelled'))),
-    mangle: fc.oneof(w(40, fc.constant<Mangle>('none')), w(1, fc.constantFrom<Mangle>('truncate', 'empty', 'trailing'))),
+    mangle: fc.oneof(w(40, fc.constant<Mangle>('none')), w(1, fc.constantFrom<Mangle>('truncate', 'empty', 'trailing', 'padded'))),
     requestId: fc.option(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('ok-id.1:2', 'x'.repeat(129), 'bad id')), { nil: undefined }),
   }),
 )
@@ -421,6 +425,9 @@ function bodyText(r: GeneratedRequest): string {
       return ''
     case 'trailing':
       return `${text} x`
+    case 'padded':
+      // Valid JSON over the body limit (white space): 413 as sent, or once decompressed.
+      return `${text}${' '.repeat(BODY_LIMIT)}`
     default:
       return text
   }
