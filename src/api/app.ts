@@ -3,7 +3,8 @@
  * here, so tests drive it through `inject` and the server entry (src/server.ts) listens.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
+import compress from '@fastify/compress'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Ingest } from '../core/ingest.js'
@@ -14,6 +15,7 @@ import type { RateLimiter } from '../ports/rate-limiter.js'
 import { defaultAllowedHosts, mcpRoute } from './mcp-route.js'
 import { problem, sendProblem } from './problem.js'
 import { processRoutes, type ProcessReads } from './process-routes.js'
+import { closeInStagesIfBodyUnread } from './staged-close.js'
 import { uiRoutes } from './ui-routes.js'
 import { v1Routes } from './v1-routes.js'
 
@@ -36,8 +38,15 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** Builds the app; call `ready()` (or `listen`) before use. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const bodyLimit = deps.bodyLimitBytes ?? LIMITS.bodyBytesDefault
   const app = Fastify({
-    bodyLimit: deps.bodyLimitBytes ?? LIMITS.bodyBytesDefault,
+    bodyLimit,
+    // `__proto__` and `constructor` are ordinary attribute names in JSON (spec § Event input,
+    // properties: any JSON data). JSON.parse makes them own data properties, which cannot reach a
+    // prototype; the code after it copies attributes by spread (own data properties again), never
+    // by assignment.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     ...(deps.logger === false || deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -50,14 +59,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
+    closeInStagesIfBodyUnread(req.raw)
+    // Content codings are case-insensitive (RFC 9110 § 8.4.1); the decompression below matches exact names.
+    const coding = req.headers['content-encoding']
+    if (typeof coding === 'string') req.headers['content-encoding'] = coding.trim().toLowerCase()
+    // A body that Content-Length says is too big is refused before any of it is read (and before
+    // the key is looked up); the connection then closes in stages, so the client reads the 413.
+    const declared = Number(req.headers['content-length'])
+    if (declared > bodyLimit) {
+      reply.header('connection', 'close')
+      return tooLarge(reply)
+    }
   })
+
+  const tooLarge = (reply: FastifyReply) =>
+    sendProblem(reply, problem(413, `request body is over the limit of ${String(bodyLimit)} bytes; split it into smaller batches`))
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, problem(415, `Content-Type ${String(req.headers['content-type'] ?? '(none)')} is not accepted; send application/json`))
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, problem(413, `request body is over the limit of ${String(app.initialConfig.bodyLimit)} bytes; split it into smaller batches`))
+        return tooLarge(reply)
+      case 'FST_CP_ERR_INVALID_CONTENT_ENCODING':
+        return sendProblem(
+          reply,
+          problem(415, `Content-Encoding ${String(req.headers['content-encoding'])} is not accepted; send gzip, deflate, br or an uncompressed body`),
+        )
+      case 'FST_CP_ERR_INVALID_CONTENT':
+        return sendProblem(reply, problem(400, `request body does not decompress as its Content-Encoding ${String(req.headers['content-encoding'])} says`))
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendProblem(reply, problem(400, 'request body is empty; send a JSON object'))
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -81,6 +111,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no route ${req.method} ${req.url}; see /docs`)))
+
+  // Compressed request bodies (RFC 9110 § 8.4): decompressed before parsing; Fastify holds the
+  // decompressed size to bodyLimit (413), so a small zip bomb cannot grow past it. Answers are
+  // not compressed.
+  await app.register(compress, { globalCompression: false, globalDecompression: true, requestEncodings: ['gzip', 'deflate', 'br', 'identity'] })
 
   await app.register(swagger, {
     openapi: {

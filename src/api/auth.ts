@@ -30,17 +30,41 @@ declare module 'fastify' {
 
 export const API_KEY_HEADER = 'x-ocelog-api-key'
 
-/** The presented token, or a reason why there is none. */
+/**
+ * Every line of the header field `name` (lower case), in order: Node's `headersDistinct`, read
+ * from `rawHeaders` because Fastify's `inject` requests have `rawHeaders` but no `headersDistinct`.
+ */
+function fieldLines(req: FastifyRequest, name: string): string[] {
+  const raw = req.raw.rawHeaders
+  const out: string[] = []
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === name) out.push((raw[i + 1] ?? '').trim())
+  }
+  return out
+}
+
+/** RFC 9110 § 11.6.2 / § 11.1: the scheme is case-insensitive and one or more spaces follow it. */
+const BEARER = /^bearer +(\S+)$/i
+
+/**
+ * The presented token, or a reason why there is none (spec § Authentication, item 1).
+ * Every field line counts (Node's `req.headers` keeps only the first Authorization), so two
+ * different credentials in one request are refused as ambiguous, like Authorization and
+ * X-Ocelog-Api-Key that disagree.
+ */
 export function presentedToken(req: FastifyRequest): { token: string } | { error: string } {
-  const auth = req.headers.authorization
-  const custom = req.headers[API_KEY_HEADER]
+  const authorization = fieldLines(req, 'authorization')
+  const custom = [...new Set(fieldLines(req, API_KEY_HEADER))]
+  if (authorization.length > 1) return { error: `Authorization was sent ${String(authorization.length)} times; send one credential` }
+  if (custom.length > 1) return { error: 'X-Ocelog-Api-Key was sent more than once with different keys; send one' }
+  const auth = authorization[0]
   let bearer: string | undefined
   if (auth !== undefined) {
-    const m = /^Bearer ([^\s]+)$/.exec(auth)
+    const m = BEARER.exec(auth)
     if (m === null || m[1] === undefined) return { error: 'Authorization header must be "Bearer <API_KEY>"' }
     bearer = m[1]
   }
-  const header = Array.isArray(custom) ? custom[0] : custom
+  const header = custom[0]
   if (bearer !== undefined && header !== undefined && bearer !== header) {
     return { error: 'Authorization and X-Ocelog-Api-Key carry different keys; send one' }
   }

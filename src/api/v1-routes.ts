@@ -47,7 +47,10 @@ function contextOf(req: FastifyRequest, auth: AuthContext): RecordContext {
   return { datasetId: auth.datasetId, keyId: auth.keyId, requestId: req.id, receivedAt: new Date().toISOString() }
 }
 
+/** Size of the body as parsed, when known: Content-Length, unless the body came compressed (then its decompressed size is unknown here). */
 function bodyBytes(req: FastifyRequest): number | undefined {
+  const coding = req.headers['content-encoding']
+  if (coding !== undefined && coding !== 'identity') return undefined
   const n = Number(req.headers['content-length'])
   return Number.isFinite(n) ? n : undefined
 }

@@ -21,6 +21,14 @@ export const LIMITS = {
    * EventStoreDB's 1 MiB default append size, so no accepted record can fail to append there.
    */
   itemBytesMax: 512 * 1024,
+  /**
+   * Not shown in the spec; chosen: `properties` (of an event, of an object inside an event, of an
+   * upsert) nest at most 64 levels of objects and arrays, the properties object itself being level 1.
+   * Deeper items are rejected with 422 naming the path (Segment and Mixpanel cap property depth too);
+   * the cap keeps every recursive step after validation (JSON encoding, the log's encoders) far from
+   * the call-stack limit.
+   */
+  propertiesDepthMax: 64,
   /** Not shown in the spec; chosen default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
   bodyBytesDefault: 5 * 1024 * 1024,
 } as const

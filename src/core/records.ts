@@ -5,6 +5,7 @@
 import type { EventInput, ObjectUpsertInput } from '../schemas/api.js'
 import type { EventRecordedV1, NewRecord, ObjectUpsertedV1, RecordedEventObject } from '../schemas/records.js'
 import { objectIdOf } from './ids.js'
+import { parseTimestamp } from './timestamp.js'
 
 /** Who sent the request and when: stamped on every record it produces. */
 export interface RecordContext {
@@ -15,9 +16,14 @@ export interface RecordContext {
   receivedAt: string
 }
 
-/** Normalises an accepted ISO 8601 date-time (any offset) to UTC with milliseconds. */
+/**
+ * Normalises an accepted ISO 8601 date-time (any offset) to UTC with milliseconds (parseTimestamp).
+ * @throws Error when `timestamp` was not accepted by validation: a bug, never a client's error.
+ */
 export function toUtcIso(timestamp: string): string {
-  return new Date(timestamp).toISOString()
+  const parsed = parseTimestamp(timestamp)
+  if (!parsed.ok) throw new Error(`toUtcIso: ${JSON.stringify(timestamp)} ${parsed.reason}; validate first`)
+  return parsed.utc
 }
 
 /**

@@ -3,21 +3,104 @@
  * offset") into the log's form: UTC ISO 8601 with milliseconds. Pure. Every place that reads a
  * date-time from a caller (ingest fields, query parameters such as `from`/`to`) uses this one
  * function, so that what is accepted is the same everywhere.
+ *
+ * Accepted: the complete ISO 8601-1 date-time representations that carry a UTC offset, which are
+ * unambiguous instants:
+ * - extended format `2024-05-01T10:00:00Z` (RFC 3339) and basic format `20240501T100000Z`;
+ * - an optional decimal fraction of the second, after `.` or `,` (`10:00:00.5Z`, `10:00:00,5Z`),
+ *   of any length; it is truncated (never rounded) to milliseconds;
+ * - the offset as `Z`, `±hh:mm`, `±hhmm` or `±hh` (hours 00–23, minutes 00–59; `-00:00` is UTC);
+ * - `24:00:00` (end of the day), read as 00:00:00 of the next day;
+ * - `T` and `Z` in either case (RFC 3339 § 5.6).
+ *
+ * Refused, each with a reason: no offset (a local time names no instant), a leap second
+ * (`:60`; JavaScript dates and so the log cannot hold one), week dates (`2024-W18-3`), ordinal
+ * dates (`2024-122`), reduced precision (no seconds, or a date alone), decimal fractions of the
+ * hour or minute, expanded years (`+012024`), a space instead of `T`, a date and time where one is
+ * basic and the other extended, dates that do not exist (`2023-02-29`), and instants whose UTC
+ * date falls outside the years 0001–9999 (they cannot be written back as four-digit years).
  */
 
 export type ParsedTimestamp = { ok: true; utc: string } | { ok: false; reason: string }
 
-// RFC 3339 profile of ISO 8601: date, 'T', time with optional fraction, then Z or ±hh:mm.
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+const OFFSET = '([Zz]|[+-]\\d{2}(?::?\\d{2})?)'
+const EXTENDED = new RegExp(`^(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d+))?${OFFSET}$`)
+const BASIC = new RegExp(`^(\\d{4})(\\d{2})(\\d{2})[Tt](\\d{2})(\\d{2})(\\d{2})(?:[.,](\\d+))?${OFFSET}$`)
+const NO_OFFSET = /^(\d{4}-?\d{2}-?\d{2})[Tt](\d{2}:?\d{2}:?\d{2})([.,]\d+)?$/
+const LEAP_SECOND = /^\d{4}-?\d{2}-?\d{2}[Tt]\d{2}:?\d{2}:?60([.,]\d+)?/
+const WEEK_OR_ORDINAL = /^\d{4}-?(W\d{2}-?\d|\d{3})([Tt]|$)/
+
+const MS_PER_DAY = 86_400_000
+const INVALID = 'is not a valid ISO 8601 date-time with Z or an offset'
+
+/** Days from 1970-01-01 to the proleptic Gregorian date y-m-d (Howard Hinnant's days_from_civil). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y
+  const era = Math.floor(yy / 400)
+  const yoe = yy - era * 400
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146_097 + doe - 719_468
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28
+  return [4, 6, 9, 11].includes(m) ? 30 : 31
+}
+
+/** First and last millisecond that still have a four-digit UTC year (0001-01-01 … 9999-12-31). */
+const MIN_MS = daysFromCivil(1, 1, 1) * MS_PER_DAY
+const MAX_MS = daysFromCivil(10_000, 1, 1) * MS_PER_DAY - 1
+
+/** Offset in minutes east of UTC, or null when out of range. */
+function offsetMinutes(text: string): number | null {
+  if (text === 'Z' || text === 'z') return 0
+  const sign = text.startsWith('-') ? -1 : 1
+  const digits = text.slice(1).replace(':', '')
+  const hours = Number(digits.slice(0, 2))
+  const minutes = digits.length > 2 ? Number(digits.slice(2)) : 0
+  if (hours > 23 || minutes > 59) return null
+  return sign * (hours * 60 + minutes)
+}
+
+function refusalOf(text: string): string {
+  if (LEAP_SECOND.test(text)) {
+    return 'is a leap second (:60), which Ocelog cannot store exactly; send the last millisecond before it, e.g. …:59.999'
+  }
+  if (NO_OFFSET.test(text)) return 'has no Z or offset: a local time names no instant; add Z or an offset such as +02:00'
+  if (WEEK_OR_ORDINAL.test(text)) return `${INVALID}: week dates and ordinal dates are not accepted; send a calendar date YYYY-MM-DD`
+  return INVALID
+}
 
 /**
- * Parses an ISO 8601 date-time that carries a `Z` or an offset.
+ * Parses an ISO 8601 date-time that carries a `Z` or an offset (forms: see the module comment).
  * @returns `{ok: true, utc}` with `utc` as `YYYY-MM-DDTHH:mm:ss.sssZ`, or `{ok: false, reason}`
  *   naming the rule broken. Never throws.
  */
 export function parseTimestamp(text: string): ParsedTimestamp {
-  if (!RFC3339.test(text)) return { ok: false, reason: 'is not a valid ISO 8601 date-time with Z or an offset' }
-  const ms = Date.parse(text)
-  if (!Number.isFinite(ms)) return { ok: false, reason: 'is not a valid ISO 8601 date-time with Z or an offset' }
+  const m = EXTENDED.exec(text) ?? BASIC.exec(text)
+  if (m === null) return { ok: false, reason: refusalOf(text) }
+  const [, ys, mos, ds, hs, mis, ss, fraction = '', offsetText = 'Z'] = m
+  const year = Number(ys)
+  const month = Number(mos)
+  const day = Number(ds)
+  const hour = Number(hs)
+  const minute = Number(mis)
+  const second = Number(ss)
+  if (month < 1 || month > 12) return { ok: false, reason: `${INVALID}: month ${String(mos)} is not 01–12` }
+  if (day < 1 || day > daysInMonth(year, month)) return { ok: false, reason: `${INVALID}: ${String(ys)}-${String(mos)} has no day ${String(ds)}` }
+  if (second === 60) return { ok: false, reason: refusalOf(text) }
+  if (hour === 24) {
+    if (minute !== 0 || second !== 0 || /[1-9]/.test(fraction)) return { ok: false, reason: `${INVALID}: hour 24 is only 24:00:00, the end of the day` }
+  } else if (hour > 23 || minute > 59 || second > 59) {
+    return { ok: false, reason: `${INVALID}: time of day out of range (hh 00–23, mm 00–59, ss 00–59)` }
+  }
+  const offset = offsetMinutes(offsetText)
+  if (offset === null) return { ok: false, reason: `${INVALID}: offset ${offsetText} is out of range (hours 00–23, minutes 00–59)` }
+  const millis = Number(fraction.slice(0, 3).padEnd(3, '0'))
+  const ms = (((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute - offset) * 60 + second) * 1000 + millis
+  if (ms < MIN_MS || ms > MAX_MS) {
+    return { ok: false, reason: 'is outside the years 0001–9999 once converted to UTC; Ocelog stores UTC date-times with four-digit years' }
+  }
   return { ok: true, utc: new Date(ms).toISOString() }
 }

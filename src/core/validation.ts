@@ -1,12 +1,15 @@
 /**
  * Validation of ingest items (spec § Resources and their fields, § Limits). Pure: no I/O.
  * Schema rules come from the TypeBox schemas in src/schemas/api.ts; the rules a schema cannot say
- * (end_timestamp ≥ timestamp, end_timestamp only with timestamp, item size) are checked here.
+ * (date-times as parseTimestamp reads them, end_timestamp ≥ timestamp, end_timestamp only with
+ * timestamp, the nesting, numbers and strings inside properties, item size) are checked here.
  * Every message names the field (a JSON pointer) and the rule it breaks.
  */
 import { Compile } from 'typebox/compile'
 import { EventInput, ObjectUpsertInput } from '../schemas/api.js'
 import { LIMITS } from './limits.js'
+import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE, pointerSegment, propertiesErrors } from './properties-check.js'
+import { parseTimestamp } from './timestamp.js'
 
 export interface FieldError {
   /** JSON pointer inside the item, e.g. `/objects/3/type`; '' for the item itself. */
@@ -52,12 +55,11 @@ function toFieldErrors(errors: Iterable<SchemaError>): FieldError[] {
   for (const e of errors) {
     if (e.keyword === 'boolean') continue
     const path = e.instancePath
-    let message: string
     if (e.keyword === 'additionalProperties') {
       const params = e.params as { additionalProperties?: string[] }
       const names = params.additionalProperties ?? []
       for (const name of names) {
-        const p = `${path}/${name}`
+        const p = `${path}/${pointerSegment(name)}`
         if (seen.has(p)) continue
         seen.add(p)
         out.push({ path: p, message: `unknown field "${name}" is not allowed` })
@@ -78,8 +80,7 @@ function toFieldErrors(errors: Iterable<SchemaError>): FieldError[] {
     if (seen.has(path)) continue
     seen.add(path)
     const rule = ruleFor(path)
-    message = e.message
-    if (e.keyword === 'format' && path.endsWith('timestamp')) message = 'is not a valid ISO 8601 date-time with Z or an offset'
+    const message = e.message
     out.push({ path, message: rule === undefined ? message : `${message} (${rule})` })
   }
   return out
@@ -95,20 +96,66 @@ function byteLengthOver(value: unknown, max: number): number | null {
   return bytes > max ? bytes : null
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Lone surrogates in the item's own strings (names, ids, qualifiers); the schema checks their types and lengths. */
+function nameErrors(item: Record<string, unknown>, fields: readonly string[], prefix = ''): FieldError[] {
+  return fields.flatMap((f) => {
+    const v = item[f]
+    return typeof v === 'string' && hasLoneSurrogate(v) ? [{ path: `${prefix}/${f}`, message: LONE_SURROGATE_MESSAGE }] : []
+  })
+}
+
+/** Errors of the parts an item's properties walk covers: every properties value and the item's names. */
+function valueErrors(item: Record<string, unknown>, kind: 'event' | 'object'): FieldError[] {
+  if (kind === 'object') return [...nameErrors(item, ['type', 'id']), ...propertiesErrors(item.properties, '/properties')]
+  const errors = [...nameErrors(item, ['event']), ...propertiesErrors(item.properties, '/properties')]
+  if (Array.isArray(item.objects)) {
+    item.objects.forEach((o: unknown, i) => {
+      if (!isRecord(o)) return
+      errors.push(...nameErrors(o, ['type', 'id', 'qualifier'], `/objects/${String(i)}`))
+      errors.push(...propertiesErrors(o.properties, `/objects/${String(i)}/properties`))
+    })
+  }
+  return errors
+}
+
+/** Parses `timestamp` / `end_timestamp` when they are strings (the schema reports other types); the UTC forms, or errors. */
+function timestampErrors(item: Record<string, unknown>): { errors: FieldError[]; utc: { timestamp?: string; end_timestamp?: string } } {
+  const errors: FieldError[] = []
+  const utc: { timestamp?: string; end_timestamp?: string } = {}
+  for (const field of ['timestamp', 'end_timestamp'] as const) {
+    const text = item[field]
+    if (typeof text !== 'string') continue
+    const parsed = parseTimestamp(text)
+    if (parsed.ok) utc[field] = parsed.utc
+    else errors.push({ path: `/${field}`, message: `${parsed.reason} (${String(FIELD_RULES[field])})` })
+  }
+  return { errors, utc }
+}
+
 /**
  * Validates one event item (§ Event input).
- * @returns the typed input, or every field error found. Never throws.
+ * @returns the typed input, or every field error found. Never throws, whatever the JSON value
+ *   (deep nesting included: see properties-check).
  */
 export function validateEvent(item: unknown, options: SizeCheck = {}): Validated<EventInput> {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+  if (!isRecord(item)) {
     return { ok: false, errors: [{ path: '', message: 'must be a JSON object (an event)' }] }
   }
-  if (!checkEvent.Check(item)) return { ok: false, errors: toFieldErrors(checkEvent.Errors(item)) }
-  const errors: FieldError[] = []
+  const values = valueErrors(item, 'event')
+  const times = timestampErrors(item)
+  if (!checkEvent.Check(item)) return { ok: false, errors: [...toFieldErrors(checkEvent.Errors(item)), ...times.errors, ...values] }
+  const errors = [...times.errors, ...values]
+  if (errors.length > 0) return { ok: false, errors }
   if (item.end_timestamp !== undefined) {
+    const { timestamp, end_timestamp } = times.utc
     if (item.timestamp === undefined) {
       errors.push({ path: '/end_timestamp', message: 'requires an explicit timestamp (end_timestamp is only accepted together with timestamp)' })
-    } else if (Date.parse(item.end_timestamp) < Date.parse(item.timestamp)) {
+    } else if (timestamp !== undefined && end_timestamp !== undefined && end_timestamp < timestamp) {
+      // Both are YYYY-MM-DDTHH:mm:ss.sssZ with four-digit years, so string order is time order.
       errors.push({ path: '/end_timestamp', message: `must be on or after timestamp (${item.timestamp})` })
     }
   }
@@ -122,10 +169,12 @@ export function validateEvent(item: unknown, options: SizeCheck = {}): Validated
  * @returns the typed input, or every field error found. Never throws.
  */
 export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Validated<ObjectUpsertInput> {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+  if (!isRecord(item)) {
     return { ok: false, errors: [{ path: '', message: 'must be a JSON object (an object upsert)' }] }
   }
-  if (!checkObject.Check(item)) return { ok: false, errors: toFieldErrors(checkObject.Errors(item)) }
+  const values = valueErrors(item, 'object')
+  if (!checkObject.Check(item)) return { ok: false, errors: [...toFieldErrors(checkObject.Errors(item)), ...values] }
+  if (values.length > 0) return { ok: false, errors: values }
   const over = options.bodyBytes !== undefined && options.bodyBytes <= LIMITS.itemBytesMax ? null : byteLengthOver(item, LIMITS.itemBytesMax)
   if (over !== null) {
     return {

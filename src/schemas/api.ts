@@ -12,10 +12,16 @@ export const Properties = Type.Record(Type.String(), Type.Unknown(), {
 })
 export type Properties = Static<typeof Properties>
 
-/** RFC 3339 profile of ISO 8601 with a `Z` or an offset such as `+02:00` (§ Event input, timestamp). */
+/**
+ * ISO 8601 date-time with a `Z` or an offset (§ Event input, timestamp). Read by parseTimestamp in
+ * src/core/timestamp.ts, not by a schema format: it accepts more than RFC 3339's profile (basic
+ * format, comma decimals, offsets `+0200` and `+02`, `24:00:00`) and refuses leap seconds and
+ * years outside 0001–9999 in UTC.
+ */
 export const Timestamp = Type.String({
-  format: 'date-time',
-  description: 'ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z or 2024-05-01T12:00:00+02:00',
+  description:
+    'ISO 8601 date-time with Z or an offset, complete to the second, e.g. 2024-05-01T10:00:00Z, 2024-05-01T12:00:00.5+02:00, 20240501T120000,5+0200. ' +
+    'Stored in UTC with milliseconds (finer fractions are truncated). Refused: no offset, leap seconds (:60), week or ordinal dates, reduced precision, UTC years outside 0001–9999.',
 })
 
 export const ObjectTypeName = Type.String({ minLength: 1, maxLength: LIMITS.objectTypeMax })

@@ -14,6 +14,8 @@ import type { SqliteDatabase } from './database.js'
 interface PendingAppend {
   datasetId: string
   records: readonly NewRecord[]
+  /** JSON of each record's data, encoded before the append joins a group commit. */
+  encoded: readonly string[]
   claims: readonly string[]
   resolve: (result: AppendResult) => void
   reject: (error: Error) => void
@@ -66,7 +68,17 @@ export class SqliteEventLog implements EventLog {
 
   append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ datasetId, records, claims, resolve, reject })
+      // Encoding is the caller's business, not the engine's: a record that cannot be encoded
+      // rejects this call with its own error, and only what the engine throws below becomes
+      // LogUnavailableError (a 503 that a retry may clear).
+      let encoded: string[]
+      try {
+        encoded = records.map((r) => JSON.stringify(r.data))
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)))
+        return
+      }
+      this.pending.push({ datasetId, records, encoded, claims, resolve, reject })
       if (!this.scheduled) {
         this.scheduled = true
         setImmediate(() => this.flush())
@@ -77,10 +89,10 @@ export class SqliteEventLog implements EventLog {
   private writeOne(p: PendingAppend, appendedAt: string): AppendResult {
     const stream = streamName(p.datasetId)
     const positions: number[] = []
-    for (const r of p.records) {
-      const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, JSON.stringify(r.data), appendedAt)
+    p.records.forEach((r, i) => {
+      const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, p.encoded[i] ?? '', appendedAt)
       positions.push(Number(info.lastInsertRowid))
-    }
+    })
     const claimed = new Set<string>()
     for (const id of p.claims) {
       if (this.insertClaim.run(id, p.datasetId).changes === 1) claimed.add(id)
