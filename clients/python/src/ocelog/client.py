@@ -69,8 +69,9 @@ class Client:
             nothing; ``"drop"``: the item is discarded, counted in ``stats().dropped`` and reported
             to ``on_error`` and the log.
         on_error: called with a :class:`~ocelog.Failure` for every queued item that was not
-            recorded, from the sender thread; it must not call ``flush()`` or ``close()``. Each is
-            also logged at ERROR on the ``ocelog`` logger.
+            recorded, from the sender thread; it must not call ``flush()`` or ``close()``, nor
+            enqueue with ``when_full="block"`` (the sender would wait for itself). Each is also
+            logged at ERROR on the ``ocelog`` logger.
         on_retry: called with a :class:`~ocelog.RetryNotice` before every retry and 429 wait.
         compress: gzip request bodies of at least ``compress_min_bytes`` bytes, sent with
             ``Content-Encoding: gzip`` (RFC 9110 § 8.4). Off by default: only for a service that
