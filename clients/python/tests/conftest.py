@@ -42,6 +42,10 @@ class Service:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "OCELOG_DATA_DIR": self.data_dir, "PORT": str(self.port), "HOST": "127.0.0.1", "LOG_LEVEL": "warn", **(env or {})}
         self._stderr = open(os.path.join(self.data_dir, "service.stderr"), "w+")
+        self.start()
+
+    def start(self) -> None:
+        """Starts ``ocelog serve`` on this port and data dir; returns once it answers HTTP."""
         self.process = subprocess.Popen(["node", str(CLI), "serve"], cwd=REPO, env=self.env, stdout=subprocess.DEVNULL, stderr=self._stderr)
         deadline = time.monotonic() + 30
         while True:
@@ -81,6 +85,11 @@ class Service:
     def replay(self, dataset_id: str) -> List[dict]:
         """The dataset's records in log order: ``ocelog replay --dataset ID --json`` (NDJSON)."""
         return [json.loads(line) for line in self.cli(["replay", "--dataset", dataset_id, "--json"]).splitlines() if line.strip()]
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: the data dir stays, ``start()`` brings the service back."""
+        self.process.kill()
+        self.process.wait()
 
     def stop(self) -> None:
         if self.process.poll() is None:
