@@ -240,5 +240,3 @@ class Sender:
                 except Exception:  # a hook must not stop the sender
                     log.exception("ocelog: on_error raised")
 
-
-__all__ = ["Sender", "EVENTS", "OBJECTS"]
