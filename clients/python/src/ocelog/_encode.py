@@ -1,0 +1,114 @@
+"""Turning the caller's values into the API's JSON (spec § Event input, § Object upsert input)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timezone
+from typing import Any, Dict, Iterable, Mapping, Optional, Union
+
+TimeLike = Union[str, datetime]
+
+
+def iso_time(value: TimeLike, name: str) -> str:
+    """A time as the API takes it: ISO 8601 with ``Z`` or an offset.
+
+    Args:
+        value: an ISO 8601 string (sent as is; the service checks it) or a timezone-aware
+            ``datetime`` (sent in UTC with millisecond precision, e.g. ``2024-05-01T08:00:00.000Z``;
+            the service stores milliseconds).
+        name: the field's name, for the error message.
+
+    Raises:
+        ValueError: for a naive ``datetime`` (no ``tzinfo``): its zone would be a guess.
+        TypeError: for anything else (a ``date``, a number, ...).
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+            raise ValueError(
+                f"{name}: a naive datetime ({value.isoformat()}) is refused, since its time zone would be a guess; "
+                "pass a timezone-aware datetime (e.g. datetime.now(timezone.utc)) or an ISO 8601 string with Z or an offset"
+            )
+        return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    raise TypeError(f"{name}: expected an ISO 8601 string or a timezone-aware datetime, got {type(value).__name__}")
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso_time(value, "datetime in properties")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset)):
+        return list(value)
+    raise TypeError(f"a value of type {type(value).__name__} cannot be sent as JSON")
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON; aware datetimes become ISO 8601 in UTC, dates ISO dates.
+
+    Raises:
+        ValueError: for a naive datetime anywhere in ``value``, or a float that is NaN or infinite.
+        TypeError: for a value JSON cannot hold.
+    """
+    return json.dumps(value, default=_json_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def event_input(
+    event: str,
+    objects: Iterable[Mapping[str, Any]],
+    timestamp: Optional[TimeLike] = None,
+    end_timestamp: Optional[TimeLike] = None,
+    properties: Optional[Mapping[str, Any]] = None,
+) -> Dict[str, Any]:
+    """The event input shape ``{event, objects, timestamp?, end_timestamp?, properties?}``.
+
+    Raises:
+        ValueError, TypeError: as :func:`iso_time`, for ``timestamp`` and ``end_timestamp``.
+    """
+    item: Dict[str, Any] = {"event": event, "objects": [dict(o) for o in objects]}
+    if timestamp is not None:
+        item["timestamp"] = iso_time(timestamp, "timestamp")
+    if end_timestamp is not None:
+        item["end_timestamp"] = iso_time(end_timestamp, "end_timestamp")
+    if properties is not None:
+        item["properties"] = dict(properties)
+    # Idempotency keys (exactly-once ingestion): once the API takes them, each item gets its key
+    # here, before its first send, so that every retry of it carries the same key. Not sent yet:
+    # the API rejects unknown fields with 422.
+    return item
+
+
+def object_input(type: str, id: str, properties: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:  # noqa: A002 - the API's field names
+    """The object upsert input shape ``{type, id, properties?}``."""
+    item: Dict[str, Any] = {"type": type, "id": id}
+    if properties is not None:
+        item["properties"] = dict(properties)
+    # Idempotency keys: added here too, as in event_input.
+    return item
+
+
+def normalize_event(item: Mapping[str, Any]) -> Dict[str, Any]:
+    """An event given as a dict in the API's shape, with datetimes turned into ISO strings.
+
+    Raises:
+        ValueError, TypeError: as :func:`iso_time`; TypeError when ``item`` is not a mapping.
+    """
+    if not isinstance(item, Mapping):
+        raise TypeError(f"an event must be a dict in the API's event input shape, got {type(item).__name__}")
+    out = dict(item)
+    for name in ("timestamp", "end_timestamp"):
+        if name in out and out[name] is not None:
+            out[name] = iso_time(out[name], name)
+    return out
+
+
+def normalize_object(item: Mapping[str, Any]) -> Dict[str, Any]:
+    """An object upsert given as a dict in the API's shape.
+
+    Raises:
+        TypeError: when ``item`` is not a mapping.
+    """
+    if not isinstance(item, Mapping):
+        raise TypeError(f"an object must be a dict in the API's object upsert shape, got {type(item).__name__}")
+    return dict(item)
