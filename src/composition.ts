@@ -2,6 +2,7 @@
  * The one composition root (DESIGN.md § Conventions): builds the adapters the configuration asks
  * for. Nothing above the ports knows which engines are in use.
  */
+import { EngineUnavailableError } from './core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import { openDatabase } from './adapters/sqlite/database.js'
@@ -25,9 +26,7 @@ export interface Backends {
 }
 
 /** A configured engine could not be reached or opened; the message names it. */
-export class EngineUnavailableError extends Error {
-  override readonly name = 'EngineUnavailableError'
-}
+export { EngineUnavailableError }
 
 function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@')

@@ -2,6 +2,7 @@
  * Configuration (DESIGN.md § Environment): one TypeBox schema, validated at start. A bad value
  * stops the process with a message that names the variable.
  */
+import { ConfigError } from './core/errors.js'
 import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { LIMITS } from './core/limits.js'
@@ -45,9 +46,7 @@ export interface Config {
   logLevel: string
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-}
+export { ConfigError }
 
 const checkEnv = Compile(EnvSchema)
 const KNOWN = Object.keys(EnvSchema.properties)

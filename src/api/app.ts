@@ -8,10 +8,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Ingest } from '../core/ingest.js'
 import { LIMITS } from '../core/limits.js'
-import { LogUnavailableError } from '../ports/event-log.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
-import { problem, sendProblem } from './problem.js'
+import { problem, sendError, sendProblem } from './problem.js'
 import { v1Routes } from './v1-routes.js'
 
 export interface AppDeps {
@@ -61,16 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error.statusCode === 400 && /JSON/i.test(error.message))) {
       return sendProblem(reply, problem(400, `request body is not valid JSON: ${error.message}`))
     }
-    if (error instanceof LogUnavailableError) {
-      req.log.error({ err: error }, 'log unavailable')
-      reply.header('retry-after', 1)
-      return sendProblem(reply, problem(503, 'the log could not record this request; nothing of it was accepted. Retry.'))
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, problem(error.statusCode, error.message))
-    }
-    req.log.error({ err: error }, 'unhandled error')
-    return sendProblem(reply, problem(500, 'internal error; nothing of this request was accepted unless its records appear in the log'))
+    return sendError(reply, error)
   })
 
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no route ${req.method} ${req.url}; see /docs`)))
@@ -81,7 +71,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Ocelog ingestion API',
         version: deps.version ?? '1',
-        description: 'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. Contract: spec/ingestion-api.md.',
+        description:
+          'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. Contract: the Ocelog ingestion API specification; errors are RFC 9457 problem details.',
       },
       components: {
         securitySchemes: {

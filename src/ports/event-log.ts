@@ -54,7 +54,5 @@ export interface EventLog {
   close(): Promise<void>
 }
 
-/** The log engine could not take or serve the request (maps to 503). */
-export class LogUnavailableError extends Error {
-  override readonly name = 'LogUnavailableError'
-}
+/** The log engine could not take or serve the request (maps to 503); one of Ocelog's error union. */
+export { LogUnavailableError } from '../core/errors.js'

@@ -47,6 +47,4 @@ export interface KeyStore {
   close(): Promise<void>
 }
 
-export class DatasetExistsError extends Error {
-  override readonly name = 'DatasetExistsError'
-}
+export { DatasetExistsError } from '../core/errors.js'

@@ -37,13 +37,4 @@ export interface ReadModelStore {
 }
 
 /** Another projector moved the checkpoint first; the caller re-reads the checkpoint and retries. */
-export class CheckpointConflictError extends Error {
-  override readonly name = 'CheckpointConflictError'
-  constructor(
-    readonly projector: string,
-    readonly expected: number | null,
-    readonly actual: number | null,
-  ) {
-    super(`checkpoint of ${projector} is ${String(actual)}, expected ${String(expected)}`)
-  }
-}
+export { CheckpointConflictError } from '../core/errors.js'
