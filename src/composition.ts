@@ -9,6 +9,7 @@ import { openDatabase } from './adapters/sqlite/database.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
+import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
 import type { EventLog } from './ports/event-log.js'
 import type { KeyStore } from './ports/key-store.js'
 import type { RateLimiter } from './ports/rate-limiter.js'
@@ -22,6 +23,8 @@ export interface Backends {
   log: EventLog
   readModels: ReadModelStore
   keys: KeyStore
+  /** Whether an error of these engines means one is away (retry later) rather than a failed write; for the projector. */
+  isUnavailable(error: unknown): boolean
   close(): Promise<void>
 }
 
@@ -54,6 +57,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     log,
     readModels: new SqliteReadModelStore(db),
     keys: new SqliteKeyStore(db),
+    isUnavailable: isSqliteUnavailable,
     async close() {
       await log.close()
       db.close()

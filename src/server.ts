@@ -42,7 +42,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     })
     const abort = new AbortController()
     const runProjector = options.projector ?? backends.mode === 'embedded'
-    const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log }) : null
+    const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log, isUnavailable: backends.isUnavailable }) : null
     const projecting = projector?.run(abort.signal) ?? Promise.resolve()
     const url = await app.listen({ port: config.port, host: config.host })
     app.log.info(

@@ -5,7 +5,7 @@
  * the process with a message naming its variable instead of failing the first request.
  */
 import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client'
-import { MongoClient } from 'mongodb'
+import { MongoClient, MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb'
 import type { Backends } from '../composition.js'
 import { EngineUnavailableError } from '../composition.js'
 import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
@@ -14,6 +14,16 @@ import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
 
 /** How long each engine may take to answer at start, in ms. */
 export const ENGINE_START_TIMEOUT_MS = 5000
+
+/**
+ * Whether a MongoDB failure means the engine is away (network, no primary, closed client, or an
+ * error labelled transient by the driver) rather than a write that cannot be done.
+ */
+export function isMongoUnavailable(error: unknown): boolean {
+  if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true
+  if (error instanceof MongoNotConnectedError || error instanceof MongoTopologyClosedError) return true
+  return error instanceof MongoError && (error.hasErrorLabel('TransientTransactionError') || error.hasErrorLabel('RetryableWriteError'))
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
@@ -104,6 +114,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
     log,
     readModels,
     keys,
+    isUnavailable: isMongoUnavailable,
     async close() {
       await log.close()
       await mongo.close()

@@ -30,7 +30,7 @@ export function cliMessage(error: OcelogError): string {
     case 'append_too_large':
       return `an item is too large for one append: ${error.message}`
     case 'projection_stopped':
-      return `${error.message}. Fix the cause and start the projector again (it retries that record); \`ocelog status\` shows the stop`
+      return `${error.message}. Fix the cause, then start the projector again: it retries that record`
     default:
       return unreachable(error)
   }

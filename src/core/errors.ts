@@ -5,6 +5,7 @@
  * (src/cli/context.ts); a switch over `kind` there is exhaustive, so a new kind fails to compile
  * until both places handle it.
  */
+import type { ProjectionStop } from '../schemas/projections.js'
 
 /** The base of every Ocelog error; `kind` is the union's tag. */
 export abstract class OcelogErrorBase<K extends string> extends Error {
@@ -95,22 +96,6 @@ export class OcelReadError extends OcelogErrorBase<'ocel_read'> {
 export class AppendTooLargeError extends OcelogErrorBase<'append_too_large'> {
   override readonly name = 'AppendTooLargeError'
   readonly kind = 'append_too_large' as const
-}
-
-/** Where a projection stopped: the record it could not apply and why. */
-export interface ProjectionStop {
-  /** The projection (checkpoint name), e.g. `read-models` or `read-models-0-of-2`. */
-  projection: string
-  /** Log position of the record that could not be applied; null when it failed before it was read (the cause names it). */
-  position: number | null
-  /** Stream of that record, e.g. `dataset-<id>`; null when unknown. */
-  stream: string | null
-  /** The last failure's message. */
-  cause: string
-  /** How many times the record was tried. */
-  attempts: number
-  /** When the projection stopped (UTC ISO 8601). */
-  stoppedAt: string
 }
 
 /**

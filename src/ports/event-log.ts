@@ -51,6 +51,12 @@ export interface EventLog {
    */
   lastPosition(datasetId?: string): Promise<number | null>
 
+  /**
+   * How many records (of every dataset) have `after` < position ≤ `upTo` (after null = from the
+   * start), counting at most `max`: a projection's lag in records, whatever the positions' unit.
+   */
+  countBetween(after: number | null, upTo: number, max: number): Promise<number>
+
   close(): Promise<void>
 }
 

@@ -24,7 +24,7 @@ const stop = new ProjectionStoppedError({
   stream: 'dataset-ds1',
   cause: 'poisoned',
   attempts: 5,
-  stoppedAt: '2026-01-01T00:00:00.000Z',
+  stopped_at: '2026-01-01T00:00:00.000Z',
 })
 
 /** One error of every kind, with the status each must answer. */
@@ -93,7 +93,7 @@ describe('cliMessage', () => {
   it('names the projection, the record’s position and stream, and the cause of a stop', () => {
     expect(cliMessage(stop)).toBe(
       'projection read-models-1-of-2 stopped at the record at position 42 of stream dataset-ds1 after 5 attempt(s): poisoned. ' +
-        'Fix the cause and start the projector again (it retries that record); `ocelog status` shows the stop',
+        'Fix the cause, then start the projector again: it retries that record',
     )
   })
 

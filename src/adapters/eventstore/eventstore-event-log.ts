@@ -340,6 +340,24 @@ export class EventStoreEventLog implements EventLog {
     }
   }
 
+  /** Counts by reading `$all` forwards in pages (positions are byte offsets here, not record numbers). */
+  async countBetween(after: number | null, upTo: number, max: number): Promise<number> {
+    let cursor = after
+    let n = 0
+    while (n < max) {
+      const want = Math.min(1000, max - n)
+      const page = await this.readAll(cursor, want)
+      for (const r of page) {
+        if (r.position > upTo) return n
+        n += 1
+      }
+      const last = page[page.length - 1]
+      if (last === undefined || page.length < want) return n
+      cursor = last.position
+    }
+    return n
+  }
+
   async close(): Promise<void> {
     await this.client.dispose()
   }

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 
 export type SqliteDatabase = Database.Database
 
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 const MIGRATION_1 = `
 CREATE TABLE records (
@@ -91,6 +91,14 @@ CREATE TABLE rm_object_links (
 );
 `
 
+/** Projections stopped on a record they could not apply (one row per projection; `stop` is a ProjectionStop as JSON). */
+const MIGRATION_2 = `
+CREATE TABLE rm_projection_stops (
+  projector  TEXT PRIMARY KEY,
+  stop       TEXT NOT NULL
+);
+`
+
 /**
  * Opens (creating when missing) `<dataDir>/ocelog.db` and brings its schema up to date.
  * @throws when the folder cannot be created or the file is not an Ocelog database of a known version.
@@ -107,11 +115,12 @@ export function openDatabase(dataDir: string): SqliteDatabase {
     db.close()
     throw new Error(`${join(dataDir, 'ocelog.db')} has schema version ${String(version)}; this Ocelog knows up to ${String(SCHEMA_VERSION)}`)
   }
-  if (version < 1) {
+  if (version < SCHEMA_VERSION) {
     db.transaction(() => {
       // Another process may have migrated between our read and this write lock.
-      if (Number(db.pragma('user_version', { simple: true })) >= 1) return
-      db.exec(MIGRATION_1)
+      const current = Number(db.pragma('user_version', { simple: true }))
+      if (current < 1) db.exec(MIGRATION_1)
+      if (current < 2) db.exec(MIGRATION_2)
       db.pragma(`user_version = ${String(SCHEMA_VERSION)}`)
     }).immediate()
   }

@@ -166,6 +166,13 @@ export class SqliteEventLog implements EventLog {
     return row?.position ?? null
   }
 
+  async countBetween(after: number | null, upTo: number, max: number): Promise<number> {
+    const row = this.db
+      .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM records WHERE position > ? AND position <= ? LIMIT ?)')
+      .get(after ?? 0, upTo, max) as { n: number }
+    return row.n
+  }
+
   async close(): Promise<void> {
     if (this.pending.length > 0) this.flush()
   }
