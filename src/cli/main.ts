@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `ocelog`: the command-line interface (DESIGN.md § Interfaces). Each command lives in
+ * `ocelog`: the command-line interface. Each command lives in
  * src/cli/commands/<name>.ts and registers itself on the program.
  */
 import { Command } from 'commander'
@@ -12,6 +12,7 @@ import { registerKeys } from './commands/keys.js'
 import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
 import { registerServe } from './commands/serve.js'
+import { registerStatus } from './commands/status.js'
 import { fail } from './context.js'
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string }
@@ -31,6 +32,7 @@ Environment:
   OCELOG_RATE_LIMIT_PER_MINUTE    requests per minute per API key (default 1200)
   OCELOG_RATE_LIMIT_WINDOW_SECONDS  rate-limit window (default 60; budget scales with it)
   OCELOG_BODY_LIMIT_BYTES         largest request body (default 5242880)
+  OCELOG_METRICS                  on|off: GET /metrics, Prometheus text, no key (default on)
   LOG_LEVEL                       pino level (default info)`,
   )
 
@@ -41,5 +43,6 @@ registerDatasets(program)
 registerImport(program)
 registerExport(program)
 registerReplay(program)
+registerStatus(program)
 
 program.parseAsync(process.argv).catch(fail)

@@ -4,20 +4,20 @@
  * its projection stops, naming the record; an engine that is away (a write lock held by another
  * connection) is waited out without limit. Waits go through an injected `sleep` that records them.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { datasetHash, Projector, type ProjectorOptions } from '../../projections/projector.js'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import type { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from '../../src/adapters/sqlite/unavailable.js'
 import { ProjectionStoppedError } from '../../src/core/errors.js'
-import { Ingest } from '../../src/core/ingest.js'
+import type { Ingest } from '../../src/core/ingest.js'
+import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
 
+let fx: SqliteFixture
 let dir: string
 let db: SqliteDatabase
 let log: SqliteEventLog
@@ -25,28 +25,20 @@ let store: SqliteReadModelStore
 let ingest: Ingest
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ocelog-projector-failure-'))
-  db = openDatabase(dir)
-  log = new SqliteEventLog(db, { pollMs: 10 })
-  store = new SqliteReadModelStore(db)
-  ingest = new Ingest(log)
+  fx = openSqliteFixture('ocelog-projector-failure-', { pollMs: 10 })
+  ;({ dir, db, log, store, ingest } = fx)
   // A poison record: applying an event of type "Poison" fails, deterministically, in the store.
   db.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
            BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
 })
-afterEach(() => {
-  db.close()
-  rmSync(dir, { recursive: true, force: true })
-})
-
-const ctx = (datasetId: string) => ({ datasetId, keyId: 'k', requestId: 'r', receivedAt: new Date().toISOString() })
+afterEach(() => fx.close())
 
 /** Appends one event per name to `datasetId`'s stream; returns their positions. */
 async function events(datasetId: string, ...names: string[]): Promise<number[]> {
   const before = (await log.lastPosition()) ?? 0
   await ingest.recordEvents(
     names.map((event, i) => ({ event, timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: `o${String(i)}` }] })),
-    ctx(datasetId),
+    testContext(datasetId),
   )
   return names.map((_, i) => before + i + 1)
 }

@@ -4,15 +4,12 @@ import { Compile } from 'typebox/compile'
 import { Projector } from '../../../projections/projector.js'
 import { exportOcel, summarize } from '../../ocel/export.js'
 import { OcelJsonStrict } from '../../ocel/ocel-json.js'
-import type { EventLog } from '../../ports/event-log.js'
-import { CheckpointConflictError, type ReadModelStore } from '../../ports/read-model-store.js'
+import { CheckpointConflictError } from '../../ports/read-model-store.js'
+import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { CliError, withBackends } from '../context.js'
 
-/** The projector whose read models are exported (the default name of Projector). */
+/** The projector whose read models are exported (the default name of Projector; shards are `read-models-i-of-n`). */
 const PROJECTOR = 'read-models'
-const PAGE = 1000
-/** Stop counting the lag here: the warning only needs to say that it is large. */
-const LAG_COUNT_MAX = 100_000
 
 const checkOcel = Compile(OcelJsonStrict)
 
@@ -25,31 +22,6 @@ async function catchUp(projector: Projector): Promise<number> {
       if (!(error instanceof CheckpointConflictError) || attempt >= 10) throw error
     }
   }
-}
-
-interface Lag {
-  checkpoint: number | null
-  /** Records of the dataset's stream after the checkpoint (at most LAG_COUNT_MAX). */
-  behind: number
-  lastPosition: number | null
-}
-
-/** How many records of `datasetId` the log holds beyond the read models' checkpoint. */
-async function measureLag(log: EventLog, store: ReadModelStore, datasetId: string): Promise<Lag> {
-  const checkpoint = await store.checkpoint(PROJECTOR)
-  let after = checkpoint
-  let behind = 0
-  let lastPosition: number | null = null
-  while (behind < LAG_COUNT_MAX) {
-    const page = await log.readStream(datasetId, after, PAGE)
-    const last = page[page.length - 1]
-    if (last === undefined) break
-    behind += page.length
-    lastPosition = last.position
-    after = last.position
-    if (page.length < PAGE) break
-  }
-  return { checkpoint, behind, lastPosition }
 }
 
 export function registerExport(program: Command): void {
@@ -67,12 +39,12 @@ export function registerExport(program: Command): void {
         if (b.mode === 'embedded') {
           await catchUp(new Projector(b.log, b.readModels, { name: PROJECTOR }))
         } else {
-          const lag = await measureLag(b.log, b.readModels, opts.dataset)
+          const lag = await datasetLag(b.log, b.readModels, opts.dataset, PROJECTOR)
           if (lag.behind > 0) {
             const count = lag.behind >= LAG_COUNT_MAX ? `at least ${String(lag.behind)}` : String(lag.behind)
             process.stderr.write(
               `ocelog: warning: the read models lag ${count} record(s) of dataset ${opts.dataset} behind the log ` +
-                `(checkpoint ${PROJECTOR} at ${lag.checkpoint === null ? 'none' : String(lag.checkpoint)}, last record at ${String(lag.lastPosition)}); ` +
+                `(read models at ${lag.checkpoint === null ? 'none' : String(lag.checkpoint)}, last record at ${String(lag.lastPosition)}); ` +
                 'the export holds only what the projector has applied\n',
             )
           }
