@@ -7,6 +7,9 @@
 import type { ProjectionState } from '../src/schemas/projections.js'
 import { datasetHash, type Shard } from './projector.js'
 
+/** The name of the projector that keeps the read models (Projector's default); its shards are `read-models-<i>-of-<n>`. */
+export const READ_MODELS_PROJECTION = 'read-models'
+
 const SHARDED = /^(.+)-(\d+)-of-(\d+)$/
 
 /** The base name and shard of a checkpoint name; no shard for an unsharded projector. */

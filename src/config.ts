@@ -21,6 +21,11 @@ export const EnvSchema = Type.Object({
     IntString('Length of the rate-limit window in seconds (default 60); the budget is the per-minute rate scaled to it'),
   ),
   OCELOG_BODY_LIMIT_BYTES: Type.Optional(IntString('Largest request body in bytes (default 5242880)')),
+  OCELOG_METRICS: Type.Optional(
+    Type.Union([Type.Literal('on'), Type.Literal('off')], {
+      description: 'GET /metrics in the Prometheus text format, without a key: on (default) or off; for a private network',
+    }),
+  ),
   LOG_LEVEL: Type.Optional(
     Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -43,6 +48,8 @@ export interface Config {
   /** Window of the fixed-window rate limiter, seconds (default 60). */
   rateLimitWindowSeconds: number
   bodyLimitBytes: number
+  /** Serve GET /metrics (OCELOG_METRICS, default on). */
+  metrics: boolean
   logLevel: string
 }
 
@@ -90,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: positive('OCELOG_RATE_LIMIT_PER_MINUTE', e.OCELOG_RATE_LIMIT_PER_MINUTE, 1200, 1_000_000_000),
     rateLimitWindowSeconds: positive('OCELOG_RATE_LIMIT_WINDOW_SECONDS', e.OCELOG_RATE_LIMIT_WINDOW_SECONDS, 60, 3600),
     bodyLimitBytes: positive('OCELOG_BODY_LIMIT_BYTES', e.OCELOG_BODY_LIMIT_BYTES, LIMITS.bodyBytesDefault, 1024 * 1024 * 1024),
+    metrics: e.OCELOG_METRICS !== 'off',
     logLevel: e.LOG_LEVEL ?? 'info',
   }
 }

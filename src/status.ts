@@ -4,7 +4,7 @@
  * checkpoint, up to the head (EventLog.countBetween): a count of records, not a difference of
  * positions, so it means the same on SQLite (positions are row ids) and EventStoreDB (byte offsets).
  */
-import { datasetCheckpoint, parseCheckpointName } from '../projections/checkpoints.js'
+import { datasetCheckpoint, parseCheckpointName, READ_MODELS_PROJECTION } from '../projections/checkpoints.js'
 import type { EventLog } from './ports/event-log.js'
 import type { ReadModelStore } from './ports/read-model-store.js'
 import type { Status } from './schemas/projections.js'
@@ -49,7 +49,7 @@ const PAGE = 1000
  * (default `read-models`), reading every checkpoint in the store: `base` and its shards
  * `base-i-of-n`, of which only the one that keeps the dataset counts (see projections/checkpoints.ts).
  */
-export async function datasetLag(log: EventLog, store: ReadModelStore, datasetId: string, base = 'read-models'): Promise<DatasetLag> {
+export async function datasetLag(log: EventLog, store: ReadModelStore, datasetId: string, base = READ_MODELS_PROJECTION): Promise<DatasetLag> {
   const checkpoint = datasetCheckpoint(await store.projections(), base, datasetId)
   let after = checkpoint
   let behind = 0

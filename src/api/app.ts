@@ -10,6 +10,7 @@ import type { Ingest } from '../core/ingest.js'
 import { LIMITS } from '../core/limits.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
+import { installMetrics, type MetricsSource } from './metrics.js'
 import { problem, sendError, sendProblem } from './problem.js'
 import { v1Routes } from './v1-routes.js'
 
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** Request logger (pino), or false for none (tests). */
   logger?: FastifyBaseLogger | false
   version?: string
+  /** Serve `GET /metrics` (Prometheus text) from these; omitted: no metrics. */
+  metrics?: MetricsSource
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -43,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
   })
+  if (deps.metrics !== undefined) installMetrics(app, deps.metrics)
 
   app.setErrorHandler((error: FastifyError, req, reply) => {
     switch (error.code) {

@@ -13,8 +13,14 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 1200,
       rateLimitWindowSeconds: 60,
       bodyLimitBytes: 5 * 1024 * 1024,
+      metrics: true,
       logLevel: 'info',
     })
+  })
+
+  it('turns /metrics off with OCELOG_METRICS=off and names a value other than on or off', () => {
+    expect([loadConfig({ OCELOG_METRICS: 'off' }).metrics, loadConfig({ OCELOG_METRICS: 'on' }).metrics]).toEqual([false, true])
+    expect(() => loadConfig({ OCELOG_METRICS: 'yes' })).toThrow(/^OCELOG_METRICS=yes/)
   })
 
   it('names the variable of a bad value', () => {

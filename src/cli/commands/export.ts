@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { renameSync, writeFileSync } from 'node:fs'
 import { Compile } from 'typebox/compile'
+import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
 import { Projector } from '../../../projections/projector.js'
 import { exportOcel, summarize } from '../../ocel/export.js'
 import { OcelJsonStrict } from '../../ocel/ocel-json.js'
@@ -8,8 +9,8 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { CliError, withBackends } from '../context.js'
 
-/** The projector whose read models are exported (the default name of Projector; shards are `read-models-i-of-n`). */
-const PROJECTOR = 'read-models'
+/** The projector whose read models are exported (shards: `read-models-i-of-n`). */
+const PROJECTOR = READ_MODELS_PROJECTION
 
 const checkOcel = Compile(OcelJsonStrict)
 

@@ -1,10 +1,8 @@
 import type { Command } from 'commander'
+import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
 import type { Status } from '../../schemas/projections.js'
 import { LAG_COUNT_MAX, readStatus } from '../../status.js'
 import { printJson, table, withBackends } from '../context.js'
-
-/** The default projector's name: shown even before it has a checkpoint. */
-const DEFAULT_PROJECTION = 'read-models'
 
 /** `ocelog status` as text: the log head, a table of projections, then one line per stopped projection. */
 export function formatStatus(status: Status): string {
@@ -30,7 +28,7 @@ export function registerStatus(program: Command): void {
     .description('Show the log head, each projection checkpoint with its lag in records, and any stopped projection with its error')
     .option('--json', 'print JSON: {head, projections: [{projection, position, updated_at, stopped, lag_records}]}')
     .action(async (opts: { json?: boolean }) => {
-      const status = await withBackends((b) => readStatus(b.log, b.readModels, [DEFAULT_PROJECTION]))
+      const status = await withBackends((b) => readStatus(b.log, b.readModels, [READ_MODELS_PROJECTION]))
       if (opts.json === true) return printJson(status)
       process.stdout.write(formatStatus(status))
     })
