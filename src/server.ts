@@ -41,7 +41,8 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       rateLimiter,
       bodyLimitBytes: config.bodyLimitBytes,
       logger,
-      ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: runProjector ? [READ_MODELS_PROJECTION] : [] } } : {}),
+      // The read models' projection shows from the start (lag: the whole log), wherever its projector runs.
+      ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: [READ_MODELS_PROJECTION] } } : {}),
     })
     const abort = new AbortController()
     const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log, isUnavailable: backends.isUnavailable }) : null

@@ -20,7 +20,7 @@ import { readStatus } from '../status.js'
 export interface MetricsSource {
   log: EventLog
   readModels: ReadModelStore
-  /** Projections to show before they have a checkpoint (the projector this process runs). */
+  /** Projections to show before they have a checkpoint (unless their shards are in the store). */
   projections?: readonly string[]
 }
 
