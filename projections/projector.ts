@@ -1,5 +1,5 @@
 /**
- * The projector: tails the log from its checkpoint and keeps the read models (DESIGN.md § Read
+ * The projector: tails the log from its checkpoint and keeps the read models (README § Read
  * models). Each batch of records is folded into one ChangeSet (pure, change-set.ts) and applied
  * with a compare-and-set of the checkpoint, so a crash or restart resumes where the last applied
  * batch ended, and a record applied twice changes nothing.

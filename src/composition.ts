@@ -1,6 +1,8 @@
 /**
- * The one composition root (DESIGN.md § Conventions): builds the adapters the configuration asks
- * for. Nothing above the ports knows which engines are in use.
+ * The one composition root: builds the adapters the configuration asks for. Code above the ports
+ * sees the engines only through `Backends`: `mode` (on the embedded default `serve` runs the
+ * projector in process and `export` catches up first) and `isUnavailable` (which engine errors the
+ * projector waits out).
  */
 import { EngineUnavailableError } from './core/errors.js'
 import type { Logger } from 'pino'

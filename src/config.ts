@@ -1,5 +1,5 @@
 /**
- * Configuration (DESIGN.md § Environment): one TypeBox schema, validated at start. A bad value
+ * Configuration (README § Configuration): one TypeBox schema, validated at start. A bad value
  * stops the process with a message that names the variable.
  */
 import { ConfigError } from './core/errors.js'

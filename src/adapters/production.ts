@@ -1,5 +1,5 @@
 /**
- * Production backends (DESIGN.md § Shape, Ports): the EventStoreDB log, the MongoDB read models and
+ * Production backends (README § Architecture, § Production): the EventStoreDB log, the MongoDB read models and
  * the MongoDB key store, chosen when EVENTSTORE_URL and MONGODB_URL are set (src/composition.ts).
  * Both engines are reached with a short timeout at start, so a missing or unreachable engine stops
  * the process with a message naming its variable instead of failing the first request.

@@ -1,5 +1,5 @@
 /**
- * The Fastify application, built from its dependencies (DESIGN.md § Conventions): no listening
+ * The Fastify application, built from its dependencies (pure core, thin adapters): no listening
  * here, so tests drive it through `inject` and the server entry (src/server.ts) listens.
  */
 import { randomUUID } from 'node:crypto'

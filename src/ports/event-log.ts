@@ -1,5 +1,5 @@
 /**
- * Port: the append-only log (DESIGN.md § Shape, § Records). One stream per dataset
+ * Port: the append-only log (README § Architecture). One stream per dataset
  * (`dataset-<id>`), positions in one global order. Adapters: SQLite (embedded default),
  * EventStoreDB (production). Contract tests: test/contract/event-log.contract.ts.
  */
@@ -11,7 +11,7 @@ export interface AppendResult {
   /**
    * The object ids among `claims` that this append claimed first (the objects it created).
    * Claims are write-side identity claims for the `created` flag of object results
-   * (DESIGN.md § Records, Ids); an id already claimed is not in the set.
+   * (README § Architecture: ids); an id already claimed is not in the set.
    */
   claimed: ReadonlySet<string>
 }

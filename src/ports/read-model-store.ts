@@ -1,5 +1,5 @@
 /**
- * Port: the read-model store (DESIGN.md § Read models). Adapters: SQLite (embedded default),
+ * Port: the read-model store (README § Read models). Adapters: SQLite (embedded default),
  * MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
  */
 import type { ChangeSet } from '../../projections/change-set.js'

@@ -1,5 +1,5 @@
 /**
- * Contract of the ReadModelStore port (src/ports/read-model-store.ts; DESIGN.md § Read models):
+ * Contract of the ReadModelStore port (src/ports/read-model-store.ts; README § Read models):
  * the same cases for every adapter. Records get synthetic positions (fixtures.stored) and are
  * folded with the real projection (projections/change-set.ts).
  */

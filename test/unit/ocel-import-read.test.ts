@@ -1,5 +1,5 @@
 /**
- * The OCEL 2.0 readers (src/ocel/import/read*.ts) on the real logs of ../shared/data/ocel/ and on
+ * The OCEL 2.0 readers (src/ocel/import/read*.ts) on the shared real OCEL 2.0 logs (skipped with a printed reason when absent) and on
  * small documents with the quirks of real files. The same log in two forms must read the same.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'

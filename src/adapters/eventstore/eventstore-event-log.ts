@@ -1,5 +1,5 @@
 /**
- * EventLog adapter on EventStoreDB (`@eventstore/db-client` 6.2.1; DESIGN.md § Shape, § Records).
+ * EventLog adapter on EventStoreDB (`@eventstore/db-client` 6.2.1; README § Architecture).
  *
  * - **Streams.** Dataset D's records are JSON events in the stream `dataset-D`: event type = record
  *   type (`EventRecorded` / `ObjectUpserted`), data = record data, metadata = {key_id, request_id,

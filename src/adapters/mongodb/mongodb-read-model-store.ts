@@ -1,5 +1,5 @@
 /**
- * ReadModelStore adapter on MongoDB (`mongodb` 7 driver; DESIGN.md § Read models). One collection
+ * ReadModelStore adapter on MongoDB (`mongodb` 7 driver; README § Read models). One collection
  * per read model (read-model-writes.ts: READ_MODEL_COLLECTIONS), holding exactly the fields of
  * src/schemas/read-models.ts, each with a unique index on its key.
  *

@@ -1,7 +1,7 @@
 /**
- * The embedded default's one SQLite file (DESIGN.md § Ports): the log, the key store and the
+ * The embedded default's one SQLite file (README § Architecture): the log, the key store and the
  * read models live in `<OCELOG_DATA_DIR>/ocelog.db`, opened in WAL mode with synchronous=FULL so
- * that a committed append survives a power cut (DESIGN.md § Records, Durability).
+ * that a committed append survives a power cut (README § The API: a 200 means durable).
  */
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'

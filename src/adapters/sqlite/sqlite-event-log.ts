@@ -2,7 +2,7 @@
  * EventLog adapter on the embedded SQLite file. Appends are group-committed: every append that
  * arrives within one turn of the event loop is written in one transaction (one fsync under
  * synchronous=FULL), and each caller's promise resolves only after that commit. Object identity
- * claims are INSERT OR IGNOREs inside the same transaction (DESIGN.md § Records, Ids).
+ * claims are INSERT OR IGNOREs inside the same transaction (README § Architecture: ids).
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
