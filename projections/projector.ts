@@ -228,7 +228,8 @@ export class Projector {
   }
 
   /**
-   * Applies everything the log holds now, then returns the number of records applied.
+   * Applies everything the log holds now, then returns the number of records applied. A recorded
+   * stop of this projection is cleared once the checkpoint has passed its record.
    * @throws ProjectionStoppedError (attempts 1, not recorded in the store) naming a record it cannot apply.
    */
   async catchUp(): Promise<number> {
@@ -236,7 +237,11 @@ export class Projector {
     const before = this.appliedRecords
     for (;;) {
       const batch = await this.log.readAll(this.applied, this.maxBatch)
-      if (batch.length === 0) return this.appliedRecords - before
+      if (batch.length === 0) {
+        const stop = (await this.store.projections()).find((p) => p.projection === this.name)?.stopped ?? null
+        if (stop !== null && (stop.position === null || (this.applied ?? 0) >= stop.position)) await this.store.clearStop(this.name)
+        return this.appliedRecords - before
+      }
       try {
         await this.applyBatch(batch, this.maxBatchCost, false)
       } catch (error) {
