@@ -143,6 +143,19 @@ describe('Projector.run on a record it cannot apply', () => {
   })
 })
 
+describe('Projector.run on a record it cannot read', () => {
+  it('stops after its retries, the cause naming the record’s position', async () => {
+    await events('ds1', 'Create Order')
+    db.prepare(
+      "INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-ds1', 'ds1', 'EventRecorded', 99, '{}', 'now')",
+    ).run()
+    const { waits, sleep } = recordingSleep()
+    const stopped = await new Projector(log, store, { sleep, settleMs: 0 }).run(new AbortController().signal)
+    expect(waits).toEqual([100, 200, 400, 800])
+    expect([stopped?.stop.position, stopped?.stop.attempts, stopped?.stop.cause]).toEqual([null, 5, expect.stringMatching(/position 2\b/)])
+  })
+})
+
 describe('Projector.catchUp on a record it cannot apply', () => {
   it('throws ProjectionStoppedError naming the record, after applying the ones before it', async () => {
     const [, poison] = await events('ds1', 'Create Order', 'Poison')
