@@ -1,6 +1,6 @@
 /**
  * The pure step of every projection: a run of records (in log order) → the read-model changes
- * they imply (DESIGN.md § Read models). No I/O here; the read-model store applies a ChangeSet
+ * they imply (README § Read models). No I/O here; the read-model store applies a ChangeSet
  * and moves the checkpoint in one step.
  *
  * Idempotency contract for stores: every aggregated change carries `minPosition`/`maxPosition`,

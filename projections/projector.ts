@@ -1,16 +1,22 @@
 /**
- * The projector: tails the log from its checkpoint and keeps the read models (DESIGN.md § Read
+ * The projector: tails the log from its checkpoint and keeps the read models (README § Read
  * models). Each batch of records is folded into one ChangeSet (pure, change-set.ts) and applied
  * with a compare-and-set of the checkpoint, so a crash or restart resumes where the last applied
  * batch ended, and a record applied twice changes nothing.
  *
  * Several projectors can share the work by dataset: shard i of n takes the datasets whose
  * FNV-1a hash mod n is i, keeps its own checkpoint (`<name>-<i>-of-<n>`), and skips the rest.
+ *
+ * Failures (see `run`): an engine that is away is waited for without limit, with capped
+ * exponential back-off; a record that cannot be applied (a poison record) is retried a bounded
+ * number of times, then that projection stops with a ProjectionStoppedError naming the record,
+ * recorded in the store for `ocelog status`. Other projectors (other shards) go on.
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { EventLog } from '../src/ports/event-log.js'
-import { CheckpointConflictError, type ReadModelStore } from '../src/ports/read-model-store.js'
+import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from '../src/core/errors.js'
+import type { ReadModelStore } from '../src/ports/read-model-store.js'
 import type { StoredRecord } from '../src/schemas/records.js'
 import { chunkByWeight } from '../src/core/chunk.js'
 import { foldRecords } from './change-set.js'
@@ -45,6 +51,49 @@ export interface ProjectorOptions {
   settleMs?: number
   shard?: Shard
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>
+  /** Back-off of `run` after a failure. */
+  retry?: RetryOptions
+  /** Waits `ms`, or less when `signal` aborts (default: a timer). Tests pass one that records the waits. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  /**
+   * Whether an error means an engine is away (wait and retry without limit) rather than a record
+   * that cannot be applied. Ocelog's LogUnavailableError and EngineUnavailableError always are;
+   * this adds the engines' own errors (from the composition root, which knows the engines).
+   */
+  isUnavailable?: (error: unknown) => boolean
+}
+
+export interface RetryOptions {
+  /** First wait after a failure, ms (default 100); each further wait doubles. */
+  initialDelayMs?: number
+  /** Longest wait, ms (default 5000). */
+  maxDelayMs?: number
+  /** Attempts at one record before its projection stops (default 5: four waits, 100 + 200 + 400 + 800 ms). */
+  maxAttempts?: number
+}
+
+/** Waits `ms`, or until `signal` aborts. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+/** A record of a run could not be applied: `cause` is what applying it alone threw. */
+class RecordFailure extends Error {
+  override readonly name = 'RecordFailure'
+  constructor(
+    readonly record: StoredRecord,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause))
+  }
 }
 
 /** 32-bit FNV-1a of a dataset id: stable across processes and versions. */
@@ -84,6 +133,9 @@ export class Projector {
   readonly events = new EventEmitter()
   private applied: number | null = null
   private appliedRecords = 0
+  private stoppedWith: ProjectionStoppedError | null = null
+  private readonly retry: Required<RetryOptions>
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>
 
   constructor(
     private readonly log: EventLog,
@@ -100,7 +152,18 @@ export class Projector {
     this.maxBatchCost = options.maxBatchCost ?? 16000
     this.headRunCost = options.headRunCost ?? 1000
     this.settleMs = options.settleMs ?? 50
+    this.retry = { initialDelayMs: 100, maxDelayMs: 5000, maxAttempts: 5, ...options.retry }
+    this.sleep = options.sleep ?? sleepUnlessAborted
     this.events.setMaxListeners(0)
+  }
+
+  /** Why `run` stopped this projection, or null while it has not. */
+  get stopped(): ProjectionStoppedError | null {
+    return this.stoppedWith
+  }
+
+  private unavailable(error: unknown): boolean {
+    return error instanceof LogUnavailableError || error instanceof EngineUnavailableError || this.options.isUnavailable?.(error) === true
   }
 
   /** Last position this projector applied (null before the first batch). */
@@ -128,27 +191,75 @@ export class Projector {
   }
 
   /**
+   * Applies a run; when it fails for a reason other than an away engine or a moved checkpoint,
+   * applies its records one by one, so the records before the failing one are kept and the
+   * failure names that record (RecordFailure).
+   */
+  private async applyIsolating(run: readonly StoredRecord[]): Promise<void> {
+    try {
+      await this.applyRun(run)
+      return
+    } catch (error) {
+      if (error instanceof CheckpointConflictError || this.unavailable(error)) throw error
+      const [only] = run
+      if (run.length === 1 && only !== undefined) throw new RecordFailure(only, error)
+    }
+    for (const record of run) {
+      try {
+        await this.applyRun([record])
+      } catch (error) {
+        if (error instanceof CheckpointConflictError || this.unavailable(error)) throw error
+        throw new RecordFailure(record, error)
+      }
+    }
+  }
+
+  /**
    * Applies a batch read from the log in runs of at most `runCost`, one transaction each. With
    * `yieldBetween`, other work on this thread (the HTTP server) runs after each run.
    */
   private async applyBatch(batch: readonly StoredRecord[], runCost: number, yieldBetween: boolean): Promise<void> {
     for (const run of splitByCost(batch, runCost)) {
-      await this.applyRun(run)
+      await this.applyIsolating(run)
       // An embedded log and store answer without I/O, so this would run on microtasks alone and
       // starve the HTTP server in the same process until it caught up.
       if (yieldBetween) await new Promise<void>((resolve) => setImmediate(resolve))
     }
   }
 
-  /** Applies everything the log holds now, then returns the number of records applied. */
+  /**
+   * Applies everything the log holds now, then returns the number of records applied. A recorded
+   * stop of this projection is cleared once the checkpoint has passed its record.
+   * @throws ProjectionStoppedError (attempts 1, not recorded in the store) naming a record it cannot apply.
+   */
   async catchUp(): Promise<number> {
     this.applied = await this.store.checkpoint(this.name)
     const before = this.appliedRecords
     for (;;) {
       const batch = await this.log.readAll(this.applied, this.maxBatch)
-      if (batch.length === 0) return this.appliedRecords - before
-      await this.applyBatch(batch, this.maxBatchCost, false)
+      if (batch.length === 0) {
+        const stop = (await this.store.projections()).find((p) => p.projection === this.name)?.stopped ?? null
+        if (stop !== null && (stop.position === null || (this.applied ?? 0) >= stop.position)) await this.store.clearStop(this.name)
+        return this.appliedRecords - before
+      }
+      try {
+        await this.applyBatch(batch, this.maxBatchCost, false)
+      } catch (error) {
+        if (error instanceof RecordFailure) throw this.stopError(error.record, error.cause, 1)
+        throw error
+      }
     }
+  }
+
+  private stopError(record: StoredRecord | null, cause: unknown, attempts: number): ProjectionStoppedError {
+    return new ProjectionStoppedError({
+      projection: this.name,
+      position: record?.position ?? null,
+      stream: record?.stream ?? null,
+      cause: cause instanceof Error ? cause.message : String(cause),
+      attempts,
+      stopped_at: new Date().toISOString(),
+    })
   }
 
   /** Drops the read models and applies the whole log again. Returns the number of records applied. */
@@ -158,13 +269,30 @@ export class Projector {
   }
 
   /**
-   * Follows the log until `signal` aborts. Errors (an engine away, a checkpoint moved by another
-   * worker) are logged and retried from the stored checkpoint with back-off up to 5 s.
+   * Follows the log until `signal` aborts (then resolves null), or until this projection stops
+   * (then resolves the ProjectionStoppedError, also in `stopped`, logged and recorded in the store).
+   * Starting clears an earlier stop of this name: a restart tries the record again.
+   *
+   * After a failure it waits `initialDelayMs`, doubling each time up to `maxDelayMs`, and resumes
+   * from the stored checkpoint:
+   * - a moved checkpoint (another worker) resumes at once;
+   * - an engine away (LogUnavailableError, EngineUnavailableError, `isUnavailable`) is retried
+   *   without limit;
+   * - any other failure is pinned to the record that causes it (the records before it are applied)
+   *   and retried; after `maxAttempts` attempts at that record, the projection stops.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    let delay = 100
+  async run(signal: AbortSignal): Promise<ProjectionStoppedError | null> {
+    const { initialDelayMs, maxDelayMs, maxAttempts } = this.retry
+    let delay = initialDelayMs
+    let cleared = false
+    /** The record that keeps failing (null: it failed before it was read) and the attempts at it; 0 attempts: none fails. */
+    const failing: { record: StoredRecord | null; attempts: number } = { record: null, attempts: 0 }
     while (!signal.aborted) {
       try {
+        if (!cleared) {
+          await this.store.clearStop(this.name)
+          cleared = true
+        }
         this.applied = await this.store.checkpoint(this.name)
         for await (const batch of this.log.tail(this.applied, { signal, maxBatch: this.maxBatch })) {
           // Near the head (a short batch), small runs keep the HTTP server's latency low, then settle.
@@ -174,16 +302,48 @@ export class Projector {
           // append, and then the read models fall behind rather than the API stalling.
           const behind = batch.length >= this.maxBatch
           await this.applyBatch(batch, behind ? this.maxBatchCost : this.headRunCost, true)
+          // Back to the first delay once past the failing record (records before it are applied between attempts).
+          if (failing.record === null || (this.applied ?? 0) >= failing.record.position) failing.attempts = 0
+          if (failing.attempts === 0) delay = initialDelayMs
           if (!behind && this.settleMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.settleMs))
-          delay = 100
         }
       } catch (error) {
-        if (signal.aborted) return
-        if (error instanceof CheckpointConflictError) this.options.logger?.warn({ err: error }, 'projector checkpoint moved; resuming from it')
-        else this.options.logger?.error({ err: error }, `projector ${this.name} failed; retrying in ${String(delay)} ms`)
-        await new Promise((resolve) => setTimeout(resolve, delay))
-        delay = Math.min(delay * 2, 5000)
+        if (signal.aborted) return null
+        if (error instanceof CheckpointConflictError) {
+          this.options.logger?.warn({ err: error }, `projector ${this.name}: checkpoint moved; resuming from it`)
+          continue
+        }
+        if (this.unavailable(error)) {
+          this.options.logger?.error({ err: error }, `projector ${this.name}: an engine is unavailable; retrying in ${String(delay)} ms`)
+        } else {
+          const record = error instanceof RecordFailure ? error.record : null
+          const cause = error instanceof RecordFailure ? error.cause : error
+          const again = failing.attempts > 0 && (failing.record?.position ?? null) === (record?.position ?? null)
+          failing.attempts = again ? failing.attempts + 1 : 1
+          failing.record = record
+          if (failing.attempts >= maxAttempts) return this.stop(this.stopError(record, cause, failing.attempts))
+          const at = record === null ? 'reading the log' : `the record at position ${String(record.position)} of stream ${record.stream}`
+          this.options.logger?.error(
+            { err: cause, position: record?.position ?? null, stream: record?.stream ?? null, attempt: failing.attempts },
+            `projector ${this.name}: ${at} failed (attempt ${String(failing.attempts)} of ${String(maxAttempts)}); retrying in ${String(delay)} ms`,
+          )
+        }
+        await this.sleep(delay, signal)
+        delay = Math.min(delay * 2, maxDelayMs)
       }
     }
+    return null
+  }
+
+  /** Stops this projection: logs the error and records it in the store (best effort: the log has it either way). */
+  private async stop(error: ProjectionStoppedError): Promise<ProjectionStoppedError> {
+    this.stoppedWith = error
+    this.options.logger?.error({ err: error, ...error.stop }, error.message)
+    try {
+      await this.store.recordStop(error.stop)
+    } catch (recordError) {
+      this.options.logger?.error({ err: recordError }, `projector ${this.name}: the stop could not be recorded in the read-model store`)
+    }
+    return error
   }
 }

@@ -3,13 +3,12 @@
  * `ocelog keys …` and `ocelog datasets …`. A key targets a new, automatically named dataset unless
  * an existing dataset is named.
  */
+import { AdminError } from './core/errors.js'
 import { DATASET_ID, newDatasetId, newKeyToken } from './core/api-keys.js'
 import type { ApiKey, Dataset, KeyStore } from './ports/key-store.js'
 import { ALL_SCOPES, type Scope } from './schemas/api.js'
 
-export class AdminError extends Error {
-  override readonly name = 'AdminError'
-}
+export { AdminError }
 
 export interface CreateKeyInput {
   name: string

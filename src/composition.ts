@@ -1,7 +1,10 @@
 /**
- * The one composition root (DESIGN.md § Conventions): builds the adapters the configuration asks
- * for. Nothing above the ports knows which engines are in use.
+ * The one composition root: builds the adapters the configuration asks for. Code above the ports
+ * sees the engines only through `Backends`: `mode` (on the embedded default `serve` runs the
+ * projector in process and `export` catches up first) and `isUnavailable` (which engine errors the
+ * projector waits out).
  */
+import { EngineUnavailableError } from './core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import { openDatabase } from './adapters/sqlite/database.js'
@@ -9,6 +12,7 @@ import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelQuery } from './adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
+import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
 import type { EventLog } from './ports/event-log.js'
 import type { KeyStore } from './ports/key-store.js'
 import type { RateLimiter } from './ports/rate-limiter.js'
@@ -26,13 +30,13 @@ export interface Backends {
   /** The read side's query port over the same read models (`/v1/process/*`, MCP, `/ui/`, `ocelog export`). */
   query: ReadModelQuery
   keys: KeyStore
+  /** Whether an error of these engines means one is away (retry later) rather than a failed write; for the projector. */
+  isUnavailable(error: unknown): boolean
   close(): Promise<void>
 }
 
 /** A configured engine could not be reached or opened; the message names it. */
-export class EngineUnavailableError extends Error {
-  override readonly name = 'EngineUnavailableError'
-}
+export { EngineUnavailableError }
 
 function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@')
@@ -61,6 +65,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     readModels: new SqliteReadModelStore(db),
     query: new SqliteReadModelQuery(db),
     keys: new SqliteKeyStore(db),
+    isUnavailable: isSqliteUnavailable,
     async close() {
       await log.close()
       db.close()

@@ -1,7 +1,8 @@
 /**
- * Configuration (DESIGN.md § Environment): one TypeBox schema, validated at start. A bad value
+ * Configuration (README § Configuration): one TypeBox schema, validated at start. A bad value
  * stops the process with a message that names the variable.
  */
+import { ConfigError } from './core/errors.js'
 import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { LIMITS } from './core/limits.js'
@@ -27,6 +28,11 @@ export const EnvSchema = Type.Object({
         'Comma-separated host names that the Host and Origin headers of /mcp may name (DNS rebinding protection); default: loopback, the machine’s host name and its addresses',
     }),
   ),
+  OCELOG_METRICS: Type.Optional(
+    Type.Union([Type.Literal('on'), Type.Literal('off')], {
+      description: 'GET /metrics in the Prometheus text format, without a key: on (default) or off; for a private network',
+    }),
+  ),
   LOG_LEVEL: Type.Optional(
     Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -49,14 +55,14 @@ export interface Config {
   /** Window of the fixed-window rate limiter, seconds (default 60). */
   rateLimitWindowSeconds: number
   bodyLimitBytes: number
+  /** Serve GET /metrics (OCELOG_METRICS, default on). */
+  metrics: boolean
   logLevel: string
   /** Host names /mcp answers to (OCELOG_ALLOWED_HOSTS), or null for the default. */
   allowedHosts: string[] | null
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-}
+export { ConfigError }
 
 const checkEnv = Compile(EnvSchema)
 const KNOWN = Object.keys(EnvSchema.properties)
@@ -100,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: positive('OCELOG_RATE_LIMIT_PER_MINUTE', e.OCELOG_RATE_LIMIT_PER_MINUTE, 1200, 1_000_000_000),
     rateLimitWindowSeconds: positive('OCELOG_RATE_LIMIT_WINDOW_SECONDS', e.OCELOG_RATE_LIMIT_WINDOW_SECONDS, 60, 3600),
     bodyLimitBytes: positive('OCELOG_BODY_LIMIT_BYTES', e.OCELOG_BODY_LIMIT_BYTES, LIMITS.bodyBytesDefault, 1024 * 1024 * 1024),
+    metrics: e.OCELOG_METRICS !== 'off',
     logLevel: e.LOG_LEVEL ?? 'info',
     allowedHosts: e.OCELOG_ALLOWED_HOSTS === undefined ? null : e.OCELOG_ALLOWED_HOSTS.split(',').map((h) => h.toLowerCase()),
   }

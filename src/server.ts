@@ -5,6 +5,7 @@
  * closes the engines.
  */
 import type { FastifyInstance } from 'fastify'
+import { READ_MODELS_PROJECTION } from '../projections/checkpoints.js'
 import { Projector } from '../projections/projector.js'
 import { buildApp } from './api/app.js'
 import { createLogger } from './logger.js'
@@ -34,6 +35,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
   let rateLimiter: RateLimiter | null = null
   try {
     rateLimiter = await openRateLimiter(config, logger)
+    const runProjector = options.projector ?? backends.mode === 'embedded'
     const app = await buildApp({
       ingest: new Ingest(backends.log),
       keys: backends.keys,
@@ -42,10 +44,11 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       logger,
       reader: new ProcessReader({ query: backends.query, log: backends.log }),
       ...(config.allowedHosts === null ? {} : { allowedHosts: config.allowedHosts }),
+      // The read models' projection shows from the start (lag: the whole log), wherever its projector runs.
+      ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: [READ_MODELS_PROJECTION] } } : {}),
     })
     const abort = new AbortController()
-    const runProjector = options.projector ?? backends.mode === 'embedded'
-    const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log }) : null
+    const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log, isUnavailable: backends.isUnavailable }) : null
     const projecting = projector?.run(abort.signal) ?? Promise.resolve()
     const url = await app.listen({ port: config.port, host: config.host })
     app.log.info(

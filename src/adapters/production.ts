@@ -1,11 +1,11 @@
 /**
- * Production backends (DESIGN.md § Shape, Ports): the EventStoreDB log, the MongoDB read models and
+ * Production backends (README § Architecture, § Production): the EventStoreDB log, the MongoDB read models and
  * the MongoDB key store, chosen when EVENTSTORE_URL and MONGODB_URL are set (src/composition.ts).
  * Both engines are reached with a short timeout at start, so a missing or unreachable engine stops
  * the process with a message naming its variable instead of failing the first request.
  */
 import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client'
-import { MongoClient } from 'mongodb'
+import { MongoClient, MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb'
 import type { Backends } from '../composition.js'
 import { EngineUnavailableError } from '../composition.js'
 import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
@@ -15,6 +15,16 @@ import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
 
 /** How long each engine may take to answer at start, in ms. */
 export const ENGINE_START_TIMEOUT_MS = 5000
+
+/**
+ * Whether a MongoDB failure means the engine is away (network, no primary, closed client, or an
+ * error labelled transient by the driver) rather than a write that cannot be done.
+ */
+export function isMongoUnavailable(error: unknown): boolean {
+  if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true
+  if (error instanceof MongoNotConnectedError || error instanceof MongoTopologyClosedError) return true
+  return error instanceof MongoError && (error.hasErrorLabel('TransientTransactionError') || error.hasErrorLabel('RetryableWriteError'))
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
@@ -108,6 +118,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
     readModels,
     query,
     keys,
+    isUnavailable: isMongoUnavailable,
     async close() {
       await log.close()
       await mongo.close()

@@ -1,6 +1,7 @@
 /**
- * RateLimiter adapters on rate-limiter-flexible (spec § Limits, Rate): a fixed window of 60 s per
- * API key, counted per request. In memory by default; on Redis (ioredis) when REDIS_URL is set,
+ * RateLimiter adapters on rate-limiter-flexible (spec § Limits, Rate): a fixed window per API
+ * key (OCELOG_RATE_LIMIT_WINDOW_SECONDS, default 60 s; the per-minute budget scaled to it),
+ * counted per request. In memory by default; on Redis (ioredis) when REDIS_URL is set,
  * so every API replica shares one budget per key. If Redis is unreachable, the Redis limiter
  * falls back to an in-memory insurance limiter (per replica) instead of failing requests: a brief
  * Redis outage loosens the limit by at most the replica count, and ingestion keeps working.

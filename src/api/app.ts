@@ -1,5 +1,5 @@
 /**
- * The Fastify application, built from its dependencies (DESIGN.md § Conventions): no listening
+ * The Fastify application, built from its dependencies (pure core, thin adapters): no listening
  * here, so tests drive it through `inject` and the server entry (src/server.ts) listens.
  */
 import { randomUUID } from 'node:crypto'
@@ -9,14 +9,14 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Ingest } from '../core/ingest.js'
 import { LIMITS } from '../core/limits.js'
-import { LogUnavailableError } from '../ports/event-log.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import { defaultAllowedHosts, mcpRoute } from './mcp-route.js'
-import { problem, sendProblem } from './problem.js'
 import { processRoutes, type ProcessReads } from './process-routes.js'
 import { closeInStagesIfBodyUnread } from './staged-close.js'
 import { uiRoutes } from './ui-routes.js'
+import { installMetrics, type MetricsSource } from './metrics.js'
+import { problem, sendError, sendProblem } from './problem.js'
 import { v1Routes } from './v1-routes.js'
 
 export interface AppDeps {
@@ -32,6 +32,8 @@ export interface AppDeps {
   reader?: ProcessReads
   /** Host names that Host and Origin may name on `/mcp` (DNS rebinding protection); default: defaultAllowedHosts(). */
   allowedHosts?: readonly string[]
+  /** Serve `GET /metrics` (Prometheus text) from these; omitted: no metrics. */
+  metrics?: MetricsSource
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -71,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return tooLarge(reply)
     }
   })
+  if (deps.metrics !== undefined) installMetrics(app, deps.metrics)
 
   const tooLarge = (reply: FastifyReply) =>
     sendProblem(reply, problem(413, `request body is over the limit of ${String(bodyLimit)} bytes; split it into smaller batches`))
@@ -98,16 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error.statusCode === 400 && /JSON/i.test(error.message))) {
       return sendProblem(reply, problem(400, `request body is not valid JSON: ${error.message}`))
     }
-    if (error instanceof LogUnavailableError) {
-      req.log.error({ err: error }, 'log unavailable')
-      reply.header('retry-after', 1)
-      return sendProblem(reply, problem(503, 'the log could not record this request; nothing of it was accepted. Retry.'))
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, problem(error.statusCode, error.message))
-    }
-    req.log.error({ err: error }, 'unhandled error')
-    return sendProblem(reply, problem(500, 'internal error; nothing of this request was accepted unless its records appear in the log'))
+    return sendError(reply, error)
   })
 
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no route ${req.method} ${req.url}; see /docs`)))
@@ -123,7 +117,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Ocelog ingestion API',
         version: deps.version ?? '1',
-        description: 'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. Contract: spec/ingestion-api.md.',
+        description:
+          'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. Contract: the Ocelog ingestion API specification; errors are RFC 9457 problem details.',
       },
       components: {
         securitySchemes: {

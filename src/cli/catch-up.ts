@@ -2,12 +2,13 @@
  * Bringing the read models up to date from a CLI command on the embedded default, where no
  * separate projector process keeps them (`ocelog export`, `ocelog mcp`).
  */
+import { READ_MODELS_PROJECTION } from '../../projections/checkpoints.js'
 import { Projector } from '../../projections/projector.js'
 import type { Backends } from '../composition.js'
 import { CheckpointConflictError } from '../ports/read-model-store.js'
 
 /** The projector whose read models the CLI reads (the default name of Projector). */
-export const READ_MODELS_PROJECTOR = 'read-models'
+export const READ_MODELS_PROJECTOR = READ_MODELS_PROJECTION
 
 /**
  * Applies every record of the log that the read models lack; a projector elsewhere (a running

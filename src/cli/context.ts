@@ -2,17 +2,44 @@
  * Shared plumbing of CLI commands: configuration, backends, and one way to fail — a message on
  * stderr naming what went wrong and exit code 1 (2 for usage errors, from commander).
  */
-import { ConfigError, loadConfig, type Config } from '../config.js'
-import { EngineUnavailableError, openBackends, type Backends } from '../composition.js'
+import { loadConfig, type Config } from '../config.js'
+import { openBackends, type Backends } from '../composition.js'
+import { CliError, isOcelogError, type OcelogError, unreachable } from '../core/errors.js'
 
-export class CliError extends Error {
-  override readonly name = 'CliError'
+export { CliError }
+
+/**
+ * The CLI message for one of Ocelog's errors: the one place that maps the error union to what a
+ * person reads after `ocelog: `. Exhaustive over `kind`.
+ */
+export function cliMessage(error: OcelogError): string {
+  switch (error.kind) {
+    case 'cli':
+    case 'config':
+    case 'admin':
+    case 'ocel_read':
+    case 'engine_unavailable':
+    case 'dataset_exists':
+    case 'invalid_parameter':
+    case 'not_found':
+      return error.message
+    case 'log_unavailable':
+      return `the log is unavailable: ${error.message}; nothing of this command was recorded, retry when it answers`
+    case 'checkpoint_conflict':
+      return `another projector moved the checkpoint first (${error.message}); run the command again`
+    case 'append_too_large':
+      return `an item is too large for one append: ${error.message}`
+    case 'projection_stopped':
+      return `${error.message}. Fix the cause, then start the projector again: it retries that record`
+    default:
+      return unreachable(error)
+  }
 }
 
-/** Prints `error` for a person and exits 1. Stack traces only with DEBUG set. */
+/** Prints `error` for a person and exits 1. Stack traces only for errors that are not Ocelog's own, with DEBUG set. */
 export function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error)
-  const known = error instanceof CliError || error instanceof ConfigError || error instanceof EngineUnavailableError
+  const known = isOcelogError(error)
+  const message = known ? cliMessage(error) : error instanceof Error ? error.message : String(error)
   process.stderr.write(`ocelog: ${message}\n`)
   if (!known && process.env.DEBUG !== undefined && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`)
   process.exit(1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `ocelog`: the command-line interface (DESIGN.md § Interfaces). Each command lives in
+ * `ocelog`: the command-line interface. Each command lives in
  * src/cli/commands/<name>.ts and registers itself on the program.
  */
 import { Command } from 'commander'
@@ -13,6 +13,7 @@ import { registerMcp } from './commands/mcp.js'
 import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
 import { registerServe } from './commands/serve.js'
+import { registerStatus } from './commands/status.js'
 import { fail } from './context.js'
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string }
@@ -33,6 +34,7 @@ Environment:
   OCELOG_RATE_LIMIT_WINDOW_SECONDS  rate-limit window (default 60; budget scales with it)
   OCELOG_BODY_LIMIT_BYTES         largest request body (default 5242880)
   OCELOG_ALLOWED_HOSTS            host names /mcp answers to (default: loopback, this machine's name and addresses)
+  OCELOG_METRICS                  on|off: GET /metrics, Prometheus text, no key (default on)
   LOG_LEVEL                       pino level (default info)`,
   )
 
@@ -44,5 +46,6 @@ registerImport(program)
 registerExport(program)
 registerReplay(program)
 registerMcp(program)
+registerStatus(program)
 
 program.parseAsync(process.argv).catch(fail)

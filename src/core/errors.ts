@@ -5,6 +5,7 @@
  * (src/cli/context.ts); a switch over `kind` there is exhaustive, so a new kind fails to compile
  * until both places handle it.
  */
+import type { ProjectionStop } from '../schemas/projections.js'
 
 /** The base of every Ocelog error; `kind` is the union's tag. */
 export abstract class OcelogErrorBase<K extends string> extends Error {
@@ -36,13 +37,104 @@ export class NotFoundError extends OcelogErrorBase<'not_found'> {
   readonly kind = 'not_found' as const
 }
 
+/** The log engine could not take or serve the request (503 with Retry-After; nothing of the request was accepted). */
+export class LogUnavailableError extends OcelogErrorBase<'log_unavailable'> {
+  override readonly name = 'LogUnavailableError'
+  readonly kind = 'log_unavailable' as const
+}
+
+/** A configured engine could not be reached or opened; the message names it (and its variable). */
+export class EngineUnavailableError extends OcelogErrorBase<'engine_unavailable'> {
+  override readonly name = 'EngineUnavailableError'
+  readonly kind = 'engine_unavailable' as const
+}
+
+/** Another projector moved the checkpoint first; the caller re-reads the checkpoint and retries. */
+export class CheckpointConflictError extends OcelogErrorBase<'checkpoint_conflict'> {
+  override readonly name = 'CheckpointConflictError'
+  readonly kind = 'checkpoint_conflict' as const
+  constructor(
+    readonly projector: string,
+    readonly expected: number | null,
+    readonly actual: number | null,
+  ) {
+    super(`checkpoint of ${projector} is ${String(actual)}, expected ${String(expected)}`)
+  }
+}
+
+/** A dataset with this id already exists (key store). */
+export class DatasetExistsError extends OcelogErrorBase<'dataset_exists'> {
+  override readonly name = 'DatasetExistsError'
+  readonly kind = 'dataset_exists' as const
+}
+
+/** An environment variable breaks its rule; the message names the variable and the rule. */
+export class ConfigError extends OcelogErrorBase<'config'> {
+  override readonly name = 'ConfigError'
+  readonly kind = 'config' as const
+}
+
+/** A key or dataset administration request cannot be done (unknown dataset, unknown scope, unknown key). */
+export class AdminError extends OcelogErrorBase<'admin'> {
+  override readonly name = 'AdminError'
+  readonly kind = 'admin' as const
+}
+
+/** A CLI command was used wrongly or could not do its work; the message is for a person. */
+export class CliError extends OcelogErrorBase<'cli'> {
+  override readonly name = 'CliError'
+  readonly kind = 'cli' as const
+}
+
+/** The file is not an OCEL 2.0 log this reader can read (the message says why and where). */
+export class OcelReadError extends OcelogErrorBase<'ocel_read'> {
+  override readonly name = 'OcelReadError'
+  readonly kind = 'ocel_read' as const
+}
+
+/** A single item is larger than one EventStoreDB append may be: it can never be appended. */
+export class AppendTooLargeError extends OcelogErrorBase<'append_too_large'> {
+  override readonly name = 'AppendTooLargeError'
+  readonly kind = 'append_too_large' as const
+}
+
 /**
- * Every Ocelog error. Extend this union (and the two mappings) when adding a kind; other
- * modules' errors join it as they move here.
+ * A projection stopped on a record it could not apply (a poison record), after a bounded retry
+ * with back-off. Only that projection stops; the log, the API and other shards go on. Restarting
+ * the projector tries the record again.
  */
-export type OcelogError = InvalidParameterError | NotFoundError
+export class ProjectionStoppedError extends OcelogErrorBase<'projection_stopped'> {
+  override readonly name = 'ProjectionStoppedError'
+  readonly kind = 'projection_stopped' as const
+  constructor(readonly stop: ProjectionStop) {
+    const at = stop.position === null ? 'a record it could not read' : `the record at position ${String(stop.position)}`
+    super(
+      `projection ${stop.projection} stopped at ${at}${stop.stream === null ? '' : ` of stream ${stop.stream}`} after ${String(stop.attempts)} attempt(s): ${stop.cause}`,
+    )
+  }
+}
+
+/** Every Ocelog error. Extend this union and the two mappings (problem+json, CLI message) when adding a kind. */
+export type OcelogError =
+  | InvalidParameterError
+  | NotFoundError
+  | LogUnavailableError
+  | EngineUnavailableError
+  | CheckpointConflictError
+  | DatasetExistsError
+  | ConfigError
+  | AdminError
+  | CliError
+  | OcelReadError
+  | AppendTooLargeError
+  | ProjectionStoppedError
 
 /** Whether `error` is one of Ocelog's own errors (else: a bug or a foreign library's error). */
 export function isOcelogError(error: unknown): error is OcelogError {
   return error instanceof OcelogErrorBase
+}
+
+/** Fails to compile when a switch over `kind` misses a case; at run time, names the unknown kind. */
+export function unreachable(value: never): never {
+  throw new Error(`unhandled error kind: ${JSON.stringify(value)}`)
 }

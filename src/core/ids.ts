@@ -1,4 +1,4 @@
-/** Identifiers (DESIGN.md § Records, Ids). */
+/** Identifiers (README § Architecture: ids). */
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid'
 
 /** Ocelog's UUIDv5 namespace for object ids. Never change it: every stored object_id depends on it. */

@@ -1,5 +1,5 @@
 /**
- * Ingest: the decisions between a validated HTTP body and the log (DESIGN.md § Shape).
+ * Ingest: the decisions between a validated HTTP body and the log (README § Architecture).
  * `planEvents` / `planObjects` are pure (validation, ids, records, claims); `Ingest` appends the
  * plan in one `append` call, so a request's accepted items become durable together or not at all.
  * Items are independent (spec § POST /v1/event/batch): a bad item fails alone.

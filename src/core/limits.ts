@@ -1,5 +1,5 @@
 /**
- * The numeric limits of the ingestion contract (spec/ingestion-api.md § Limits) and the
+ * The numeric limits of the ingestion contract (the ingestion API spec § Limits) and the
  * limits the spec leaves "not shown", which Ocelog chooses and documents in the README.
  */
 export const LIMITS = {

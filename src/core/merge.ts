@@ -1,7 +1,7 @@
 import type { Properties } from '../schemas/api.js'
 
 /**
- * Per-top-level-key merge of object attributes (DESIGN.md § Read models, Merging; spec § Object
+ * Per-top-level-key merge of object attributes (README § Read models, merging; spec § Object
  * upsert input: "merged into existing properties, never replacing them wholesale").
  * An incoming key replaces that key's value (nested objects are replaced, not deep-merged, and a
  * `null` value is stored as null, not deleted); keys that are not sent are kept.

@@ -1,5 +1,5 @@
 /**
- * OCEL 2.0 JSON export of one dataset's read models (DESIGN.md § Interfaces, `ocelog export`;
+ * OCEL 2.0 JSON export of one dataset's read models (README § OCEL 2.0 export;
  * § Read models). `toOcelJson` is the pure mapping from read-model rows to the document;
  * `exportOcel` reads the rows from a ReadModelStore and applies it.
  */
@@ -142,7 +142,7 @@ function endTimestampName(taken: ReadonlySet<string>): string {
 }
 
 /**
- * Maps one dataset's read-model rows to an OCEL 2.0 JSON document (pure; DESIGN.md § Read models).
+ * Maps one dataset's read-model rows to an OCEL 2.0 JSON document (pure; README § Read models).
  *
  * - `eventTypes` / `objectTypes`: every type of the read models (and of the rows), by name. Attribute
  *   types are inferred from all values seen: all integral numbers → `integer`, numbers → `float`,

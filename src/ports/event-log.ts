@@ -1,5 +1,5 @@
 /**
- * Port: the append-only log (DESIGN.md § Shape, § Records). One stream per dataset
+ * Port: the append-only log (README § Architecture). One stream per dataset
  * (`dataset-<id>`), positions in one global order. Adapters: SQLite (embedded default),
  * EventStoreDB (production). Contract tests: test/contract/event-log.contract.ts.
  */
@@ -11,7 +11,7 @@ export interface AppendResult {
   /**
    * The object ids among `claims` that this append claimed first (the objects it created).
    * Claims are write-side identity claims for the `created` flag of object results
-   * (DESIGN.md § Records, Ids); an id already claimed is not in the set.
+   * (README § Architecture: ids); an id already claimed is not in the set.
    */
   claimed: ReadonlySet<string>
 }
@@ -51,10 +51,14 @@ export interface EventLog {
    */
   lastPosition(datasetId?: string): Promise<number | null>
 
+  /**
+   * How many records (of every dataset) have `after` < position ≤ `upTo` (after null = from the
+   * start), counting at most `max`: a projection's lag in records, whatever the positions' unit.
+   */
+  countBetween(after: number | null, upTo: number, max: number): Promise<number>
+
   close(): Promise<void>
 }
 
-/** The log engine could not take or serve the request (maps to 503). */
-export class LogUnavailableError extends Error {
-  override readonly name = 'LogUnavailableError'
-}
+/** The log engine could not take or serve the request (maps to 503); one of Ocelog's error union. */
+export { LogUnavailableError } from '../core/errors.js'

@@ -1,5 +1,5 @@
 /**
- * Port: datasets, API keys and object identity claims (spec § Authentication; DESIGN.md § Records, Ids).
+ * Port: datasets, API keys and object identity claims (spec § Authentication; README § Architecture: ids).
  * Adapters: SQLite (embedded default), MongoDB (production). Only a hash of a key's secret is stored.
  * Contract tests: test/contract/key-store.contract.ts.
  */
@@ -47,6 +47,4 @@ export interface KeyStore {
   close(): Promise<void>
 }
 
-export class DatasetExistsError extends Error {
-  override readonly name = 'DatasetExistsError'
-}
+export { DatasetExistsError } from '../core/errors.js'

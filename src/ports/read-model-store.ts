@@ -1,8 +1,9 @@
 /**
- * Port: the read-model store (DESIGN.md § Read models). Adapters: SQLite (embedded default),
+ * Port: the read-model store (README § Read models). Adapters: SQLite (embedded default),
  * MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
  */
 import type { ChangeSet } from '../../projections/change-set.js'
+import type { ProjectionState, ProjectionStop } from '../schemas/projections.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../schemas/read-models.js'
 
 export interface ReadModelStore {
@@ -17,8 +18,18 @@ export interface ReadModelStore {
    */
   apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void>
 
-  /** Drops every read model row and every checkpoint, for a rebuild from the log. */
+  /** Drops every read model row, every checkpoint and every stop, for a rebuild from the log. */
   reset(): Promise<void>
+
+  /** Every projection with a checkpoint or a stop, ordered by name: what `ocelog status` and `/metrics` show. */
+  projections(): Promise<ProjectionState[]>
+
+  /**
+   * Records that projection `stop.projection` stopped on a record (ProjectionStop), replacing an
+   * earlier stop; `clearStop` removes it when a projector with that name starts again.
+   */
+  recordStop(stop: ProjectionStop): Promise<void>
+  clearStop(name: string): Promise<void>
 
   eventTypes(datasetId: string): Promise<EventTypeRow[]>
   objectTypes(datasetId: string): Promise<ObjectTypeRow[]>
@@ -37,13 +48,4 @@ export interface ReadModelStore {
 }
 
 /** Another projector moved the checkpoint first; the caller re-reads the checkpoint and retries. */
-export class CheckpointConflictError extends Error {
-  override readonly name = 'CheckpointConflictError'
-  constructor(
-    readonly projector: string,
-    readonly expected: number | null,
-    readonly actual: number | null,
-  ) {
-    super(`checkpoint of ${projector} is ${String(actual)}, expected ${String(expected)}`)
-  }
-}
+export { CheckpointConflictError } from '../core/errors.js'

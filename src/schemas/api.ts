@@ -1,5 +1,5 @@
 /**
- * TypeBox schemas of the HTTP contract (spec/ingestion-api.md § Resources and their fields,
+ * TypeBox schemas of the HTTP contract (the ingestion API spec § Resources and their fields,
  * § Response shapes). Every request and response type in Ocelog is derived from these with
  * `Static<typeof …>`; the OpenAPI document at /openapi.json is generated from them too.
  */
@@ -139,7 +139,7 @@ export const HealthResponse = Type.Object({
 })
 export type HealthResponse = Static<typeof HealthResponse>
 
-/** RFC 9457 problem details, with `errors` for validation failures (DESIGN.md § Errors). */
+/** RFC 9457 problem details, with `errors` for validation failures (RFC 9457; README § The API). */
 export const Problem = Type.Object({
   type: Type.String(),
   title: Type.String(),

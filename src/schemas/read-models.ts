@@ -1,5 +1,5 @@
 /**
- * The read models that analysis jobs read (DESIGN.md § Read models). Each schema is a contract:
+ * The read models that analysis jobs read (README § Read models). Each schema is a contract:
  * the SQLite tables (`rm_*`) and the MongoDB collections hold exactly these fields.
  * Times are UTC ISO 8601 strings with milliseconds; `position` is the last applied log position.
  */

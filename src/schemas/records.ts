@@ -1,5 +1,5 @@
 /**
- * The log's vocabulary (DESIGN.md § Records): immutable, versioned records. A record type's
+ * The log's vocabulary (README § Architecture: records): immutable, versioned records. A record type's
  * shape never changes once written; a new shape is a new version, and readers keep reading old ones.
  */
 import { Type, type Static } from 'typebox'
@@ -58,7 +58,7 @@ export type StoredRecord = NewRecord & {
 export const RECORD_TYPES = ['EventRecorded', 'ObjectUpserted'] as const
 export type RecordType = (typeof RECORD_TYPES)[number]
 
-/** DESIGN.md § Records, Streams: dataset D has the stream `dataset-D`. */
+/** Dataset D has the stream `dataset-D`. */
 export const STREAM_PREFIX = 'dataset-'
 export function streamName(datasetId: string): string {
   return `${STREAM_PREFIX}${datasetId}`

@@ -94,6 +94,20 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       expect(await log.lastPosition()).toBeGreaterThanOrEqual(later.positions[0] ?? Infinity)
     })
 
+    it('counts the records between two positions, of every stream, up to a maximum', async () => {
+      const a = freshDatasetId()
+      const b = freshDatasetId()
+      const first = await log.append(a, [upsertRecord(a, 'order', 'a1', {})], [])
+      await log.append(b, [upsertRecord(b, 'order', 'b1', {})], [])
+      const third = await log.append(a, [upsertRecord(a, 'order', 'a2', {}), upsertRecord(a, 'order', 'a3', {})], [])
+      const from = first.positions[0] ?? 0
+      const to = third.positions[1] ?? 0
+      expect(await log.countBetween(from, to, 100)).toBe(3)
+      expect(await log.countBetween(from, third.positions[0] ?? 0, 100)).toBe(2)
+      expect(await log.countBetween(from, to, 2)).toBe(2)
+      expect(await log.countBetween(to, to, 100)).toBe(0)
+    })
+
     it('gives a later append higher positions than an earlier one', async () => {
       const ds = freshDatasetId()
       const first = await log.append(ds, [upsertRecord(ds, 'order', 'a', {})], [])

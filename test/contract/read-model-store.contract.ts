@@ -1,5 +1,5 @@
 /**
- * Contract of the ReadModelStore port (src/ports/read-model-store.ts; DESIGN.md § Read models):
+ * Contract of the ReadModelStore port (src/ports/read-model-store.ts; README § Read models):
  * the same cases for every adapter. Records get synthetic positions (fixtures.stored) and are
  * folded with the real projection (projections/change-set.ts).
  */
@@ -290,6 +290,29 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         ['order', n],
       ])
       expect(await store.checkpoint('p')).toBe(n)
+    })
+
+    it('lists each projection with its checkpoint and its stop, and clears a stop', async () => {
+      const { b1 } = batches()
+      const name = `p-${ds}`
+      const stop = { projection: `${name}-stopped`, position: 11, stream: `dataset-${ds}`, cause: 'poisoned', attempts: 5, stopped_at: T2 }
+      const { changes, to } = changesOf(b1)
+      await store.apply(name, null, to, changes)
+      await store.recordStop(stop)
+      const mine = (await store.projections()).filter((p) => p.projection.startsWith(name))
+      expect(mine.map((p) => [p.projection, p.position, p.stopped])).toEqual([
+        [name, to, null],
+        [`${name}-stopped`, null, stop],
+      ])
+      expect(mine[0]?.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+      await store.clearStop(stop.projection)
+      expect((await store.projections()).filter((p) => p.projection.startsWith(name)).map((p) => p.projection)).toEqual([name])
+    })
+
+    it('drops stops on reset', async () => {
+      await store.recordStop({ projection: `p-${ds}`, position: null, stream: null, cause: 'unreadable', attempts: 1, stopped_at: T1 })
+      await store.reset()
+      expect((await store.projections()).filter((p) => p.projection === `p-${ds}`)).toEqual([])
     })
   })
 }

@@ -1,5 +1,5 @@
 /**
- * Where the production engines come from in tests (DESIGN.md § Conventions: contract suites run
+ * Where the production engines come from in tests (README § Tests: contract suites run
  * where an engine answers): EVENTSTORE_URL / MONGODB_URL when set, otherwise a testcontainers 11
  * GenericContainer of the same pinned image as docker-compose.yml when a Docker engine answers.
  * When neither works, the engine is unavailable with the reason, and the suite prints one line.

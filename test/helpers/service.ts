@@ -28,6 +28,8 @@ export interface ServiceOptions {
   env?: Record<string, string>
   /** How long to wait for the service to listen (default 20 s). */
   readyTimeoutMs?: number
+  /** Extra arguments of `ocelog serve`, e.g. `['--no-projector']`. */
+  args?: string[]
 }
 
 export interface RunningService {
@@ -65,7 +67,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = await freePort()
   const env = { OCELOG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env }
   const url = `http://127.0.0.1:${String(port)}`
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, 'serve', ...(options.args ?? [])], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.setEncoding('utf8')
   child.stderr?.on('data', (chunk: string) => {

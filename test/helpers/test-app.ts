@@ -31,7 +31,9 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-export async function makeTestApp(opts: { perMinute?: number; windowSeconds?: number; bodyLimitBytes?: number } = {}): Promise<TestApp> {
+export async function makeTestApp(
+  opts: { perMinute?: number; windowSeconds?: number; bodyLimitBytes?: number /** Serve GET /metrics (default off). */; metrics?: boolean } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'ocelog-api-'))
   const db = openDatabase(dir)
   const log = new SqliteEventLog(db)
@@ -48,6 +50,7 @@ export async function makeTestApp(opts: { perMinute?: number; windowSeconds?: nu
     logger: false,
     reader: new ProcessReader({ query: new SqliteReadModelQuery(db), log }),
     ...(opts.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: opts.bodyLimitBytes }),
+    ...(opts.metrics === true ? { metrics: { log, readModels, projections: ['read-models'] } } : {}),
   })
   await app.ready()
   return {

@@ -60,7 +60,7 @@ afterEach(() => {
 })
 
 describe('Projector on SQLite', () => {
-  it('keeps the read models of DESIGN.md', async () => {
+  it('keeps the read models of README § Read models', async () => {
     await seed()
     expect(await new Projector(log, store).catchUp()).toBe(4)
     const s = await readModelSnapshot(store, 'ds1')

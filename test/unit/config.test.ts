@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 1200,
       rateLimitWindowSeconds: 60,
       bodyLimitBytes: 5 * 1024 * 1024,
+      metrics: true,
       logLevel: 'info',
       allowedHosts: null,
     })
@@ -21,6 +22,11 @@ describe('loadConfig', () => {
   it('reads OCELOG_ALLOWED_HOSTS as a comma-separated list of host names, in lower case', () => {
     expect(loadConfig({ OCELOG_ALLOWED_HOSTS: 'Ocelog.example.com,localhost' }).allowedHosts).toEqual(['ocelog.example.com', 'localhost'])
     expect(() => loadConfig({ OCELOG_ALLOWED_HOSTS: 'a,,b' })).toThrow(/^OCELOG_ALLOWED_HOSTS=a,,b/)
+  })
+
+  it('turns /metrics off with OCELOG_METRICS=off and names a value other than on or off', () => {
+    expect([loadConfig({ OCELOG_METRICS: 'off' }).metrics, loadConfig({ OCELOG_METRICS: 'on' }).metrics]).toEqual([false, true])
+    expect(() => loadConfig({ OCELOG_METRICS: 'yes' })).toThrow(/^OCELOG_METRICS=yes/)
   })
 
   it('names the variable of a bad value', () => {

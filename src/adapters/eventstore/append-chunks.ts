@@ -4,6 +4,7 @@
  * that each stay under EventStoreDB's `MaxAppendSize` (1 MiB by default; PLATFORM.md § Engines).
  * No I/O here, so the split is unit-tested without an engine (test/unit/eventstore-chunks.test.ts).
  */
+import { AppendTooLargeError } from '../../core/errors.js'
 import type { NewRecord, RecordType } from '../../schemas/records.js'
 import { chunkByWeight } from '../../core/chunk.js'
 
@@ -23,7 +24,7 @@ export const EVENT_OVERHEAD_BYTES = 256
 /** The default budget of one append, in bytes: 1 MiB minus the headroom (983,040 bytes). */
 export const DEFAULT_APPEND_BUDGET_BYTES = EVENTSTORE_MAX_APPEND_SIZE - APPEND_HEADROOM_BYTES
 
-/** The custom metadata of every Ocelog event in EventStoreDB (DESIGN.md § Records). */
+/** The custom metadata of every Ocelog event in EventStoreDB (README § Architecture: records). */
 export interface RecordMetadata {
   key_id: string
   request_id: string
@@ -67,9 +68,7 @@ export function toProposedEvent(record: NewRecord, newId: () => string): Propose
 }
 
 /** A single item is larger than one append may be: it can never be appended. */
-export class AppendTooLargeError extends RangeError {
-  override readonly name = 'AppendTooLargeError'
-}
+export { AppendTooLargeError }
 
 /**
  * Splits `items` into consecutive chunks, in order, each with a total `sizeOf` of at most

@@ -1,5 +1,5 @@
 /**
- * EventLog adapter on EventStoreDB (`@eventstore/db-client` 6.2.1; DESIGN.md § Shape, § Records).
+ * EventLog adapter on EventStoreDB (`@eventstore/db-client` 6.2.1; README § Architecture).
  *
  * - **Streams.** Dataset D's records are JSON events in the stream `dataset-D`: event type = record
  *   type (`EventRecorded` / `ObjectUpserted`), data = record data, metadata = {key_id, request_id,
@@ -338,6 +338,24 @@ export class EventStoreEventLog implements EventLog {
       if (error instanceof StreamNotFoundError) return null
       throw new LogUnavailableError(`reading the last position failed: ${message(error)}`)
     }
+  }
+
+  /** Counts by reading `$all` forwards in pages (positions are byte offsets here, not record numbers). */
+  async countBetween(after: number | null, upTo: number, max: number): Promise<number> {
+    let cursor = after
+    let n = 0
+    while (n < max) {
+      const want = Math.min(1000, max - n)
+      const page = await this.readAll(cursor, want)
+      for (const r of page) {
+        if (r.position > upTo) return n
+        n += 1
+      }
+      const last = page[page.length - 1]
+      if (last === undefined || page.length < want) return n
+      cursor = last.position
+    }
+    return n
   }
 
   async close(): Promise<void> {

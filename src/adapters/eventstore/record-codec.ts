@@ -1,5 +1,5 @@
 /**
- * Pure decoding of EventStoreDB events back into log records (DESIGN.md § Records): what the
+ * Pure decoding of EventStoreDB events back into log records (README § Architecture: records): what the
  * EventStoreDB log adapter does with every event it reads, unit-tested without an engine.
  */
 import { Compile } from 'typebox/compile'

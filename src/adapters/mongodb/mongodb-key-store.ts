@@ -1,5 +1,5 @@
 /**
- * KeyStore adapter on MongoDB (spec § Authentication; DESIGN.md § Records, Ids). Collections:
+ * KeyStore adapter on MongoDB (spec § Authentication; README § Architecture: ids). Collections:
  * `datasets` (unique on id), `api_keys` (unique on key_id), `object_claims` (unique on object_id).
  * Only the hash of a key's secret is stored.
  *

@@ -1,5 +1,5 @@
 /**
- * ReadModelStore adapter on MongoDB (`mongodb` 7 driver; DESIGN.md § Read models). One collection
+ * ReadModelStore adapter on MongoDB (`mongodb` 7 driver; README § Read models). One collection
  * per read model (read-model-writes.ts: READ_MODEL_COLLECTIONS), holding exactly the fields of
  * src/schemas/read-models.ts, each with a unique index on its key.
  *
@@ -28,6 +28,7 @@ import { MongoServerError } from 'mongodb'
 import type { ChangeSet } from '../../../projections/change-set.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
+import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import { changeSetWrites, newObjectsPerType, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES } from './read-model-writes.js'
 
@@ -39,6 +40,14 @@ interface CheckpointDoc {
 }
 
 const DUPLICATE_KEY = 11000
+
+/** Projections stopped on a record (`_id` is the projection's name); not a read model, so not in READ_MODEL_COLLECTIONS. */
+export const PROJECTION_STOPS = 'projection_stops'
+
+interface StopDoc {
+  _id: string
+  stop: ProjectionStop
+}
 
 export class MongoReadModelStore implements ReadModelStore {
   private readonly eventTypesC: Collection<EventTypeRow>
@@ -128,6 +137,25 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async reset(): Promise<void> {
     for (const name of Object.values(READ_MODEL_COLLECTIONS)) await this.db.collection(name).deleteMany({})
+    await this.db.collection(PROJECTION_STOPS).deleteMany({})
+  }
+
+  async projections(): Promise<ProjectionState[]> {
+    const checkpoints = await this.checkpointsC.find({}).toArray()
+    const stops = await this.db.collection<StopDoc>(PROJECTION_STOPS).find({}).toArray()
+    const names = [...new Set([...checkpoints.map((c) => c._id), ...stops.map((s) => s._id)])].sort()
+    return names.map((name) => {
+      const c = checkpoints.find((x) => x._id === name)
+      return { projection: name, position: c?.position ?? null, updated_at: c?.updated_at ?? null, stopped: stops.find((s) => s._id === name)?.stop ?? null }
+    })
+  }
+
+  async recordStop(stop: ProjectionStop): Promise<void> {
+    await this.db.collection<StopDoc>(PROJECTION_STOPS).replaceOne({ _id: stop.projection }, { stop }, { upsert: true })
+  }
+
+  async clearStop(name: string): Promise<void> {
+    await this.db.collection<StopDoc>(PROJECTION_STOPS).deleteOne({ _id: name })
   }
 
   async eventTypes(datasetId: string): Promise<EventTypeRow[]> {

@@ -1,6 +1,6 @@
 /**
  * Pure part of the MongoDB read-model store: the collections, their indexes, and the bulkWrite
- * operations a ChangeSet turns into (DESIGN.md § Read models; projections/change-set.ts).
+ * operations a ChangeSet turns into (README § Read models; projections/change-set.ts).
  *
  * Every write is an upsert whose filter is exactly the read model's key, backed by a unique index
  * (MongoDB upserts safely only on such filters: PLATFORM.md § Engines), with an update pipeline
@@ -18,7 +18,7 @@ import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from '
 import type { ChangeSet, ObjectChange, ObjectLinkChange, TypeChange } from '../../../projections/change-set.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 
-/** Where each read model lives: one collection per read model of DESIGN.md § Read models. */
+/** Where each read model lives: one collection per read model of README § Read models. */
 export const READ_MODEL_COLLECTIONS = {
   eventTypes: 'event_types',
   objectTypes: 'object_types',

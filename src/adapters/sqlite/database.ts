@@ -1,15 +1,13 @@
 /**
- * The embedded default's one SQLite file (DESIGN.md § Ports): the log, the key store and the
+ * The embedded default's one SQLite file (README § Architecture): the log, the key store and the
  * read models live in `<OCELOG_DATA_DIR>/ocelog.db`, opened in WAL mode with synchronous=FULL so
- * that a committed append survives a power cut (DESIGN.md § Records, Durability).
+ * that a committed append survives a power cut (README § The API: a 200 means durable).
  */
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 
 export type SqliteDatabase = Database.Database
-
-const SCHEMA_VERSION = 2
 
 const MIGRATION_1 = `
 CREATE TABLE records (
@@ -91,6 +89,14 @@ CREATE TABLE rm_object_links (
 );
 `
 
+/** Projections stopped on a record they could not apply (one row per projection; `stop` is a ProjectionStop as JSON). */
+const MIGRATION_3 = `
+CREATE TABLE rm_projection_stops (
+  projector  TEXT PRIMARY KEY,
+  stop       TEXT NOT NULL
+);
+`
+
 /**
  * Indexes of the read side's queries (ReadModelQuery, sqlite-read-model-query.ts): an object's
  * events in (timestamp, position) order (traces, the process map's per-object sequences, related
@@ -102,7 +108,9 @@ CREATE INDEX rm_event_objects_by_external_id ON rm_event_objects (dataset_id, ex
 CREATE INDEX rm_events_by_type ON rm_events (dataset_id, event_type, timestamp, position);
 `
 
-const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2]
+const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
+/** The schema version of a file whose every migration has run (SQLite's user_version). */
+const SCHEMA_VERSION = MIGRATIONS.length
 
 /**
  * Opens (creating when missing) `<dataDir>/ocelog.db` and brings its schema up to date.

@@ -2,7 +2,7 @@
  * EventLog adapter on the embedded SQLite file. Appends are group-committed: every append that
  * arrives within one turn of the event loop is written in one transaction (one fsync under
  * synchronous=FULL), and each caller's promise resolves only after that commit. Object identity
- * claims are INSERT OR IGNOREs inside the same transaction (DESIGN.md § Records, Ids).
+ * claims are INSERT OR IGNOREs inside the same transaction (README § Architecture: ids).
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
@@ -176,6 +176,13 @@ export class SqliteEventLog implements EventLog {
         : this.db.prepare('SELECT max(position) AS position FROM records WHERE stream = ?').get(streamName(datasetId))
     ) as { position: number | null } | undefined
     return row?.position ?? null
+  }
+
+  async countBetween(after: number | null, upTo: number, max: number): Promise<number> {
+    const row = this.db
+      .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM records WHERE position > ? AND position <= ? LIMIT ?)')
+      .get(after ?? 0, upTo, max) as { n: number }
+    return row.n
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { Properties } from '../../schemas/api.js'
+import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import type { SqliteDatabase } from './database.js'
 
@@ -175,7 +176,36 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(): Promise<void> {
     this.db.exec(`
       DELETE FROM rm_checkpoints; DELETE FROM rm_event_types; DELETE FROM rm_object_types; DELETE FROM rm_objects;
-      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_links;`)
+      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_links;
+      DELETE FROM rm_projection_stops;`)
+  }
+
+  async projections(): Promise<ProjectionState[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT name, c.position AS position, c.updated_at AS updated_at, s.stop AS stop
+         FROM (SELECT projector AS name FROM rm_checkpoints UNION SELECT projector FROM rm_projection_stops) AS n
+         LEFT JOIN rm_checkpoints AS c ON c.projector = n.name
+         LEFT JOIN rm_projection_stops AS s ON s.projector = n.name
+         ORDER BY name`,
+      )
+      .all() as { name: string; position: number | null; updated_at: string | null; stop: string | null }[]
+    return rows.map((r) => ({
+      projection: r.name,
+      position: r.position,
+      updated_at: r.updated_at,
+      stopped: r.stop === null ? null : (JSON.parse(r.stop) as ProjectionStop),
+    }))
+  }
+
+  async recordStop(stop: ProjectionStop): Promise<void> {
+    this.db
+      .prepare('INSERT INTO rm_projection_stops (projector, stop) VALUES (?, ?) ON CONFLICT (projector) DO UPDATE SET stop = excluded.stop')
+      .run(stop.projection, JSON.stringify(stop))
+  }
+
+  async clearStop(name: string): Promise<void> {
+    this.db.prepare('DELETE FROM rm_projection_stops WHERE projector = ?').run(name)
   }
 
   async eventTypes(datasetId: string): Promise<EventTypeRow[]> {

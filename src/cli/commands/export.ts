@@ -1,43 +1,17 @@
 import type { Command } from 'commander'
 import { renameSync, writeFileSync } from 'node:fs'
 import { Compile } from 'typebox/compile'
+import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
 import { exportOcel, summarize } from '../../ocel/export.js'
 import { OcelJsonStrict } from '../../ocel/ocel-json.js'
-import type { EventLog } from '../../ports/event-log.js'
-import type { ReadModelStore } from '../../ports/read-model-store.js'
-import { catchUpReadModels, READ_MODELS_PROJECTOR } from '../catch-up.js'
+import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
+import { catchUpReadModels } from '../catch-up.js'
 import { CliError, withBackends } from '../context.js'
 
-const PAGE = 1000
-/** Stop counting the lag here: the warning only needs to say that it is large. */
-const LAG_COUNT_MAX = 100_000
+/** The projector whose read models are exported (shards: `read-models-i-of-n`). */
+const PROJECTOR = READ_MODELS_PROJECTION
 
 const checkOcel = Compile(OcelJsonStrict)
-
-interface Lag {
-  checkpoint: number | null
-  /** Records of the dataset's stream after the checkpoint (at most LAG_COUNT_MAX). */
-  behind: number
-  lastPosition: number | null
-}
-
-/** How many records of `datasetId` the log holds beyond the read models' checkpoint. */
-async function measureLag(log: EventLog, store: ReadModelStore, datasetId: string): Promise<Lag> {
-  const checkpoint = await store.checkpoint(READ_MODELS_PROJECTOR)
-  let after = checkpoint
-  let behind = 0
-  let lastPosition: number | null = null
-  while (behind < LAG_COUNT_MAX) {
-    const page = await log.readStream(datasetId, after, PAGE)
-    const last = page[page.length - 1]
-    if (last === undefined) break
-    behind += page.length
-    lastPosition = last.position
-    after = last.position
-    if (page.length < PAGE) break
-  }
-  return { checkpoint, behind, lastPosition }
-}
 
 export function registerExport(program: Command): void {
   program
@@ -54,12 +28,12 @@ export function registerExport(program: Command): void {
         if (b.mode === 'embedded') {
           await catchUpReadModels(b)
         } else {
-          const lag = await measureLag(b.log, b.readModels, opts.dataset)
+          const lag = await datasetLag(b.log, b.readModels, opts.dataset, PROJECTOR)
           if (lag.behind > 0) {
             const count = lag.behind >= LAG_COUNT_MAX ? `at least ${String(lag.behind)}` : String(lag.behind)
             process.stderr.write(
               `ocelog: warning: the read models lag ${count} record(s) of dataset ${opts.dataset} behind the log ` +
-                `(checkpoint ${READ_MODELS_PROJECTOR} at ${lag.checkpoint === null ? 'none' : String(lag.checkpoint)}, last record at ${String(lag.lastPosition)}); ` +
+                `(read models at ${lag.checkpoint === null ? 'none' : String(lag.checkpoint)}, last record at ${String(lag.lastPosition)}); ` +
                 'the export holds only what the projector has applied\n',
             )
           }

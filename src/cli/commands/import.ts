@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs'
 import { OcelogClient } from '../../../clients/typescript/src/client.js'
 import { OcelogRequestError } from '../../../clients/typescript/src/errors.js'
 import type { RetryCause, RetryNotice } from '../../../clients/typescript/src/types.js'
-import { OcelReadError } from '../../ocel/import/model.js'
 import { planImport } from '../../ocel/import/plan.js'
 import { readOcelFile } from '../../ocel/import/read.js'
 import { runPlan, type ImportProgress } from '../../ocel/import/run.js'
@@ -120,13 +119,8 @@ export function registerImport(program: Command): void {
         throw error
       }
 
-      let log: ReturnType<typeof readOcelFile>
-      try {
-        log = readOcelFile(file, zone)
-      } catch (error) {
-        if (error instanceof OcelReadError) throw new CliError(error.message)
-        throw error
-      }
+      // An OcelReadError reaches `fail`, which prints its message.
+      const log = readOcelFile(file, zone)
       const plan = planImport(log)
 
       const display = progressDisplay(plan.events + plan.upserts, opts.json === true)

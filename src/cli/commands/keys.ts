@@ -1,15 +1,6 @@
 import type { Command } from 'commander'
-import { AdminError, createKey, listKeys, revokeKey } from '../../admin.js'
-import { CliError, printJson, table, withBackends } from '../context.js'
-
-async function asCli<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn()
-  } catch (error) {
-    if (error instanceof AdminError) throw new CliError(error.message)
-    throw error
-  }
-}
+import { createKey, listKeys, revokeKey } from '../../admin.js'
+import { printJson, table, withBackends } from '../context.js'
 
 export function registerKeys(program: Command): void {
   const keys = program.command('keys').description('Create, list and revoke API keys')
@@ -24,20 +15,18 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print {"key_id","key","dataset_id","dataset_name","scopes"}')
     .action(async (opts: { name: string; dataset?: string; datasetName?: string; scopes?: string; json?: boolean }) => {
       const created = await withBackends((b) =>
-        asCli(() =>
-          createKey(b.keys, {
-            name: opts.name,
-            ...(opts.dataset === undefined ? {} : { datasetId: opts.dataset }),
-            ...(opts.datasetName === undefined ? {} : { datasetName: opts.datasetName }),
-            scopes:
-              opts.scopes === undefined
-                ? []
-                : opts.scopes
-                    .split(',')
-                    .map((s) => s.trim())
-                    .filter((s) => s !== ''),
-          }),
-        ),
+        createKey(b.keys, {
+          name: opts.name,
+          ...(opts.dataset === undefined ? {} : { datasetId: opts.dataset }),
+          ...(opts.datasetName === undefined ? {} : { datasetName: opts.datasetName }),
+          scopes:
+            opts.scopes === undefined
+              ? []
+              : opts.scopes
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter((s) => s !== ''),
+        }),
       )
       if (opts.json === true) return printJson(created)
       process.stdout.write(
@@ -65,7 +54,7 @@ export function registerKeys(program: Command): void {
     .argument('<key-id>', 'the key id (see: ocelog keys list)')
     .option('--json', 'print the revoked key as JSON')
     .action(async (keyId: string, opts: { json?: boolean }) => {
-      const revoked = await withBackends((b) => asCli(() => revokeKey(b.keys, keyId)))
+      const revoked = await withBackends((b) => revokeKey(b.keys, keyId))
       if (opts.json === true) return printJson(revoked)
       process.stdout.write(`revoked API key ${revoked.key_id} (${revoked.name}) at ${revoked.revoked_at ?? ''}\n`)
     })

@@ -22,7 +22,7 @@ export function registerProject(program: Command): void {
       const shard = opts.shard === undefined ? undefined : parseShard(opts.shard)
       await withBackends(async (b, cfg) => {
         const logger = createLogger(cfg.logLevel)
-        const projector = new Projector(b.log, b.readModels, { logger, ...(shard === undefined ? {} : { shard }) })
+        const projector = new Projector(b.log, b.readModels, { logger, isUnavailable: b.isUnavailable, ...(shard === undefined ? {} : { shard }) })
         if (opts.rebuild === true || opts.once === true) {
           const started = performance.now()
           const n = opts.rebuild === true ? await projector.rebuild() : await projector.catchUp()
@@ -37,7 +37,9 @@ export function registerProject(program: Command): void {
         process.once('SIGINT', () => abort.abort())
         process.once('SIGTERM', () => abort.abort())
         logger.info({ projector: projector.name, storage: b.describe }, 'projector running')
-        await projector.run(abort.signal)
+        const stopped = await projector.run(abort.signal)
+        // A projection stopped on a record: exit 1 with its message (the log and `ocelog status` have it too).
+        if (stopped !== null) throw stopped
         logger.info({ position: projector.position }, 'projector stopped')
       })
     })

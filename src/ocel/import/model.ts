@@ -88,9 +88,7 @@ export interface OcelLog {
 }
 
 /** The file is not an OCEL 2.0 log this reader can read (the message says why and where). */
-export class OcelReadError extends Error {
-  override readonly name = 'OcelReadError'
-}
+export { OcelReadError } from '../../core/errors.js'
 
 /** An id, type name or qualifier as a string: strings as they are, numbers and booleans with String; null otherwise. */
 export function asText(value: unknown): string | null {

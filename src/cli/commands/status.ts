@@ -1,0 +1,35 @@
+import type { Command } from 'commander'
+import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
+import type { Status } from '../../schemas/projections.js'
+import { LAG_COUNT_MAX, readStatus } from '../../status.js'
+import { printJson, table, withBackends } from '../context.js'
+
+/** `ocelog status` as text: the log head, a table of projections, then one line per stopped projection. */
+export function formatStatus(status: Status): string {
+  const lines = [`log head: ${status.head === null ? 'none (the log is empty)' : String(status.head)}`]
+  const rows = [['PROJECTION', 'CHECKPOINT', 'LAG (RECORDS)', 'STATE', 'UPDATED']]
+  for (const p of status.projections) {
+    const lag = p.lag_records >= LAG_COUNT_MAX ? `≥ ${String(LAG_COUNT_MAX)}` : String(p.lag_records)
+    rows.push([p.projection, p.position === null ? 'none' : String(p.position), lag, p.stopped === null ? 'ok' : 'STOPPED', p.updated_at ?? '-'])
+  }
+  lines.push(table(rows))
+  for (const p of status.projections) {
+    const s = p.stopped
+    if (s === null) continue
+    const at = s.position === null ? 'a record it could not read' : `position ${String(s.position)}${s.stream === null ? '' : ` (${s.stream})`}`
+    lines.push(`stopped: ${p.projection} at ${at} after ${String(s.attempts)} attempt(s), ${s.stopped_at}: ${s.cause}`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('Show the log head, each projection checkpoint with its lag in records, and any stopped projection with its error')
+    .option('--json', 'print JSON: {head, projections: [{projection, position, updated_at, stopped, lag_records}]}')
+    .action(async (opts: { json?: boolean }) => {
+      const status = await withBackends((b) => readStatus(b.log, b.readModels, [READ_MODELS_PROJECTION]))
+      if (opts.json === true) return printJson(status)
+      process.stdout.write(formatStatus(status))
+    })
+}

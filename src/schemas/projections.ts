@@ -1,0 +1,49 @@
+/**
+ * The state of projections for operators: each checkpoint, any stop, and how far it lags behind
+ * the log. Shown by `ocelog status` and `GET /metrics`; the event sourcing words: a projection
+ * keeps read models from the log, its checkpoint is the last position it applied.
+ */
+import { Type, type Static } from 'typebox'
+
+/** Why a projection stopped: the record it could not apply (a poison record) and the last failure. */
+export const ProjectionStop = Type.Object({
+  /** The projection (checkpoint name), e.g. `read-models` or `read-models-0-of-2`. */
+  projection: Type.String(),
+  /** Log position of the record it could not apply; null when the record failed before it was read (the cause names it). */
+  position: Type.Union([Type.Integer(), Type.Null()]),
+  /** Stream of that record, e.g. `dataset-<id>`; null when unknown. */
+  stream: Type.Union([Type.String(), Type.Null()]),
+  /** The last failure's message. */
+  cause: Type.String(),
+  /** How many times the record was tried. */
+  attempts: Type.Integer({ minimum: 1 }),
+  /** When the projection stopped (UTC ISO 8601). */
+  stopped_at: Type.String(),
+})
+export type ProjectionStop = Static<typeof ProjectionStop>
+
+/** One projection as the read-model store holds it. */
+export const ProjectionState = Type.Object({
+  projection: Type.String(),
+  /** Its checkpoint: the last log position it applied; null when it has applied nothing yet. */
+  position: Type.Union([Type.Integer(), Type.Null()]),
+  /** When the checkpoint last moved (UTC ISO 8601); null without a checkpoint. */
+  updated_at: Type.Union([Type.String(), Type.Null()]),
+  /** Set while the projection is stopped on a record; cleared when a projector with its name starts again. */
+  stopped: Type.Union([ProjectionStop, Type.Null()]),
+})
+export type ProjectionState = Static<typeof ProjectionState>
+
+/** `ocelog status --json`: the log head and every projection with its lag. */
+export const Status = Type.Object({
+  /** Position of the last record in the log; null for an empty log. */
+  head: Type.Union([Type.Integer(), Type.Null()]),
+  projections: Type.Array(
+    Type.Object({
+      ...ProjectionState.properties,
+      /** Records in the log after the checkpoint, up to the head (every dataset's: a shard's checkpoint passes the others' records too). */
+      lag_records: Type.Integer({ minimum: 0 }),
+    }),
+  ),
+})
+export type Status = Static<typeof Status>

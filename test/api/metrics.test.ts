@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { makeTestApp, type TestApp } from '../helpers/test-app.js'
+
+let t: TestApp
+afterEach(async () => {
+  await t.close()
+})
+
+/** The value of the sample `name` (with its labels as written, e.g. `{projection="read-models"}`) in a scrape; undefined when absent. */
+function sample(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  return line === undefined ? undefined : Number(line.slice(name.length + 1))
+}
+
+async function scrape(): Promise<string> {
+  const r = await t.app.inject({ method: 'GET', url: '/metrics' })
+  expect([r.statusCode, r.headers['content-type']]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8'])
+  return r.body
+}
+
+async function postEvent(key: string): Promise<void> {
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/v1/event',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { event: 'Create Order', objects: [{ type: 'order', id: 'o1' }] },
+  })
+  expect(r.statusCode).toBe(200)
+}
+
+describe('GET /metrics', () => {
+  it('answers Prometheus text without a key, with the log head, the projection and the process metrics', async () => {
+    t = await makeTestApp({ metrics: true })
+    const text = await scrape()
+    expect(sample(text, 'ocelog_log_head_position')).toBe(0)
+    expect(sample(text, 'ocelog_projection_lag_records{projection="read-models"}')).toBe(0)
+    expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0)
+    expect(text).toContain('# TYPE ocelog_http_request_duration_seconds histogram')
+  })
+
+  it('shows the records behind each checkpoint, and 0 once the projector has caught up', async () => {
+    t = await makeTestApp({ metrics: true })
+    const { key } = await t.newKey()
+    await postEvent(key)
+    await postEvent(key)
+    const before = await scrape()
+    expect([sample(before, 'ocelog_log_head_position'), sample(before, 'ocelog_projection_lag_records{projection="read-models"}')]).toEqual([2, 2])
+    await t.projector.catchUp()
+    const after = await scrape()
+    expect(sample(after, 'ocelog_projection_position{projection="read-models"}')).toBe(2)
+    expect(sample(after, 'ocelog_projection_lag_records{projection="read-models"}')).toBe(0)
+    expect(sample(after, 'ocelog_projection_stopped{projection="read-models"}')).toBe(0)
+  })
+
+  it('counts requests and their latency by method, route pattern and status', async () => {
+    t = await makeTestApp({ metrics: true })
+    const { key } = await t.newKey()
+    await postEvent(key)
+    await t.app.inject({ method: 'GET', url: '/v1/health' })
+    await t.app.inject({ method: 'GET', url: '/no/such/route' })
+    const text = await scrape()
+    expect(sample(text, 'ocelog_http_requests_total{method="POST",route="/v1/event",status="200"}')).toBe(1)
+    expect(sample(text, 'ocelog_http_requests_total{method="GET",route="/v1/health",status="401"}')).toBe(1)
+    expect(sample(text, 'ocelog_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1)
+    expect(sample(text, 'ocelog_http_request_duration_seconds_count{method="POST",route="/v1/event",status="200"}')).toBe(1)
+  })
+
+  it('shows a stopped projection', async () => {
+    t = await makeTestApp({ metrics: true })
+    await t.readModels.recordStop({ projection: 'read-models', position: 1, stream: 'dataset-x', cause: 'poisoned', attempts: 5, stopped_at: 'now' })
+    expect(sample(await scrape(), 'ocelog_projection_stopped{projection="read-models"}')).toBe(1)
+  })
+
+  it('is absent when metrics are off', async () => {
+    t = await makeTestApp()
+    expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404)
+  })
+})

@@ -1,0 +1,39 @@
+/** A fresh embedded SQLite file in a temp dir with the log, the read-model store and ingest over it, for integration tests. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog, type SqliteEventLogOptions } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { Ingest } from '../../src/core/ingest.js'
+
+export interface SqliteFixture {
+  dir: string
+  db: SqliteDatabase
+  log: SqliteEventLog
+  store: SqliteReadModelStore
+  ingest: Ingest
+  /** Closes the file and removes the temp dir. */
+  close(): void
+}
+
+/** Opens `<temp dir>/ocelog.db` (prefix names the temp dir) with the log options given. */
+export function openSqliteFixture(prefix: string, logOptions: SqliteEventLogOptions = {}): SqliteFixture {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const db = openDatabase(dir)
+  const log = new SqliteEventLog(db, logOptions)
+  return {
+    dir,
+    db,
+    log,
+    store: new SqliteReadModelStore(db),
+    ingest: new Ingest(log),
+    close() {
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The record context of a test request to `datasetId`. */
+export const testContext = (datasetId: string) => ({ datasetId, keyId: 'k', requestId: 'r', receivedAt: new Date().toISOString() })

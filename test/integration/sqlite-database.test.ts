@@ -1,0 +1,27 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openDatabase } from '../../src/adapters/sqlite/database.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ocelog-database-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('openDatabase', () => {
+  it('brings a schema-version-1 file up to date, keeping its records', () => {
+    const v1 = openDatabase(dir)
+    v1.prepare("INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now')").run()
+    // Back to what version 1 held: without the read side's indexes (v2) and the projection stops (v3).
+    v1.exec(
+      'DROP INDEX rm_event_objects_by_object; DROP INDEX rm_event_objects_by_external_id; DROP INDEX rm_events_by_type; DROP TABLE rm_projection_stops; PRAGMA user_version = 1',
+    )
+    v1.close()
+    const db = openDatabase(dir)
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('rm_projection_stops', 'rm_event_objects_by_object') ORDER BY name").all()
+    expect([db.pragma('user_version', { simple: true }), tables.length, db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([3, 2, { n: 1 }])
+    db.close()
+  })
+})
