@@ -10,7 +10,17 @@
  * statistics of run, elapsed and waiting times are grouped from that, the medians with
  * `ROW_NUMBER`/`COUNT` windows. Durations are whole milliseconds (`unixepoch(…, 'subsec')`).
  */
-import type { DatasetCounts, EventFilter, EventPage, ObjectDetail, ProcessMapFilter, ReadModelQuery, TimeWindow } from '../../ports/read-model-query.js'
+import type {
+  DatasetCounts,
+  EventFilter,
+  EventPage,
+  ObjectDetail,
+  ObjectHistory,
+  ObjectHistoryPage,
+  ProcessMapFilter,
+  ReadModelQuery,
+  TimeWindow,
+} from '../../ports/read-model-query.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
@@ -263,6 +273,23 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (types.length > 0) params.types = JSON.stringify(types)
     const rows = this.db.prepare(processMapSql(filter, types.length)).all(params) as MapRow[]
     return assembleProcessMap(rows)
+  }
+
+  async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
+    const rows = this.db
+      .prepare('SELECT object_id, type, external_id AS id FROM rm_objects WHERE dataset_id = ? AND object_id > ? ORDER BY object_id LIMIT ?')
+      .all(datasetId, page.after ?? '', page.limit + 1) as Omit<ObjectHistory, 'changes'>[]
+    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [] }))
+    const byId = new Map(objects.map((o) => [o.object_id, o]))
+    const changes = this.db
+      .prepare(
+        `SELECT object_id, position, time, attributes FROM rm_object_changes
+         WHERE dataset_id = ? AND object_id IN (SELECT value FROM json_each(?)) ORDER BY object_id, position`,
+      )
+      .all(datasetId, JSON.stringify([...byId.keys()])) as { object_id: string; position: number; time: string; attributes: string }[]
+    for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
+    const last = objects[objects.length - 1]
+    return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
   }
 
   async close(): Promise<void> {}
