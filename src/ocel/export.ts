@@ -1,20 +1,21 @@
 /**
  * OCEL 2.0 JSON export of one dataset's read models (README § OCEL 2.0 export;
  * § Read models). `toOcelJson` is the pure mapping from read-model rows to the document;
- * `exportOcel` reads the rows from a ReadModelStore and applies it.
+ * `exportOcel` reads the rows page by page through the query port (ReadModelQuery) and applies it.
  */
-import type { ReadModelStore } from '../ports/read-model-store.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../schemas/read-models.js'
+import type { ReadModelQuery } from '../ports/read-model-query.js'
+import { READ_LIMIT_MAX } from '../schemas/process.js'
+import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRow } from '../schemas/read-models.js'
 import type { OcelAttributeType, OcelEventStrict, OcelJsonStrict, OcelObjectStrict, OcelTypeDeclarationStrict } from './ocel-json.js'
 
-/** The read-model rows of one dataset that an export needs (any order: the mapping sorts). */
+/** The read-model fields of one dataset that an export needs (any order: the mapping sorts). */
 export interface ExportRows {
-  eventTypes: readonly EventTypeRow[]
-  objectTypes: readonly ObjectTypeRow[]
-  objects: readonly ObjectRow[]
-  objectChanges: readonly ObjectChangeRow[]
-  events: readonly EventRow[]
-  eventObjects: readonly EventObjectRow[]
+  eventTypes: readonly { name: string }[]
+  objectTypes: readonly { name: string }[]
+  objects: readonly Pick<ObjectRow, 'object_id' | 'type' | 'external_id'>[]
+  objectChanges: readonly Pick<ObjectChangeRow, 'object_id' | 'position' | 'time' | 'attributes'>[]
+  events: readonly Pick<EventRow, 'event_id' | 'event_type' | 'timestamp' | 'end_timestamp' | 'properties' | 'position'>[]
+  eventObjects: readonly Pick<EventObjectRow, 'event_id' | 'object_id' | 'qualifier'>[]
 }
 
 /** Counts of an exported document, for the one-line summary of `ocelog export`. */
@@ -208,7 +209,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
       return { id: e.event_id, type: e.event_type, time: e.timestamp, attributes, relationships: links }
     })
 
-  const changes = new Map<string, ObjectChangeRow[]>()
+  const changes = new Map<string, ExportRows['objectChanges'][number][]>()
   for (const c of rows.objectChanges) {
     const list = changes.get(c.object_id) ?? []
     list.push(c)
@@ -234,20 +235,35 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
 
 /**
  * Exports dataset `datasetId` from the read models as OCEL 2.0 JSON (see `toOcelJson` for the
- * mapping). Reads what the read models hold now: records the projector has not applied yet are
- * not in it, and the document stays self-consistent while a projector runs. An unknown dataset
- * gives an empty document.
+ * mapping), reading through the query port in pages of READ_LIMIT_MAX: events with their E2O
+ * links in (timestamp, position) order, then objects with their attribute histories, then the
+ * types. Reads what the read models hold now: records the projector has not applied yet are not
+ * in it. Objects are read after events and are never removed, so every object an exported event
+ * names is in the document. An unknown dataset gives an empty document.
  */
-export async function exportOcel(store: ReadModelStore, datasetId: string): Promise<OcelJsonStrict> {
-  // Read one after the other, in this order, because a projector may apply a batch between two
-  // reads: events before their E2O rows (E2O rows of newer events are dropped), and objects after
-  // both (objects are never removed, so every object an exported event names is in the document).
-  const events = await store.events(datasetId)
-  const eventObjects = await store.eventObjects(datasetId)
-  const objectChanges = await store.objectChanges(datasetId)
-  const objects = await store.objects(datasetId)
-  const eventTypes = await store.eventTypes(datasetId)
-  const objectTypes = await store.objectTypes(datasetId)
+export async function exportOcel(query: ReadModelQuery, datasetId: string): Promise<OcelJsonStrict> {
+  const events: ExportRows['events'][number][] = []
+  const eventObjects: ExportRows['eventObjects'][number][] = []
+  for (let after: Parameters<ReadModelQuery['events']>[1]['after'] | null | undefined; after !== null; ) {
+    const page = await query.events(datasetId, { limit: READ_LIMIT_MAX, ...(after === undefined ? {} : { after }) })
+    for (const e of page.events) {
+      events.push(e)
+      for (const l of e.objects) eventObjects.push({ event_id: e.event_id, object_id: l.object_id, qualifier: l.qualifier })
+    }
+    after = page.next
+  }
+  const objects: ExportRows['objects'][number][] = []
+  const objectChanges: ExportRows['objectChanges'][number][] = []
+  for (let after: string | null | undefined; after !== null; ) {
+    const page = await query.objectHistories(datasetId, { limit: READ_LIMIT_MAX, ...(after === undefined ? {} : { after }) })
+    for (const o of page.objects) {
+      objects.push({ object_id: o.object_id, type: o.type, external_id: o.id })
+      for (const c of o.changes) objectChanges.push({ object_id: o.object_id, ...c })
+    }
+    after = page.next
+  }
+  const eventTypes = await query.eventTypes(datasetId)
+  const objectTypes = await query.objectTypes(datasetId)
   return toOcelJson({ eventTypes, objectTypes, objects, objectChanges, events, eventObjects })
 }
 

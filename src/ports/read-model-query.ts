@@ -8,6 +8,7 @@
  * All date-times in and out are UTC ISO 8601 with milliseconds (as the read models hold them), so
  * comparing them as strings orders them in time.
  */
+import type { Properties } from '../schemas/api.js'
 import type { EventView, ObjectResponse, ObjectTypeMap, SummaryResponse, TypeInfo } from '../schemas/process.js'
 
 /** A window on event `timestamp`: `from` inclusive, `to` exclusive; either may be absent. */
@@ -42,6 +43,23 @@ export interface EventPage {
   events: EventView[]
   /** Where the next page starts, or null when this page is the last. */
   next: EventsAfter | null
+}
+
+/** An object with its whole attribute history (OCEL 2.0 object attributes with times), for `ocelog export`. */
+export interface ObjectHistory {
+  object_id: string
+  type: string
+  /** The client's id (the API's `id`). */
+  id: string
+  /** In log position order. */
+  changes: { position: number; time: string; attributes: Properties }[]
+}
+
+export interface ObjectHistoryPage {
+  /** Ordered by object_id, at most `limit`. */
+  objects: ObjectHistory[]
+  /** The object_id after which the next page starts, or null when this page is the last. */
+  next: string | null
 }
 
 /** An object's read model view, without the envelope (`dataset_id`, `as_of`). */
@@ -82,6 +100,13 @@ export interface ReadModelQuery {
    * engine; see the process map's definitions in the README.
    */
   processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]>
+
+  /**
+   * A page of the dataset's objects, each with its attribute history, ordered by object_id,
+   * starting after `after` (for `ocelog export`, which pages through every object).
+   * @param limit 1 to READ_LIMIT_MAX objects.
+   */
+  objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage>
 
   close(): Promise<void>
 }

@@ -1,10 +1,11 @@
 /**
- * Port: the read-model store (README § Read models). Adapters: SQLite (embedded default),
- * MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
+ * Port: the read-model store, the projector's writer port (README § Read models). Readers use
+ * the query port (read-model-query.ts), which filters and pages in the engine. Adapters: SQLite
+ * (embedded default), MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
  */
 import type { ChangeSet } from '../../projections/change-set.js'
 import type { ProjectionState, ProjectionStop } from '../schemas/projections.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../schemas/read-models.js'
+import type { ObjectLinkRow } from '../schemas/read-models.js'
 
 export interface ReadModelStore {
   /** The last position that projector `name` applied, or null when it has applied nothing. */
@@ -31,16 +32,6 @@ export interface ReadModelStore {
   recordStop(stop: ProjectionStop): Promise<void>
   clearStop(name: string): Promise<void>
 
-  eventTypes(datasetId: string): Promise<EventTypeRow[]>
-  objectTypes(datasetId: string): Promise<ObjectTypeRow[]>
-  /** Ordered by (type, external_id). */
-  objects(datasetId: string): Promise<ObjectRow[]>
-  /** Ordered by (object_id, position). */
-  objectChanges(datasetId: string): Promise<ObjectChangeRow[]>
-  /** Ordered by (timestamp, position). */
-  events(datasetId: string): Promise<EventRow[]>
-  /** Ordered by (event_time, position, object_id). */
-  eventObjects(datasetId: string): Promise<EventObjectRow[]>
   /** Ordered by (object_a, object_b). */
   objectLinks(datasetId: string): Promise<ObjectLinkRow[]>
 

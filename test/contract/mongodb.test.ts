@@ -18,6 +18,7 @@ import { READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { announceSkip, mongoEngine } from '../helpers/engines.js'
+import { mongoRows } from '../helpers/read-model-rows.js'
 import { keyStoreContract } from './key-store.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
@@ -50,6 +51,7 @@ describe.skipIf(!engine.available)('MongoDB', () => {
     await store.createIndexes()
     return {
       store,
+      rows: mongoRows(db),
       async close() {
         await store.close()
         await db.dropDatabase()

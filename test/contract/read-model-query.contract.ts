@@ -346,6 +346,35 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
       })
     })
 
+    describe('objectHistories', () => {
+      it('pages every object by object_id with its attribute history in log order', async () => {
+        const positions = await load(ds, [
+          ev(ds, { type: 'A', objects: [order('o1'), order('o2'), item('i1')], ts: at(0) }),
+          upsertRecord(ds, 'order', 'o1', { status: 'open' }, at(101)),
+          upsertRecord(ds, 'order', 'o1', { status: 'paid' }, at(102)),
+          upsertRecord(ds, 'item', 'i1', { n: 1 }, at(103)),
+        ])
+        const pages = []
+        let after: string | undefined
+        for (let i = 0; i < 10; i++) {
+          const page = await q.objectHistories(ds, { limit: 2, ...(after === undefined ? {} : { after }) })
+          pages.push(page.objects)
+          if (page.next === null) break
+          after = page.next
+        }
+        const ids = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'order', 'o2'), objectIdOf(ds, 'item', 'i1')].sort()
+        expect(pages.map((p) => p.length)).toEqual([2, 1])
+        const all = pages.flat()
+        expect(all.map((o) => o.object_id)).toEqual(ids)
+        expect(all.find((o) => o.id === 'o1')?.changes).toEqual([
+          { position: positions[1], time: at(101), attributes: { status: 'open' } },
+          { position: positions[2], time: at(102), attributes: { status: 'paid' } },
+        ])
+        expect(all.find((o) => o.id === 'o2')).toEqual({ object_id: objectIdOf(ds, 'order', 'o2'), type: 'order', id: 'o2', changes: [] })
+        expect(await q.objectHistories(freshDatasetId(), { limit: 10 })).toEqual({ objects: [], next: null })
+      })
+    })
+
     describe('isolation', () => {
       it('never answers with another dataset’s events, objects or map', async () => {
         const other = freshDatasetId()

@@ -8,9 +8,12 @@ import { objectIdOf } from '../../src/core/ids.js'
 import { CheckpointConflictError, type ReadModelStore } from '../../src/ports/read-model-store.js'
 import { changesOf, eventRecord, freshDatasetId, stored, upsertRecord } from './fixtures.js'
 import { readModelSnapshot } from '../helpers/fixtures.js'
+import type { RowReader } from '../helpers/read-model-rows.js'
 
 export interface ReadModelStoreHarness {
   store: ReadModelStore
+  /** Every row of a dataset, read from the engine (the writer port has no getters). */
+  rows: RowReader
   close(): Promise<void>
 }
 
@@ -83,13 +86,13 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const { b1, b2 } = batches()
       const first = changesOf(b1)
       await store.apply('p', null, first.to, first.changes)
-      const before = await readModelSnapshot(store, ds)
+      const before = await readModelSnapshot(h.rows, store, ds)
       const second = changesOf(b2)
       const error = await store.apply('p', 5, second.to, second.changes).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(CheckpointConflictError)
       expect(error).toMatchObject({ projector: 'p', expected: 5, actual: 11 })
       await expect(store.apply('p', null, second.to, second.changes)).rejects.toBeInstanceOf(CheckpointConflictError)
-      expect(await readModelSnapshot(store, ds)).toEqual(before)
+      expect(await readModelSnapshot(h.rows, store, ds)).toEqual(before)
       expect(await store.checkpoint('p')).toBe(11)
     })
 
@@ -99,20 +102,20 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const two = changesOf(b2)
       await store.apply('p', null, one.to, one.changes)
       await store.apply('p', one.to, two.to, two.changes)
-      const once = await readModelSnapshot(store, ds)
+      const once = await readModelSnapshot(h.rows, store, ds)
       await store.apply('p', two.to, two.to, two.changes)
       await store.apply('replayer', null, one.to, one.changes)
       await store.apply('replayer', one.to, two.to, two.changes)
-      expect(await readModelSnapshot(store, ds)).toEqual(once)
+      expect(await readModelSnapshot(h.rows, store, ds)).toEqual(once)
     })
 
     it('applies one ChangeSet from two concurrent projectors once (upserts on unique keys)', async () => {
       const { b1 } = batches()
       const { changes, to } = changesOf(b1)
       await Promise.all([store.apply('p1', null, to, changes), store.apply('p2', null, to, changes)])
-      expect((await store.eventTypes(ds)).map((t) => [t.name, t.count])).toEqual([['Create Order', 1]])
-      expect((await store.objects(ds)).map((o) => o.external_id)).toEqual(['i1', 'i2', 'o1'])
-      expect(await store.eventObjects(ds)).toHaveLength(3)
+      expect((await h.rows(ds).then((r) => r.eventTypes)).map((t) => [t.name, t.count])).toEqual([['Create Order', 1]])
+      expect((await h.rows(ds).then((r) => r.objects)).map((o) => o.external_id)).toEqual(['i1', 'i2', 'o1'])
+      expect(await h.rows(ds).then((r) => r.eventObjects)).toHaveLength(3)
       expect(await store.objectLinks(ds)).toHaveLength(3)
     })
 
@@ -122,11 +125,11 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.apply('p', null, one.to, one.changes)
       const two = changesOf(b2)
       await store.apply('p', one.to, two.to, two.changes)
-      expect((await store.eventTypes(ds)).map((t) => [t.name, t.count, t.first_seen_at, t.last_seen_at])).toEqual([
+      expect((await h.rows(ds).then((r) => r.eventTypes)).map((t) => [t.name, t.count, t.first_seen_at, t.last_seen_at])).toEqual([
         ['Add Item', 1, T2, T2],
         ['Create Order', 1, T1, T1],
       ])
-      expect((await store.objectTypes(ds)).map((t) => [t.name, t.count, t.source, t.first_seen_at, t.last_seen_at])).toEqual([
+      expect((await h.rows(ds).then((r) => r.objectTypes)).map((t) => [t.name, t.count, t.source, t.first_seen_at, t.last_seen_at])).toEqual([
         ['item', 3, 'public_api', T1, T2],
         ['order', 2, 'public_api', T1, T2],
       ])
@@ -137,7 +140,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const b2 = stored(ds, [upsertRecord(ds, 'order', 'o1', { b: { d: 2 }, n: null, e: 3 }, T2)], 2)
       await store.apply('p', null, 1, changesOf(b1).changes)
       await store.apply('p', 1, 2, changesOf(b2).changes)
-      expect(await store.objects(ds)).toEqual([
+      expect(await h.rows(ds).then((r) => r.objects)).toEqual([
         {
           dataset_id: ds,
           object_id: objectIdOf(ds, 'order', 'o1'),
@@ -155,9 +158,9 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const odd = { 'a.b': 1, $x: 2, price: '$price', nested: { 'c.d': { $e: 1 } } }
       await store.apply('p', null, 1, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', odd, T1)], 1)).changes)
       await store.apply('p', 1, 2, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', { 'a.b': 3, $y: 4 }, T2)], 2)).changes)
-      const [row] = await store.objects(ds)
+      const [row] = await h.rows(ds).then((r) => r.objects)
       expect(row?.properties).toEqual({ 'a.b': 3, $x: 2, price: '$price', nested: { 'c.d': { $e: 1 } }, $y: 4 })
-      expect((await store.objectChanges(ds)).map((c) => c.attributes)).toEqual([odd, { 'a.b': 3, $y: 4 }])
+      expect((await h.rows(ds).then((r) => r.objectChanges)).map((c) => c.attributes)).toEqual([odd, { 'a.b': 3, $y: 4 }])
     })
 
     it('keeps events, E2O rows and object attribute changes, in their documented order', async () => {
@@ -166,12 +169,12 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.apply('p', null, one.to, one.changes)
       const two = changesOf(b2)
       await store.apply('p', one.to, two.to, two.changes)
-      const events = await store.events(ds)
+      const events = await h.rows(ds).then((r) => r.events)
       expect(events.map((e) => [e.event_type, e.timestamp, e.end_timestamp, e.objects_count, e.position])).toEqual([
         ['Create Order', T1, null, 3, 10],
         ['Add Item', T2, null, 2, 12],
       ])
-      const e2o = await store.eventObjects(ds)
+      const e2o = await h.rows(ds).then((r) => r.eventObjects)
       expect(e2o.map((l) => [l.object_type, l.external_id, l.qualifier, l.event_time, l.position])).toEqual(
         expect.arrayContaining([
           ['order', 'o1', null, T1, 10],
@@ -182,7 +185,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         ]),
       )
       expect(e2o.map((l) => l.position)).toEqual([10, 10, 10, 12, 12])
-      expect((await store.objectChanges(ds)).map((c) => [c.object_id, c.position, c.time, c.attributes])).toEqual(
+      expect((await h.rows(ds).then((r) => r.objectChanges)).map((c) => [c.object_id, c.position, c.time, c.attributes])).toEqual(
         [
           [objectIdOf(ds, 'item', 'i1'), 11, T1, { price: 5 }],
           [objectIdOf(ds, 'order', 'o2'), 13, T2, { status: 'open' }],
@@ -232,7 +235,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('keeps datasets apart', async () => {
       const other = freshDatasetId()
       await store.apply('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes)
-      expect(await readModelSnapshot(store, ds)).toEqual({
+      expect(await readModelSnapshot(h.rows, store, ds)).toEqual({
         eventTypes: [],
         objectTypes: [],
         objects: [],
@@ -241,7 +244,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         eventObjects: [],
         objectLinks: [],
       })
-      expect(await store.objects(other)).toHaveLength(1)
+      expect(await h.rows(other).then((r) => r.objects)).toHaveLength(1)
     })
 
     it('drops every row and checkpoint on reset', async () => {
@@ -250,7 +253,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.apply('p', null, to, changes)
       await store.reset()
       expect(await store.checkpoint('p')).toBeNull()
-      expect(await readModelSnapshot(store, ds)).toEqual({
+      expect(await readModelSnapshot(h.rows, store, ds)).toEqual({
         eventTypes: [],
         objectTypes: [],
         objects: [],
@@ -280,12 +283,12 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       )
       const { changes, to } = changesOf(records)
       await store.apply('p', null, to, changes)
-      expect(await store.events(ds)).toHaveLength(n)
-      expect(await store.eventObjects(ds)).toHaveLength(2 * n)
-      expect(await store.objects(ds)).toHaveLength(2 * n)
-      expect(await store.objectChanges(ds)).toHaveLength(n)
+      expect(await h.rows(ds).then((r) => r.events)).toHaveLength(n)
+      expect(await h.rows(ds).then((r) => r.eventObjects)).toHaveLength(2 * n)
+      expect(await h.rows(ds).then((r) => r.objects)).toHaveLength(2 * n)
+      expect(await h.rows(ds).then((r) => r.objectChanges)).toHaveLength(n)
       expect(await store.objectLinks(ds)).toHaveLength(n)
-      expect((await store.objectTypes(ds)).map((t) => [t.name, t.count])).toEqual([
+      expect((await h.rows(ds).then((r) => r.objectTypes)).map((t) => [t.name, t.count])).toEqual([
         ['item', n],
         ['order', n],
       ])

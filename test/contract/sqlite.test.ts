@@ -14,6 +14,7 @@ import { eventLogContract } from './event-log.contract.js'
 import { keyStoreContract } from './key-store.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
+import { sqliteRows } from '../helpers/read-model-rows.js'
 
 function tempDatabase(): { db: SqliteDatabase; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'ocelog-contract-'))
@@ -44,6 +45,7 @@ readModelStoreContract('SQLite', async () => {
   const store = new SqliteReadModelStore(t.db)
   return {
     store,
+    rows: sqliteRows(t.db),
     async close() {
       await store.close()
       t.remove()

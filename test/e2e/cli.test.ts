@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, requireBuild, runCli } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { Ingest } from '../../src/core/ingest.js'
 
 let dataDir: string
@@ -125,10 +125,11 @@ describe('ocelog replay and project', () => {
       try {
         const ctx = { datasetId: k.dataset_id, keyId: k.key_id, requestId: 'req-w', receivedAt: new Date().toISOString() }
         await new Ingest(new SqliteEventLog(db)).recordEvents([{ event: 'Worker Check', objects: [{ type: 't', id: 'w' }] }], ctx)
-        const store = new SqliteReadModelStore(db)
+        const query = new SqliteReadModelQuery(db)
+        const events = async () => (await query.events(k.dataset_id, { limit: 10 })).events
         const deadline = Date.now() + 10_000
-        while ((await store.events(k.dataset_id)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-        expect((await store.events(k.dataset_id)).map((e) => e.event_type)).toEqual(['Worker Check'])
+        while ((await events()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect((await events()).map((e) => e.event_type)).toEqual(['Worker Check'])
       } finally {
         db.close()
       }

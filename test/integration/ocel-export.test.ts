@@ -15,6 +15,7 @@ import { Projector } from '../../projections/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
 import type { RecordContext } from '../../src/core/records.js'
@@ -39,6 +40,7 @@ let dir: string
 let db: SqliteDatabase
 let log: SqliteEventLog
 let store: SqliteReadModelStore
+let query: SqliteReadModelQuery
 let keys: SqliteKeyStore
 let ingest: Ingest
 
@@ -49,6 +51,7 @@ beforeEach(async () => {
   db = openDatabase(dir)
   log = new SqliteEventLog(db)
   store = new SqliteReadModelStore(db)
+  query = new SqliteReadModelQuery(db)
   keys = new SqliteKeyStore(db)
   ingest = new Ingest(log)
   for (const id of ['ds1', 'ds2']) await keys.createDataset({ id, name: id, created_at: new Date().toISOString() })
@@ -107,14 +110,14 @@ describe('exportOcel on SQLite read models', () => {
   it("writes a document that passes Ocelog's strict OCEL 2.0 JSON schema", async () => {
     await seed()
     await new Projector(log, store).catchUp()
-    const doc = await exportOcel(store, 'ds1')
+    const doc = await exportOcel(query, 'ds1')
     expect([...strictSchema.Errors(doc)]).toEqual([])
   })
 
   itWithSharedOcel("writes a document that passes the standard's OCEL 2.0 JSON schema", async () => {
     await seed()
     await new Projector(log, store).catchUp()
-    const doc = await exportOcel(store, 'ds1')
+    const doc = await exportOcel(query, 'ds1')
     const validate = validateOcel()
     expect(validate(doc), ajv.errorsText(validate.errors)).toBe(true)
   })
@@ -122,7 +125,7 @@ describe('exportOcel on SQLite read models', () => {
   it("holds the dataset's events, objects and types, and nothing of other datasets", async () => {
     await seed()
     await new Projector(log, store).catchUp()
-    const doc = await exportOcel(store, 'ds1')
+    const doc = await exportOcel(query, 'ds1')
     expect({
       events: doc.events.map((e) => [e.type, e.time]),
       objects: doc.objects.map((o) => [o.type, o.id]),
@@ -147,7 +150,7 @@ describe('exportOcel on SQLite read models', () => {
   it('ends every object history at the merged attribute values of the objects read model', async () => {
     await seed()
     await new Projector(log, store).catchUp()
-    const doc = await exportOcel(store, 'ds1')
+    const doc = await exportOcel(query, 'ds1')
     expect([finalValues(doc, 'customer', 'c1'), finalValues(doc, 'order', 'order/o1'), finalValues(doc, 'item', 'item/o1')]).toEqual([
       { tier: 'gold', city: 'Oslo' },
       { amount: '12', paid: 'true' },
@@ -158,7 +161,7 @@ describe('exportOcel on SQLite read models', () => {
   it('writes E2O relationships with the sent qualifier, or "" when none was sent', async () => {
     await seed()
     await new Projector(log, store).catchUp()
-    const doc = await exportOcel(store, 'ds1')
+    const doc = await exportOcel(query, 'ds1')
     expect(doc.events.map((e) => [e.type, e.relationships])).toEqual([
       [
         'Create Order',
@@ -187,7 +190,7 @@ describe('exportOcel on SQLite read models', () => {
   it('writes event attributes as strings, with end_timestamp in UTC and typed declarations', async () => {
     await seed()
     await new Projector(log, store).catchUp()
-    const doc = await exportOcel(store, 'ds1')
+    const doc = await exportOcel(query, 'ds1')
     expect([doc.events[0]?.attributes, doc.events[2]?.attributes, doc.eventTypes, doc.objectTypes]).toEqual([
       [
         { name: 'channel', value: 'web' },
@@ -229,9 +232,9 @@ describe('exportOcel on SQLite read models', () => {
     await seed()
     const projector = new Projector(log, store)
     await projector.catchUp()
-    const before = await exportOcel(store, 'ds1')
+    const before = await exportOcel(query, 'ds1')
     await projector.rebuild()
-    expect(await exportOcel(store, 'ds1')).toEqual(before)
+    expect(await exportOcel(query, 'ds1')).toEqual(before)
   })
 })
 
@@ -246,7 +249,7 @@ describe("exportOcel of the generated log sent through the API core in the impor
       expect(failures).toEqual([])
     }
     await new Projector(log, store).catchUp()
-    return { source, doc: await exportOcel(store, 'ds1') }
+    return { source, doc: await exportOcel(query, 'ds1') }
   }
 
   it('gives back every event and final object attribute values, modulo the counted skips', async () => {
@@ -299,7 +302,7 @@ describeWithSharedOcel('exportOcel of the official OCEL 2.0 example sent through
     const { failures } = await ingest.recordEvents(events, ctx('ds1'))
     expect(failures).toEqual([])
     await new Projector(log, store).catchUp()
-    return exportOcel(store, 'ds1')
+    return exportOcel(query, 'ds1')
   }
 
   const byObjectThenQualifier = (a: { objectId: string; qualifier: string }, b: { objectId: string; qualifier: string }) =>

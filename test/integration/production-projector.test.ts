@@ -12,6 +12,7 @@ import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-mod
 import { connectEventStore, connectMongo } from '../../src/adapters/production.js'
 import { eventRecord, freshDatasetId, objectIdsOf, upsertRecord } from '../contract/fixtures.js'
 import { announceSkip, eventStoreEngine, mongoEngine } from '../helpers/engines.js'
+import { mongoRows } from '../helpers/read-model-rows.js'
 
 const es = await eventStoreEngine()
 const mongo = es.available ? await mongoEngine() : es
@@ -35,6 +36,7 @@ async function openProduction() {
   return {
     log,
     store,
+    rows: mongoRows(db),
     async close() {
       await log.close()
       await db.dropDatabase()
@@ -51,8 +53,8 @@ describe.skipIf(!available)('Projector on EventStoreDB and MongoDB', () => {
       const event = eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1', properties: { amount: 1 } }])
       await p.log.append(ds, [event, upsertRecord(ds, 'order', 'o1', { amount: 2 })], objectIdsOf(event))
       await new Projector(p.log, p.store, { name: `it-${randomUUID()}` }).catchUp()
-      expect((await p.store.objects(ds)).map((o) => [o.external_id, o.properties])).toEqual([['o1', { amount: 2 }]])
-      expect((await p.store.eventTypes(ds)).map((t) => [t.name, t.count])).toEqual([['Create Order', 1]])
+      expect((await p.rows(ds).then((r) => r.objects)).map((o) => [o.external_id, o.properties])).toEqual([['o1', { amount: 2 }]])
+      expect((await p.rows(ds).then((r) => r.eventTypes)).map((t) => [t.name, t.count])).toEqual([['Create Order', 1]])
     } finally {
       await p.close()
     }
@@ -76,7 +78,7 @@ describe.skipIf(!available)('Projector on EventStoreDB and MongoDB', () => {
         }
         projector.events.on('applied', check)
       })
-      expect((await p.store.objects(ds)).map((o) => o.external_id)).toEqual(['late'])
+      expect((await p.rows(ds).then((r) => r.objects)).map((o) => o.external_id)).toEqual(['late'])
       controller.abort()
       await running
     } finally {

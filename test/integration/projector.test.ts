@@ -11,6 +11,7 @@ import { Ingest } from '../../src/core/ingest.js'
 import type { RecordContext } from '../../src/core/records.js'
 import { CheckpointConflictError } from '../../src/ports/read-model-store.js'
 import { readModelSnapshot } from '../helpers/fixtures.js'
+import { sqliteRows } from '../helpers/read-model-rows.js'
 
 let dir: string
 let db: SqliteDatabase
@@ -63,7 +64,7 @@ describe('Projector on SQLite', () => {
   it('keeps the read models of README § Read models', async () => {
     await seed()
     expect(await new Projector(log, store).catchUp()).toBe(4)
-    const s = await readModelSnapshot(store, 'ds1')
+    const s = await readModelSnapshot(sqliteRows(db), store, 'ds1')
     expect(s.eventTypes.map((t) => [t.name, t.count, t.source])).toEqual([
       ['Create Order', 1, 'public_api'],
       ['Pay Order', 1, 'public_api'],
@@ -101,9 +102,9 @@ describe('Projector on SQLite', () => {
     const records = await log.readAll(null, 100)
     const last = records[records.length - 1]?.position ?? 0
     await store.apply('p', null, last, foldRecords(records))
-    const once = await readModelSnapshot(store, 'ds1')
+    const once = await readModelSnapshot(sqliteRows(db), store, 'ds1')
     await store.apply('p', last, last, foldRecords(records))
-    expect(await readModelSnapshot(store, 'ds1')).toEqual(once)
+    expect(await readModelSnapshot(sqliteRows(db), store, 'ds1')).toEqual(once)
   })
 
   it('resumes from its checkpoint after a restart', async () => {
@@ -112,7 +113,7 @@ describe('Projector on SQLite', () => {
     await ingest.recordEvents([{ event: 'Ship Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], ctx('ds1'))
     const restarted = new Projector(log, store)
     expect(await restarted.catchUp()).toBe(1)
-    expect((await readModelSnapshot(store, 'ds1')).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
+    expect((await readModelSnapshot(sqliteRows(db), store, 'ds1')).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
   })
 
   it('rebuilds from the log to the same read models', async () => {
@@ -120,9 +121,9 @@ describe('Projector on SQLite', () => {
     await seed('ds2')
     const p = new Projector(log, store, { maxBatch: 2 })
     await p.catchUp()
-    const before = [await readModelSnapshot(store, 'ds1'), await readModelSnapshot(store, 'ds2')]
+    const before = [await readModelSnapshot(sqliteRows(db), store, 'ds1'), await readModelSnapshot(sqliteRows(db), store, 'ds2')]
     expect(await new Projector(log, store).rebuild()).toBe(8)
-    expect([await readModelSnapshot(store, 'ds1'), await readModelSnapshot(store, 'ds2')]).toEqual(before)
+    expect([await readModelSnapshot(sqliteRows(db), store, 'ds1'), await readModelSnapshot(sqliteRows(db), store, 'ds2')]).toEqual(before)
   })
 
   it('applies only the records after a row’s position when a replay straddles it', async () => {
@@ -146,10 +147,10 @@ describe('Projector on SQLite', () => {
     // Checkpoint "a" applied the first three records; checkpoint "b" then replays all five over the same rows.
     await store.apply('a', null, cut, foldRecords(records.slice(0, 3)))
     await store.apply('b', null, last, foldRecords(records))
-    const straddled = await readModelSnapshot(store, 'ds1')
+    const straddled = await readModelSnapshot(sqliteRows(db), store, 'ds1')
     await store.reset()
     await store.apply('once', null, last, foldRecords(records))
-    expect(straddled).toEqual(await readModelSnapshot(store, 'ds1'))
+    expect(straddled).toEqual(await readModelSnapshot(sqliteRows(db), store, 'ds1'))
     expect(straddled.eventTypes.find((t) => t.name === 'Pay Order')?.count).toBe(2)
     expect(straddled.objects.find((o) => o.external_id === 'o1')?.properties).toEqual({ amount: 12, paid: true, refunded: true })
   })
@@ -169,7 +170,7 @@ describe('Projector on SQLite', () => {
     await ingest.recordEvents([{ event: 'Create Order', objects: [{ type: 'order', id: 'o2' }] }], ctx('ds1'))
     await b.catchUp()
     await a.catchUp()
-    expect((await store.eventTypes('ds1')).find((t) => t.name === 'Create Order')?.count).toBe(2)
+    expect((await sqliteRows(db)('ds1').then((r) => r.eventTypes)).find((t) => t.name === 'Create Order')?.count).toBe(2)
   })
 
   it('splits datasets between shards', async () => {
@@ -181,7 +182,7 @@ describe('Projector on SQLite', () => {
     const expected = [0, 1].map((i) => ['ds1', 'ds2', 'ds3'].filter((d) => datasetHash(d) % 2 === i).length * 4)
     expect(shards.map((s) => s.recordsApplied)).toEqual(expected)
     expect(shards.map((s) => s.name)).toEqual(['read-models-0-of-2', 'read-models-1-of-2'])
-    for (const d of ['ds1', 'ds2', 'ds3']) expect((await store.events(d)).length).toBe(2)
+    for (const d of ['ds1', 'ds2', 'ds3']) expect((await sqliteRows(db)(d).then((r) => r.events)).length).toBe(2)
   })
 
   it('follows appends while running and stops when aborted', async () => {
@@ -194,7 +195,7 @@ describe('Projector on SQLite', () => {
     while (p.position !== head && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     abort.abort()
     await running
-    expect((await store.events('ds1')).length).toBe(2)
+    expect((await sqliteRows(db)('ds1').then((r) => r.events)).length).toBe(2)
     expect(p.position).toBe(4)
   })
 })

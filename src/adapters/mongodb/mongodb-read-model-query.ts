@@ -15,7 +15,16 @@
  * transaction or with snapshot read concern; these reads use neither.
  */
 import type { Collection, Db, Document, IndexDescription } from 'mongodb'
-import type { DatasetCounts, EventFilter, EventPage, ObjectDetail, ProcessMapFilter, ReadModelQuery } from '../../ports/read-model-query.js'
+import type {
+  DatasetCounts,
+  EventFilter,
+  EventPage,
+  ObjectDetail,
+  ObjectHistory,
+  ObjectHistoryPage,
+  ProcessMapFilter,
+  ReadModelQuery,
+} from '../../ports/read-model-query.js'
 import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
@@ -407,6 +416,23 @@ export class MongoReadModelQuery implements ReadModelQuery {
         },
       },
     ]
+  }
+
+  async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
+    const rows = await this.objectsC
+      .find({ dataset_id: datasetId, object_id: { $gt: page.after ?? '' } }, { projection: { _id: 0, object_id: 1, type: 1, external_id: 1 } })
+      .sort({ object_id: 1 })
+      .limit(page.limit + 1)
+      .toArray()
+    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ object_id: o.object_id, type: o.type, id: o.external_id, changes: [] }))
+    const byId = new Map(objects.map((o) => [o.object_id, o]))
+    const changes = await this.objectChangesC
+      .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
+      .sort({ object_id: 1, position: 1 })
+      .toArray()
+    for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: c.attributes })
+    const last = objects[objects.length - 1]
+    return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
   }
 
   /** The MongoClient is shared with the other stores and closed by the composition root. */

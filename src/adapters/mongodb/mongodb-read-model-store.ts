@@ -158,32 +158,6 @@ export class MongoReadModelStore implements ReadModelStore {
     await this.db.collection<StopDoc>(PROJECTION_STOPS).deleteOne({ _id: name })
   }
 
-  async eventTypes(datasetId: string): Promise<EventTypeRow[]> {
-    return (await this.eventTypesC.find({ dataset_id: datasetId }).sort({ name: 1 }).toArray()).map(({ _id, ...row }) => row)
-  }
-
-  async objectTypes(datasetId: string): Promise<ObjectTypeRow[]> {
-    return (await this.objectTypesC.find({ dataset_id: datasetId }).sort({ name: 1 }).toArray()).map(({ _id, ...row }) => row)
-  }
-
-  async objects(datasetId: string): Promise<ObjectRow[]> {
-    return (await this.objectsC.find({ dataset_id: datasetId }).sort({ type: 1, external_id: 1 }).toArray()).map(({ _id, ...row }) => row)
-  }
-
-  async objectChanges(datasetId: string): Promise<ObjectChangeRow[]> {
-    return (await this.objectChangesC.find({ dataset_id: datasetId }).sort({ object_id: 1, position: 1 }).toArray()).map(({ _id, ...row }) => row)
-  }
-
-  async events(datasetId: string): Promise<EventRow[]> {
-    return (await this.eventsC.find({ dataset_id: datasetId }).sort({ timestamp: 1, position: 1 }).toArray()).map(({ _id, ...row }) => row)
-  }
-
-  async eventObjects(datasetId: string): Promise<EventObjectRow[]> {
-    return (await this.eventObjectsC.find({ dataset_id: datasetId }).sort({ event_time: 1, position: 1, object_id: 1, qualifier: 1 }).toArray()).map(
-      ({ _id, ...row }) => row,
-    )
-  }
-
   async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {
     return (await this.objectLinksC.find({ dataset_id: datasetId }).sort({ object_a: 1, object_b: 1 }).toArray()).map(({ _id, ...row }) => row)
   }

@@ -10,7 +10,17 @@
  * statistics of run, elapsed and waiting times are grouped from that, the medians with
  * `ROW_NUMBER`/`COUNT` windows. Durations are whole milliseconds (`unixepoch(…, 'subsec')`).
  */
-import type { DatasetCounts, EventFilter, EventPage, ObjectDetail, ProcessMapFilter, ReadModelQuery, TimeWindow } from '../../ports/read-model-query.js'
+import type {
+  DatasetCounts,
+  EventFilter,
+  EventPage,
+  ObjectDetail,
+  ObjectHistory,
+  ObjectHistoryPage,
+  ProcessMapFilter,
+  ReadModelQuery,
+  TimeWindow,
+} from '../../ports/read-model-query.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
@@ -50,8 +60,9 @@ function processMapSql(window: TimeWindow, typeCount: number): string {
   if (typeCount > 0) conditions.push(`eo.object_type IN (SELECT value FROM json_each(@types))`)
   return `
 WITH linked AS (
-  SELECT eo.object_type AS ot, eo.object_id AS oid, eo.event_id AS eid, eo.event_time AS ts, e.event_type AS act, e.end_timestamp AS te_text,
-    LEAD(eo.event_id || ' ' || eo.event_time || ' ' || e.event_type) OVER w AS nx,
+  SELECT eo.object_type AS ot, eo.object_id AS oid, e.rowid AS eid, e.event_type AS act, ${ms('eo.event_time')} AS t,
+    CASE WHEN e.end_timestamp IS NULL THEN NULL ELSE ${ms('e.end_timestamp')} END AS te,
+    LEAD(e.rowid || ' ' || ${ms('eo.event_time')} || ' ' || e.event_type) OVER w AS nx,
     ROW_NUMBER() OVER w AS rn
   FROM rm_event_objects eo INDEXED BY rm_event_objects_by_object
     CROSS JOIN rm_events e ON e.dataset_id = eo.dataset_id AND e.event_id = eo.event_id
@@ -59,22 +70,21 @@ WITH linked AS (
   WINDOW w AS (PARTITION BY eo.object_id ORDER BY eo.event_time, eo.position, eo.event_id)
 ),
 seq AS MATERIALIZED (
-  SELECT ot, oid, eid, act, ts, te_text, rn, n_eid, n_eid IS eid AS dup,
-    substr(rest, instr(rest, ' ') + 1) AS n_act, substr(rest, 1, instr(rest, ' ') - 1) AS n_ts
-  FROM (SELECT ot, oid, eid, act, ts, te_text, rn, substr(nx, 1, instr(nx, ' ') - 1) AS n_eid, substr(nx, instr(nx, ' ') + 1) AS rest FROM linked)
+  SELECT ot, oid, eid, act, t, te, rn, n_eid, n_eid IS eid AS dup,
+    substr(rest, instr(rest, ' ') + 1) AS n_act, CAST(substr(rest, 1, instr(rest, ' ') - 1) AS INTEGER) AS n_t
+  FROM (SELECT ot, oid, eid, act, t, te, rn, CAST(substr(nx, 1, instr(nx, ' ') - 1) AS INTEGER) AS n_eid, substr(nx, instr(nx, ' ') + 1) AS rest FROM linked)
 ),
 occ AS (
-  SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, ${ms('n_ts')} - ${ms('ts')} AS d,
-    CASE WHEN te_text IS NULL THEN NULL ELSE max(0, ${ms('n_ts')} - ${ms('te_text')}) END AS w
+  SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, n_t - t AS d, CASE WHEN te IS NULL THEN NULL ELSE max(0, n_t - te) END AS w
   FROM seq WHERE n_eid IS NOT NULL AND NOT dup
 ),
 waits AS (SELECT ot, k1, k2, w AS d FROM occ WHERE w IS NOT NULL),
-run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, ${ms('te_text')} - ${ms('ts')} AS d FROM seq WHERE te_text IS NOT NULL)
+run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, te - t AS d FROM seq WHERE te IS NOT NULL)
 SELECT 'activity' AS kind, ot, act AS k1, '' AS k2, COUNT(DISTINCT eid) AS c1, COUNT(DISTINCT oid) AS c2, SUM(NOT dup) AS c3,
   SUM(rn = 1) AS c4, SUM(n_eid IS NULL) AS c5, 0 AS c6, NULL AS c7
 FROM seq GROUP BY ot, act
 UNION ALL
-SELECT 'edge', ot, k1, k2, COUNT(DISTINCT oid), COUNT(DISTINCT eid || ' ' || n_eid), ${STATS}
+SELECT 'edge', ot, k1, k2, COUNT(DISTINCT oid), COUNT(DISTINCT eid || ',' || n_eid), ${STATS}
 FROM (${withMedianPart('occ', 'ot, k1, k2, oid, eid, n_eid, d')}) GROUP BY ot, k1, k2
 UNION ALL
 SELECT 'waiting', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('waits', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2
@@ -263,6 +273,23 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (types.length > 0) params.types = JSON.stringify(types)
     const rows = this.db.prepare(processMapSql(filter, types.length)).all(params) as MapRow[]
     return assembleProcessMap(rows)
+  }
+
+  async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
+    const rows = this.db
+      .prepare('SELECT object_id, type, external_id AS id FROM rm_objects WHERE dataset_id = ? AND object_id > ? ORDER BY object_id LIMIT ?')
+      .all(datasetId, page.after ?? '', page.limit + 1) as Omit<ObjectHistory, 'changes'>[]
+    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [] }))
+    const byId = new Map(objects.map((o) => [o.object_id, o]))
+    const changes = this.db
+      .prepare(
+        `SELECT object_id, position, time, attributes FROM rm_object_changes
+         WHERE dataset_id = ? AND object_id IN (SELECT value FROM json_each(?)) ORDER BY object_id, position`,
+      )
+      .all(datasetId, JSON.stringify([...byId.keys()])) as { object_id: string; position: number; time: string; attributes: string }[]
+    for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
+    const last = objects[objects.length - 1]
+    return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
   }
 
   async close(): Promise<void> {}

@@ -8,7 +8,7 @@ import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import type { ObjectLinkRow } from '../../schemas/read-models.js'
 import type { SqliteDatabase } from './database.js'
 
 /** E2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
@@ -206,45 +206,6 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async clearStop(name: string): Promise<void> {
     this.db.prepare('DELETE FROM rm_projection_stops WHERE projector = ?').run(name)
-  }
-
-  async eventTypes(datasetId: string): Promise<EventTypeRow[]> {
-    return this.db.prepare('SELECT * FROM rm_event_types WHERE dataset_id = ? ORDER BY name').all(datasetId) as EventTypeRow[]
-  }
-
-  async objectTypes(datasetId: string): Promise<ObjectTypeRow[]> {
-    return this.db.prepare('SELECT * FROM rm_object_types WHERE dataset_id = ? ORDER BY name').all(datasetId) as ObjectTypeRow[]
-  }
-
-  async objects(datasetId: string): Promise<ObjectRow[]> {
-    const rows = this.db.prepare('SELECT * FROM rm_objects WHERE dataset_id = ? ORDER BY type, external_id').all(datasetId) as (Omit<
-      ObjectRow,
-      'properties'
-    > & { properties: string })[]
-    return rows.map((r) => ({ ...r, properties: parseObject(r.properties) }))
-  }
-
-  async objectChanges(datasetId: string): Promise<ObjectChangeRow[]> {
-    const rows = this.db.prepare('SELECT * FROM rm_object_changes WHERE dataset_id = ? ORDER BY object_id, position').all(datasetId) as (Omit<
-      ObjectChangeRow,
-      'attributes'
-    > & { attributes: string })[]
-    return rows.map((r) => ({ ...r, attributes: parseObject(r.attributes) }))
-  }
-
-  async events(datasetId: string): Promise<EventRow[]> {
-    const rows = this.db.prepare('SELECT * FROM rm_events WHERE dataset_id = ? ORDER BY timestamp, position').all(datasetId) as (Omit<
-      EventRow,
-      'properties'
-    > & { properties: string })[]
-    return rows.map((r) => ({ ...r, properties: parseObject(r.properties) }))
-  }
-
-  async eventObjects(datasetId: string): Promise<EventObjectRow[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM rm_event_objects WHERE dataset_id = ? ORDER BY event_time, position, object_id, qualifier')
-      .all(datasetId) as (Omit<EventObjectRow, 'qualifier'> & { qualifier: string })[]
-    return rows.map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier }))
   }
 
   async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {

@@ -39,7 +39,7 @@ export function registerExport(program: Command): void {
           }
         }
 
-        const doc = await exportOcel(b.readModels, opts.dataset)
+        const doc = await exportOcel(b.query, opts.dataset)
         if (!checkOcel.Check(doc)) {
           const first = checkOcel.Errors(doc)[0]
           throw new CliError(

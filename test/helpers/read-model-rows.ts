@@ -1,0 +1,74 @@
+/**
+ * Every read-model row of one dataset, straight from the engine (test support: the writer port
+ * ReadModelStore has no getters, and the query port answers in the read side's shapes). For the
+ * read-model store's contract suite and the projector's tests, which check what `apply` wrote.
+ */
+import type { Db } from 'mongodb'
+import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
+import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import type { Properties } from '../../src/schemas/api.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../src/schemas/read-models.js'
+
+export interface ReadModelRows {
+  eventTypes: EventTypeRow[]
+  objectTypes: ObjectTypeRow[]
+  /** Ordered by (type, external_id). */
+  objects: ObjectRow[]
+  /** Ordered by (object_id, position). */
+  objectChanges: ObjectChangeRow[]
+  /** Ordered by (timestamp, position). */
+  events: EventRow[]
+  /** Ordered by (event_time, position, object_id, qualifier). */
+  eventObjects: EventObjectRow[]
+}
+
+/** Reads every row of a dataset. */
+export type RowReader = (datasetId: string) => Promise<ReadModelRows>
+
+/** E2O rows without a qualifier hold '' in SQLite. */
+const NO_QUALIFIER = ''
+
+/** The rows of the SQLite read models (tables rm_*). */
+export function sqliteRows(db: SqliteDatabase): RowReader {
+  const all = <T>(sql: string, datasetId: string) => db.prepare(sql).all(datasetId) as T[]
+  const parse = (text: string) => JSON.parse(text) as Properties
+  return async (datasetId) => ({
+    eventTypes: all<EventTypeRow>('SELECT * FROM rm_event_types WHERE dataset_id = ? ORDER BY name', datasetId),
+    objectTypes: all<ObjectTypeRow>('SELECT * FROM rm_object_types WHERE dataset_id = ? ORDER BY name', datasetId),
+    objects: all<Omit<ObjectRow, 'properties'> & { properties: string }>(
+      'SELECT * FROM rm_objects WHERE dataset_id = ? ORDER BY type, external_id',
+      datasetId,
+    ).map((r) => ({ ...r, properties: parse(r.properties) })),
+    objectChanges: all<Omit<ObjectChangeRow, 'attributes'> & { attributes: string }>(
+      'SELECT * FROM rm_object_changes WHERE dataset_id = ? ORDER BY object_id, position',
+      datasetId,
+    ).map((r) => ({ ...r, attributes: parse(r.attributes) })),
+    events: all<Omit<EventRow, 'properties'> & { properties: string }>(
+      'SELECT * FROM rm_events WHERE dataset_id = ? ORDER BY timestamp, position',
+      datasetId,
+    ).map((r) => ({ ...r, properties: parse(r.properties) })),
+    eventObjects: all<Omit<EventObjectRow, 'qualifier'> & { qualifier: string }>(
+      'SELECT * FROM rm_event_objects WHERE dataset_id = ? ORDER BY event_time, position, object_id, qualifier',
+      datasetId,
+    ).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+  })
+}
+
+/** The rows of the MongoDB read models (READ_MODEL_COLLECTIONS), without `_id`. */
+export function mongoRows(db: Db): RowReader {
+  const c = READ_MODEL_COLLECTIONS
+  const rows = async <T>(collection: string, datasetId: string, sort: Record<string, 1>): Promise<T[]> =>
+    (await db
+      .collection(collection)
+      .find({ dataset_id: datasetId }, { projection: { _id: 0 } })
+      .sort(sort)
+      .toArray()) as T[]
+  return async (datasetId) => ({
+    eventTypes: await rows<EventTypeRow>(c.eventTypes, datasetId, { name: 1 }),
+    objectTypes: await rows<ObjectTypeRow>(c.objectTypes, datasetId, { name: 1 }),
+    objects: await rows<ObjectRow>(c.objects, datasetId, { type: 1, external_id: 1 }),
+    objectChanges: await rows<ObjectChangeRow>(c.objectChanges, datasetId, { object_id: 1, position: 1 }),
+    events: await rows<EventRow>(c.events, datasetId, { timestamp: 1, position: 1 }),
+    eventObjects: await rows<EventObjectRow>(c.eventObjects, datasetId, { event_time: 1, position: 1, object_id: 1, qualifier: 1 }),
+  })
+}
