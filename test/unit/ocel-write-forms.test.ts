@@ -147,6 +147,14 @@ describe('toOcelXml', () => {
     expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
   })
 
+  itWithSharedOcel('writes an empty log as an XML file that validates and reads back empty', () => {
+    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
+    const file = join(dir, 'empty.xmlocel')
+    writeFileSync(file, toOcelXml({ eventTypes: [], objectTypes: [], events: [], objects: [] }))
+    expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
+    expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual({ eventTypes: [], objectTypes: [], events: [], objects: [] })
+  })
+
   itWithSharedOcel('writes a log whose types share an attribute name in a form that passes the XSD without its two attribute keyrefs', () => {
     if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
     const doc = smallDoc()
@@ -224,6 +232,12 @@ describe('writeOcelSqlite', () => {
       { ocel_id: 'o1', ocel_time: '2024-01-03T00:00:00.000Z', ocel_changed_field: 'express', express: 0, lines: null, status: null },
     ])
     db.close()
+  })
+
+  it('writes an empty log as the standard tables without rows', () => {
+    const file = join(dir, 'empty.sqlite')
+    writeOcelSqlite({ eventTypes: [], objectTypes: [], events: [], objects: [] }, file)
+    expect(logView(readOcelSqlite(file, UTC))).toEqual({ eventTypes: [], objectTypes: [], events: [], objects: [] })
   })
 
   it('replaces an existing file with the complete new one', () => {
