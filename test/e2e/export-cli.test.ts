@@ -7,6 +7,10 @@ import { requireBuild, runCli } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { Ingest } from '../../src/core/ingest.js'
+import { readOcelJson } from '../../src/ocel/import/read-json.js'
+import { readOcelFile } from '../../src/ocel/import/read.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+import { logView } from '../helpers/ocel-forms.js'
 
 let dataDir: string
 let datasetId: string
@@ -67,6 +71,36 @@ describe('ocelog export', () => {
     expect((await ocelog(['export', '--dataset', datasetId, '--out', out])).code).toBe(0)
     const { code, stdout } = await ocelog(['export', '--dataset', datasetId])
     expect([code, stdout]).toEqual([0, readFileSync(out, 'utf8')])
+  })
+
+  for (const form of ['xml', 'sqlite'] as const) {
+    it(`writes the --format ${form} form of the same log as the JSON export to --out`, async () => {
+      const json = join(dataDir, `${form}-twin.json`)
+      const out = join(dataDir, `export.${form === 'xml' ? 'xmlocel' : 'sqlite'}`)
+      expect((await ocelog(['export', '--dataset', datasetId, '--out', json])).code).toBe(0)
+      const { code, stderr } = await ocelog(['export', '--dataset', datasetId, '--format', form, '--out', out])
+      expect([code, stderr]).toEqual([0, `exported dataset ${datasetId}: 2 events, 2 objects, 2 event types, 2 object types, 3 E2O relationships to ${out}\n`])
+      const utc = parseTimeZone('UTC')
+      const read = readOcelFile(out, utc)
+      expect([read.format, logView(read)]).toEqual([form, logView(readOcelJson(readFileSync(json, 'utf8'), utc))])
+    })
+  }
+
+  it('writes the XML form to stdout without --out', async () => {
+    const { code, stdout } = await ocelog(['export', '--dataset', datasetId, '--format', 'xml'])
+    expect(code).toBe(0)
+    expect(stdout.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<log>\n')).toBe(true)
+    expect(stdout).toContain('<object object-id="o1" qualifier="target" type="order"/>')
+  })
+
+  it('refuses --format sqlite without --out, since it writes a binary file', async () => {
+    const { code, stdout, stderr } = await ocelog(['export', '--dataset', datasetId, '--format', 'sqlite'])
+    expect([code, stdout, stderr]).toEqual([1, '', 'ocelog: --format sqlite writes a binary file: give it with --out FILE\n'])
+  })
+
+  it('refuses a --format it does not know, naming the forms', async () => {
+    const { code, stderr } = await ocelog(['export', '--dataset', datasetId, '--format', 'csv'])
+    expect([code, stderr]).toEqual([1, 'ocelog: --format csv: must be one of json, xml, sqlite\n'])
   })
 
   it('refuses a dataset that does not exist, naming it', async () => {

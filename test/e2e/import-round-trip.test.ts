@@ -73,16 +73,17 @@ describe('ocelog import then ocelog export of the generated log', () => {
         o2o: 3,
         object_attribute_values: 63,
       })
-      expect(summary.sent).toEqual({ events: 6, object_upserts: 61, objects: 57 })
+      expect(summary.sent).toEqual({ events: 7, object_upserts: 61, objects: 57 })
+      expect(summary.undefined_objects).toEqual({ type: 'ocelog:undefined', objects: 2, events: 2 })
       expect(summary.failed).toEqual({ events: 0, object_upserts: 0, reasons: [] })
       expect(summary.aborted).toBeNull()
-      expect(skipCounts(summary)).toEqual({ o2o_relationship: 3, e2o_unknown_object: 2, event_without_objects: 1, event_over_50_objects: 1 })
+      expect(skipCounts(summary)).toEqual({ o2o_relationship: 3, event_over_50_objects: 1 })
       expect(summary.skipped.event_over_50_objects?.examples).toEqual(['e5 (51 objects)'])
       expect(summary.timezone).toEqual({ zone: 'UTC', naive_timestamps: naive, truncated_to_ms: 1 })
 
       const doc = await service.exportOcel(datasetId)
       expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
-      expect([doc.events.length, doc.objects.length]).toEqual([6, 57])
+      expect([doc.events.length, doc.objects.length]).toEqual([7, 59])
       expect(doc.events.find((e) => e.relationships.some((r) => r.objectId === '😀-2'))?.time).toBe('2024-03-01T15:00:00.123Z')
       expect(doc.objects.find((o) => o.id === '客户-1')?.attributes.map((a) => [a.name, a.value])).toEqual([
         ['name', 'Zoë Müller & Söhne <GmbH> "Ost"'],
@@ -90,6 +91,19 @@ describe('ocelog import then ocelog export of the generated log', () => {
       ])
     })
   }
+
+  it('gives objects the log never defines the type of --unknown-object-type', async () => {
+    const { summary, datasetId } = await importFile(generated.json, ['--unknown-object-type', 'Geist 👻'])
+    expect(summary.undefined_objects).toEqual({ type: 'Geist 👻', objects: 2, events: 2 })
+    const doc = await service.exportOcel(datasetId)
+    expect(diffViews(expectedView(readOcelFile(generated.json, parseTimeZone('UTC')), 'Geist 👻'), exportedView(doc))).toEqual([])
+    expect(doc.objects.filter((o) => o.type === 'Geist 👻').map((o) => o.id)).toEqual(['ghost-1', 'ghost-2'])
+  })
+
+  it('refuses an --unknown-object-type the API would refuse, before sending anything', async () => {
+    const r = await service.cli(['import', generated.json, '--url', service.url, '--key', 'k', '--unknown-object-type', 'x'.repeat(101)])
+    expect([r.code, r.stderr]).toEqual([1, 'ocelog: --unknown-object-type: must be an object type name of 1 to 100 characters (got 101)\n'])
+  })
 
   it('reads its zoneless timestamps in the zone of --timezone, and the others as written', async () => {
     const { summary, datasetId } = await importFile(generated.xml, ['--timezone', '+01:00'])
@@ -124,13 +138,13 @@ describeWithSharedOcel('ocelog import then ocelog export of the real logs', () =
     expect(diffViews(expectedView(json), exportedView(await service.exportOcel(datasetId)))).toEqual([])
   })
 
-  it('imports the ocpa logistics log, reporting its references to undefined Handling Units as skipped', async () => {
+  it('imports all 8,727 events of the ocpa logistics log, its undefined Handling Units with the placeholder type', async () => {
     const path = join(DATA, 'raw/ocpa__logistics.sqlite')
     const { summary, datasetId } = await importFile(path)
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
-    expect(summary.skipped.e2o_unknown_object?.count).toBe(5080)
-    expect(summary.skipped.event_without_objects?.count).toBe(2540)
-    expect(summary.sent.events).toBe(8727 - 2540)
+    expect(summary.sent.events).toBe(8727)
+    expect(summary.undefined_objects).toEqual({ type: 'ocelog:undefined', objects: 2540, events: 5080 })
+    expect(skipCounts(summary)).toEqual({ o2o_relationship: 3960 })
     expect(summary.timezone.naive_timestamps).toBeGreaterThan(11_000)
     const doc = await service.exportOcel(datasetId)
     expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
@@ -144,10 +158,13 @@ describe('ocelog import', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`(OCEL 2.0 SQLite) into dataset ${key.dataset_id}`)
     expect(r.stdout).toContain('log         8 events (4 of 5 declared types used), 57 objects (3 of 4 types), 110 E2O, 3 O2O, 63 object attribute values')
-    expect(r.stdout).toMatch(/sent {8}6 events, 61 object upserts \(57 objects\)/)
+    expect(r.stdout).toMatch(/sent {8}7 events, 61 object upserts \(57 objects\)/)
+    expect(r.stdout).toContain(
+      'undefined   2 objects the log references but never defines, sent as type "ocelog:undefined" (--unknown-object-type), named by 2 events',
+    )
     expect(r.stdout).toContain('1 events with more than 50 objects (the API rejects them) (e.g. e5 (51 objects))')
     expect(r.stdout).toContain('58 without a time zone, read as UTC (--timezone); 1 cut to milliseconds')
-    expect(r.stdout).toMatch(/throughput {2}6 events in \d+\.\d s = [\d,]+ events\/s/)
+    expect(r.stdout).toMatch(/throughput {2}7 events in \d+\.\d s = [\d,]+ events\/s/)
   })
 
   itWithSharedOcel('prints a summary for a person without --json (ocpa ocel20_example)', async () => {

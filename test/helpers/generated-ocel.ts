@@ -17,9 +17,9 @@
  * objects. Its numbers, for assertions (JSON form; SQLite differs only in zoneless timestamps):
  * 8 events (5 event types declared, 4 used), 57 objects (4 object types declared, 3 used), 110 E2O,
  * 3 O2O, 63 object attribute values; 4 zoneless timestamps (58 in SQLite, whose 54 initial rows have
- * no zone), 1 cut to milliseconds. Importing it sends 6 events, 61 object upserts of 57 objects, and
- * skips 2 E2O references to undefined objects, 1 event left with no object, 1 event with 51 objects
- * and 3 O2O relationships.
+ * no zone), 1 cut to milliseconds. Importing it sends 7 events (2 of them naming the 2 undefined
+ * objects, sent with the placeholder type), 61 object upserts of 57 objects, and skips 1 event with
+ * 51 objects and 3 O2O relationships.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'

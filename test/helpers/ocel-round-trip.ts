@@ -8,14 +8,15 @@
  * (`ocelValue` of src/ocel/export.ts: numbers and booleans as text). The exported object id is
  * `type/id` when several types share an id; the view undoes that.
  *
- * `expectedView` applies the import's skip rules on its own (it does not use the plan), so a
- * mapping bug in the plan shows up as a difference: references to objects the log never defines
- * are dropped, duplicated (object, qualifier) pairs count once, events left with no object or with
- * more than 50 are left out. O2O relationships are not in either view (no v1 endpoint carries them),
+ * `expectedView` applies the import's rules on its own (it does not use the plan), so a mapping
+ * bug in the plan shows up as a difference: objects the log references but never defines get the
+ * placeholder type (`--unknown-object-type`) and no attributes, duplicated (object, qualifier)
+ * pairs count once, events with no object or with more than 50 are left out. O2O relationships are not in either view (no v1 endpoint carries them),
  * and the attribute history's times are not compared (an upsert carries no time: the service records
  * when it received it).
  */
 import { ocelValue } from '../../src/ocel/export.js'
+import { UNDEFINED_OBJECT_TYPE } from '../../src/ocel/import/plan.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import type { OcelLog, OcelObject } from '../../src/ocel/import/model.js'
 
@@ -42,8 +43,8 @@ function eventKey(type: string, time: string, attributes: [string, string][], ob
   return JSON.stringify([type, time, attrs, links])
 }
 
-/** The view an export must match after importing `log` (see module comment). */
-export function expectedView(log: OcelLog): RoundTripView {
+/** The view an export must match after importing `log` with `--unknown-object-type unknownObjectType` (see module comment). */
+export function expectedView(log: OcelLog, unknownObjectType = UNDEFINED_OBJECT_TYPE): RoundTripView {
   const view: RoundTripView = { eventsPerType: {}, objectsPerType: {}, e2o: 0, events: new Map(), objects: new Map() }
   const byId = new Map<string, OcelObject>()
   for (const o of log.objects) {
@@ -60,12 +61,16 @@ export function expectedView(log: OcelLog): RoundTripView {
   for (const e of log.events) {
     const links = new Map<string, [string, string, string]>()
     for (const r of e.relationships) {
-      const o = byId.get(r.objectId)
-      if (o === undefined) continue
+      const o = byId.get(r.objectId) ?? { type: unknownObjectType, id: r.objectId }
       const link: [string, string, string] = [o.type, o.id, r.qualifier ?? '']
       links.set(JSON.stringify(link), link)
     }
     if (links.size === 0 || links.size > MAX_OBJECTS_PER_EVENT) continue
+    for (const [type, id] of links.values()) {
+      if (byId.has(id) || view.objects.has(type + SEP + id)) continue
+      bump(view.objectsPerType, type)
+      view.objects.set(type + SEP + id, {})
+    }
     bump(view.eventsPerType, e.type)
     view.e2o += links.size
     const attributes = Object.entries(e.attributes).map(([name, value]): [string, string] => [name, ocelValue(value)])

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newNotes, type OcelEvent, type OcelLog, type OcelObject } from '../../src/ocel/import/model.js'
-import { planImport, type ImportPlan } from '../../src/ocel/import/plan.js'
+import { UNDEFINED_OBJECT_TYPE, planImport, type ImportPlan } from '../../src/ocel/import/plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { itWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
@@ -162,17 +162,44 @@ describe('planImport end_timestamp', () => {
   })
 })
 
-describe('planImport skips', () => {
-  it('drops references to objects the log never defines, keeps the event, and counts them', () => {
+describe('planImport of objects the log never defines', () => {
+  it('sends a reference to an undefined object with the placeholder type, keeping the event whole, and counts it', () => {
     const plan = planImport(log([order('o1')], [event('e1', T(1), ['o1', 'ghost'])]))
     expect(plan.batches.find((b) => b.kind === 'events')?.items).toEqual([
-      { event: 'pay', timestamp: '2024-01-01T01:00:00.000Z', objects: [{ type: 'order', id: 'o1' }] },
+      {
+        event: 'pay',
+        timestamp: '2024-01-01T01:00:00.000Z',
+        objects: [
+          { type: 'order', id: 'o1' },
+          { type: 'ocelog:undefined', id: 'ghost' },
+        ],
+      },
     ])
-    expect(plan.skipped.e2o_unknown_object).toEqual({ count: 1, examples: ['e1 → ghost'] })
+    expect([plan.undefinedObjects, plan.skipped]).toEqual([{ type: UNDEFINED_OBJECT_TYPE, objects: 1, events: 1 }, {}])
   })
 
-  it('skips and counts an event left with no object', () => {
-    const plan = planImport(log([], [event('e1', T(1), ['ghost'])]))
+  it('sends an event that names only undefined objects', () => {
+    const plan = planImport(log([], [event('e1', T(1), ['ghost']), event('e2', T(2), ['ghost', 'other'])]))
+    expect(plan.events).toBe(2)
+    expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 2, events: 2 })
+  })
+
+  it('gives undefined objects the type of the unknownObjectType option', () => {
+    const plan = planImport(log([], [event('e1', T(1), ['hu1'])]), { unknownObjectType: 'Handling Unit' })
+    expect(plan.batches.flatMap((b) => (b.kind === 'events' ? b.items.flatMap((i) => i.objects) : []))).toEqual([{ type: 'Handling Unit', id: 'hu1' }])
+    expect(plan.undefinedObjects).toEqual({ type: 'Handling Unit', objects: 1, events: 1 })
+  })
+
+  it('does not count the undefined objects of an event it cannot send', () => {
+    const objects = Array.from({ length: 50 }, (_, i) => order(`o${String(i)}`))
+    const plan = planImport(log(objects, [event('big', T(1), [...objects.map((o) => o.id), 'ghost'])]))
+    expect([plan.events, plan.undefinedObjects]).toEqual([0, { type: 'ocelog:undefined', objects: 0, events: 0 }])
+  })
+})
+
+describe('planImport skips', () => {
+  it('skips and counts an event without objects', () => {
+    const plan = planImport(log([], [event('e1', T(1), [])]))
     expect(plan.events).toBe(0)
     expect(plan.skipped.event_without_objects).toEqual({ count: 1, examples: ['e1'] })
   })
@@ -204,13 +231,12 @@ describe('planImport skips', () => {
     expect(plan.skipped.o2o_relationship).toEqual({ count: 1, examples: ['o1 → o2'] })
   })
 
-  itWithSharedOcel('counts the dangling Handling Unit references of the ocpa logistics log (SOURCES.md)', () => {
+  itWithSharedOcel('keeps every event of the ocpa logistics log, whose Collect Goods events name only undefined Handling Units (SOURCES.md)', () => {
     const plan = planImport(readOcelFile(join(DATA, 'raw/ocpa__logistics.sqlite'), parseTimeZone('UTC')))
-    expect(plan.skipped.e2o_unknown_object?.count).toBe(5080)
-    expect(plan.skipped.o2o_relationship?.count).toBe(3960)
-    // Collect Goods events name only a Handling Unit, so nothing is left of them.
-    expect(plan.skipped.event_without_objects?.count).toBe(2540)
-    expect(plan.events).toBe(8727 - 2540)
+    expect(plan.events).toBe(8727)
+    // 2,540 Handling Units, each named by its Collect Goods event and by one other event.
+    expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 2540, events: 5080 })
+    expect(plan.skipped).toEqual({ o2o_relationship: { count: 3960, examples: expect.any(Array) } })
   })
 })
 
@@ -337,13 +363,12 @@ describe('planImport on the generated log', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }))
   const read = (form: keyof GeneratedOcelFiles) => readOcelFile(files[form], parseTimeZone('UTC'))
 
-  it('counts what it cannot send: undefined objects, an event left with none, the event with 51 objects, O2O', () => {
+  it('counts what it cannot send (the event with 51 objects, O2O) and the undefined objects it sends with the placeholder type', () => {
     const plan = planImport(read('json'))
-    expect({ events: plan.events, upserts: plan.upserts, objects: plan.objects }).toEqual({ events: 6, upserts: 61, objects: 57 })
+    expect({ events: plan.events, upserts: plan.upserts, objects: plan.objects }).toEqual({ events: 7, upserts: 61, objects: 57 })
+    expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 2, events: 2 })
     expect(plan.skipped).toEqual({
       o2o_relationship: { count: 3, examples: ['o-1 → 客户-1', 'o-1 → ghost-order', 'item-1 → o-1'] },
-      e2o_unknown_object: { count: 2, examples: ['e1 → ghost-1', 'e7 → ghost-2'] },
-      event_without_objects: { count: 1, examples: ['e7'] },
       event_over_50_objects: { count: 1, examples: ['e5 (51 objects)'] },
     })
   })
@@ -379,7 +404,7 @@ describe('planImport on the generated log', () => {
       const source = read(form)
       const plan = planImport(source)
       expect(checkOrder(source, plan)).toEqual([])
-      expect(plan.events).toBe(6)
+      expect(plan.events).toBe(7)
     })
   }
 })

@@ -3,6 +3,7 @@
  * logs of the shared folder (skipped when absent) and on small documents with the quirks of real
  * files. The same log in two forms must read the same.
  */
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -294,6 +295,32 @@ describe('readOcelXml', () => {
 
   it('refuses a document without <log>', () => {
     expect(() => readOcelXml('<other/>', utc)).toThrow(OcelReadError)
+  })
+})
+
+describe('readOcelSqlite', () => {
+  it('reads 0 and 1 of a column declared BOOLEAN as false and true, and other columns as SQLite gives them', () => {
+    const path = join(tmp, 'booleans.sqlite')
+    const db = new Database(path)
+    db.exec(`
+      CREATE TABLE event (ocel_id TEXT, ocel_type TEXT);
+      CREATE TABLE object (ocel_id TEXT, ocel_type TEXT);
+      CREATE TABLE event_object (ocel_event_id TEXT, ocel_object_id TEXT, ocel_qualifier TEXT);
+      CREATE TABLE event_check (ocel_id TEXT, ocel_time TIMESTAMP, ok BOOLEAN, n INTEGER);
+      CREATE TABLE object_order (ocel_id TEXT, ocel_time TIMESTAMP, ocel_changed_field TEXT, express BOOLEAN);
+      INSERT INTO event VALUES ('e1', 'check'), ('e2', 'check');
+      INSERT INTO object VALUES ('o1', 'order');
+      INSERT INTO event_object VALUES ('e1', 'o1', 'q'), ('e2', 'o1', 'q');
+      INSERT INTO event_check VALUES ('e1', '2024-01-01T00:00:00Z', 1, 1), ('e2', '2024-01-02T00:00:00Z', 0, 0);
+      INSERT INTO object_order VALUES ('o1', '2024-01-01T00:00:00Z', NULL, 1), ('o1', '2024-01-02T00:00:00Z', 'express', 0);
+    `)
+    db.close()
+    const log = readOcelFile(path, utc)
+    expect(log.events.map((e) => e.attributes)).toEqual([
+      { ok: true, n: 1 },
+      { ok: false, n: 0 },
+    ])
+    expect(log.objects[0]?.attributes.map((a) => a.value)).toEqual([true, false])
   })
 })
 

@@ -50,10 +50,15 @@ function exported(): OcelJsonStrict {
           { name: 'by', value: 'card' },
           { name: 'ok', value: 'true' },
         ],
-        relationships: [{ objectId: 'order/1', qualifier: 'paid' }],
+        relationships: [
+          { objectId: 'ghost', qualifier: '' },
+          { objectId: 'order/1', qualifier: 'paid' },
+        ],
       },
+      { id: 'u2', type: 'pay', time: '1970-01-01T00:00:02.000Z', attributes: [], relationships: [{ objectId: 'ghost', qualifier: '' }] },
     ],
     objects: [
+      { id: 'ghost', type: 'ocelog:undefined', attributes: [], relationships: [] },
       { id: 'item/1', type: 'item', attributes: [], relationships: [] },
       {
         id: 'order/1',
@@ -73,29 +78,38 @@ describe('round-trip views', () => {
     expect(diffViews(expectedView(source), exportedView(exported()))).toEqual([])
   })
 
-  it('expect the events left after the skip rules, and their E2O pairs', () => {
+  it('expect every event, naming objects the log never defines with the placeholder type', () => {
     const v = expectedView(source)
-    expect(v.eventsPerType).toEqual({ pay: 1 })
-    expect(v.e2o).toBe(1)
-    expect(v.objectsPerType).toEqual({ order: 1, item: 1 })
+    expect(v.eventsPerType).toEqual({ pay: 2 })
+    expect(v.e2o).toBe(3)
+    expect(v.objectsPerType).toEqual({ order: 1, item: 1, 'ocelog:undefined': 1 })
+    expect(v.objects.get('ocelog:undefined\u0000ghost')).toEqual({})
+  })
+
+  it('expect the type of --unknown-object-type for objects the log never defines', () => {
+    expect(expectedView(source, 'Handling Unit').objectsPerType).toEqual({ order: 1, item: 1, 'Handling Unit': 1 })
   })
 
   it('show a changed qualifier', () => {
     const doc = exported()
     const e = doc.events[0]
-    if (e !== undefined) e.relationships = [{ objectId: 'order/1', qualifier: '' }]
+    if (e !== undefined)
+      e.relationships = [
+        { objectId: 'ghost', qualifier: '' },
+        { objectId: 'order/1', qualifier: '' },
+      ]
     expect(diffViews(expectedView(source), exportedView(doc))).toHaveLength(2)
   })
 
   it('show a final attribute value that differs', () => {
     const doc = exported()
-    doc.objects[1]?.attributes.reverse()
+    doc.objects[2]?.attributes.reverse()
     expect(diffViews(expectedView(source), exportedView(doc))).toEqual(['object order/1: expected {"total":"12.5"}, exported {"total":"10"}'])
   })
 
   it('show a missing event and an event time off by a millisecond', () => {
     const missing = { ...exported(), events: [] }
-    expect(diffViews(expectedView(source), exportedView(missing))).toContain('events of type "pay": expected 1, exported 0')
+    expect(diffViews(expectedView(source), exportedView(missing))).toContain('events of type "pay": expected 2, exported 0')
     const late = exported()
     const e = late.events[0]
     if (e !== undefined) e.time = '1970-01-01T00:00:01.001Z'

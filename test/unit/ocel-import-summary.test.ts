@@ -61,8 +61,12 @@ describe('summarize', () => {
   })
 
   it('reports the skips of reading and of planning with their meaning', () => {
-    expect(Object.keys(summary.skipped).sort()).toEqual(['e2o_unknown_object', 'event_unreadable_time', 'o2o_relationship'])
-    expect(summary.skipped.e2o_unknown_object).toMatchObject({ count: 1, examples: ['e1 → ghost'], description: expect.stringContaining('never defines') })
+    expect(Object.keys(summary.skipped).sort()).toEqual(['event_unreadable_time', 'o2o_relationship'])
+    expect(summary.skipped.o2o_relationship).toMatchObject({ count: 1, examples: ['o1 → o2'], description: expect.stringContaining('no v1 endpoint') })
+  })
+
+  it('reports the objects the log never defines, the type they were sent with and the events naming them', () => {
+    expect(summary.undefined_objects).toEqual({ type: 'ocelog:undefined', objects: 1, events: 1 })
   })
 
   it('describes the log: declared and used types, E2O and O2O', () => {
@@ -87,6 +91,16 @@ describe('formatSummary', () => {
     expect(text).toContain('1 O2O relationships not sent: no v1 endpoint carries them (e.g. o1 → o2)')
     expect(text).toContain('3 without a time zone, read as UTC (--timezone)')
     expect(text).toContain('retried     3 requests (rate-limited 2, server-error 1)')
+  })
+
+  it('says how many undefined objects were sent with which type, and in how many events', () => {
+    expect(formatSummary(summary)).toContain(
+      'undefined   1 objects the log references but never defines, sent as type "ocelog:undefined" (--unknown-object-type), named by 1 events',
+    )
+  })
+
+  it('leaves out the undefined line when the log defines every object it references', () => {
+    expect(formatSummary({ ...summary, undefined_objects: { type: 'ocelog:undefined', objects: 0, events: 0 } })).not.toContain('undefined ')
   })
 })
 

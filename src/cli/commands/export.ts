@@ -1,9 +1,9 @@
 import type { Command } from 'commander'
-import { renameSync, writeFileSync } from 'node:fs'
 import { Compile } from 'typebox/compile'
 import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
 import { exportOcel, summarize } from '../../ocel/export.js'
 import { OcelJsonStrict } from '../../ocel/ocel-json.js'
+import { isOcelForm, OCEL_FORMS, writeOcelForm } from '../../ocel/write-forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { catchUpReadModels } from '../catch-up.js'
 import { CliError, withBackends } from '../context.js'
@@ -17,12 +17,16 @@ export function registerExport(program: Command): void {
   program
     .command('export')
     .description(
-      'Write a dataset as an OCEL 2.0 JSON log (from the read models; on the embedded default the projector catches up first, so every accepted record is in it)',
+      'Write a dataset as an OCEL 2.0 log in JSON, XML or SQLite (from the read models; on the embedded default the projector catches up first, so every accepted record is in it)',
     )
     .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
-    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--format <form>', `OCEL 2.0 form: ${OCEL_FORMS.join(', ')} (sqlite needs --out)`, 'json')
+    .option('--out <file>', 'write to this file instead of stdout (replaced atomically)')
     .option('--pretty', 'indent the JSON (2 spaces)')
-    .action(async (opts: { dataset: string; out?: string; pretty?: boolean }) => {
+    .action(async (opts: { dataset: string; format: string; out?: string; pretty?: boolean }) => {
+      const form = opts.format
+      if (!isOcelForm(form)) throw new CliError(`--format ${form}: must be one of ${OCEL_FORMS.join(', ')}`)
+      if (form === 'sqlite' && opts.out === undefined) throw new CliError('--format sqlite writes a binary file: give it with --out FILE')
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
         if (b.mode === 'embedded') {
@@ -46,15 +50,7 @@ export function registerExport(program: Command): void {
             `the export is not a valid OCEL 2.0 document (a bug in Ocelog, please report it): ${first === undefined ? 'unknown reason' : `${first.instancePath || '/'}: ${first.message}`}`,
           )
         }
-        const text = `${opts.pretty === true ? JSON.stringify(doc, null, 2) : JSON.stringify(doc)}\n`
-        if (opts.out === undefined) {
-          process.stdout.write(text)
-        } else {
-          // Write beside the target, then rename: a reader never sees half a file.
-          const partial = `${opts.out}.partial-${String(process.pid)}`
-          writeFileSync(partial, text)
-          renameSync(partial, opts.out)
-        }
+        writeOcelForm(doc, form, opts.out, opts.pretty === true)
         const s = summarize(doc)
         process.stderr.write(
           `exported dataset ${opts.dataset}: ${String(s.events)} events, ${String(s.objects)} objects, ${String(s.eventTypes)} event types, ` +

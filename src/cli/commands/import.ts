@@ -1,5 +1,5 @@
 /**
- * `ocelog import FILE --url URL --key KEY [--timezone TZ] [--concurrency N] [--json]`: loads an
+ * `ocelog import FILE --url URL --key KEY [--timezone TZ] [--concurrency N] [--unknown-object-type TYPE] [--json]`: loads an
  * OCEL 2.0 log (JSON, SQLite or XML) into the key's dataset through the HTTP API, with the client
  * library (clients/typescript, the package @ocelog/client). Reading, planning and sending are src/ocel/import/*; this file is the
  * terminal: a progress bar on a TTY (periodic lines otherwise), the summary, and the exit code
@@ -11,7 +11,8 @@ import { existsSync } from 'node:fs'
 import { OcelogClient } from '../../../clients/typescript/src/client.js'
 import { OcelogRequestError } from '../../../clients/typescript/src/errors.js'
 import type { RetryCause, RetryNotice } from '../../../clients/typescript/src/types.js'
-import { planImport } from '../../ocel/import/plan.js'
+import { LIMITS } from '../../core/limits.js'
+import { planImport, UNDEFINED_OBJECT_TYPE } from '../../ocel/import/plan.js'
 import { readOcelFile } from '../../ocel/import/read.js'
 import { runPlan, type ImportProgress } from '../../ocel/import/run.js'
 import { formatSummary, summarize } from '../../ocel/import/summary.js'
@@ -23,6 +24,7 @@ interface ImportOptions {
   key: string
   timezone: string
   concurrency: string
+  unknownObjectType: string
   json?: boolean
 }
 
@@ -33,6 +35,15 @@ function concurrencyOf(raw: string): number {
   const n = Number(raw)
   if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new CliError(`--concurrency ${raw}: must be a whole number from 1 to 64`)
   return n
+}
+
+/** The type for objects the log never defines: an object type name of the API (1 to 100 characters, § Limits). */
+function unknownTypeOf(raw: string): string {
+  const length = [...raw].length
+  if (length < 1 || length > LIMITS.objectTypeMax) {
+    throw new CliError(`--unknown-object-type: must be an object type name of 1 to ${String(LIMITS.objectTypeMax)} characters (got ${String(length)})`)
+  }
+  return raw
 }
 
 function zoneOf(raw: string): TimeZone {
@@ -94,10 +105,12 @@ export function registerImport(program: Command): void {
     .requiredOption('--key <key>', 'API key of the target dataset (see: ocelog keys create)')
     .option('--timezone <zone>', 'zone of timestamps that have none: UTC, an offset like +02:00, or an IANA name like Europe/Berlin', 'UTC')
     .option('--concurrency <n>', 'batches in flight at once', '4')
+    .option('--unknown-object-type <type>', 'object type for objects the log references but never defines (their events are kept)', UNDEFINED_OBJECT_TYPE)
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (file: string, opts: ImportOptions) => {
       const zone = zoneOf(opts.timezone)
       const concurrency = concurrencyOf(opts.concurrency)
+      const unknownObjectType = unknownTypeOf(opts.unknownObjectType)
       if (!existsSync(file)) throw new CliError(`${file}: no such file`)
       const started = Date.now()
       const retries: Record<RetryCause, number> = { 'rate-limited': 0, network: 0, timeout: 0, 'server-error': 0 }
@@ -121,7 +134,7 @@ export function registerImport(program: Command): void {
 
       // An OcelReadError reaches `fail`, which prints its message.
       const log = readOcelFile(file, zone)
-      const plan = planImport(log)
+      const plan = planImport(log, { unknownObjectType })
 
       const display = progressDisplay(plan.events + plan.upserts, opts.json === true)
       onRetry = (notice) => {

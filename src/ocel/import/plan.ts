@@ -11,9 +11,12 @@
  *   carrying the values set at that time; an object without attributes gets one upsert without
  *   properties, so that every object the log defines exists in the dataset.
  *
+ * Objects the log references but never defines (E2O to an id no object has) keep their events:
+ * they are sent with the type `unknownObjectType` (`--unknown-object-type`, default
+ * `ocelog:undefined`), and the API creates them on first reference (spec § Auto-creation). How many
+ * such objects there are and how many events name them is in `undefinedObjects`.
+ *
  * What cannot be sent is counted by cause in `skipped`, never dropped silently:
- * - `e2o_unknown_object`: an E2O reference to an object the log never defines (its type is
- *   unknown, and the API needs one); the event is still sent with its other objects;
  * - `e2o_duplicate`: the same (object, qualifier) twice in one event; sent once;
  * - `event_without_objects`: an event left with no object (the API needs 1 to 50);
  * - `event_over_50_objects`: an event with more than 50 objects (the API answers 422);
@@ -67,13 +70,20 @@ export interface ImportPlan {
   upserts: number
   /** Distinct objects (type, id) that get at least one upsert. */
   objects: number
+  /** Objects the log references but never defines, sent with type `type`, and the events that name them. */
+  undefinedObjects: { type: string; objects: number; events: number }
   /** What the plan leaves out, by cause (see module comment). */
   skipped: Record<string, Tally>
 }
 
+/** The default type of objects a log references but never defines (`--unknown-object-type`). */
+export const UNDEFINED_OBJECT_TYPE = 'ocelog:undefined'
+
 export interface PlanOptions {
   /** Items per batch (default and maximum 100, § Limits). */
   batchSize?: number
+  /** Type of the objects the log references but never defines (default UNDEFINED_OBJECT_TYPE; 1 to 100 characters, § Limits). */
+  unknownObjectType?: string
 }
 
 type Action =
@@ -130,6 +140,7 @@ function upsertsOf(o: OcelObject, seq: () => number, skipped: Record<string, Tal
  */
 export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan {
   const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
+  const unknownType = options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE
   const skipped: Record<string, Tally> = {}
   let counter = 0
   const seq = () => counter++
@@ -147,21 +158,21 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
   }
 
   let events = 0
+  const undefinedIds = new Set<string>()
+  let undefinedEvents = 0
   for (const e of log.events) {
     const objects: EventObjectInput[] = []
     const seen = new Set<string>()
+    const undefinedHere: string[] = []
     for (const r of e.relationships) {
-      const o = byId.get(r.objectId)
-      if (o === undefined) {
-        tally(skipped, 'e2o_unknown_object', `${e.id} → ${r.objectId}`)
-        continue
-      }
+      const o = byId.get(r.objectId) ?? { type: unknownType, id: r.objectId }
       const pair = JSON.stringify([r.objectId, r.qualifier])
       if (seen.has(pair)) {
         tally(skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
         continue
       }
       seen.add(pair)
+      if (!byId.has(r.objectId)) undefinedHere.push(r.objectId)
       objects.push(r.qualifier === null ? { type: o.type, id: o.id } : { type: o.type, id: o.id, qualifier: r.qualifier })
     }
     if (objects.length === 0) {
@@ -178,11 +189,20 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
     if (Object.keys(properties).length > 0) item.properties = properties
     actions.push({ kind: 'event', time: e.time, seq: seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id })
     events += 1
+    for (const id of undefinedHere) undefinedIds.add(id)
+    if (undefinedHere.length > 0) undefinedEvents += 1
   }
 
   actions.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'upsert' ? -1 : 1) || a.seq - b.seq)
   const batches = cut(actions, batchSize)
-  return { batches, events, upserts: actions.length - events, objects: defined.size, skipped }
+  return {
+    batches,
+    events,
+    upserts: actions.length - events,
+    objects: defined.size,
+    undefinedObjects: { type: unknownType, objects: undefinedIds.size, events: undefinedEvents },
+    skipped,
+  }
 }
 
 /** The event attributes that carry `end_timestamp` as `ocelog export` writes it, in the order tried. */

@@ -9,7 +9,8 @@
  * - `object_<Map> (ocel_id, ocel_time, ocel_changed_field, <attribute columns>)`: the attribute
  *   history; a row with no `ocel_changed_field` sets every non-null column (initial values, usually
  *   at 1970-01-01), a row with one sets that column (or those, comma-separated) at `ocel_time`.
- * Values keep their SQLite types (REAL/INTEGER → numbers). Ids are read as text (the running
+ * Values keep their SQLite types (REAL/INTEGER → numbers), except that 0 and 1 in a column declared
+ * BOOLEAN are read as false and true (SQLite has no boolean values). Ids are read as text (the running
  * example stores item ids as INTEGER in `object_Items`, as TEXT in `object`). Opened read-only.
  */
 import Database from 'better-sqlite3'
@@ -66,6 +67,21 @@ class Tables {
   columns(table: string): { name: string; type: string }[] {
     return this.db.prepare<[], { name: string; type: string }>(`PRAGMA table_info(${quote(table)})`).all()
   }
+
+  /** The table's columns declared BOOLEAN (see module comment). */
+  booleanColumns(table: string): Set<string> {
+    return new Set(
+      this.columns(table)
+        .filter((c) => ocelType(c.type) === 'boolean')
+        .map((c) => c.name),
+    )
+  }
+}
+
+/** A cell value: 0/1 of a BOOLEAN column as false/true, anything else as SQLite gives it. */
+function cellValue(value: unknown, column: string, booleans: ReadonlySet<string>): unknown {
+  if (booleans.has(column) && (value === 0 || value === 1)) return value === 1
+  return value
 }
 
 /** Type name → table of its rows (`<prefix>_<map>`), from the map table, else from the type name without non-alphanumerics. */
@@ -197,6 +213,7 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
       .columns(table)
       .map((c) => c.name)
       .filter((c) => !RESERVED.has(c))
+    const booleans = tables.booleanColumns(table)
     for (const r of tables.rows(table)) {
       const id = asText(r.ocel_id)
       const o = id === null ? undefined : byKey.get(`${type}\u0000${id}`)
@@ -211,15 +228,17 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
         tally(notes.unreadable, 'object_attribute_unreadable_time', `${o.id} (${String(r.ocel_time)})`, values.length)
         continue
       }
-      for (const [name, value] of values) o.attributes.push({ name, time, value })
+      for (const [name, value] of values) o.attributes.push({ name, time, value: cellValue(value, name, booleans) })
     }
   }
 
   // Events: identity from `event`, time and attributes from `event_<Map>`.
   const eventRowsByType = new Map<string, Map<string, Row>>()
+  const eventBooleans = new Map<string, Set<string>>()
   for (const [type, table] of eventTypeTables) {
     const rows = new Map<string, Row>()
     if (table !== null) {
+      eventBooleans.set(type, tables.booleanColumns(table))
       for (const r of tables.rows(table)) {
         const id = asText(r.ocel_id)
         if (id !== null && !rows.has(id)) rows.set(id, r)
@@ -248,7 +267,8 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
       continue
     }
     const attributes: Record<string, unknown> = {}
-    for (const [name, value] of Object.entries(row)) if (!RESERVED.has(name) && value !== null) attributes[name] = value
+    const booleans = eventBooleans.get(type) ?? new Set<string>()
+    for (const [name, value] of Object.entries(row)) if (!RESERVED.has(name) && value !== null) attributes[name] = cellValue(value, name, booleans)
     events.push({ id, type, time, attributes, relationships: e2o.get(id) ?? [] })
   }
   for (const [eventId, rels] of e2o) if (!known.has(eventId)) tally(notes.unreadable, 'e2o_unknown_event', eventId, rels.length)

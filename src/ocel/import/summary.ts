@@ -11,7 +11,6 @@ import type { RunResult } from './run.js'
 /** What each skip or unreadable cause means, for people (keys of `skipped`). */
 export const SKIP_CAUSES: Record<string, string> = {
   o2o_relationship: 'O2O relationships not sent: no v1 endpoint carries them',
-  e2o_unknown_object: 'E2O references to objects the log never defines (no type known); their events were sent without them',
   e2o_duplicate: 'E2O references repeated with the same qualifier in one event; sent once',
   event_without_objects: 'events left with no object (the API needs 1 to 50)',
   event_over_50_objects: 'events with more than 50 objects (the API rejects them)',
@@ -55,6 +54,11 @@ export interface ImportSummary {
     object_attribute_values: number
   }
   sent: { events: number; object_upserts: number; objects: number }
+  /**
+   * Objects the log references but never defines: sent with type `type` (`--unknown-object-type`),
+   * created by the service on first reference; `events` = the sent events that name at least one.
+   */
+  undefined_objects: { type: string; objects: number; events: number }
   failed: { events: number; object_upserts: number; reasons: FailureGroup[] }
   retried: { requests: number } & Record<RetryCause, number>
   /** Left out by cause (see SKIP_CAUSES), from reading and from planning. */
@@ -124,6 +128,7 @@ export function summarize(input: SummaryInput): ImportSummary {
       object_attribute_values: log.objects.reduce((n, o) => n + o.attributes.length, 0),
     },
     sent: { events: run.events.accepted, object_upserts: run.upserts.accepted, objects: run.objectsAccepted },
+    undefined_objects: plan.undefinedObjects,
     failed: { events: run.events.failed, object_upserts: run.upserts.failed, reasons: groupFailures(run) },
     retried: { requests: retriedRequests, ...input.retries },
     skipped,
@@ -153,6 +158,12 @@ export function formatSummary(s: ImportSummary): string {
       `${n(s.log.e2o)} E2O, ${n(s.log.o2o)} O2O, ${n(s.log.object_attribute_values)} object attribute values`,
   )
   lines.push(`${pad('sent')}${n(s.sent.events)} events, ${n(s.sent.object_upserts)} object upserts (${n(s.sent.objects)} objects)`)
+  if (s.undefined_objects.objects > 0) {
+    lines.push(
+      `${pad('undefined')}${n(s.undefined_objects.objects)} objects the log references but never defines, sent as type "${s.undefined_objects.type}" ` +
+        `(--unknown-object-type), named by ${n(s.undefined_objects.events)} events`,
+    )
+  }
   const failed = s.failed.events + s.failed.object_upserts
   lines.push(`${pad('failed')}${failed === 0 ? 'none' : `${n(s.failed.events)} events, ${n(s.failed.object_upserts)} object upserts`}`)
   for (const g of s.failed.reasons.slice(0, 10)) {

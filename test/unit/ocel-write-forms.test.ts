@@ -1,0 +1,314 @@
+/** Unit: the OCEL 2.0 XML and SQLite writers, on a small document, read back by our readers. */
+import Database from 'better-sqlite3'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { readOcelJson } from '../../src/ocel/import/read-json.js'
+import { readOcelSqlite } from '../../src/ocel/import/read-sqlite.js'
+import { readOcelXml } from '../../src/ocel/import/read-xml.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
+import { writeOcelForm } from '../../src/ocel/write-forms.js'
+import { sqliteValue, writeOcelSqlite } from '../../src/ocel/write-sqlite.js'
+import { toOcelXml } from '../../src/ocel/write-xml.js'
+import { itWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
+import { logView, relaxedXsd, XMLLINT_PRESENT, XMLLINT_SKIP_REASON, xmllint } from '../helpers/ocel-forms.js'
+
+const UTC = parseTimeZone('UTC')
+
+/** A small log: typed attributes, an attribute history, E2O and O2O with qualifiers, XML's special characters, unicode. */
+function smallDoc(): OcelJsonStrict {
+  return {
+    eventTypes: [
+      { name: 'Create Order', attributes: [{ name: 'channel', type: 'string' }] },
+      { name: 'Pay <Order> & "ship"', attributes: [{ name: 'paid', type: 'float' }] },
+    ],
+    objectTypes: [
+      {
+        name: 'order',
+        attributes: [
+          { name: 'express', type: 'boolean' },
+          { name: 'lines', type: 'integer' },
+          { name: 'status', type: 'string' },
+        ],
+      },
+      { name: 'Kunde 客户', attributes: [{ name: 'since', type: 'time' }] },
+    ],
+    events: [
+      {
+        id: 'e1',
+        type: 'Create Order',
+        time: '2024-01-01T10:00:00.000Z',
+        attributes: [{ name: 'channel', value: 'web & <app>' }],
+        relationships: [
+          { objectId: 'o1', qualifier: 'target' },
+          { objectId: '客户-1', qualifier: '' },
+        ],
+      },
+      {
+        id: 'e2',
+        type: 'Pay <Order> & "ship"',
+        time: '2024-01-02T08:30:00.123Z',
+        attributes: [{ name: 'paid', value: '12.25' }],
+        relationships: [{ objectId: 'o1', qualifier: 'paid' }],
+      },
+    ],
+    objects: [
+      {
+        id: 'o1',
+        type: 'order',
+        attributes: [
+          { name: 'status', time: '2024-01-01T10:00:00.000Z', value: 'open' },
+          { name: 'lines', time: '2024-01-01T10:00:00.000Z', value: '2' },
+          { name: 'express', time: '2024-01-01T10:00:00.000Z', value: 'true' },
+          { name: 'status', time: '2024-01-01T10:00:00.000Z', value: 'checked' },
+          { name: 'status', time: '2024-01-02T08:30:00.123Z', value: 'paid' },
+          { name: 'express', time: '2024-01-03T00:00:00.000Z', value: 'false' },
+        ],
+        relationships: [{ objectId: '客户-1', qualifier: 'placed by' }],
+      },
+      {
+        id: '客户-1',
+        type: 'Kunde 客户',
+        attributes: [{ name: 'since', time: '1970-01-01T00:00:00.000Z', value: '2020-05-01T00:00:00.000Z' }],
+        relationships: [],
+      },
+      { id: 'o2', type: 'order', attributes: [], relationships: [] },
+    ],
+  }
+}
+
+/** The view our JSON reader gives of `doc`: what every other form must give back. */
+const jsonView = (doc: OcelJsonStrict) => logView(readOcelJson(JSON.stringify(doc), UTC))
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ocelog-forms-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('toOcelXml', () => {
+  it('writes a document our XML reader reads back to the same log as its JSON form', () => {
+    const doc = smallDoc()
+    expect(logView(readOcelXml(toOcelXml(doc), UTC))).toEqual(jsonView(doc))
+  })
+
+  it('writes the elements the XSD requires: empty <attributes/> and <objects/>, and the type of each referenced object', () => {
+    const xml = toOcelXml({
+      eventTypes: [{ name: 'E', attributes: [] }],
+      objectTypes: [{ name: 'o', attributes: [] }],
+      events: [{ id: 'e1', type: 'E', time: '2024-01-01T00:00:00.000Z', attributes: [], relationships: [{ objectId: 'x', qualifier: 'q' }] }],
+      objects: [{ id: 'x', type: 'o', attributes: [], relationships: [] }],
+    })
+    expect(xml).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<log>',
+        '  <object-types>',
+        '    <object-type name="o">',
+        '      <attributes/>',
+        '    </object-type>',
+        '  </object-types>',
+        '  <event-types>',
+        '    <event-type name="E">',
+        '      <attributes/>',
+        '    </event-type>',
+        '  </event-types>',
+        '  <objects>',
+        '    <object id="x" type="o">',
+        '      <attributes/>',
+        '    </object>',
+        '  </objects>',
+        '  <events>',
+        '    <event id="e1" type="E" time="2024-01-01T00:00:00.000Z">',
+        '      <attributes/>',
+        '      <objects>',
+        '        <object object-id="x" qualifier="q" type="o"/>',
+        '      </objects>',
+        '    </event>',
+        '  </events>',
+        '</log>',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  it('escapes XML special characters in names and values', () => {
+    const xml = toOcelXml(smallDoc())
+    expect(xml).toContain('<event-type name="Pay &lt;Order&gt; &amp; &quot;ship&quot;">')
+    expect(xml).toContain('<attribute name="channel">web &amp; &lt;app&gt;</attribute>')
+  })
+
+  itWithSharedOcel('validates against the standard XSD with xmllint', () => {
+    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
+    const file = join(dir, 'small.xmlocel')
+    writeFileSync(file, toOcelXml(smallDoc()))
+    expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
+  })
+
+  itWithSharedOcel('writes an empty log as an XML file that validates and reads back empty', () => {
+    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
+    const file = join(dir, 'empty.xmlocel')
+    writeFileSync(file, toOcelXml({ eventTypes: [], objectTypes: [], events: [], objects: [] }))
+    expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
+    expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual({ eventTypes: [], objectTypes: [], events: [], objects: [] })
+  })
+
+  itWithSharedOcel('writes a log whose types share an attribute name in a form that passes the XSD without its two attribute keyrefs', () => {
+    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
+    const doc = smallDoc()
+    doc.objectTypes[1]?.attributes.push({ name: 'status', type: 'string' })
+    doc.objects[1]?.attributes.push({ name: 'status', time: '2024-01-01T00:00:00.000Z', value: 'vip' })
+    const file = join(dir, 'shared-names.xmlocel')
+    writeFileSync(file, toOcelXml(doc))
+    const xsd = ocelFixture('raw/pm4py__ocel2-validation.xsd')
+    expect(xmllint(xsd, file).output).toContain('More than one match found')
+    expect(xmllint(relaxedXsd(xsd, join(dir, 'relaxed.xsd')), file)).toEqual({ valid: true, output: `${file} validates\n` })
+    expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual(jsonView(doc))
+  })
+})
+
+describe('writeOcelSqlite', () => {
+  it('writes a file our SQLite reader reads back to the same log as its JSON form', () => {
+    const doc = smallDoc()
+    const file = join(dir, 'small.sqlite')
+    writeOcelSqlite(doc, file)
+    expect(logView(readOcelSqlite(file, UTC))).toEqual(jsonView(doc))
+  })
+
+  it('lays out the standard tables, with map tables naming the per-type tables and typed attribute columns', () => {
+    const file = join(dir, 'small.sqlite')
+    writeOcelSqlite(smallDoc(), file)
+    const db = new Database(file, { readonly: true })
+    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()
+    const columns = (table: string) =>
+      db
+        .prepare<[], { name: string; type: string }>(`PRAGMA table_info("${table}")`)
+        .all()
+        .map((c) => `${c.name} ${c.type}`)
+    expect(tables.map((t) => t.name)).toEqual([
+      'event',
+      'event_CreateOrder',
+      'event_PayOrdership',
+      'event_map_type',
+      'event_object',
+      'object',
+      'object_Kunde',
+      'object_map_type',
+      'object_object',
+      'object_order',
+    ])
+    expect(db.prepare('SELECT * FROM object_map_type ORDER BY ocel_type').all()).toEqual([
+      { ocel_type: 'Kunde 客户', ocel_type_map: 'Kunde' },
+      { ocel_type: 'order', ocel_type_map: 'order' },
+    ])
+    expect(columns('object_order')).toEqual([
+      'ocel_id TEXT',
+      'ocel_time TIMESTAMP',
+      'ocel_changed_field TEXT',
+      'express BOOLEAN',
+      'lines INTEGER',
+      'status TEXT',
+    ])
+    expect(columns('event_PayOrdership')).toEqual(['ocel_id TEXT', 'ocel_time TIMESTAMP', 'paid REAL'])
+    expect(db.prepare('SELECT * FROM event_object ORDER BY rowid').all()).toEqual([
+      { ocel_event_id: 'e1', ocel_object_id: 'o1', ocel_qualifier: 'target' },
+      { ocel_event_id: 'e1', ocel_object_id: '客户-1', ocel_qualifier: '' },
+      { ocel_event_id: 'e2', ocel_object_id: 'o1', ocel_qualifier: 'paid' },
+    ])
+    expect(db.prepare('SELECT * FROM object_object').all()).toEqual([{ ocel_source_id: 'o1', ocel_target_id: '客户-1', ocel_qualifier: 'placed by' }])
+    db.close()
+  })
+
+  it('writes the values at an object first time as one row, and every later value as a change naming its column', () => {
+    const file = join(dir, 'small.sqlite')
+    writeOcelSqlite(smallDoc(), file)
+    const db = new Database(file, { readonly: true })
+    expect(db.prepare('SELECT * FROM object_order ORDER BY rowid').all()).toEqual([
+      { ocel_id: 'o1', ocel_time: '2024-01-01T10:00:00.000Z', ocel_changed_field: null, express: 1, lines: 2, status: 'open' },
+      { ocel_id: 'o1', ocel_time: '2024-01-01T10:00:00.000Z', ocel_changed_field: 'status', express: null, lines: null, status: 'checked' },
+      { ocel_id: 'o1', ocel_time: '2024-01-02T08:30:00.123Z', ocel_changed_field: 'status', express: null, lines: null, status: 'paid' },
+      { ocel_id: 'o1', ocel_time: '2024-01-03T00:00:00.000Z', ocel_changed_field: 'express', express: 0, lines: null, status: null },
+    ])
+    db.close()
+  })
+
+  it('writes an empty log as the standard tables without rows', () => {
+    const file = join(dir, 'empty.sqlite')
+    writeOcelSqlite({ eventTypes: [], objectTypes: [], events: [], objects: [] }, file)
+    expect(logView(readOcelSqlite(file, UTC))).toEqual({ eventTypes: [], objectTypes: [], events: [], objects: [] })
+  })
+
+  it('replaces an existing file with the complete new one', () => {
+    const file = join(dir, 'out.sqlite')
+    writeFileSync(file, 'old')
+    writeOcelSqlite(smallDoc(), file)
+    expect(readOcelSqlite(file, UTC).events.map((e) => e.id)).toEqual(['e1', 'e2'])
+    expect(readdirSync(dir)).toEqual(['out.sqlite'])
+  })
+
+  it('refuses an attribute named like a reserved column, leaving the old file and no partial file', () => {
+    const file = join(dir, 'out.sqlite')
+    writeFileSync(file, 'old')
+    const doc = smallDoc()
+    doc.eventTypes[0]?.attributes.push({ name: 'ocel_time', type: 'string' })
+    expect(() => writeOcelSqlite(doc, file)).toThrow(
+      'OCEL SQLite: event type "Create Order" has an attribute named "ocel_time", a column the standard reserves',
+    )
+    expect([readdirSync(dir), readFileSync(file, 'utf8')]).toEqual([['out.sqlite'], 'old'])
+  })
+
+  it('gives types whose names have no letters or digits left unique table names', () => {
+    const file = join(dir, 'out.sqlite')
+    const doc: OcelJsonStrict = {
+      eventTypes: [
+        { name: '客户', attributes: [] },
+        { name: '✓', attributes: [] },
+        { name: 'A B', attributes: [] },
+        { name: 'ab', attributes: [] },
+      ],
+      objectTypes: [{ name: 'o', attributes: [] }],
+      events: [],
+      objects: [],
+    }
+    writeOcelSqlite(doc, file)
+    const db = new Database(file, { readonly: true })
+    expect(db.prepare('SELECT ocel_type_map FROM event_map_type ORDER BY rowid').all()).toEqual([
+      { ocel_type_map: 'type1' },
+      { ocel_type_map: 'type2' },
+      { ocel_type_map: 'AB' },
+      { ocel_type_map: 'ab2' },
+    ])
+    db.close()
+    expect(logView(readOcelSqlite(file, UTC)).eventTypes.map((t) => t.name)).toEqual(['A B', 'ab', '✓', '客户'])
+  })
+})
+
+describe('sqliteValue', () => {
+  it('stores values that read as their declared type typed, and anything else as the text it is', () => {
+    expect([
+      sqliteValue('42', 'integer'),
+      sqliteValue('4.5', 'integer'),
+      sqliteValue('12.25', 'float'),
+      sqliteValue('', 'float'),
+      sqliteValue('true', 'boolean'),
+      sqliteValue('false', 'boolean'),
+      sqliteValue('yes', 'boolean'),
+      sqliteValue('007', 'string'),
+    ]).toEqual([42, '4.5', 12.25, '', 1, 0, 'yes', '007'])
+  })
+})
+
+describe('writeOcelForm', () => {
+  it('refuses to write SQLite without a file', () => {
+    expect(() => writeOcelForm(smallDoc(), 'sqlite', undefined)).toThrow('--format sqlite writes a binary file: give it with --out FILE')
+  })
+
+  it('writes the XML form to a file, atomically', () => {
+    const file = join(dir, 'out.xmlocel')
+    writeOcelForm(smallDoc(), 'xml', file)
+    expect([readdirSync(dir), readFileSync(file, 'utf8')]).toEqual([['out.xmlocel'], toOcelXml(smallDoc())])
+    expect(existsSync(`${file}.partial-${String(process.pid)}`)).toBe(false)
+  })
+})
