@@ -6,7 +6,7 @@
  * The independent side is plain TypeScript over the parsed file: OCEL 2.0 JSON files are parsed
  * here with JSON.parse; SQLite and XML files through the importer's reader (their parsing is
  * tested on its own), never through the plan or the read models. It applies the import's
- * documented skips itself (references to objects the log never defines dropped, a repeated
+ * documented rules itself (objects the log never defines typed `ocelog:undefined`, a repeated
  * (object, qualifier) sent once, events left with no object or with more than 50 left out), and
  * the test asserts that the dataset recorded exactly those events and E2O links. Each object's
  * events are ordered by (time, file order), as the loader gives equal times log positions in
@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { UNDEFINED_OBJECT_TYPE } from '../../src/ocel/import/plan.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
@@ -97,7 +98,6 @@ function expectedOf(log: SourceLog): Expected {
     const links = new Set<string>()
     const objects = new Set<string>()
     for (const r of e.relationships) {
-      if (!typeOf.has(r.objectId)) continue
       links.add(JSON.stringify([r.objectId, r.qualifier]))
       objects.add(r.objectId)
     }
@@ -122,7 +122,7 @@ function expectedOf(log: SourceLog): Expected {
     }
   }
   for (const [objectId, seq] of sequences) {
-    const type = typeOf.get(objectId) ?? '?'
+    const type = typeOf.get(objectId) ?? UNDEFINED_OBJECT_TYPE
     const m = maps[type] ?? emptyMap(type)
     maps[type] = m
     seq.sort((a, b) => a[0] - b[0] || a[1] - b[1])
