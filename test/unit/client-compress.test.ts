@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { OcelogClient } from '../../clients/typescript/src/index.js'
 import type { EventInput } from '../../src/schemas/api.js'
 import { acceptAll, json, type Scripted, scripted } from '../helpers/scripted-api.js'
+import { makeTestApp } from '../helpers/test-app.js'
 
 /** `n` events that each carry about 1 KiB of properties: 100 of them make a body of about 110 KiB. */
 function heavyEvents(n: number): EventInput[] {
@@ -50,9 +51,9 @@ describe('OcelogClient compress', () => {
     expect(request?.wireBytes).toBe(Buffer.byteLength(JSON.stringify({ events: input })))
   })
 
-  it('sends plain JSON by default, whatever the size', async () => {
+  it('sends plain JSON with compress: false, whatever the size', async () => {
     server = await scripted((_req, body, n, res) => acceptAll(res, body, n))
-    const client = new OcelogClient({ baseUrl: server.url, apiKey: 'k' })
+    const client = new OcelogClient({ baseUrl: server.url, apiKey: 'k', compress: false })
     const input = heavyEvents(100)
     await client.sendEvents(input)
     const [request] = server.requests
@@ -97,5 +98,21 @@ describe('OcelogClient compress', () => {
 
   it('refuses a negative compressMinBytes', () => {
     expect(() => new OcelogClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', compressMinBytes: -1 })).toThrow(/compressMinBytes/)
+  })
+
+  it('gzips large batches by default, and the Ocelog service records them as sent', async () => {
+    const t = await makeTestApp()
+    try {
+      const key = await t.newKey()
+      const url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const client = new OcelogClient({ baseUrl: url, apiKey: key.key })
+      const input = heavyEvents(100)
+      const result = await client.sendEvents(input)
+      expect([result.accepted.length, result.failures.length]).toEqual([100, 0])
+      const records = await t.log.readStream(key.dataset_id, null, 1000)
+      expect(records.map((r) => (r.type === 'EventRecorded' ? r.data.properties : null))).toEqual(input.map((e) => e.properties))
+    } finally {
+      await t.close()
+    }
   })
 })

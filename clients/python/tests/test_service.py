@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 
@@ -164,3 +165,37 @@ def test_send_events_outlasts_a_killed_and_restarted_service():
         assert sorted(seqs) == list(range(3000))
     finally:
         service.stop()
+
+
+def test_read_methods_answer_the_process_map_the_object_and_every_page_of_events(service, key):
+    """Three steps of one order, the first two with end_timestamps: run time, waiting time and paging, read back
+    through the read side once the service's projector has applied them."""
+    steps = [
+        ("place order", "2024-05-01T10:00:00Z", "2024-05-01T10:10:00Z"),
+        ("pick item", "2024-05-01T10:30:00Z", "2024-05-01T10:35:00Z"),
+        ("ship order", "2024-05-01T11:35:00Z", None),
+    ]
+    with ocelog.Client(key["key"], service.url) as client:
+        for activity, start, end in steps:
+            client.send_event(activity, [{"type": "order", "id": "o-7", "qualifier": "target"}], timestamp=start, end_timestamp=end)
+        deadline = time.monotonic() + 20
+        while client.summary()["events"] < 3:
+            assert time.monotonic() < deadline, "the read models did not reach the three events within 20 s"
+            time.sleep(0.1)
+
+        [order_map] = client.process_map(object_types=["order"])["object_types"]
+        edges = {(e["source"], e["target"]): e for e in order_map["edges"]}
+        assert sorted(edges) == [("pick item", "ship order"), ("place order", "pick item")]
+        assert edges[("place order", "pick item")]["elapsed"]["median"] == 1800
+        assert edges[("place order", "pick item")]["waiting"]["median"] == 1200
+        assert edges[("pick item", "ship order")]["waiting"]["median"] == 3600
+        run_times = {a["activity"]: a["run_time"] for a in order_map["activities"]}
+        assert (run_times["place order"]["median"], run_times["pick item"]["median"], run_times["ship order"]) == (600, 300, None)
+
+        detail = client.get_object("order", "o-7")
+        assert [(e["event_type"], e["qualifiers"]) for e in detail["trace"]] == [(s[0], ["target"]) for s in steps]
+        with pytest.raises(ocelog.NotFoundError):
+            client.get_object("order", "nobody")
+
+        paged = list(client.find_events(object_type="order", object_id="o-7", page_size=2))
+        assert [e["event_type"] for e in paged] == [s[0] for s in steps]

@@ -154,7 +154,7 @@ export class OcelogClient {
     this.random = options.random ?? Math.random
     this.userAgent = options.userAgent ?? 'ocelog-client'
     this.onRetry = options.onRetry
-    this.compress = options.compress ?? false
+    this.compress = options.compress ?? true
     this.compressMinBytes = wholeIn('compressMinBytes', options.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES, 0, Number.MAX_SAFE_INTEGER)
     this.queue = new SendQueue(
       { events: (items) => this.sendEvents(items), objects: (items) => this.upsertObjects(items) },

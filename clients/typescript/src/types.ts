@@ -60,8 +60,8 @@ export interface OcelogClientOptions {
   userAgent?: string
   /**
    * Gzip request bodies larger than `compressMinBytes`, sent with `Content-Encoding: gzip`
-   * (RFC 9110 § 8.4). Default false: turn it on only against a service that accepts compressed
-   * request bodies; one that does not answers 4xx and the request fails.
+   * (RFC 9110 § 8.4). Default true: the Ocelog service accepts gzip, deflate and br request bodies;
+   * turn it off for a proxy in between that does not pass compressed bodies on.
    */
   compress?: boolean
   /** Smallest JSON body, in bytes of UTF-8, that `compress` gzips (default 65 536 = 64 KiB). */

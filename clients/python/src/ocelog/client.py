@@ -74,8 +74,8 @@ class Client:
             logged at ERROR on the ``ocelog`` logger.
         on_retry: called with a :class:`~ocelog.RetryNotice` before every retry and 429 wait.
         compress: gzip request bodies of at least ``compress_min_bytes`` bytes, sent with
-            ``Content-Encoding: gzip`` (RFC 9110 § 8.4). Off by default: only for a service that
-            accepts compressed request bodies.
+            ``Content-Encoding: gzip`` (RFC 9110 § 8.4), which the Ocelog service decompresses.
+            On by default; turn it off behind a proxy that does not pass compressed bodies on.
         compress_min_bytes: smallest JSON body that ``compress`` gzips.
         user_agent: the User-Agent header.
 
@@ -100,7 +100,7 @@ class Client:
         when_full: str = "block",
         on_error: Optional[Callable[[Failure], None]] = None,
         on_retry: Optional[Callable[[RetryNotice], None]] = None,
-        compress: bool = False,
+        compress: bool = True,
         compress_min_bytes: int = 64 * 1024,
         user_agent: str = f"ocelog-python/{__version__}",
     ) -> None:
