@@ -8,6 +8,7 @@ import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/dat
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
+import { UnreadableRecordError } from '../../src/core/record-decoder.js'
 import type { RecordContext } from '../../src/core/records.js'
 import { CheckpointConflictError } from '../../src/ports/read-model-store.js'
 import { readModelSnapshot } from '../helpers/fixtures.js'
@@ -205,6 +206,18 @@ describe('SQLite log', () => {
     await seed()
     expect(() => db.prepare("UPDATE records SET data = '{}' WHERE position = 1").run()).toThrow(/records are immutable/)
     expect(() => db.prepare('DELETE FROM records WHERE position = 1').run()).toThrow(/records are immutable/)
+  })
+
+  it('fails loudly on a record of a type it cannot read, by name and position, and the projector stops at it', async () => {
+    await seed()
+    const position = Number(
+      db.prepare("INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-ds1', 'ds1', 'OrderShipped', 1, '{}', '')").run()
+        .lastInsertRowid,
+    )
+    await expect(log.readStream('ds1', null, 100)).rejects.toThrow(new RegExp(`record OrderShipped v1 at position ${String(position)} in dataset-ds1`))
+    const p = new Projector(log, store, { maxBatch: 4 })
+    await expect(p.catchUp()).rejects.toBeInstanceOf(UnreadableRecordError)
+    expect(await store.checkpoint(p.name)).toBe(4)
   })
 
   it('group-commits concurrent appends and keeps each caller’s order', async () => {

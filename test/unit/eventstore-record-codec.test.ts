@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { positionToNumber, type ReadEvent, toStoredRecord } from '../../src/adapters/eventstore/record-codec.js'
+import { UnreadableRecordError } from '../../src/core/record-decoder.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 
 const ctx: RecordContext = { datasetId: 'ds1', keyId: 'key_1', requestId: 'req_1', receivedAt: '2024-05-01T10:00:00.000Z' }
@@ -45,16 +46,19 @@ describe('toStoredRecord', () => {
   })
 
   it('refuses an event whose data does not match its record type', () => {
-    expect(() => toStoredRecord(readEvent({ type: 'EventRecorded' }))).toThrow(/not a readable record \(type EventRecorded, schema_version 1\)/)
+    expect(() => toStoredRecord(readEvent({ type: 'EventRecorded' }))).toThrow(
+      /EventRecorded v1 at position 4096 .* does not match the EventRecorded v1 schema/,
+    )
   })
 
-  it('refuses a schema version this build cannot read', () => {
-    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 2 } }))).toThrow(/schema_version 2/)
-    expect(() => toStoredRecord(readEvent({ metadata: undefined }))).toThrow(/schema_version undefined/)
+  it('reads the schema version from the metadata, and refuses one this build cannot read', () => {
+    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 2 } }))).toThrow(UnreadableRecordError)
+    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 2 } }))).toThrow(/ObjectUpserted v2 at position 4096/)
+    expect(() => toStoredRecord(readEvent({ metadata: undefined }))).toThrow(/ObjectUpserted vundefined at position 4096/)
   })
 
   it('refuses an event outside a dataset stream', () => {
-    expect(() => toStoredRecord(readEvent({ streamId: '$stats-127.0.0.1:2113' }))).toThrow(/not in a dataset stream/)
+    expect(() => toStoredRecord(readEvent({ streamId: '$stats-127.0.0.1:2113' }))).toThrow(/is not a dataset stream/)
   })
 })
 

@@ -1,12 +1,10 @@
 /**
- * Pure decoding of EventStoreDB events back into log records (README § Architecture: records): what the
- * EventStoreDB log adapter does with every event it reads, unit-tested without an engine.
+ * Pure reading of EventStoreDB events back into log records: what the EventStoreDB log adapter
+ * does with every event it reads (engine fields to an EncodedRecord, then the one record decoder),
+ * unit-tested without an engine.
  */
-import { Compile } from 'typebox/compile'
-import { EventRecordedV1, ObjectUpsertedV1, STREAM_PREFIX, type StoredRecord } from '../../schemas/records.js'
-
-const checkEventRecorded = Compile(EventRecordedV1)
-const checkObjectUpserted = Compile(ObjectUpsertedV1)
+import { decodeRecord } from '../../core/record-decoder.js'
+import type { StoredRecord } from '../../schemas/records.js'
 
 /** An event as read from EventStoreDB, reduced to what a record needs. */
 export interface ReadEvent {
@@ -38,27 +36,19 @@ function schemaVersion(metadata: unknown): unknown {
 }
 
 /**
- * Turns one event of a `dataset-<id>` stream into a StoredRecord: position = commit position,
- * datasetId = stream name minus `dataset-`, appendedAt = the event's creation time.
- * @throws Error when the stream is not a dataset stream, or the type, schema version or data is
- *   not a record this build can read (skipping it would silently corrupt the read models).
+ * Turns one event of a `dataset-<id>` stream into a StoredRecord by the one decoder
+ * (src/core/record-decoder.ts): position = commit position, type = event type, version = the
+ * metadata's `schema_version`, appendedAt = the event's creation time.
+ * @throws UnreadableRecordError when the stream is not a dataset stream, or the type, schema
+ *   version or data is not a record this build can read (skipping it would silently corrupt the read models).
  */
 export function toStoredRecord(event: ReadEvent): StoredRecord {
-  if (!event.streamId.startsWith(STREAM_PREFIX)) throw new Error(`log: event in stream ${event.streamId} is not in a dataset stream`)
-  const base = {
+  return decodeRecord({
     position: positionToNumber(event.commitPosition),
     stream: event.streamId,
-    datasetId: event.streamId.slice(STREAM_PREFIX.length),
+    type: event.type,
+    version: schemaVersion(event.metadata),
+    data: event.data,
     appendedAt: event.created.toISOString(),
-  }
-  const version = schemaVersion(event.metadata)
-  if (event.type === 'EventRecorded' && version === 1 && checkEventRecorded.Check(event.data)) {
-    return { ...base, type: 'EventRecorded', version: 1, data: event.data }
-  }
-  if (event.type === 'ObjectUpserted' && version === 1 && checkObjectUpserted.Check(event.data)) {
-    return { ...base, type: 'ObjectUpserted', version: 1, data: event.data }
-  }
-  throw new Error(
-    `log: event at position ${event.commitPosition.toString()} in ${event.streamId} is not a readable record (type ${event.type}, schema_version ${String(version)})`,
-  )
+  })
 }

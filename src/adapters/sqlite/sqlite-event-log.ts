@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
 import type { AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
+import { decodeRecord } from '../../core/record-decoder.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
 
@@ -24,19 +25,22 @@ interface PendingAppend {
 interface RecordRow {
   position: number
   stream: string
-  dataset_id: string
   type: string
   version: number
   data: string
   appended_at: string
 }
 
-/** Turns a stored row back into a record; throws on a type this build cannot read. */
-export function rowToRecord(row: RecordRow): StoredRecord {
-  const base = { position: row.position, stream: row.stream, datasetId: row.dataset_id, appendedAt: row.appended_at }
-  if (row.type === 'EventRecorded' && row.version === 1) return { ...base, type: 'EventRecorded', version: 1, data: JSON.parse(row.data) }
-  if (row.type === 'ObjectUpserted' && row.version === 1) return { ...base, type: 'ObjectUpserted', version: 1, data: JSON.parse(row.data) }
-  throw new Error(`log: record at position ${String(row.position)} has unknown type ${row.type} v${String(row.version)}`)
+/**
+ * A stored row back into a record, by the one decoder: throws UnreadableRecordError on a (type,
+ * version) this build cannot read. The data's schema is not checked again: only this adapter's
+ * `append` writes the file, after validation, and the records table refuses updates.
+ */
+function rowToRecord(row: RecordRow): StoredRecord {
+  return decodeRecord(
+    { position: row.position, stream: row.stream, type: row.type, version: row.version, data: row.data, appendedAt: row.appended_at },
+    { checkData: false },
+  )
 }
 
 export interface SqliteEventLogOptions {

@@ -1,7 +1,39 @@
 import type { Command } from 'commander'
+import { unhandledRecord } from '../../core/record-decoder.js'
+import type { StoredRecord } from '../../schemas/records.js'
 import { CliError, printJson, withBackends } from '../context.js'
 
 const PAGE = 1000
+
+/**
+ * One line of the text replay after its position and append time: the record type, its id, what it
+ * says, and who sent it. The records come decoded by the log's one decoder; the switch over
+ * (type, version) is exhaustive, so a new record version fails to compile until it has a line.
+ */
+export function replayLine(r: StoredRecord): string {
+  switch (r.type) {
+    case 'EventRecorded':
+      switch (r.version) {
+        case 1: {
+          const d = r.data
+          return `EventRecorded   ${d.event_id}  "${d.event_type}" at ${d.timestamp}, ${String(d.objects.length)} object(s)  key=${d.key_id} request=${d.request_id}`
+        }
+        default:
+          return unhandledRecord(r.version)
+      }
+    case 'ObjectUpserted':
+      switch (r.version) {
+        case 1: {
+          const d = r.data
+          return `ObjectUpserted  ${d.object_id}  ${d.type}/${d.id}, ${String(Object.keys(d.properties).length)} attribute(s)  key=${d.key_id} request=${d.request_id}`
+        }
+        default:
+          return unhandledRecord(r.version)
+      }
+    default:
+      return unhandledRecord(r)
+  }
+}
 
 export function registerReplay(program: Command): void {
   program
@@ -24,16 +56,8 @@ export function registerReplay(program: Command): void {
           for (const r of page) {
             if (opts.json === true) {
               printJson({ position: r.position, stream: r.stream, type: r.type, version: r.version, appended_at: r.appendedAt, data: r.data }, true)
-            } else if (r.type === 'EventRecorded') {
-              const d = r.data
-              process.stdout.write(
-                `${String(r.position).padStart(8)}  ${r.appendedAt}  EventRecorded   ${d.event_id}  "${d.event_type}" at ${d.timestamp}, ${String(d.objects.length)} object(s)  key=${d.key_id} request=${d.request_id}\n`,
-              )
             } else {
-              const d = r.data
-              process.stdout.write(
-                `${String(r.position).padStart(8)}  ${r.appendedAt}  ObjectUpserted  ${d.object_id}  ${d.type}/${d.id}, ${String(Object.keys(d.properties).length)} attribute(s)  key=${d.key_id} request=${d.request_id}\n`,
-              )
+              process.stdout.write(`${String(r.position).padStart(8)}  ${r.appendedAt}  ${replayLine(r)}\n`)
             }
           }
           count += page.length

@@ -1,0 +1,83 @@
+/**
+ * The one record decoder (src/core/record-decoder.ts): every readable (type, version), and a loud
+ * failure, by name and position, for everything else.
+ */
+import { describe, expect, it } from 'vitest'
+import { decodeRecord, type EncodedRecord, UnreadableRecordError } from '../../src/core/record-decoder.js'
+import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
+
+const ctx: RecordContext = { datasetId: 'ds1', keyId: 'key_1', requestId: 'req_1', receivedAt: '2024-05-01T10:00:00.000Z' }
+const event = buildEventRecorded(
+  { event: 'Pay', timestamp: '2024-05-01T09:00:00Z', objects: [{ type: 'order', id: 'o1', qualifier: 'paid', properties: { amount: 5 } }] },
+  '0190f5a2-0000-7000-8000-000000000001',
+  ctx,
+)
+const upsert = buildObjectUpserted({ type: 'order', id: 'o1', properties: { status: 'open' } }, ctx)
+
+function encoded(overrides: Partial<EncodedRecord>): EncodedRecord {
+  return { position: 42, stream: 'dataset-ds1', type: 'ObjectUpserted', version: 1, data: upsert.data, appendedAt: '2024-05-01T10:00:00.123Z', ...overrides }
+}
+
+function failure(overrides: Partial<EncodedRecord>): unknown {
+  try {
+    decodeRecord(encoded(overrides))
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
+describe('decodeRecord', () => {
+  it('decodes an EventRecorded v1 with its data unchanged, its dataset taken from the stream', () => {
+    const r = decodeRecord(encoded({ type: 'EventRecorded', data: JSON.parse(JSON.stringify(event.data)) }))
+    expect([r.type, r.version, r.position, r.stream, r.datasetId, r.appendedAt]).toEqual([
+      'EventRecorded',
+      1,
+      42,
+      'dataset-ds1',
+      'ds1',
+      '2024-05-01T10:00:00.123Z',
+    ])
+    expect(r.data).toEqual(event.data)
+  })
+
+  it('decodes an ObjectUpserted v1 given as JSON text', () => {
+    const r = decodeRecord(encoded({ data: JSON.stringify(upsert.data) }))
+    expect([r.type, r.version, r.data]).toEqual(['ObjectUpserted', 1, upsert.data])
+  })
+
+  it('fails on an unknown record type, naming it and its position', () => {
+    const error = failure({ type: 'OrderShipped' })
+    expect(error).toBeInstanceOf(UnreadableRecordError)
+    expect(error).toMatchObject({ type: 'OrderShipped', version: 1, position: 42, stream: 'dataset-ds1' })
+    expect(String(error)).toMatch(
+      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1/,
+    )
+  })
+
+  it('fails on an unknown version of a known type', () => {
+    expect(String(failure({ version: 2 }))).toMatch(/record ObjectUpserted v2 at position 42/)
+  })
+
+  it('fails on a version that is not a whole number, even one that prints as a known one', () => {
+    expect(failure({ version: '1' })).toBeInstanceOf(UnreadableRecordError)
+    expect(String(failure({ version: undefined }))).toMatch(/record ObjectUpserted vundefined at position 42/)
+  })
+
+  it('fails on data that breaks its schema', () => {
+    expect(String(failure({ type: 'EventRecorded' }))).toMatch(/EventRecorded v1 at position 42 .* does not match the EventRecorded v1 schema/)
+  })
+
+  it('leaves the data unchecked when asked to, but never the (type, version)', () => {
+    expect(decodeRecord(encoded({ type: 'EventRecorded' }), { checkData: false }).type).toBe('EventRecorded')
+    expect(() => decodeRecord(encoded({ version: 3 }), { checkData: false })).toThrow(/ObjectUpserted v3 at position 42/)
+  })
+
+  it('fails on data that is not JSON', () => {
+    expect(String(failure({ data: '{"object_id":' }))).toMatch(/at position 42 .* its data is not JSON/)
+  })
+
+  it('fails on a record outside a dataset stream', () => {
+    expect(String(failure({ stream: '$stats-127.0.0.1:2113' }))).toMatch(/stream \$stats-127.0.0.1:2113 is not a dataset stream/)
+  })
+})
