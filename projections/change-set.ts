@@ -47,21 +47,6 @@ export interface ObjectChange {
   maxPosition: number
 }
 
-/** Objects that shared events in this run: a < b. */
-export interface ObjectLinkChange {
-  datasetId: string
-  objectA: string
-  objectB: string
-  added: number
-  /** The position of each shared event counted in `added`, ascending. */
-  addedAt: number[]
-  firstTime: string
-  lastTime: string
-  eventTypes: Set<string>
-  minPosition: number
-  maxPosition: number
-}
-
 export interface ChangeSet {
   eventTypes: Map<string, TypeChange>
   objectTypes: Map<string, TypeChange>
@@ -69,7 +54,6 @@ export interface ChangeSet {
   objectChanges: ObjectChangeRow[]
   events: EventRow[]
   eventObjects: EventObjectRow[]
-  objectLinks: Map<string, ObjectLinkChange>
   /** Records folded in; the store's checkpoint moves to the last one's position. */
   recordCount: number
 }
@@ -82,7 +66,6 @@ export function emptyChangeSet(): ChangeSet {
     objectChanges: [],
     events: [],
     eventObjects: [],
-    objectLinks: new Map(),
     recordCount: 0,
   }
 }
@@ -180,7 +163,6 @@ export function foldRecords(records: readonly StoredRecord[], cs: ChangeSet = em
         received_at: e.received_at,
         position,
       })
-      const distinct = new Map<string, string>()
       for (const o of e.objects) {
         touchType(cs.objectTypes, datasetId, o.type, e.received_at, position, 0)
         touchObject(cs, datasetId, o.object_id, o.type, o.id, o.properties, e.received_at, position)
@@ -195,37 +177,6 @@ export function foldRecords(records: readonly StoredRecord[], cs: ChangeSet = em
           event_time: e.timestamp,
           position,
         })
-        distinct.set(o.object_id, o.object_id)
-      }
-      const ids = [...distinct.keys()].sort()
-      for (let i = 0; i < ids.length; i++) {
-        for (let j = i + 1; j < ids.length; j++) {
-          const a = ids[i] as string
-          const b = ids[j] as string
-          const key = datasetId + SEP + a + SEP + b
-          const found = cs.objectLinks.get(key)
-          if (found === undefined) {
-            cs.objectLinks.set(key, {
-              datasetId,
-              objectA: a,
-              objectB: b,
-              added: 1,
-              addedAt: [position],
-              firstTime: e.timestamp,
-              lastTime: e.timestamp,
-              eventTypes: new Set([e.event_type]),
-              minPosition: position,
-              maxPosition: position,
-            })
-          } else {
-            found.added += 1
-            found.addedAt.push(position)
-            if (e.timestamp < found.firstTime) found.firstTime = e.timestamp
-            if (e.timestamp > found.lastTime) found.lastTime = e.timestamp
-            found.eventTypes.add(e.event_type)
-            found.maxPosition = position
-          }
-        }
       }
     } else if (record.type === 'ObjectUpserted' && record.version === 1) {
       const u = record.data

@@ -32,15 +32,15 @@ export interface ProjectorOptions {
   /** Largest run of records folded into one ChangeSet (default 2000). */
   maxBatch?: number
   /**
-   * Largest work, in `recordCost` units, applied in one transaction (default 16000: about 2,300
-   * events with 3 objects, or 12 events with 50 objects). Bounds the memory of one ChangeSet and
+   * Largest work, in `recordCost` units, applied in one transaction (default 16000: about 4,000
+   * events with 3 objects, or 310 events with 50 objects). Bounds the memory of one ChangeSet and
    * how long one apply holds the thread, which the API shares with the projector on the embedded
    * default.
    */
   maxBatchCost?: number
   /**
    * Near the head of the log (under live load), runs are cut at this cost instead (default 1000:
-   * about 140 events with 3 objects), and the HTTP server gets the thread between them.
+   * about 250 events with 3 objects), and the HTTP server gets the thread between them.
    */
   headRunCost?: number
   /**
@@ -107,14 +107,13 @@ export function datasetHash(datasetId: string): number {
 }
 
 /**
- * Work units of one record for the read models: one per row it writes, plus one per object pair
- * it links (an event with k objects links k(k−1)/2 pairs, so 50 objects cost 1,276 units and 3
- * objects cost 7).
+ * Work units of one record for the read models, linear in its objects: 1 for the record, plus 1 per
+ * object of an event (its E2O row and object upsert), so 50 objects cost 51 units and 3 cost 4;
+ * an object upsert costs 2.
  */
 export function recordCost(record: StoredRecord): number {
   if (record.type !== 'EventRecorded') return 2
-  const k = record.data.objects.length
-  return 1 + k + (k * (k - 1)) / 2
+  return 1 + record.data.objects.length
 }
 
 /** Splits records (log order kept) into runs of at most `maxCost` units; a record costlier than that runs alone. */

@@ -159,8 +159,8 @@ function endTimestampName(taken: ReadonlySet<string>): string {
  *   external id is shared by several object types of the dataset (E2O relationships use the same
  *   id). `attributes` = the attribute history from object_changes: one `{name, time, value}` per
  *   attribute per change, in log position order. `relationships` = [] always: the v1 API carries no
- *   O2O relation, and the object_links read model (objects that shared events) is derived, not an
- *   asserted OCEL O2O relationship, so it is not exported as one.
+ *   O2O relation, and objects that merely share events are linked through those events (E2O), not
+ *   by an asserted OCEL O2O relationship, so no such link is exported as one.
  *
  * Rows that point at nothing (an object change or an E2O row of an unknown object or event) are
  * left out; the projector writes them together, so they do not occur in a consistent store.

@@ -5,7 +5,6 @@
  */
 import type { ChangeSet } from '../../projections/change-set.js'
 import type { ProjectionState, ProjectionStop } from '../schemas/projections.js'
-import type { ObjectLinkRow } from '../schemas/read-models.js'
 
 export interface ReadModelStore {
   /** The last position that projector `name` applied, or null when it has applied nothing. */
@@ -31,9 +30,6 @@ export interface ReadModelStore {
    */
   recordStop(stop: ProjectionStop): Promise<void>
   clearStop(name: string): Promise<void>
-
-  /** Ordered by (object_a, object_b). */
-  objectLinks(datasetId: string): Promise<ObjectLinkRow[]>
 
   close(): Promise<void>
 }

@@ -76,17 +76,3 @@ export const EventObjectRow = Type.Object({
   position: Type.Integer(),
 })
 export type EventObjectRow = Static<typeof EventObjectRow>
-
-/** O2O through shared events. Key (dataset_id, object_a, object_b) with object_a < object_b. */
-export const ObjectLinkRow = Type.Object({
-  dataset_id: Type.String(),
-  object_a: Type.String(),
-  object_b: Type.String(),
-  event_count: Type.Integer(),
-  first_time: Type.String(),
-  last_time: Type.String(),
-  /** Distinct event types of the shared events, sorted. */
-  event_types: Type.Array(Type.String()),
-  position: Type.Integer(),
-})
-export type ObjectLinkRow = Static<typeof ObjectLinkRow>

@@ -8,8 +8,6 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, it } from 'vitest'
-import type { ReadModelStore } from '../../src/ports/read-model-store.js'
-import type { RowReader } from './read-model-rows.js'
 
 /**
  * Folder of the real OCEL 2.0 logs (with a note of their sources), ending in a slash: `OCELOG_TEST_OCEL_DIR`
@@ -65,9 +63,4 @@ export function ocelFixture(relative: string): string {
   const path = join(OCEL_DIR, relative)
   if (!existsSync(path)) throw new Error(`OCEL fixture ${path} is missing: the shared/ folder must sit beside the repository (../shared)`)
   return path
-}
-
-/** Every read model of `datasetId`, in each one's documented order: the rows from `rows`, the object links from the store. */
-export async function readModelSnapshot(rows: RowReader, store: ReadModelStore, datasetId: string) {
-  return { ...(await rows(datasetId)), objectLinks: await store.objectLinks(datasetId) }
 }

@@ -21,7 +21,25 @@ describe('openDatabase', () => {
     v1.close()
     const db = openDatabase(dir)
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('rm_projection_stops', 'rm_event_objects_by_object') ORDER BY name").all()
-    expect([db.pragma('user_version', { simple: true }), tables.length, db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([3, 2, { n: 1 }])
+    expect([db.pragma('user_version', { simple: true }), tables.length, db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([4, 2, { n: 1 }])
+    db.close()
+  })
+  it('drops the table of object pairs from a version-3 file and keeps the log and the other read models', () => {
+    const v3 = openDatabase(dir)
+    v3.exec(`
+      CREATE TABLE rm_object_links (dataset_id TEXT NOT NULL, object_a TEXT NOT NULL, object_b TEXT NOT NULL, PRIMARY KEY (dataset_id, object_a, object_b));
+      INSERT INTO rm_object_links VALUES ('d', 'a', 'b');
+      INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now');
+      INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES ('read-models', 1, 'now');
+      PRAGMA user_version = 3;`)
+    v3.close()
+    const db = openDatabase(dir)
+    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name)
+    expect([db.pragma('user_version', { simple: true }), names.includes('rm_object_links'), names.includes('rm_event_objects')]).toEqual([4, false, true])
+    expect([db.prepare('SELECT count(*) AS n FROM records').get(), db.prepare('SELECT position FROM rm_checkpoints').get()]).toEqual([
+      { n: 1 },
+      { position: 1 },
+    ])
     db.close()
   })
 })

@@ -74,44 +74,6 @@ describe('foldRecords', () => {
     ])
   })
 
-  it('links every pair of distinct objects of an event once (O2O through events)', () => {
-    const cs = foldRecords(
-      stored([
-        buildEventRecorded(
-          {
-            event: 'Ship',
-            objects: [
-              { type: 'o', id: '1' },
-              { type: 'o', id: '2' },
-              { type: 'o', id: '3' },
-              { type: 'o', id: '1', qualifier: 'again' },
-            ],
-          },
-          'e1',
-          ctx,
-        ),
-        buildEventRecorded(
-          {
-            event: 'Bill',
-            objects: [
-              { type: 'o', id: '1' },
-              { type: 'o', id: '2' },
-            ],
-          },
-          'e2',
-          ctx,
-        ),
-      ]),
-    )
-    expect(cs.objectLinks.size).toBe(3)
-    const a = objectIdOf('ds1', 'o', '1')
-    const b = objectIdOf('ds1', 'o', '2')
-    const [lo, hi] = [a, b].sort()
-    const link = cs.objectLinks.get(`ds1\u0000${String(lo)}\u0000${String(hi)}`)
-    expect(link?.added).toBe(2)
-    expect([...(link?.eventTypes ?? [])].sort()).toEqual(['Bill', 'Ship'])
-  })
-
   it('throws on a record type it cannot read instead of skipping it', () => {
     const bad = { type: 'Unknown', version: 1, data: {}, position: 1, stream: 'dataset-ds1', datasetId: 'ds1', appendedAt: '' } as unknown as StoredRecord
     expect(() => foldRecords([bad])).toThrow(/unknown record Unknown v1 at position 1/)

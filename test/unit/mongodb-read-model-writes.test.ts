@@ -131,13 +131,10 @@ function applyAll(db: Record<string, Collection>, records: ReturnType<typeof sto
   db.objectChanges?.bulkWrite(w.objectChanges)
   db.events?.bulkWrite(w.events)
   db.eventObjects?.bulkWrite(w.eventObjects)
-  db.objectLinks?.bulkWrite(w.objectLinks)
 }
 
 function emptyDb(): Record<string, Collection> {
-  return Object.fromEntries(
-    ['eventTypes', 'objectTypes', 'objects', 'objectChanges', 'events', 'eventObjects', 'objectLinks'].map((n) => [n, new Collection()]),
-  )
+  return Object.fromEntries(['eventTypes', 'objectTypes', 'objects', 'objectChanges', 'events', 'eventObjects'].map((n) => [n, new Collection()]))
 }
 
 const T1 = '2024-05-01T10:00:00.000Z'
@@ -194,8 +191,7 @@ describe('changeSetWrites', () => {
     expect(filterOf(w.objectChanges[0])).toEqual(keyOf('object_changes'))
     expect(filterOf(w.events[0])).toEqual(keyOf('events'))
     expect(filterOf(w.eventObjects[0])).toEqual(keyOf('event_objects'))
-    expect(filterOf(w.objectLinks[0])).toEqual(keyOf('object_links'))
-    const all = [...w.eventTypes, ...w.objectTypes, ...w.objects, ...w.objectChanges, ...w.events, ...w.eventObjects, ...w.objectLinks]
+    const all = [...w.eventTypes, ...w.objectTypes, ...w.objects, ...w.objectChanges, ...w.events, ...w.eventObjects]
     expect(all.every((op) => 'updateOne' in op && op.updateOne.upsert === true)).toBe(true)
   })
 })
@@ -265,32 +261,6 @@ describe('read-model writes through the pipeline interpreter', () => {
     applyAll(db, b1)
     applyAll(db, b2)
     expect(JSON.stringify(Object.values(db).map((c) => c.docs))).toBe(once)
-  })
-
-  it('adds shared events to links with the sorted union of event types', () => {
-    const db = emptyDb()
-    applyAll(db, b2)
-    applyAll(
-      db,
-      stored(
-        ds,
-        [
-          eventRecord(
-            ds,
-            'Create Order',
-            [
-              { type: 'order', id: 'o1' },
-              { type: 'item', id: 'i1' },
-            ],
-            { timestamp: T1 },
-          ),
-        ],
-        9,
-      ),
-    )
-    const [a, b] = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'item', 'i1')].sort()
-    const link = db.objectLinks?.docs.find((d) => d.object_a === a && d.object_b === b)
-    expect(link).toMatchObject({ event_count: 2, first_time: T1, last_time: T2, event_types: ['Create Order', 'Pick'], position: 9 })
   })
 
   it('writes position-keyed rows once', () => {

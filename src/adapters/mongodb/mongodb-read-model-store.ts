@@ -29,8 +29,8 @@ import type { ChangeSet } from '../../../projections/change-set.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
-import { changeSetWrites, newObjectsPerType, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES } from './read-model-writes.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import { changeSetWrites, newObjectsPerType, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES, RETIRED_COLLECTIONS } from './read-model-writes.js'
 
 /** A projector's checkpoint: `_id` is the projector name. */
 interface CheckpointDoc {
@@ -56,7 +56,6 @@ export class MongoReadModelStore implements ReadModelStore {
   private readonly objectChangesC: Collection<ObjectChangeRow>
   private readonly eventsC: Collection<EventRow>
   private readonly eventObjectsC: Collection<EventObjectRow>
-  private readonly objectLinksC: Collection<ObjectLinkRow>
   private readonly checkpointsC: Collection<CheckpointDoc>
 
   /**
@@ -74,14 +73,16 @@ export class MongoReadModelStore implements ReadModelStore {
     this.objectChangesC = db.collection<ObjectChangeRow>(c.objectChanges)
     this.eventsC = db.collection<EventRow>(c.events)
     this.eventObjectsC = db.collection<EventObjectRow>(c.eventObjects)
-    this.objectLinksC = db.collection<ObjectLinkRow>(c.objectLinks)
     this.checkpointsC = db.collection<CheckpointDoc>(c.checkpoints)
   }
 
-  /** Creates the collections' indexes (idempotent); run once at start. */
+  /** Creates the collections' indexes and drops retired read models (both idempotent); run once at start. */
   async createIndexes(): Promise<void> {
     for (const [name, indexes] of Object.entries(READ_MODEL_INDEXES)) {
       await this.db.collection(name).createIndexes(indexes)
+    }
+    for (const name of RETIRED_COLLECTIONS) {
+      if ((await this.db.listCollections({ name }, { nameOnly: true }).toArray()).length > 0) await this.db.dropCollection(name)
     }
   }
 
@@ -110,7 +111,6 @@ export class MongoReadModelStore implements ReadModelStore {
           if (writes.objectChanges.length > 0) await this.objectChangesC.bulkWrite(writes.objectChanges, opts)
           if (writes.events.length > 0) await this.eventsC.bulkWrite(writes.events, opts)
           if (writes.eventObjects.length > 0) await this.eventObjectsC.bulkWrite(writes.eventObjects, opts)
-          if (writes.objectLinks.length > 0) await this.objectLinksC.bulkWrite(writes.objectLinks, opts)
           await this.moveCheckpoint(session, name, expected, to)
         },
         { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },
@@ -156,10 +156,6 @@ export class MongoReadModelStore implements ReadModelStore {
 
   async clearStop(name: string): Promise<void> {
     await this.db.collection<StopDoc>(PROJECTION_STOPS).deleteOne({ _id: name })
-  }
-
-  async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {
-    return (await this.objectLinksC.find({ dataset_id: datasetId }).sort({ object_a: 1, object_b: 1 }).toArray()).map(({ _id, ...row }) => row)
   }
 
   /** The MongoClient is shared with the key store and closed by the composition root. */

@@ -5,7 +5,7 @@
  * Every write is an upsert whose filter is exactly the read model's key, backed by a unique index
  * (MongoDB upserts safely only on such filters: PLATFORM.md § Engines), with an update pipeline
  * whose effect is guarded by the stored `position`:
- * - aggregated rows (types, objects, links) change only when the stored `position` is below the
+ * - aggregated rows (types, objects) change only when the stored `position` is below the
  *   change's `minPosition`, and then take `maxPosition`;
  * - rows keyed by a position (events, E2O, object changes) are written once: only a document the
  *   upsert has just created (one without a non-key field, see insertOnceUpdate) takes the row.
@@ -15,8 +15,8 @@
  * handle them, where `$set: {"properties.<key>"}` would not).
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
-import type { ChangeSet, ObjectChange, ObjectLinkChange, TypeChange } from '../../../projections/change-set.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectLinkRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import type { ChangeSet, ObjectChange, TypeChange } from '../../../projections/change-set.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of README § Read models. */
 export const READ_MODEL_COLLECTIONS = {
@@ -26,9 +26,15 @@ export const READ_MODEL_COLLECTIONS = {
   objectChanges: 'object_changes',
   events: 'events',
   eventObjects: 'event_objects',
-  objectLinks: 'object_links',
   checkpoints: 'checkpoints',
 } as const
+
+/**
+ * Collections of read models that are no longer kept, dropped at start: `object_links` held one
+ * document per pair of objects that shared an event (k·(k−1)/2 per event with k objects); objects
+ * that share events are now answered at query time from `event_objects`.
+ */
+export const RETIRED_COLLECTIONS = ['object_links'] as const
 
 type CollectionName = (typeof READ_MODEL_COLLECTIONS)[keyof typeof READ_MODEL_COLLECTIONS]
 
@@ -52,7 +58,6 @@ export const READ_MODEL_INDEXES: Record<Exclude<CollectionName, 'checkpoints'>, 
     { key: { dataset_id: 1, event_id: 1, object_id: 1, qualifier: 1 }, unique: true, name: 'key' },
     { key: { dataset_id: 1, event_time: 1, position: 1, object_id: 1, qualifier: 1 }, name: 'by_time' },
   ],
-  object_links: [{ key: { dataset_id: 1, object_a: 1, object_b: 1 }, unique: true, name: 'key' }],
 }
 
 /** A constant in an aggregation expression, never interpreted (field paths, operators, dotted keys). */
@@ -151,23 +156,6 @@ export function objectWrite(o: ObjectChange): AnyBulkWriteOperation<ObjectRow> {
   }
 }
 
-/** object_links: shared-event count grows, times widen, event types are the sorted union (MongoDB ≥ 5.2). */
-export function linkWrite(k: ObjectLinkChange): AnyBulkWriteOperation<ObjectLinkRow> {
-  return {
-    updateOne: {
-      filter: { dataset_id: k.datasetId, object_a: k.objectA, object_b: k.objectB },
-      update: guardedUpdate(k.minPosition, {
-        event_count: { $add: [{ $ifNull: ['$event_count', 0] }, k.added] },
-        first_time: { $min: ['$first_time', lit(k.firstTime)] },
-        last_time: { $max: ['$last_time', lit(k.lastTime)] },
-        event_types: { $sortArray: { input: { $setUnion: [{ $ifNull: ['$event_types', []] }, lit([...k.eventTypes])] }, sortBy: 1 } },
-        position: k.maxPosition,
-      }),
-      upsert: true,
-    },
-  }
-}
-
 export function eventWrite(e: EventRow): AnyBulkWriteOperation<EventRow> {
   return insertOnce<EventRow>({ dataset_id: e.dataset_id, event_id: e.event_id }, e, 'event_type')
 }
@@ -190,7 +178,6 @@ export interface ReadModelWrites {
   objectChanges: AnyBulkWriteOperation<ObjectChangeRow>[]
   events: AnyBulkWriteOperation<EventRow>[]
   eventObjects: AnyBulkWriteOperation<EventObjectRow>[]
-  objectLinks: AnyBulkWriteOperation<ObjectLinkRow>[]
 }
 
 /** Turns a ChangeSet into its bulkWrite operations (no I/O). */
@@ -204,7 +191,6 @@ export function changeSetWrites(changes: ChangeSet): ReadModelWrites {
     objectChanges: changes.objectChanges.map(objectChangeWrite),
     events: changes.events.map(eventWrite),
     eventObjects: changes.eventObjects.map(eventObjectWrite),
-    objectLinks: [...changes.objectLinks.values()].map(linkWrite),
   }
 }
 

@@ -108,7 +108,16 @@ CREATE INDEX rm_event_objects_by_external_id ON rm_event_objects (dataset_id, ex
 CREATE INDEX rm_events_by_type ON rm_events (dataset_id, event_type, timestamp, position);
 `
 
-const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
+/**
+ * Objects that share events are answered at query time from rm_event_objects; the table of every
+ * such pair (k·(k−1)/2 rows for an event with k objects) is dropped.
+ */
+const MIGRATION_4 = `
+DROP TABLE IF EXISTS rm_object_links;
+`
+
+/** The migrations in order: MIGRATIONS[v - 1] brings a file from version v − 1 to v. */
+const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]
 /** The schema version of a file whose every migration has run (SQLite's user_version). */
 const SCHEMA_VERSION = MIGRATIONS.length
 

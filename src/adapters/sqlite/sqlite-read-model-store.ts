@@ -8,7 +8,6 @@ import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import type { ObjectLinkRow } from '../../schemas/read-models.js'
 import type { SqliteDatabase } from './database.js'
 
 /** E2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
@@ -52,17 +51,6 @@ function prepareApplyStatements(db: SqliteDatabase) {
     `INSERT OR IGNORE INTO rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const getLink = db.prepare('SELECT event_types, position FROM rm_object_links WHERE dataset_id = ? AND object_a = ? AND object_b = ?')
-  const putLink = db.prepare(
-    `INSERT INTO rm_object_links (dataset_id, object_a, object_b, event_count, first_time, last_time, event_types, position)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (dataset_id, object_a, object_b) DO UPDATE SET
-       event_count = event_count + excluded.event_count,
-       first_time = min(first_time, excluded.first_time),
-       last_time = max(last_time, excluded.last_time),
-       event_types = excluded.event_types,
-       position = excluded.position`,
-  )
   const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
   const putCheckpoint = db.prepare(
     `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
@@ -76,7 +64,7 @@ function prepareApplyStatements(db: SqliteDatabase) {
     upsert: upsertTypesStatement(db, 'rm_object_types'),
     position: db.prepare('SELECT position FROM rm_object_types WHERE dataset_id = ? AND name = ?'),
   }
-  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
+  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
 }
 
 type TypeStatements = ReturnType<typeof prepareApplyStatements>['eventTypes']
@@ -113,8 +101,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
-    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getLink, putLink, getCheckpoint, putCheckpoint, eventTypes, objectTypes } =
-      this.applyStatements
+    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes } = this.applyStatements
 
     db.transaction(() => {
       const current = (getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
@@ -161,14 +148,6 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const l of changes.eventObjects) {
         putE2O.run(l.dataset_id, l.event_id, l.object_id, l.qualifier ?? NO_QUALIFIER, l.object_type, l.external_id, l.event_time, l.position)
       }
-      for (const k of changes.objectLinks.values()) {
-        const row = getLink.get(k.datasetId, k.objectA, k.objectB) as { event_types: string; position: number } | undefined
-        if (row !== undefined && row.position >= k.maxPosition) continue
-        const added = row === undefined || row.position < k.minPosition ? k.added : addedAfter(k.addedAt, row.position)
-        const types = new Set(k.eventTypes)
-        if (row !== undefined) for (const t of JSON.parse(row.event_types) as string[]) types.add(t)
-        putLink.run(k.datasetId, k.objectA, k.objectB, added, k.firstTime, k.lastTime, JSON.stringify([...types].sort()), k.maxPosition)
-      }
       putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
   }
@@ -176,7 +155,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(): Promise<void> {
     this.db.exec(`
       DELETE FROM rm_checkpoints; DELETE FROM rm_event_types; DELETE FROM rm_object_types; DELETE FROM rm_objects;
-      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_links;
+      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects;
       DELETE FROM rm_projection_stops;`)
   }
 
@@ -206,14 +185,6 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async clearStop(name: string): Promise<void> {
     this.db.prepare('DELETE FROM rm_projection_stops WHERE projector = ?').run(name)
-  }
-
-  async objectLinks(datasetId: string): Promise<ObjectLinkRow[]> {
-    const rows = this.db.prepare('SELECT * FROM rm_object_links WHERE dataset_id = ? ORDER BY object_a, object_b').all(datasetId) as (Omit<
-      ObjectLinkRow,
-      'event_types'
-    > & { event_types: string })[]
-    return rows.map((r) => ({ ...r, event_types: JSON.parse(r.event_types) as string[] }))
   }
 
   async close(): Promise<void> {}
