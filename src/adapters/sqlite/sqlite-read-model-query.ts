@@ -4,11 +4,12 @@
  * JavaScript only shapes the few rows an answer holds (a page of events, one object, the process
  * map's per-activity and per-edge rows), so memory does not grow with the number of events.
  *
- * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) is one SQL
- * statement: E2O rows in the window, one per (event, object) pair, ordered per object by
- * (timestamp, log position) with `LEAD`; activities, edges, start and end activities and the
- * statistics of run, elapsed and waiting times are grouped from that, the medians with
- * `ROW_NUMBER`/`COUNT` windows. Durations are whole milliseconds (`unixepoch(…, 'subsec')`).
+ * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) is computed in the
+ * engine in two statements: the E2O rows in the window are copied, in per-object order (timestamp,
+ * log position), into a numbered TEMP table of narrow rows; activities, edges, start and end
+ * activities and the statistics of run, elapsed and waiting times are grouped from it, each row
+ * joined to its object's next row by number, the medians with `ROW_NUMBER`/`COUNT` windows.
+ * Durations are whole milliseconds (`unixepoch(…, 'subsec')`).
  */
 import type {
   DatasetCounts,
@@ -47,50 +48,62 @@ function withMedianPart(source: string, columns: string): string {
 const STATS = 'COUNT(*), SUM(d), MIN(d), MAX(d), AVG(med_part)'
 
 /**
- * SQL of the process map: one row per kind and key (see MapRow). Each object's E2O rows are read
- * in (timestamp, position, event) order straight from the index rm_event_objects_by_object, so the
- * window needs no sort; a second qualifier of one (event, object) pair gives a row whose next event
- * is the same event, and that row is dropped. The next event's id, time and type travel in one
- * `LEAD` (space-separated: ids and times hold no space, and the type comes last).
+ * The process map's scratch table, in the connection's TEMP schema (never in the file): one row per
+ * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position, event),
+ * so that an object's next E2O row is `i + 1` with the same object: a rowid lookup instead of a
+ * window function over wide rows. Times are whole milliseconds since the epoch; `eid` is the
+ * event's rowid. Filled and emptied within one synchronous call, so callers never see its rows.
  */
-function processMapSql(window: TimeWindow, typeCount: number): string {
+const SEQUENCE_TABLE = `CREATE TEMP TABLE IF NOT EXISTS process_map_sequence (
+  i INTEGER PRIMARY KEY, ot TEXT NOT NULL, oid TEXT NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL, t INTEGER NOT NULL, te INTEGER)`
+
+/**
+ * SQL that fills the scratch table from the read models: each object's E2O rows in the window, in
+ * (timestamp, position, event) order, read straight from the index rm_event_objects_by_object.
+ */
+function sequenceSql(window: TimeWindow, typeCount: number): string {
   const conditions = ['eo.dataset_id = @dataset']
   if (window.from !== undefined) conditions.push('eo.event_time >= @from')
   if (window.to !== undefined) conditions.push('eo.event_time < @to')
   if (typeCount > 0) conditions.push(`eo.object_type IN (SELECT value FROM json_each(@types))`)
-  return `
-WITH linked AS (
-  SELECT eo.object_type AS ot, eo.object_id AS oid, e.rowid AS eid, e.event_type AS act, ${ms('eo.event_time')} AS t,
-    CASE WHEN e.end_timestamp IS NULL THEN NULL ELSE ${ms('e.end_timestamp')} END AS te,
-    LEAD(e.rowid || ' ' || ${ms('eo.event_time')} || ' ' || e.event_type) OVER w AS nx,
-    ROW_NUMBER() OVER w AS rn
+  return `INSERT INTO temp.process_map_sequence (ot, oid, eid, act, t, te)
+  SELECT eo.object_type, eo.object_id, e.rowid, e.event_type, ${ms('eo.event_time')},
+    CASE WHEN e.end_timestamp IS NULL THEN NULL ELSE ${ms('e.end_timestamp')} END
   FROM rm_event_objects eo INDEXED BY rm_event_objects_by_object
     CROSS JOIN rm_events e ON e.dataset_id = eo.dataset_id AND e.event_id = eo.event_id
   WHERE ${conditions.join(' AND ')}
-  WINDOW w AS (PARTITION BY eo.object_id ORDER BY eo.event_time, eo.position, eo.event_id)
+  ORDER BY eo.object_id, eo.event_time, eo.position, eo.event_id`
+}
+
+/**
+ * SQL of the process map over the filled scratch table: one row per kind and key (see MapRow).
+ * A second qualifier of one (event, object) pair gives a row whose next row is the same event;
+ * that row is no edge and counts once among the pairs.
+ */
+const PROCESS_MAP_SQL = `
+WITH seq AS (
+  SELECT s.ot, s.oid, s.eid, s.act, s.t, s.te, p.i IS NULL AS first, n.i IS NULL AS last,
+    n.eid AS n_eid, n.act AS n_act, n.t AS n_t, n.eid IS s.eid AS dup
+  FROM temp.process_map_sequence s
+    LEFT JOIN temp.process_map_sequence p ON p.i = s.i - 1 AND p.oid = s.oid
+    LEFT JOIN temp.process_map_sequence n ON n.i = s.i + 1 AND n.oid = s.oid
 ),
-seq AS MATERIALIZED (
-  SELECT ot, oid, eid, act, t, te, rn, n_eid, n_eid IS eid AS dup,
-    substr(rest, instr(rest, ' ') + 1) AS n_act, CAST(substr(rest, 1, instr(rest, ' ') - 1) AS INTEGER) AS n_t
-  FROM (SELECT ot, oid, eid, act, t, te, rn, CAST(substr(nx, 1, instr(nx, ' ') - 1) AS INTEGER) AS n_eid, substr(nx, instr(nx, ' ') + 1) AS rest FROM linked)
-),
-occ AS (
+occ AS MATERIALIZED (
   SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, n_t - t AS d, CASE WHEN te IS NULL THEN NULL ELSE max(0, n_t - te) END AS w
   FROM seq WHERE n_eid IS NOT NULL AND NOT dup
 ),
 waits AS (SELECT ot, k1, k2, w AS d FROM occ WHERE w IS NOT NULL),
-run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, te - t AS d FROM seq WHERE te IS NOT NULL)
+run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, te - t AS d FROM temp.process_map_sequence WHERE te IS NOT NULL)
 SELECT 'activity' AS kind, ot, act AS k1, '' AS k2, COUNT(DISTINCT eid) AS c1, COUNT(DISTINCT oid) AS c2, SUM(NOT dup) AS c3,
-  SUM(rn = 1) AS c4, SUM(n_eid IS NULL) AS c5, 0 AS c6, NULL AS c7
+  SUM(first) AS c4, SUM(last) AS c5, 0 AS c6, NULL AS c7
 FROM seq GROUP BY ot, act
 UNION ALL
-SELECT 'edge', ot, k1, k2, COUNT(DISTINCT oid), COUNT(DISTINCT eid || ',' || n_eid), ${STATS}
+SELECT 'edge', ot, k1, k2, COUNT(DISTINCT oid), COUNT(DISTINCT eid * 4294967296 + n_eid), ${STATS}
 FROM (${withMedianPart('occ', 'ot, k1, k2, oid, eid, n_eid, d')}) GROUP BY ot, k1, k2
 UNION ALL
 SELECT 'waiting', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('waits', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2
 UNION ALL
 SELECT 'run', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('run', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2`
-}
 
 /** Conditions and parameters of an events query (filters and the page's start). */
 function eventConditions(datasetId: string, filter: EventFilter): { where: string; params: Record<string, string | number> } {
@@ -271,8 +284,14 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (filter.from !== undefined) params.from = filter.from
     if (filter.to !== undefined) params.to = filter.to
     if (types.length > 0) params.types = JSON.stringify(types)
-    const rows = this.db.prepare(processMapSql(filter, types.length)).all(params) as MapRow[]
-    return assembleProcessMap(rows)
+    // Synchronous from fill to empty: no other call on this connection sees the scratch rows.
+    this.db.exec(SEQUENCE_TABLE)
+    try {
+      this.db.prepare(sequenceSql(filter, types.length)).run(params)
+      return assembleProcessMap(this.db.prepare(PROCESS_MAP_SQL).all() as MapRow[])
+    } finally {
+      this.db.exec('DELETE FROM temp.process_map_sequence')
+    }
   }
 
   async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
