@@ -73,9 +73,15 @@ async function main(): Promise<void> {
         if (v.ok) eventIds.push(randomUUID())
         else failures.push(itemErrorString('Event', index, v.errors))
       })
-      return reply
-        .code(200)
-        .send({ success: failures.length === 0, processed: eventIds.length, failed: failures.length, event_ids: eventIds, errors: failures, error_details: [] })
+      return reply.code(200).send({
+        success: failures.length === 0,
+        processed: eventIds.length,
+        failed: failures.length,
+        duplicates: 0,
+        event_ids: eventIds,
+        errors: failures,
+        error_details: [],
+      })
     },
   )
 
@@ -103,9 +109,15 @@ async function main(): Promise<void> {
         if (v.ok) objects.push({ object_id: randomUUID(), object_type: v.value.type, external_id: v.value.id, created: true })
         else failures.push(itemErrorString('Object', index, v.errors))
       })
-      return reply
-        .code(200)
-        .send({ success: failures.length === 0, processed: objects.length, failed: failures.length, objects, errors: failures, error_details: [] })
+      return reply.code(200).send({
+        success: failures.length === 0,
+        processed: objects.length,
+        failed: failures.length,
+        duplicates: 0,
+        objects,
+        errors: failures,
+        error_details: [],
+      })
     },
   )
 

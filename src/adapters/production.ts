@@ -10,6 +10,7 @@ import type { Backends } from '../composition.js'
 import { EngineUnavailableError } from '../composition.js'
 import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
 import { MongoKeyStore } from './mongodb/mongodb-key-store.js'
+import { MongoIdempotencyClaims } from './mongodb/mongodb-idempotency-claims.js'
 import { MongoReadModelQuery } from './mongodb/mongodb-read-model-query.js'
 import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
 
@@ -110,7 +111,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
     await esdb.dispose()
     throw new EngineUnavailableError(`cannot create the indexes in MongoDB at MONGODB_URL=${redact(mongodbUrl)}: ${message(error)}`)
   }
-  const log = new EventStoreEventLog(esdb, keys)
+  const log = new EventStoreEventLog(esdb, keys, {}, new MongoIdempotencyClaims(db))
   return {
     mode: 'production',
     describe: `EventStoreDB ${redact(eventstoreUrl)} + MongoDB ${redact(mongodbUrl)} (database ${db.databaseName})`,

@@ -32,6 +32,7 @@ const errorResponses = {
   400: Problem,
   401: Problem,
   403: Problem,
+  409: Problem,
   413: Problem,
   415: Problem,
   422: Problem,
@@ -65,6 +66,48 @@ function validationProblem(reply: FastifyReply, what: string, errors: readonly F
   const summary = first === undefined ? '' : `${first.path === '' ? '' : `${first.path}: `}${first.message}`
   const more = errors.length > 1 ? ` (and ${String(errors.length - 1)} more)` : ''
   return sendProblem(reply, problem(422, `${what} was rejected: ${summary}${more}`, { errors: errors.map((e) => ({ path: e.path, message: e.message })) }))
+}
+
+/**
+ * The single-item body with the `Idempotency-Key` request header as its `idempotency_key` (README
+ * § Exactly once, after the IETF httpapi draft "The Idempotency-Key HTTP Header Field").
+ * @returns the body to ingest (any JSON value: validation judges it), or `sent` when a 422 was sent
+ *   because the header and the body's field differ.
+ */
+function withHeaderKey(req: FastifyRequest, reply: FastifyReply, what: string): { body: unknown } | 'sent' {
+  const header = req.headers['idempotency-key']
+  const body = req.body as unknown
+  if (header === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return { body }
+  const key = Array.isArray(header) ? header.join(', ') : header
+  const inBody = (body as Record<string, unknown>).idempotency_key
+  if (inBody !== undefined && inBody !== key) {
+    void validationProblem(reply, what, [
+      { path: '/idempotency_key', message: 'differs from the Idempotency-Key header; send the key once, or the same key in both' },
+    ])
+    return 'sent'
+  }
+  return { body: { ...body, idempotency_key: key } }
+}
+
+/** A batch request with an `Idempotency-Key` header: refused, since each item carries its own key. */
+function refuseBatchHeader(req: FastifyRequest, reply: FastifyReply): boolean {
+  if (req.headers['idempotency-key'] === undefined) return false
+  void validationProblem(reply, 'The batch', [
+    { path: 'Idempotency-Key', message: 'applies to the single-item endpoints only; give each batch item its own idempotency_key' },
+  ])
+  return true
+}
+
+/** The answer to a single item that failed: 409 when its key was recorded with other content, else 422. */
+function itemProblem(reply: FastifyReply, what: string, failure: ItemFailure): FastifyReply {
+  if (failure.conflict !== true) return validationProblem(reply, what, failure.errors)
+  const first = failure.errors[0]
+  return sendProblem(
+    reply,
+    problem(409, `${what} was not recorded: idempotency_key ${first?.message ?? 'conflicts'}`, {
+      errors: failure.errors.map((e) => ({ path: e.path, message: e.message })),
+    }),
+  )
 }
 
 /** Checks a batch envelope `{ <field>: [...] }`; returns the items or sends 422. */
@@ -116,9 +159,11 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
     },
     async (req, reply) => {
       const auth = requireAuth(req)
-      const { accepted, failures } = await deps.ingest.recordEvents([req.body as unknown], contextOf(req, auth), { bodyBytes: bodyBytes(req) })
+      const item = withHeaderKey(req, reply, 'The event')
+      if (item === 'sent') return reply
+      const { accepted, failures } = await deps.ingest.recordEvents([item.body], contextOf(req, auth), { bodyBytes: bodyBytes(req) })
       const failure = failures[0]
-      if (failure !== undefined) return validationProblem(reply, 'The event', failure.errors)
+      if (failure !== undefined) return itemProblem(reply, 'The event', failure)
       const e = accepted[0]
       if (e === undefined) throw new Error('event neither accepted nor rejected')
       return reply.code(200).send({
@@ -147,13 +192,15 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
     },
     async (req, reply) => {
       const auth = requireAuth(req)
+      if (refuseBatchHeader(req, reply)) return reply
       const items = batchItems(req.body as unknown, 'events', reply)
       if (items === null) return reply
-      const { accepted, failures } = await deps.ingest.recordEvents(items, contextOf(req, auth), { bodyBytes: bodyBytes(req) })
+      const { accepted, duplicates, failures } = await deps.ingest.recordEvents(items, contextOf(req, auth), { bodyBytes: bodyBytes(req) })
       return reply.code(200).send({
         success: failures.length === 0,
         processed: accepted.length,
         failed: failures.length,
+        duplicates,
         event_ids: accepted.map((e) => e.event_id),
         ...itemReport('Event', failures),
       })
@@ -175,9 +222,11 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
     },
     async (req, reply) => {
       const auth = requireAuth(req)
-      const { results, failures } = await deps.ingest.upsertObjects([req.body as unknown], contextOf(req, auth), { bodyBytes: bodyBytes(req) })
+      const item = withHeaderKey(req, reply, 'The object')
+      if (item === 'sent') return reply
+      const { results, failures } = await deps.ingest.upsertObjects([item.body], contextOf(req, auth), { bodyBytes: bodyBytes(req) })
       const failure = failures[0]
-      if (failure !== undefined) return validationProblem(reply, 'The object', failure.errors)
+      if (failure !== undefined) return itemProblem(reply, 'The object', failure)
       const o = results[0]
       if (o === undefined) throw new Error('object neither accepted nor rejected')
       return reply.code(200).send({ success: true, ...o })
@@ -199,13 +248,15 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
     },
     async (req, reply) => {
       const auth = requireAuth(req)
+      if (refuseBatchHeader(req, reply)) return reply
       const items = batchItems(req.body as unknown, 'objects', reply)
       if (items === null) return reply
-      const { results, failures } = await deps.ingest.upsertObjects(items, contextOf(req, auth), { bodyBytes: bodyBytes(req) })
+      const { results, duplicates, failures } = await deps.ingest.upsertObjects(items, contextOf(req, auth), { bodyBytes: bodyBytes(req) })
       return reply.code(200).send({
         success: failures.length === 0,
         processed: results.length,
         failed: failures.length,
+        duplicates,
         objects: results,
         ...itemReport('Object', failures),
       })

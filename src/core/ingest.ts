@@ -2,11 +2,14 @@
  * Ingest: the decisions between a validated HTTP body and the log (README § Architecture).
  * `planEvents` / `planObjects` are pure (validation, ids, records, claims); `Ingest` appends the
  * plan in one `append` call, so a request's accepted items become durable together or not at all.
- * Items are independent (spec § POST /v1/event/batch): a bad item fails alone.
+ * Items are independent (spec § POST /v1/event/batch): a bad item fails alone. An item whose
+ * idempotency key is already recorded (README § Exactly once) is answered as first recorded
+ * (a duplicate, counted as processed) or fails as a conflict; the log decides, in its append.
  */
 import type { EventLog } from '../ports/event-log.js'
 import type { ObjectResult } from '../schemas/api.js'
 import type { EventRecordedV1, NewRecord } from '../schemas/records.js'
+import { fingerprintOf } from './idempotency.js'
 import { newEventId } from './ids.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from './records.js'
 import { type FieldError, type SizeCheck, validateEvent, validateObjectUpsert } from './validation.js'
@@ -15,10 +18,14 @@ export interface ItemFailure {
   /** 0-based index in the request array. */
   index: number
   errors: FieldError[]
+  /** The item's idempotency key was already recorded with other content (a single request answers 409). */
+  conflict?: true
 }
 
 export interface EventPlan {
   records: NewRecord[]
+  /** The request index of each record's item. */
+  itemIndexes: number[]
   /** The accepted events, in request order. */
   accepted: EventRecordedV1[]
   claims: string[]
@@ -27,15 +34,36 @@ export interface EventPlan {
 
 export interface ObjectPlan {
   records: NewRecord[]
+  /** The request index of each record's item. */
+  itemIndexes: number[]
   /** One per accepted item, in request order; `created` is filled in after the append. */
   accepted: { objectId: string; type: string; id: string; firstInRequest: boolean }[]
   claims: string[]
   failures: ItemFailure[]
 }
 
+/** `record` with the idempotency of its item (README § Exactly once) when the item has a key. */
+function withKey<R extends NewRecord>(record: R, item: { idempotency_key?: string }): R {
+  if (item.idempotency_key !== undefined) record.idempotency = { key: item.idempotency_key, fingerprint: fingerprintOf(item) }
+  return record
+}
+
+/** The failure of an item whose key was recorded with other content. */
+function conflictFailure(index: number, key: string): ItemFailure {
+  return {
+    index,
+    conflict: true,
+    errors: [
+      { path: '/idempotency_key', message: `"${key}" was already recorded in this dataset with other content (conflict); use a new key for new content` },
+    ],
+  }
+}
+
+const byIndex = (a: ItemFailure, b: ItemFailure) => a.index - b.index
+
 /** Validates and builds records for event items. `nextId` yields event ids (newEventId in production). */
 export function planEvents(items: readonly unknown[], ctx: RecordContext, size: SizeCheck = {}, nextId: () => string = newEventId): EventPlan {
-  const plan: EventPlan = { records: [], accepted: [], claims: [], failures: [] }
+  const plan: EventPlan = { records: [], itemIndexes: [], accepted: [], claims: [], failures: [] }
   const claimed = new Set<string>()
   items.forEach((item, index) => {
     const v = validateEvent(item, size)
@@ -43,8 +71,9 @@ export function planEvents(items: readonly unknown[], ctx: RecordContext, size: 
       plan.failures.push({ index, errors: v.errors })
       return
     }
-    const record = buildEventRecorded(v.value, nextId(), ctx)
+    const record = withKey(buildEventRecorded(v.value, nextId(), ctx), v.value)
     plan.records.push(record)
+    plan.itemIndexes.push(index)
     plan.accepted.push(record.data)
     for (const o of record.data.objects) {
       if (claimed.has(o.object_id)) continue
@@ -57,7 +86,7 @@ export function planEvents(items: readonly unknown[], ctx: RecordContext, size: 
 
 /** Validates and builds records for object upsert items. */
 export function planObjects(items: readonly unknown[], ctx: RecordContext, size: SizeCheck = {}): ObjectPlan {
-  const plan: ObjectPlan = { records: [], accepted: [], claims: [], failures: [] }
+  const plan: ObjectPlan = { records: [], itemIndexes: [], accepted: [], claims: [], failures: [] }
   const seen = new Set<string>()
   items.forEach((item, index) => {
     const v = validateObjectUpsert(item, size)
@@ -65,7 +94,8 @@ export function planObjects(items: readonly unknown[], ctx: RecordContext, size:
       plan.failures.push({ index, errors: v.errors })
       return
     }
-    const record = buildObjectUpserted(v.value, ctx)
+    const record = withKey(buildObjectUpserted(v.value, ctx), v.value)
+    plan.itemIndexes.push(index)
     const objectId = record.data.object_id
     const firstInRequest = !seen.has(objectId)
     seen.add(objectId)
@@ -84,26 +114,54 @@ export class Ingest {
    * @returns the accepted events and the failed items. Rejects (LogUnavailableError) when the log
    *   cannot take the write; then nothing of this request was recorded as far as the client is told.
    */
-  async recordEvents(items: readonly unknown[], ctx: RecordContext, size: SizeCheck = {}): Promise<{ accepted: EventRecordedV1[]; failures: ItemFailure[] }> {
+  async recordEvents(
+    items: readonly unknown[],
+    ctx: RecordContext,
+    size: SizeCheck = {},
+  ): Promise<{ accepted: EventRecordedV1[]; duplicates: number; failures: ItemFailure[] }> {
     const plan = planEvents(items, ctx, size)
-    if (plan.records.length > 0) await this.log.append(ctx.datasetId, plan.records, plan.claims)
-    return { accepted: plan.accepted, failures: plan.failures }
+    if (plan.records.length === 0) return { accepted: [], duplicates: 0, failures: plan.failures }
+    const { outcomes } = await this.log.append(ctx.datasetId, plan.records, plan.claims)
+    const accepted: EventRecordedV1[] = []
+    const failures = [...plan.failures]
+    let duplicates = 0
+    outcomes.forEach((o, i) => {
+      const event = plan.accepted[i]
+      if (o.kind === 'appended' && event !== undefined) accepted.push(event)
+      else if (o.kind === 'duplicate' && o.original.type === 'EventRecorded') {
+        accepted.push(o.original.data)
+        duplicates += 1
+      } else failures.push(conflictFailure(plan.itemIndexes[i] ?? -1, o.kind === 'conflict' ? o.key : (plan.records[i]?.idempotency?.key ?? '')))
+    })
+    return { accepted, duplicates, failures: failures.sort(byIndex) }
   }
 
   /**
    * Appends the accepted object upserts of `items`. `created` is true for the item that first
    * claimed the object (an object named twice in one request is created by its first item only).
    */
-  async upsertObjects(items: readonly unknown[], ctx: RecordContext, size: SizeCheck = {}): Promise<{ results: ObjectResult[]; failures: ItemFailure[] }> {
+  async upsertObjects(
+    items: readonly unknown[],
+    ctx: RecordContext,
+    size: SizeCheck = {},
+  ): Promise<{ results: ObjectResult[]; duplicates: number; failures: ItemFailure[] }> {
     const plan = planObjects(items, ctx, size)
-    let claimed: ReadonlySet<string> = new Set()
-    if (plan.records.length > 0) claimed = (await this.log.append(ctx.datasetId, plan.records, plan.claims)).claimed
-    const results = plan.accepted.map((a) => ({
-      object_id: a.objectId,
-      object_type: a.type,
-      external_id: a.id,
-      created: a.firstInRequest && claimed.has(a.objectId),
-    }))
-    return { results, failures: plan.failures }
+    if (plan.records.length === 0) return { results: [], duplicates: 0, failures: plan.failures }
+    const { outcomes, claimed } = await this.log.append(ctx.datasetId, plan.records, plan.claims)
+    const results: ObjectResult[] = []
+    const failures = [...plan.failures]
+    let duplicates = 0
+    outcomes.forEach((o, i) => {
+      const a = plan.accepted[i]
+      if (a === undefined) return
+      const result = { object_id: a.objectId, object_type: a.type, external_id: a.id, created: false }
+      if (o.kind === 'appended') results.push({ ...result, created: a.firstInRequest && claimed.has(a.objectId) })
+      else if (o.kind === 'duplicate') {
+        // As first recorded, except `created`: this request created nothing.
+        results.push(result)
+        duplicates += 1
+      } else failures.push(conflictFailure(plan.itemIndexes[i] ?? -1, o.key))
+    })
+    return { results, duplicates, failures: failures.sort(byIndex) }
   }
 }

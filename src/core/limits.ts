@@ -29,6 +29,11 @@ export const LIMITS = {
    * the call-stack limit.
    */
   propertiesDepthMax: 64,
+  /**
+   * Ocelog extension (not in the spec): an item's optional `idempotency_key`, 1 to 255 characters,
+   * unique per dataset for ever (the length follows the common practice of Stripe's keys).
+   */
+  idempotencyKeyMax: 255,
   /** Not shown in the spec; chosen default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
   bodyBytesDefault: 5 * 1024 * 1024,
 } as const

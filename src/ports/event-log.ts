@@ -5,9 +5,18 @@
  */
 import type { NewRecord, StoredRecord } from '../schemas/records.js'
 
+/**
+ * What `append` did with one record (README § Exactly once): appended at `position`; or not
+ * appended because its idempotency key is already recorded in the dataset with the same content
+ * (`duplicate`, with the record first recorded) or with other content (`conflict`).
+ */
+export type AppendOutcome = { kind: 'appended'; position: number } | { kind: 'duplicate'; original: StoredRecord } | { kind: 'conflict'; key: string }
+
 export interface AppendResult {
-  /** Positions of the appended records, in the order given. */
+  /** Positions of the appended records, in the order given (duplicates and conflicts have none). */
   positions: number[]
+  /** One per record given, in order. */
+  outcomes: AppendOutcome[]
   /**
    * The object ids among `claims` that this append claimed first (the objects it created).
    * Claims are write-side identity claims for the `created` flag of object results
@@ -26,6 +35,9 @@ export interface TailOptions {
 export interface EventLog {
   /**
    * Appends `records` to the stream of `datasetId`, in order, and claims the object ids in `claims`.
+   * A record with an idempotency key already recorded in the dataset is not appended (see
+   * AppendOutcome; the rule is decideKey in src/core/idempotency.ts), and the check is exact under
+   * concurrency: two appends of one key record it once. Only the claims of appended records are taken.
    * Resolves only once the records are durable (SQLite: committed with synchronous=FULL;
    * EventStoreDB: every append acknowledged). Rejects with LogUnavailableError when the engine
    * cannot take the write; then no record of this call was acknowledged to the client.

@@ -24,6 +24,18 @@ export const Timestamp = Type.String({
     'Stored in UTC with milliseconds (finer fractions are truncated). Refused: no offset, leap seconds (:60), week or ordinal dates, reduced precision, UTC years outside 0001–9999.',
 })
 
+/**
+ * Ocelog extension: the item's idempotency key. Keys are unique per dataset for ever: an item sent
+ * again with the same key and the same content is answered as first recorded and appended once; the
+ * same key with other content is a conflict (README § Exactly once).
+ */
+export const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.idempotencyKeyMax,
+  description:
+    'Ocelog extension: 1 to 255 characters, unique per dataset for ever. The same key with the same content is recorded once and answered as first recorded; with other content it is a conflict (409, or a failed batch item).',
+})
+
 export const ObjectTypeName = Type.String({ minLength: 1, maxLength: LIMITS.objectTypeMax })
 export const ObjectExternalId = Type.String({ minLength: 1, maxLength: LIMITS.objectIdMax })
 
@@ -47,6 +59,7 @@ export const EventInput = Type.Object(
     timestamp: Type.Optional(Timestamp),
     end_timestamp: Type.Optional(Timestamp),
     properties: Type.Optional(Properties),
+    idempotency_key: Type.Optional(IdempotencyKey),
   },
   { additionalProperties: false },
 )
@@ -58,6 +71,7 @@ export const ObjectUpsertInput = Type.Object(
     type: ObjectTypeName,
     id: ObjectExternalId,
     properties: Type.Optional(Properties),
+    idempotency_key: Type.Optional(IdempotencyKey),
   },
   { additionalProperties: false },
 )
@@ -92,6 +106,7 @@ export const EventBatchResponse = Type.Object({
   success: Type.Boolean(),
   processed: Type.Integer(),
   failed: Type.Integer(),
+  duplicates: Type.Integer({ description: 'Ocelog extension: items whose idempotency key was already recorded with the same content (counted in processed)' }),
   event_ids: Type.Array(Type.String({ format: 'uuid' })),
   errors: Type.Array(Type.String()),
   error_details: Type.Array(ItemErrorDetail),
@@ -122,6 +137,7 @@ export const ObjectBatchResponse = Type.Object({
   success: Type.Boolean(),
   processed: Type.Integer(),
   failed: Type.Integer(),
+  duplicates: Type.Integer({ description: 'Ocelog extension: items whose idempotency key was already recorded with the same content (counted in processed)' }),
   objects: Type.Array(ObjectResult),
   errors: Type.Array(Type.String()),
   error_details: Type.Array(ItemErrorDetail),

@@ -41,8 +41,22 @@ export const ObjectUpsertedV1 = Type.Object({
 })
 export type ObjectUpsertedV1 = Static<typeof ObjectUpsertedV1>
 
+/**
+ * A record's idempotency key and the fingerprint of the item it was recorded from, kept in the
+ * record's envelope beside its data (so record data versions do not change): the SQLite columns
+ * `idempotency_key` and `fingerprint`, EventStoreDB metadata.
+ */
+export const RecordIdempotency = Type.Object({
+  key: Type.String({ minLength: 1 }),
+  fingerprint: Type.String({ description: 'sha256 (hex) of the item as sent, without its key (src/core/idempotency.ts)' }),
+})
+export type RecordIdempotency = Static<typeof RecordIdempotency>
+
 /** A record before it has a position: what the ingest core hands to the log's `append`. */
-export type NewRecord = { type: 'EventRecorded'; version: 1; data: EventRecordedV1 } | { type: 'ObjectUpserted'; version: 1; data: ObjectUpsertedV1 }
+export type NewRecord = ({ type: 'EventRecorded'; version: 1; data: EventRecordedV1 } | { type: 'ObjectUpserted'; version: 1; data: ObjectUpsertedV1 }) & {
+  /** Present when the item carried an idempotency key. */
+  idempotency?: RecordIdempotency
+}
 
 /** A record as the log stores it: its global position, its stream and dataset, and when it was appended. */
 export type StoredRecord = NewRecord & {

@@ -31,8 +31,8 @@ describe('POST /v1/event/batch', () => {
     const res = await post('/v1/event/batch', { events: [eventBody(1), eventBody(3)] })
     expect(res.statusCode).toBe(200)
     const body = res.json()
-    expect(Object.keys(body).sort()).toEqual(['error_details', 'errors', 'event_ids', 'failed', 'processed', 'success'])
-    expect(body).toMatchObject({ success: true, processed: 2, failed: 0, errors: [], error_details: [] })
+    expect(Object.keys(body).sort()).toEqual(['duplicates', 'error_details', 'errors', 'event_ids', 'failed', 'processed', 'success'])
+    expect(body).toMatchObject({ success: true, processed: 2, failed: 0, duplicates: 0, errors: [], error_details: [] })
     expect(body.event_ids).toHaveLength(2)
     const recorded = await recordedEventIds()
     for (const id of body.event_ids) expect(recorded).toContain(id)
@@ -159,7 +159,7 @@ describe('POST /v1/object/batch', () => {
       ],
     })
     const body = res.json()
-    expect(Object.keys(body).sort()).toEqual(['error_details', 'errors', 'failed', 'objects', 'processed', 'success'])
+    expect(Object.keys(body).sort()).toEqual(['duplicates', 'error_details', 'errors', 'failed', 'objects', 'processed', 'success'])
     expect(body).toMatchObject({ success: false, processed: 3, failed: 1 })
     expect(body.objects.map((o: { external_id: string; created: boolean }) => [o.external_id, o.created])).toEqual([
       ['i1', true],

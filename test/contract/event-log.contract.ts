@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EventLog } from '../../src/ports/event-log.js'
 import type { NewRecord, StoredRecord } from '../../src/schemas/records.js'
-import { eventRecord, filler, freshDatasetId, objectIdsOf, upsertRecord } from './fixtures.js'
+import { eventRecord, filler, freshDatasetId, keyed, objectIdsOf, upsertRecord } from './fixtures.js'
 
 export interface EventLogHarness {
   log: EventLog
@@ -277,6 +277,60 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
         await log.append(ds, [upsertRecord(ds, 'order', 'a', {})], [])
         const seen = await collectTail(log, after, (s) => s.some((r) => r.datasetId === ds))
         expect(seen.every((r) => r.stream.startsWith('dataset-'))).toBe(true)
+      })
+    })
+
+    describe('idempotency keys', () => {
+      it('appends a keyed record once and answers a second append of its key and content with the record first recorded', async () => {
+        const ds = freshDatasetId()
+        const first = await log.append(ds, [keyed(eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }]), 'k1', 'f1')], [])
+        expect(first.outcomes.map((o) => o.kind)).toEqual(['appended'])
+        const again = keyed(eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1' }]), 'k1', 'f1')
+        const second = await log.append(ds, [again], [])
+        const outcome = second.outcomes[0]
+        expect([second.positions, outcome?.kind]).toEqual([[], 'duplicate'])
+        if (outcome?.kind !== 'duplicate' || outcome.original.type !== 'EventRecorded' || again.type !== 'EventRecorded')
+          throw new Error('not a duplicate event')
+        expect([outcome.original.position, outcome.original.idempotency]).toEqual([first.positions[0], { key: 'k1', fingerprint: 'f1' }])
+        expect(outcome.original.data.event_id).not.toBe(again.data.event_id)
+        const stored = await log.readStream(ds, null, 10)
+        expect(stored.map((r) => [r.position, r.idempotency])).toEqual([[first.positions[0], { key: 'k1', fingerprint: 'f1' }]])
+      })
+
+      it("refuses a key recorded with other content as a conflict, appends the rest of the call, and claims only the appended records' objects", async () => {
+        const ds = freshDatasetId()
+        await log.append(ds, [keyed(upsertRecord(ds, 'order', 'o1', {}), 'k1', 'f1')], [])
+        const conflicting = keyed(upsertRecord(ds, 'item', 'i9', {}), 'k1', 'f2')
+        const other = upsertRecord(ds, 'order', 'o2', {})
+        const claims = [...objectIdsOf(conflicting), ...objectIdsOf(other)]
+        const result = await log.append(ds, [conflicting, other], claims)
+        expect(result.outcomes.map((o) => (o.kind === 'conflict' ? `conflict ${o.key}` : o.kind))).toEqual(['conflict k1', 'appended'])
+        expect([...result.claimed]).toEqual(objectIdsOf(other))
+        expect((await log.readStream(ds, null, 10)).map((r) => (r.type === 'ObjectUpserted' ? r.data.id : ''))).toEqual(['o1', 'o2'])
+      })
+
+      it('records a key given twice in one append by its first record', async () => {
+        const ds = freshDatasetId()
+        const a = keyed(upsertRecord(ds, 'order', 'o1', { n: 1 }), 'k', 'same')
+        const b = keyed(upsertRecord(ds, 'order', 'o1', { n: 1 }), 'k', 'same')
+        const c = keyed(upsertRecord(ds, 'order', 'o1', { n: 2 }), 'k', 'other')
+        const result = await log.append(ds, [a, b, c], [])
+        expect(result.outcomes.map((o) => o.kind)).toEqual(['appended', 'duplicate', 'conflict'])
+        expect(await log.readStream(ds, null, 10)).toHaveLength(1)
+      })
+
+      it('keeps keys apart per dataset', async () => {
+        const [d1, d2] = [freshDatasetId(), freshDatasetId()]
+        const r1 = await log.append(d1, [keyed(upsertRecord(d1, 'order', 'o1', {}), 'k', 'f')], [])
+        const r2 = await log.append(d2, [keyed(upsertRecord(d2, 'order', 'o1', {}), 'k', 'f')], [])
+        expect([r1.outcomes[0]?.kind, r2.outcomes[0]?.kind]).toEqual(['appended', 'appended'])
+      })
+
+      it('records one of two concurrent appends of one key, and answers the other as its duplicate', async () => {
+        const ds = freshDatasetId()
+        const results = await Promise.all([1, 2].map(() => log.append(ds, [keyed(upsertRecord(ds, 'order', 'o1', {}), 'k', 'f')], [])))
+        expect(results.map((r) => r.outcomes[0]?.kind).sort()).toEqual(['appended', 'duplicate'])
+        expect(await log.readStream(ds, null, 10)).toHaveLength(1)
       })
     })
   })

@@ -61,8 +61,11 @@ export function changesOf(records: readonly StoredRecord[]): { changes: ChangeSe
 }
 
 /** Object ids of a record's objects (what ingest claims for it). */
-export function objectIdsOf(record: NewRecord): string[] {
-  return record.type === 'EventRecorded' ? record.data.objects.map((o) => o.object_id) : [record.data.object_id]
+export { objectIdsOf } from '../../src/core/idempotency.js'
+
+/** `record` with an idempotency key and fingerprint, as the ingest core sends keyed items. */
+export function keyed(record: NewRecord, key: string, fingerprint: string): NewRecord {
+  return { ...record, idempotency: { key, fingerprint } }
 }
 
 /** A string of `bytes` ASCII characters, to make records of a chosen size. */

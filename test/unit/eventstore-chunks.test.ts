@@ -89,4 +89,15 @@ describe('toProposedEvent', () => {
     const e = toProposedEvent(buildObjectUpserted({ type: 'order', id: 'o1' }, ctx), () => 'fresh-id')
     expect([e.id, e.type]).toEqual(['fresh-id', 'ObjectUpserted'])
   })
+
+  it("puts a record's idempotency key and fingerprint into its metadata", () => {
+    const record = { ...buildObjectUpserted({ type: 'order', id: 'o1' }, ctx), idempotency: { key: 'k1', fingerprint: 'f1' } }
+    expect(toProposedEvent(record, () => 'fresh-id').metadata).toEqual({
+      key_id: 'key_1',
+      request_id: 'req_1',
+      schema_version: 1,
+      idempotency_key: 'k1',
+      fingerprint: 'f1',
+    })
+  })
 })

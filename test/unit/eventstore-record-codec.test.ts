@@ -45,6 +45,11 @@ describe('toStoredRecord', () => {
     expect(r.data).toEqual(record.data)
   })
 
+  it('carries the idempotency key and fingerprint from the metadata, and none when the metadata has none', () => {
+    const keyed = toStoredRecord(readEvent({ metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 1, idempotency_key: 'k1', fingerprint: 'f1' } }))
+    expect([keyed.idempotency, toStoredRecord(readEvent({})).idempotency]).toEqual([{ key: 'k1', fingerprint: 'f1' }, undefined])
+  })
+
   it('refuses an event whose data does not match its record type', () => {
     expect(() => toStoredRecord(readEvent({ type: 'EventRecorded' }))).toThrow(
       /EventRecorded v1 at position 4096 .* does not match the EventRecorded v1 schema/,

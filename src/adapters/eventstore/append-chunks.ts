@@ -30,6 +30,9 @@ export interface RecordMetadata {
   request_id: string
   /** The record type's version (`EventRecorded` v1 → 1). */
   schema_version: number
+  /** The item's idempotency key and fingerprint, when it had a key (README § Exactly once). */
+  idempotency_key?: string
+  fingerprint?: string
 }
 
 /** One record as EventStoreDB will store it: event type = record type, JSON data and metadata. */
@@ -63,6 +66,10 @@ export function proposedEventSize(type: string, data: unknown, metadata: RecordM
  */
 export function toProposedEvent(record: NewRecord, newId: () => string): ProposedEvent {
   const metadata: RecordMetadata = { key_id: record.data.key_id, request_id: record.data.request_id, schema_version: record.version }
+  if (record.idempotency !== undefined) {
+    metadata.idempotency_key = record.idempotency.key
+    metadata.fingerprint = record.idempotency.fingerprint
+  }
   const id = record.type === 'EventRecorded' ? record.data.event_id : newId()
   return { id, type: record.type, data: record.data, metadata, size: proposedEventSize(record.type, record.data, metadata) }
 }

@@ -39,12 +39,20 @@ import {
   StreamNotFoundError,
   streamNameFilter,
 } from '@eventstore/db-client'
-import type { AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import { claimsOfAppended, decideClaim } from '../../core/idempotency.js'
+import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import type { IdempotencyClaims, StoredKeyClaim } from '../../ports/idempotency-claims.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import type { KeyStore } from '../../ports/key-store.js'
 import { type NewRecord, STREAM_PREFIX, type StoredRecord, streamName } from '../../schemas/records.js'
 import { DEFAULT_APPEND_BUDGET_BYTES, type ProposedEvent, splitIntoAppends, toProposedEvent } from './append-chunks.js'
 import { type ReadEvent, toStoredRecord } from './record-codec.js'
+
+/** What `append` does with one record (see decideClaim): append it (under `key`), or answer without appending. */
+type KeyPlan =
+  | { kind: 'append'; record: NewRecord; event: ProposedEvent; key?: string }
+  | { kind: 'same-as'; index: number }
+  | Exclude<AppendOutcome, { kind: 'appended' }>
 
 export interface EventStoreEventLogOptions {
   /** Bytes one append may hold (default: 1 MiB minus 64 KiB headroom). */
@@ -83,11 +91,13 @@ export class EventStoreEventLog implements EventLog {
   /**
    * @param client a connected client (EVENTSTORE_URL); this log disposes of it on close.
    * @param keys where identity claims are made (the MongoDB key store in production).
+   * @param claims where idempotency keys are claimed (MongoDB in production); without it, records with keys are refused.
    */
   constructor(
     private readonly client: EventStoreDBClient,
     private readonly keys: KeyStore,
     options: EventStoreEventLogOptions = {},
+    private readonly claims?: IdempotencyClaims,
   ) {
     this.budget = options.appendBudgetBytes ?? DEFAULT_APPEND_BUDGET_BYTES
     this.idleMs = options.readIdleTimeoutMs ?? 15_000
@@ -96,12 +106,16 @@ export class EventStoreEventLog implements EventLog {
 
   async append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
     const stream = streamName(datasetId)
-    const events = records.map((r) => toProposedEvent(r, randomUUID))
+    const proposed = records.map((r) => toProposedEvent(r, randomUUID))
+    const plan = await this.planKeys(datasetId, records, proposed)
+    const events = plan.flatMap((p) => (p.kind === 'append' ? [p.event] : []))
     // Fails before anything is claimed or written when one record can never fit an append.
     const chunks = splitIntoAppends(events, (e) => e.size, this.budget)
+    const appended = plan.flatMap((p) => (p.kind === 'append' ? [p.record] : []))
     let claimed: ReadonlySet<string>
     try {
-      claimed = claims.length === 0 ? new Set<string>() : await this.keys.claimObjects(datasetId, claims)
+      const objectClaims = appended.length === records.length ? claims : claimsOfAppended(claims, appended)
+      claimed = objectClaims.length === 0 ? new Set<string>() : await this.keys.claimObjects(datasetId, objectClaims)
     } catch (error) {
       throw new LogUnavailableError(`claiming objects for ${stream} failed: ${message(error)}`)
     }
@@ -113,7 +127,94 @@ export class EventStoreEventLog implements EventLog {
         throw new LogUnavailableError(`append to ${stream} failed: ${message(error)}`)
       }
     }
-    return { positions, claimed }
+    return { positions, outcomes: await this.settleKeys(datasetId, stream, plan, positions), claimed }
+  }
+
+  /**
+   * Claims the keys of `records` (IdempotencyClaims) and decides each record by decideClaim; a key
+   * repeated within this call is decided against its first record here.
+   */
+  private async planKeys(datasetId: string, records: readonly NewRecord[], proposed: readonly ProposedEvent[]): Promise<KeyPlan[]> {
+    const keyed = records.flatMap((r, i) => {
+      const event = proposed[i]
+      return r.idempotency === undefined || event === undefined
+        ? []
+        : [{ key: r.idempotency.key, fingerprint: r.idempotency.fingerprint, eventId: event.id, record: r }]
+    })
+    if (keyed.length > 0 && this.claims === undefined) {
+      throw new LogUnavailableError('idempotency keys need the MongoDB claims (IdempotencyClaims); this log was built without them')
+    }
+    const firstOfKey = new Map<string, number>()
+    const fresh = keyed.filter((k, i) => {
+      if (firstOfKey.has(k.key)) return false
+      firstOfKey.set(k.key, i)
+      return true
+    })
+    let found: (StoredKeyClaim | undefined)[] = []
+    try {
+      found = this.claims === undefined ? [] : await this.claims.claim(datasetId, fresh)
+    } catch (error) {
+      throw new LogUnavailableError(`claiming idempotency keys in ${streamName(datasetId)} failed: ${message(error)}`)
+    }
+    const claimOf = new Map(fresh.map((k, i) => [k.key, found[i]]))
+    const seen = new Map<string, number>()
+    return records.map((record, i): KeyPlan => {
+      const event = proposed[i]
+      if (event === undefined) throw new Error('append: a record without its proposed event')
+      const key = record.idempotency
+      if (key === undefined) return { kind: 'append', record, event }
+      const earlier = seen.get(key.key)
+      if (earlier !== undefined) {
+        return records[earlier]?.idempotency?.fingerprint === key.fingerprint ? { kind: 'same-as', index: earlier } : { kind: 'conflict', key: key.key }
+      }
+      seen.set(key.key, i)
+      const existing = claimOf.get(key.key)
+      const decision = decideClaim(key.fingerprint, existing)
+      if (decision === 'conflict') return { kind: 'conflict', key: key.key }
+      if (decision === 'duplicate' && existing?.position != null) {
+        const original: StoredRecord = {
+          ...existing.record,
+          position: existing.position,
+          stream: streamName(datasetId),
+          datasetId,
+          appendedAt: existing.appendedAt ?? '',
+        }
+        return { kind: 'duplicate', original }
+      }
+      // 'resume': the claimed record again, under its claimed event id (a no-op in EventStoreDB if it did land).
+      if (decision === 'resume' && existing !== undefined) {
+        return { kind: 'append', record: existing.record, event: toProposedEvent(existing.record, () => existing.eventId), key: key.key }
+      }
+      return { kind: 'append', record, event, key: key.key }
+    })
+  }
+
+  /** Commits the claims of the appended records and gives each record its outcome. */
+  private async settleKeys(datasetId: string, stream: string, plan: readonly KeyPlan[], positions: readonly number[]): Promise<AppendOutcome[]> {
+    const appendedAt = new Date().toISOString()
+    let next = 0
+    const outcomes: AppendOutcome[] = []
+    const commits: { key: string; position: number; appendedAt: string }[] = []
+    for (const p of plan) {
+      if (p.kind === 'append') {
+        const position = positions[next++]
+        if (position === undefined) throw new Error(`append to ${stream}: a record without its position`)
+        outcomes.push({ kind: 'appended', position })
+        if (p.key !== undefined) commits.push({ key: p.key, position, appendedAt })
+      } else if (p.kind === 'same-as') {
+        const first = plan[p.index]
+        const position = outcomes[p.index]
+        if (first?.kind !== 'append' || position?.kind !== 'appended') throw new Error(`append to ${stream}: a repeated key without its first record`)
+        outcomes.push({ kind: 'duplicate', original: { ...first.record, position: position.position, stream, datasetId, appendedAt } })
+      } else outcomes.push(p)
+    }
+    try {
+      if (this.claims !== undefined) await this.claims.commit(datasetId, commits)
+    } catch (error) {
+      // The records are durable; an uncommitted claim only makes a retry resume (a no-op append).
+      throw new LogUnavailableError(`the records of ${stream} were appended but their idempotency keys were not marked: ${message(error)}`)
+    }
+    return outcomes
   }
 
   /** One acknowledged append; returns the positions of its events, read back by their revisions. */

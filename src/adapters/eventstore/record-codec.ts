@@ -30,25 +30,31 @@ export function positionToNumber(commit: bigint): number {
   return Number(commit)
 }
 
-function schemaVersion(metadata: unknown): unknown {
+/** The metadata's own field `name`, or undefined when the metadata is not a JSON object. */
+function metadataField(metadata: unknown, name: string): unknown {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) || metadata instanceof Uint8Array) return undefined
-  return Object.getOwnPropertyDescriptor(metadata, 'schema_version')?.value
+  return Object.getOwnPropertyDescriptor(metadata, name)?.value
 }
 
 /**
  * Turns one event of a `dataset-<id>` stream into a StoredRecord by the one decoder
  * (src/core/record-decoder.ts): position = commit position, type = event type, version = the
- * metadata's `schema_version`, appendedAt = the event's creation time.
+ * metadata's `schema_version`, appendedAt = the event's creation time, idempotency = the
+ * metadata's `idempotency_key` and `fingerprint` when present.
  * @throws UnreadableRecordError when the stream is not a dataset stream, or the type, schema
  *   version or data is not a record this build can read (skipping it would silently corrupt the read models).
  */
 export function toStoredRecord(event: ReadEvent): StoredRecord {
-  return decodeRecord({
+  const record = decodeRecord({
     position: positionToNumber(event.commitPosition),
     stream: event.streamId,
     type: event.type,
-    version: schemaVersion(event.metadata),
+    version: metadataField(event.metadata, 'schema_version'),
     data: event.data,
     appendedAt: event.created.toISOString(),
   })
+  const key = metadataField(event.metadata, 'idempotency_key')
+  const fingerprint = metadataField(event.metadata, 'fingerprint')
+  if (typeof key === 'string' && typeof fingerprint === 'string') record.idempotency = { key, fingerprint }
+  return record
 }

@@ -9,9 +9,10 @@
  * also means "already claimed").
  */
 import type { Collection, Db, IndexDescription } from 'mongodb'
-import { MongoBulkWriteError, MongoServerError } from 'mongodb'
+import { MongoServerError } from 'mongodb'
 import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
 import { DatasetExistsError } from '../../ports/key-store.js'
+import { DUPLICATE_KEY, takeClaims } from './claim-writes.js'
 
 interface ClaimDoc {
   object_id: string
@@ -33,8 +34,6 @@ export const KEY_STORE_INDEXES: Record<(typeof KEY_STORE_COLLECTIONS)[keyof type
   ],
   object_claims: [{ key: { object_id: 1 }, unique: true, name: 'key' }],
 }
-
-const DUPLICATE_KEY = 11000
 
 export class MongoKeyStore implements KeyStore {
   private readonly datasets: Collection<Dataset>
@@ -100,17 +99,9 @@ export class MongoKeyStore implements KeyStore {
     const ops = ids.map((object_id) => ({
       updateOne: { filter: { object_id }, update: { $setOnInsert: { object_id, dataset_id: datasetId } }, upsert: true },
     }))
-    let upserted: Record<number, unknown>
-    try {
-      upserted = (await this.claims.bulkWrite(ops, { ordered: false })).upsertedIds
-    } catch (error) {
-      // A concurrent claim of the same id may surface as a duplicate key: that id was claimed first elsewhere.
-      if (!(error instanceof MongoBulkWriteError) || [error.writeErrors].flat().some((e) => e.code !== DUPLICATE_KEY)) throw error
-      upserted = error.result.upsertedIds
-    }
     const claimed = new Set<string>()
-    for (const index of Object.keys(upserted)) {
-      const id = ids[Number(index)]
+    for (const index of await takeClaims(this.claims, ops)) {
+      const id = ids[index]
       if (id !== undefined) claimed.add(id)
     }
     return claimed

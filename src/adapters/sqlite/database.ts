@@ -116,8 +116,18 @@ const MIGRATION_4 = `
 DROP TABLE IF EXISTS rm_object_links;
 `
 
+/**
+ * Exactly once (README § Exactly once): a record's idempotency key and its item's fingerprint are
+ * stored with it; a key is unique per dataset, for ever. Records written before carry none.
+ */
+const MIGRATION_5 = `
+ALTER TABLE records ADD COLUMN idempotency_key TEXT;
+ALTER TABLE records ADD COLUMN fingerprint TEXT;
+CREATE UNIQUE INDEX records_by_idempotency_key ON records (dataset_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+`
+
 /** The migrations in order: MIGRATIONS[v - 1] brings a file from version v − 1 to v. */
-const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]
+const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
 /** The schema version of a file whose every migration has run (SQLite's user_version). */
 const SCHEMA_VERSION = MIGRATIONS.length
 

@@ -6,8 +6,9 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
-import type { AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
+import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
 import { decodeRecord } from '../../core/record-decoder.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
@@ -29,6 +30,8 @@ interface RecordRow {
   version: number
   data: string
   appended_at: string
+  idempotency_key: string | null
+  fingerprint: string | null
 }
 
 /**
@@ -37,10 +40,12 @@ interface RecordRow {
  * `append` writes the file, after validation, and the records table refuses updates.
  */
 function rowToRecord(row: RecordRow): StoredRecord {
-  return decodeRecord(
+  const record = decodeRecord(
     { position: row.position, stream: row.stream, type: row.type, version: row.version, data: row.data, appendedAt: row.appended_at },
     { checkData: false },
   )
+  if (row.idempotency_key !== null && row.fingerprint !== null) record.idempotency = { key: row.idempotency_key, fingerprint: row.fingerprint }
+  return record
 }
 
 export interface SqliteEventLogOptions {
@@ -52,7 +57,8 @@ export class SqliteEventLog implements EventLog {
   private readonly pending: PendingAppend[] = []
   private scheduled = false
   private readonly appended = new EventEmitter()
-  private readonly insertRecord: Statement<[string, string, string, number, string, string]>
+  private readonly insertRecord: Statement<[string, string, string, number, string, string, string | null, string | null]>
+  private readonly selectByKey: Statement<[string, string]>
   private readonly insertClaim: Statement<[string, string]>
   private readonly selectAll: Statement<[number, number]>
   private readonly selectStream: Statement<[string, number, number]>
@@ -64,7 +70,10 @@ export class SqliteEventLog implements EventLog {
   ) {
     this.pollMs = options.pollMs ?? 250
     this.appended.setMaxListeners(0)
-    this.insertRecord = db.prepare('INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES (?, ?, ?, ?, ?, ?)')
+    this.insertRecord = db.prepare(
+      'INSERT INTO records (stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
+    this.selectByKey = db.prepare('SELECT * FROM records WHERE dataset_id = ? AND idempotency_key = ?')
     this.insertClaim = db.prepare('INSERT OR IGNORE INTO object_claims (object_id, dataset_id) VALUES (?, ?)')
     this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
     this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
@@ -90,18 +99,37 @@ export class SqliteEventLog implements EventLog {
     })
   }
 
+  /**
+   * Writes one caller's records inside the group's transaction. A record's key is looked up in that
+   * same transaction (the unique index backs it), so the check is exact under concurrency, and a
+   * key repeated within one append is recorded by its first record.
+   */
   private writeOne(p: PendingAppend, appendedAt: string): AppendResult {
     const stream = streamName(p.datasetId)
     const positions: number[] = []
+    const outcomes: AppendOutcome[] = []
+    const appended: NewRecord[] = []
     p.records.forEach((r, i) => {
-      const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, p.encoded[i] ?? '', appendedAt)
-      positions.push(Number(info.lastInsertRowid))
+      const row = r.idempotency === undefined ? undefined : (this.selectByKey.get(p.datasetId, r.idempotency.key) as RecordRow | undefined)
+      const original = row === undefined ? undefined : rowToRecord(row)
+      const decision = decideKey(r.idempotency, original?.idempotency)
+      if (decision === 'duplicate' && original !== undefined) outcomes.push({ kind: 'duplicate', original })
+      else if (decision === 'conflict') outcomes.push({ kind: 'conflict', key: r.idempotency?.key ?? '' })
+      else {
+        const key = r.idempotency?.key ?? null
+        const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, p.encoded[i] ?? '', appendedAt, key, r.idempotency?.fingerprint ?? null)
+        const position = Number(info.lastInsertRowid)
+        positions.push(position)
+        outcomes.push({ kind: 'appended', position })
+        appended.push(r)
+      }
     })
+    const claims = appended.length === p.records.length ? p.claims : claimsOfAppended(p.claims, appended)
     const claimed = new Set<string>()
-    for (const id of p.claims) {
+    for (const id of claims) {
       if (this.insertClaim.run(id, p.datasetId).changes === 1) claimed.add(id)
     }
-    return { positions, claimed }
+    return { positions, outcomes, claimed }
   }
 
   private flush(): void {

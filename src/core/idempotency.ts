@@ -1,0 +1,84 @@
+/**
+ * Exactly-once ingestion (Ocelog's extension of the v1 API, README § Exactly once): the decisions
+ * about an item's idempotency key, in pure code that every log adapter runs. After the IETF httpapi
+ * draft "The Idempotency-Key HTTP Header Field", with one difference: the log is the source of
+ * truth, so a key is remembered for ever, not for a window.
+ */
+import { createHash } from 'node:crypto'
+import type { NewRecord, RecordIdempotency } from '../schemas/records.js'
+
+/** JSON with every object's keys sorted (code-unit order), so equal values give equal text whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+/**
+ * The fingerprint of an item as sent: sha256 (hex) of its canonical JSON without `idempotency_key`.
+ * Values are compared as sent: `"2024-05-01T12:00:00+02:00"` and `"2024-05-01T10:00:00Z"` are the
+ * same instant but different content, so reusing a key across the two is a conflict.
+ * @param item a validated event or object upsert input (a JSON object).
+ */
+export function fingerprintOf(item: Readonly<Record<string, unknown>>): string {
+  const { idempotency_key: _key, ...content } = item
+  return createHash('sha256').update(canonicalJson(content)).digest('hex')
+}
+
+/** What an append does with one record, given what the dataset's stream already holds under its key. */
+export type KeyDecision = 'append' | 'duplicate' | 'conflict'
+
+/**
+ * The rule: no key, or a key not yet recorded → append; the key recorded with the same
+ * fingerprint → duplicate (answer as first recorded, append nothing); with another → conflict.
+ * @param recorded the idempotency of the record already stored under the key, if any.
+ */
+export function decideKey(incoming: RecordIdempotency | undefined, recorded: RecordIdempotency | undefined): KeyDecision {
+  if (incoming === undefined || recorded === undefined) return 'append'
+  return recorded.fingerprint === incoming.fingerprint ? 'duplicate' : 'conflict'
+}
+
+/** The object ids a record names: the objects an append of it may claim. */
+export function objectIdsOf(record: NewRecord): string[] {
+  return record.type === 'EventRecorded' ? record.data.objects.map((o) => o.object_id) : [record.data.object_id]
+}
+
+/**
+ * The claims of the records that are appended: an append that skips a duplicate or a conflict must
+ * not claim objects that only the skipped record named.
+ * @param claims the claims of the whole append, in order; @param appended the records appended.
+ */
+export function claimsOfAppended(claims: readonly string[], appended: readonly NewRecord[]): string[] {
+  const named = new Set(appended.flatMap(objectIdsOf))
+  return claims.filter((id) => named.has(id))
+}
+
+/** A key's claim where the log cannot check keys in its own append transaction (EventStoreDB): see IdempotencyClaims. */
+export interface KeyClaim {
+  fingerprint: string
+  /** The position of the record once its append was acknowledged; null while it is not known to be. */
+  position: number | null
+}
+
+/** What an append does with a record whose key someone already claimed: KeyDecision, or `resume`. */
+export type ClaimDecision = KeyDecision | 'resume'
+
+/**
+ * The rule where keys are claimed before the append (EventStoreDB with MongoDB claims). Its one
+ * failure mode: a claim taken, then an append that failed (or whose answer was lost), leaves a
+ * claim with no position. A retry with the same content then `resume`s: it appends the claimed
+ * record again under the claim's event id, which EventStoreDB's idempotent append by event id
+ * turns into a no-op when the first append did land. A committed claim with the same content is a
+ * `duplicate`; any claim with other content is a `conflict`.
+ * @param existing the claim found under the key, or undefined when this append took it.
+ */
+export function decideClaim(fingerprint: string, existing: KeyClaim | undefined): ClaimDecision {
+  if (existing === undefined) return 'append'
+  if (existing.fingerprint !== fingerprint) return 'conflict'
+  return existing.position === null ? 'resume' : 'duplicate'
+}
