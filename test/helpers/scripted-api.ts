@@ -17,6 +17,9 @@ import { gunzipSync } from 'node:zlib'
 import type { EventInput } from '../../src/schemas/api.js'
 
 /** One request as the scripted server got it. */
+/** A UUIDv7 (RFC 9562 § 5.7), as the TypeScript client makes idempotency keys. */
+export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
 export interface ScriptedRequest {
   url: string
   headers: IncomingHttpHeaders

@@ -8,13 +8,14 @@ import type { EventInput } from '../../src/schemas/api.js'
 import { acceptAll, json, type Scripted, scripted } from '../helpers/scripted-api.js'
 import { makeTestApp } from '../helpers/test-app.js'
 
-/** `n` events that each carry about 1 KiB of properties: 100 of them make a body of about 110 KiB. */
+/** `n` events that each carry about 1 KiB of properties: 100 of them make a body of about 110 KiB. Their idempotency keys are given, so the client sends them as they are. */
 function heavyEvents(n: number): EventInput[] {
   return Array.from({ length: n }, (_, i) => ({
     event: 'Create Order',
     timestamp: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
     objects: [{ type: 'order', id: `o${String(i)}` }],
     properties: { note: `order ${String(i)} `.repeat(80), unicode: 'Zürich – 東京' },
+    idempotency_key: `k${String(i)}`,
   }))
 }
 

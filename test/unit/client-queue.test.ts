@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient, OcelogQueueError } from '../../clients/typescript/src/index.js'
 import type { EventInput } from '../../src/schemas/api.js'
-import { acceptAll, events, json, type Scripted, scripted } from '../helpers/scripted-api.js'
+import { acceptAll, events, json, type Scripted, scripted, UUID_V7 } from '../helpers/scripted-api.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 const fast = { baseDelayMs: 5, maxDelayMs: 20 }
@@ -87,7 +87,7 @@ describe('OcelogClient queue against the Ocelog app', () => {
     expect(e).toBeInstanceOf(OcelogQueueError)
     expect(e?.kind).toBe('rejected')
     expect(e?.status).toBe(200)
-    expect(e?.queued).toEqual({ type: 'event', item: bad })
+    expect(e?.queued).toEqual({ type: 'event', item: { ...bad, idempotency_key: expect.stringMatching(UUID_V7) } })
     expect(e?.errors).toEqual([{ path: '/timestamp', message: expect.stringContaining('ISO 8601') }])
     expect(e?.message).toMatch(/^event "Create Order" not recorded \(rejected\): \/timestamp: /)
     expect(client.stats()).toEqual(expect.objectContaining({ recorded: 2, failed: 1 }))
@@ -139,8 +139,8 @@ describe('OcelogClient queue', () => {
       ['/v1/event/batch', 1],
     ])
     expect(server.bodies[1]?.objects).toEqual([
-      { type: 'order', id: 'o0', properties: { v: 1 } },
-      { type: 'order', id: 'o0', properties: { v: 2 } },
+      { type: 'order', id: 'o0', properties: { v: 1 }, idempotency_key: expect.stringMatching(UUID_V7) },
+      { type: 'order', id: 'o0', properties: { v: 2 }, idempotency_key: expect.stringMatching(UUID_V7) },
     ])
     expect(server.maxInFlight).toBe(1)
     await client.close()
@@ -186,7 +186,9 @@ describe('OcelogClient queue', () => {
     await expect.poll(() => gate.held()).toBe(1)
     const extra = events(1, 15)[0] as EventInput
     expect(await client.enqueueEvent(extra)).toBe(false)
-    expect(errors.map((e) => [e.kind, e.status, e.queued])).toEqual([['dropped', null, { type: 'event', item: extra }]])
+    expect(errors.map((e) => [e.kind, e.status, e.queued])).toEqual([
+      ['dropped', null, { type: 'event', item: { ...extra, idempotency_key: expect.stringMatching(UUID_V7) } }],
+    ])
     expect(client.stats()).toEqual(expect.objectContaining({ enqueued: 15, queued: 10, dropped: 1 }))
 
     gate.open()

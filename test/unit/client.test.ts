@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../clients/typescript/src/index.js'
 import type { EventInput } from '../../src/schemas/api.js'
-import { acceptAll, events, json, type Scripted, scripted } from '../helpers/scripted-api.js'
+import { acceptAll, events, json, type Scripted, scripted, UUID_V7 } from '../helpers/scripted-api.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 const fast = { baseDelayMs: 5, maxDelayMs: 20 }
@@ -31,6 +31,17 @@ describe('OcelogClient against the Ocelog app', () => {
   })
   afterAll(async () => {
     await t.close()
+  })
+
+  it('records items sent twice with their keys once, and answers the second time with the event_ids first recorded', async () => {
+    const client = new OcelogClient({ baseUrl, apiKey: key })
+    const input = events(120, 5000).map((e, i) => ({ ...e, idempotency_key: `twice-${String(i)}` }))
+    const before = (await t.log.readStream(datasetId, null, 100_000)).length
+    const first = await client.sendEvents(input)
+    const again = await client.sendEvents(input)
+    expect([first.failures, again.failures]).toEqual([[], []])
+    expect(again.accepted.map((a) => a.value)).toEqual(first.accepted.map((a) => a.value))
+    expect((await t.log.readStream(datasetId, null, 100_000)).length - before).toBe(120)
   })
 
   it('sends any number of events in batches of at most 100 and returns every event_id once', async () => {
@@ -57,7 +68,7 @@ describe('OcelogClient against the Ocelog app', () => {
     expect(result.failures).toHaveLength(1)
     const f = result.failures[0]
     expect(f?.index).toBe(120)
-    expect(f?.item).toBe(bad)
+    expect(f?.item).toEqual({ ...bad, idempotency_key: expect.stringMatching(UUID_V7) })
     expect(f?.kind).toBe('rejected')
     expect(f?.reason).toMatch(/^Event 120: \/timestamp: /)
     expect(f?.errors).toEqual([{ path: '/timestamp', message: expect.stringContaining('ISO 8601') }])
@@ -165,6 +176,23 @@ describe('OcelogClient retries', () => {
       ['server-error', 2],
     ])
     expect(result.requests).toBe(3)
+  })
+
+  it('gives every item without a key a UUIDv7 idempotency key, keeps a key the caller gave, and sends the same keys when it retries', async () => {
+    server = await scripted((_req, body, n, res) => {
+      if (n === 1) json(res, 503, { title: 'Service unavailable', detail: 'log unavailable' })
+      else acceptAll(res, body, n)
+    })
+    const client = new OcelogClient({ baseUrl: server.url, apiKey: 'k', retry: fast })
+    const input = events(3)
+    input[1] = { ...(input[1] as EventInput), idempotency_key: 'caller-key' }
+    await client.sendEvents(input)
+    const keys = server.requests.map((r) => (r.body.events ?? []).map((e) => e.idempotency_key))
+    expect(keys).toHaveLength(2)
+    expect(keys[1]).toEqual(keys[0])
+    expect(keys[0]).toEqual([expect.stringMatching(UUID_V7), 'caller-key', expect.stringMatching(UUID_V7)])
+    expect(new Set(keys[0]).size).toBe(3)
+    expect(input[0]?.idempotency_key).toBeUndefined()
   })
 
   it('retries a dropped connection', async () => {

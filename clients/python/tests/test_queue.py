@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import uuid
+
 import pytest
 
 import ocelog
@@ -67,7 +69,24 @@ def test_events_and_objects_go_to_their_own_batch_endpoints():
         client.close()
     assert server.paths() == ["/v1/object/batch", "/v1/event/batch"]
     assert [o["properties"]["status"] for o in server.requests[0].body["objects"]] == ["new", "paid"]
-    assert server.requests[1].body["events"] == [{"event": "place order", "objects": ORDER, "properties": {"channel": "web"}}]
+    [event] = server.requests[1].body["events"]
+    key = event.pop("idempotency_key")
+    assert event == {"event": "place order", "objects": ORDER, "properties": {"channel": "web"}}
+    assert uuid.UUID(key).version == 4
+    object_keys = [o["idempotency_key"] for o in server.requests[0].body["objects"]]
+    assert len(set(object_keys + [key])) == 3
+
+
+def test_every_item_keeps_its_idempotency_key_across_retries_and_a_given_key_is_sent_as_is():
+    with ScriptedServer([problem(503, "log down")]) as server:
+        client = ocelog.Client("k", server.url, backoff_base=0.01, backoff_max=0.02)
+        client.send_events([{"event": "pay", "objects": ORDER}, {"event": "pay", "objects": ORDER, "idempotency_key": "mine-1"}])
+        client.send_event("ship", ORDER, idempotency_key="mine-2")
+        client.close()
+    sent = [[e["idempotency_key"] for e in r.body["events"]] for r in server.requests if r.path == "/v1/event/batch"]
+    assert len(sent) == 2 and sent[0] == sent[1]
+    assert sent[0][1] == "mine-1" and uuid.UUID(sent[0][0]).version == 4
+    assert [r.body["idempotency_key"] for r in server.requests if r.path == "/v1/event"] == ["mine-2"]
 
 
 def test_the_background_thread_sends_after_flush_interval_without_a_flush():

@@ -137,8 +137,8 @@ def test_ten_thousand_enqueued_events_land_exactly_once_under_429s(slow_service)
 
 
 def test_send_events_outlasts_a_killed_and_restarted_service():
-    # At-least-once today: every event is recorded once the service is back; a batch whose answer
-    # was lost in the crash may be recorded twice until the API has idempotency keys (then: exactly once).
+    # Exactly once: a batch whose answer was lost in the crash is retried with the same idempotency
+    # keys, so the service answers it as first recorded and records nothing twice.
     service = Service()
     try:
         key = service.create_key()
@@ -163,6 +163,7 @@ def test_send_events_outlasts_a_killed_and_restarted_service():
         assert result.retries >= 1  # the crash was seen and retried
         seqs = Counter(e["properties"]["seq"] for e in recorded_events(service, key["dataset_id"]))
         assert sorted(seqs) == list(range(3000))
+        assert max(seqs.values()) == 1, f"recorded twice: {[s for s, n in seqs.items() if n > 1][:10]}"
     finally:
         service.stop()
 

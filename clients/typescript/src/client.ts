@@ -20,6 +20,7 @@
  * connection, a timeout), the retry records those items again. The API has no idempotency key, so
  * no client can tell the two cases apart; the default timeout is generous to make this rare.
  */
+import { v7 as uuidv7 } from 'uuid'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from './api.js'
@@ -112,6 +113,15 @@ function aborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true
 }
 
+/**
+ * The item with an idempotency key: the caller's, or a new UUIDv7 (RFC 9562). The key is set once,
+ * before the first attempt, so every retry of the item sends the same key and the service records
+ * it once (README § Exactly once). A failure's `item` carries the key, to re-send it later unchanged.
+ */
+export function withIdempotencyKey<T extends { idempotency_key?: string }>(item: T): T {
+  return item.idempotency_key === undefined ? { ...item, idempotency_key: uuidv7() } : item
+}
+
 export class OcelogClient {
   private readonly baseUrl: string
   private readonly apiKey: string
@@ -195,7 +205,7 @@ export class OcelogClient {
    *   `retries-exhausted` or `protocol` otherwise.
    */
   async sendEvent(event: EventInput): Promise<EventResponse> {
-    const body = await this.single('POST', '/v1/event', event)
+    const body = await this.single('POST', '/v1/event', withIdempotencyKey(event))
     if (!isRecord(body) || typeof body.event_id !== 'string' || typeof body.timestamp !== 'string') {
       throw new OcelogRequestError('POST /v1/event: the answer is not an event response', 'protocol', 200)
     }
@@ -214,7 +224,7 @@ export class OcelogClient {
    * @throws OcelogRequestError as sendEvent.
    */
   async upsertObject(object: ObjectUpsertInput): Promise<ObjectUpsertResponse> {
-    const body = await this.single('POST', '/v1/object/upsert', object)
+    const body = await this.single('POST', '/v1/object/upsert', withIdempotencyKey(object))
     if (!isObjectResult(body)) throw new OcelogRequestError('POST /v1/object/upsert: the answer is not an object result', 'protocol', 200)
     return { success: true, object_id: body.object_id, object_type: body.object_type, external_id: body.external_id, created: body.created }
   }
@@ -225,7 +235,7 @@ export class OcelogClient {
    * item: every input index ends up in `accepted` (with its event_id) or in `failures`.
    */
   async sendEvents(events: readonly EventInput[], options: BulkOptions = {}): Promise<BulkResult<EventInput, string>> {
-    return this.bulk(EVENTS, events, options)
+    return this.bulk(EVENTS, events.map(withIdempotencyKey), options)
   }
 
   /**
@@ -235,7 +245,7 @@ export class OcelogClient {
    * into different batches, their merge order is not fixed; send such updates in separate calls.
    */
   async upsertObjects(objects: readonly ObjectUpsertInput[], options: BulkOptions = {}): Promise<BulkResult<ObjectUpsertInput, ObjectResult>> {
-    return this.bulk(OBJECTS, objects, options)
+    return this.bulk(OBJECTS, objects.map(withIdempotencyKey), options)
   }
 
   /**
@@ -246,12 +256,12 @@ export class OcelogClient {
    * @throws (rejects with) OcelogQueueError of kind `aborted` after close().
    */
   enqueueEvent(event: EventInput): Promise<boolean> {
-    return this.queue.enqueue({ type: 'event', item: event })
+    return this.queue.enqueue({ type: 'event', item: withIdempotencyKey(event) })
   }
 
   /** Queues one object upsert for POST /v1/object/batch (same input as upsertObject), as enqueueEvent. */
   enqueueObject(object: ObjectUpsertInput): Promise<boolean> {
-    return this.queue.enqueue({ type: 'object', item: object })
+    return this.queue.enqueue({ type: 'object', item: withIdempotencyKey(object) })
   }
 
   /**

@@ -9,7 +9,7 @@ Standard library only. See :class:`Client`::
                           timestamp="2024-05-01T10:00:00Z")
 
 Errors: every request error is an :class:`OcelogError`: :class:`AuthenticationError` (401),
-:class:`PermissionDeniedError` (403), :class:`NotFoundError` (404), :class:`ValidationError` (422,
+:class:`PermissionDeniedError` (403), :class:`NotFoundError` (404), :class:`ConflictError` (409, an idempotency key reused with other content), :class:`ValidationError` (422,
 with field errors), :class:`RateLimitError` (429s outlasted the waits), :class:`ServerError` (5xx
 outlasted the retries), other statuses :class:`APIError`; :class:`ConnectionError` when no answer
 came; :class:`ProtocolError` for an unreadable 2xx answer.
@@ -19,6 +19,7 @@ from ._batch import BATCH_MAX
 from ._errors import (
     APIError,
     AuthenticationError,
+    ConflictError,
     ConnectionError,
     FieldError,
     NotFoundError,
@@ -43,6 +44,7 @@ __all__ = [
     "BatchResult",
     "Client",
     "ClientStats",
+    "ConflictError",
     "ConnectionError",
     "Failure",
     "FieldError",

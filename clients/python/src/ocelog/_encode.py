@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import date, datetime, timezone
 from typing import Any, Dict, Iterable, Mapping, Optional, Union
 
@@ -54,14 +55,34 @@ def dumps(value: Any) -> bytes:
     return json.dumps(value, default=_json_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
+def new_idempotency_key() -> str:
+    """A new idempotency key: a random UUID (version 4, from the standard library; version 7
+    arrives in ``uuid`` with Python 3.14). Its 122 random bits make a collision within a dataset
+    negligible, and the service needs uniqueness only, not order."""
+    return str(uuid.uuid4())
+
+
+def _with_key(item: Dict[str, Any], idempotency_key: Optional[str]) -> Dict[str, Any]:
+    """``item`` with its idempotency key: the caller's, or a new one. Set once, before the item's
+    first send, so every retry carries the same key and the service records the item once (README
+    § Exactly once)."""
+    if idempotency_key is not None:
+        item["idempotency_key"] = idempotency_key
+    elif item.get("idempotency_key") is None:
+        item["idempotency_key"] = new_idempotency_key()
+    return item
+
+
 def event_input(
     event: str,
     objects: Iterable[Mapping[str, Any]],
     timestamp: Optional[TimeLike] = None,
     end_timestamp: Optional[TimeLike] = None,
     properties: Optional[Mapping[str, Any]] = None,
+    idempotency_key: Optional[str] = None,
 ) -> Dict[str, Any]:
-    """The event input shape ``{event, objects, timestamp?, end_timestamp?, properties?}``.
+    """The event input shape ``{event, objects, timestamp?, end_timestamp?, properties?,
+    idempotency_key}``; the key is ``idempotency_key`` or a new one.
 
     Raises:
         ValueError, TypeError: as :func:`iso_time`, for ``timestamp`` and ``end_timestamp``.
@@ -73,23 +94,21 @@ def event_input(
         item["end_timestamp"] = iso_time(end_timestamp, "end_timestamp")
     if properties is not None:
         item["properties"] = dict(properties)
-    # Idempotency keys (exactly-once ingestion): once the API takes them, each item gets its key
-    # here, before its first send, so that every retry of it carries the same key. Not sent yet:
-    # the API rejects unknown fields with 422.
-    return item
+    return _with_key(item, idempotency_key)
 
 
-def object_input(type: str, id: str, properties: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:  # noqa: A002 - the API's field names
-    """The object upsert input shape ``{type, id, properties?}``."""
+def object_input(type: str, id: str, properties: Optional[Mapping[str, Any]] = None, idempotency_key: Optional[str] = None) -> Dict[str, Any]:  # noqa: A002 - the API's field names
+    """The object upsert input shape ``{type, id, properties?, idempotency_key}``; the key is
+    ``idempotency_key`` or a new one."""
     item: Dict[str, Any] = {"type": type, "id": id}
     if properties is not None:
         item["properties"] = dict(properties)
-    # Idempotency keys: added here too, as in event_input.
-    return item
+    return _with_key(item, idempotency_key)
 
 
 def normalize_event(item: Mapping[str, Any]) -> Dict[str, Any]:
-    """An event given as a dict in the API's shape, with datetimes turned into ISO strings.
+    """An event given as a dict in the API's shape, with datetimes turned into ISO strings and an
+    idempotency key unless it has one.
 
     Raises:
         ValueError, TypeError: as :func:`iso_time`; TypeError when ``item`` is not a mapping.
@@ -100,15 +119,15 @@ def normalize_event(item: Mapping[str, Any]) -> Dict[str, Any]:
     for name in ("timestamp", "end_timestamp"):
         if name in out and out[name] is not None:
             out[name] = iso_time(out[name], name)
-    return out
+    return _with_key(out, None)
 
 
 def normalize_object(item: Mapping[str, Any]) -> Dict[str, Any]:
-    """An object upsert given as a dict in the API's shape.
+    """An object upsert given as a dict in the API's shape, with an idempotency key unless it has one.
 
     Raises:
         TypeError: when ``item`` is not a mapping.
     """
     if not isinstance(item, Mapping):
         raise TypeError(f"an object must be a dict in the API's object upsert shape, got {type(item).__name__}")
-    return dict(item)
+    return _with_key(dict(item), None)

@@ -81,6 +81,11 @@ class NotFoundError(APIError):
     """404: no such route, or no such object (``get_object``)."""
 
 
+class ConflictError(APIError):
+    """409: the item's idempotency key was already recorded in the dataset with other content; nothing
+    was recorded. Use a new key for new content."""
+
+
 class ValidationError(APIError):
     """422: the request breaks a field rule; ``errors`` names every broken field and its rule."""
 

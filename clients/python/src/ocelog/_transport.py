@@ -23,6 +23,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 from ._errors import (
     APIError,
     AuthenticationError,
+    ConflictError,
     ConnectionError,
     FieldError,
     NotFoundError,
@@ -117,14 +118,14 @@ def problem_field_errors(body: Any) -> List[FieldError]:
 
 def error_for(method: str, path: str, answer: Answer, message: Optional[str] = None) -> APIError:
     """The typed exception of a non-2xx answer: 401 AuthenticationError, 403 PermissionDeniedError,
-    404 NotFoundError, 422 ValidationError, 429 RateLimitError, 5xx ServerError, else APIError."""
+    404 NotFoundError, 409 ConflictError, 422 ValidationError, 429 RateLimitError, 5xx ServerError, else APIError."""
     text = f"{method} {path}: {message or describe_answer(answer.status, answer.body, answer.text)}"
     problem = answer.body if isinstance(answer.body, dict) else None
     errors = problem_field_errors(answer.body)
     status = answer.status
     if status == 429:
         return RateLimitError(text, status, problem, errors, parse_retry_after(answer.retry_after, time.time()))
-    cls = {401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError, 422: ValidationError}.get(status)
+    cls = {401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError, 409: ConflictError, 422: ValidationError}.get(status)
     if cls is None:
         cls = ServerError if status >= 500 else APIError
     return cls(text, status, problem, errors)

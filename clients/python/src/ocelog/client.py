@@ -11,9 +11,10 @@ no behaviour beyond the HTTP contract:
   batch; other 4xx are permanent;
 - queue and flush for live senders: ``enqueue_event`` / ``enqueue_object`` and a background thread.
 
-At-least-once caveat: when an answer is lost after the service recorded the request (a dropped
-connection, a timeout), the retry records those items again. The v1 API has no idempotency key yet;
-the generous default timeout makes this rare.
+Exactly once: every item gets an idempotency key (a random UUID) unless the caller gives one, set
+once before its first send. When an answer is lost after the service recorded the request (a dropped
+connection, a timeout, a restart), the retry carries the same keys and the service answers it as
+first recorded, so no item is recorded twice (README § Exactly once).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Client:
         api_key: the key, ``ocl_<key id>_<secret>``; sent as ``Authorization: Bearer <key>``.
         base_url: the service, e.g. ``http://localhost:8080`` (a path prefix is kept).
         timeout: seconds one HTTP request may take (connect and each read); a request that times
-            out is retried, and may then record its items twice (no idempotency key yet).
+            out is retried with the same idempotency keys, so its items are recorded once.
         max_retries: retries after network errors, timeouts and 5xx answers, per request.
         max_rate_limit_waits: 429 answers one request may wait out before it fails.
         backoff_base: seconds of the first back-off (doubling per retry, with jitter).
@@ -170,6 +171,7 @@ class Client:
         timestamp: Optional[TimeLike] = None,
         end_timestamp: Optional[TimeLike] = None,
         properties: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
         """``POST /v1/event``: records one event (spec § POST /v1/event).
 
@@ -181,6 +183,9 @@ class Client:
                 ``datetime``; default the service's time of receipt.
             end_timestamp: when it ended (needs ``timestamp``), as ``timestamp``.
             properties: the event's attributes, any JSON object.
+            idempotency_key: 1-255 characters, unique in the dataset for ever; default a new random
+                UUID. Sending the same key with the same content again answers with the event first
+                recorded and records nothing; with other content it raises ConflictError (409).
 
         Returns:
             ``{success, event_id, event_type, timestamp (UTC ISO 8601), objects_count, message}``.
@@ -192,10 +197,12 @@ class Client:
             AuthenticationError, PermissionDeniedError: 401, 403.
             RateLimitError, ServerError, ConnectionError: 429, 5xx or no answer outlasted the retries.
         """
-        body = dumps(event_input(event, objects, timestamp, end_timestamp, properties))
+        body = dumps(event_input(event, objects, timestamp, end_timestamp, properties, idempotency_key))
         return _require_dict(self._transport.call("POST", "/v1/event", body), "POST /v1/event", "event_id", "timestamp")
 
-    def upsert_object(self, type: str, id: str, properties: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:  # noqa: A002 - the API's field names
+    def upsert_object(  # noqa: A002 - the API's field names
+        self, type: str, id: str, properties: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None  # noqa: A002
+    ) -> Dict[str, Any]:
         """``POST /v1/object/upsert``: creates the object or merges ``properties`` into it, per
         top-level key (spec § POST /v1/object/upsert).
 
@@ -203,6 +210,7 @@ class Client:
             type: the object type, 1-100 characters.
             id: the object's id within its type, 1-500 characters.
             properties: attributes, any JSON object.
+            idempotency_key: as in :meth:`send_event`; a repeated upsert answers ``created: False``.
 
         Returns:
             ``{success, object_id, object_type, external_id, created}``; ``created`` is True when
@@ -211,7 +219,7 @@ class Client:
         Raises:
             as :meth:`send_event`.
         """
-        body = dumps(object_input(type, id, properties))
+        body = dumps(object_input(type, id, properties, idempotency_key))
         return _require_dict(self._transport.call("POST", "/v1/object/upsert", body), "POST /v1/object/upsert", "object_id", "created")
 
     # -- ingestion: many items ---------------------------------------------------------------------
@@ -328,6 +336,7 @@ class Client:
         timestamp: Optional[TimeLike] = None,
         end_timestamp: Optional[TimeLike] = None,
         properties: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
     ) -> bool:
         """Queues one event (the arguments of :meth:`send_event`) for the background sender, which
         sends it within ``flush_interval`` seconds in a batch of up to ``flush_at``. Without
@@ -342,12 +351,14 @@ class Client:
             ValueError, TypeError: at once, for a naive datetime or a value JSON cannot hold.
             RuntimeError: after :meth:`close`.
         """
-        item = event_input(event, objects, timestamp, end_timestamp, properties)
+        item = event_input(event, objects, timestamp, end_timestamp, properties, idempotency_key)
         return self._sender.put(EVENTS, item, dumps(item))
 
-    def enqueue_object(self, type: str, id: str, properties: Optional[Mapping[str, Any]] = None) -> bool:  # noqa: A002 - the API's field names
+    def enqueue_object(  # noqa: A002 - the API's field names
+        self, type: str, id: str, properties: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None  # noqa: A002
+    ) -> bool:
         """Queues one object upsert (the arguments of :meth:`upsert_object`), as :meth:`enqueue_event`."""
-        item = object_input(type, id, properties)
+        item = object_input(type, id, properties, idempotency_key)
         return self._sender.put(OBJECTS, item, dumps(item))
 
     def flush(self, timeout: Optional[float] = None) -> bool:
