@@ -68,6 +68,7 @@ describe('readBatchAnswer', () => {
         { position: 0, value: 'a' },
         { position: 2, value: 'c' },
       ],
+      duplicates: 0,
       failed: [
         {
           position: 1,

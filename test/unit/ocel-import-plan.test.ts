@@ -9,11 +9,26 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newNotes, type OcelEvent, type OcelLog, type OcelObject } from '../../src/ocel/import/model.js'
-import { UNDEFINED_OBJECT_TYPE, planImport, type ImportPlan } from '../../src/ocel/import/plan.js'
+import { eventKey, UNDEFINED_OBJECT_TYPE, planImport as planWithKeys, type ImportPlan, type PlanOptions } from '../../src/ocel/import/plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { itWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
 import { writeGeneratedOcel, type GeneratedOcelFiles } from '../helpers/generated-ocel.js'
+
+/**
+ * The plan without its idempotency keys, so that the mapping tests compare items as the API's
+ * fields; every item must have had a key derived from the log (the keys have tests of their own).
+ */
+function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan {
+  const plan = planWithKeys(log, options)
+  for (const b of plan.batches) {
+    for (const item of b.items) {
+      expect(item.idempotency_key).toMatch(/^ocel:/)
+      delete item.idempotency_key
+    }
+  }
+  return plan
+}
 
 const DATA = OCEL_DIR
 const T = (h: number) => Date.UTC(2024, 0, 1, h)
@@ -110,6 +125,47 @@ describe('planImport mapping', () => {
       'events:100',
       'events:50',
     ])
+  })
+})
+
+describe('planImport idempotency keys', () => {
+  const keysOf = (plan: ImportPlan) => plan.batches.flatMap((b) => b.items.map((i) => i.idempotency_key))
+
+  it('derives keys from the log: the same log planned twice gives the same keys, one per item', () => {
+    const source = log(
+      [
+        order('o1', [
+          { name: 'status', value: 'open', time: 0 },
+          { name: 'status', value: 'paid', time: 5000 },
+          { name: 'status', value: 'open', time: 9000 },
+        ]),
+      ],
+      [event('e1', 1000, ['o1']), event('e2', 2000, ['o1'])],
+    )
+    const [a, b] = [planWithKeys(source), planWithKeys(source)]
+    expect(keysOf(a)).toEqual(keysOf(b))
+    expect(new Set(keysOf(a)).size).toBe(5)
+    expect(keysOf(a).filter((k) => k?.startsWith('ocel:event:'))).toEqual(['ocel:event:e1', 'ocel:event:e2'])
+  })
+
+  it('gives equal values of one object at two times two keys, and keeps logs apart by the key prefix', () => {
+    const source = log(
+      [
+        order('o1', [
+          { name: 'status', value: 'open', time: 1000 },
+          { name: 'status', value: 'open', time: 2000 },
+        ]),
+      ],
+      [event('e1', 1500, ['o1'])],
+    )
+    const upserts = (plan: ImportPlan) => keysOf(plan).filter((k) => k?.includes('object:'))
+    expect(new Set(upserts(planWithKeys(source))).size).toBe(2)
+    expect(keysOf(planWithKeys(source, { keyPrefix: 'march/' }))).toContain('ocel:march/event:e1')
+  })
+
+  it('hashes an event id too long for a key, within the 255 characters of a key', () => {
+    const long = eventKey('', 'x'.repeat(300))
+    expect([long.length <= 255, long.startsWith('ocel:event-sha256:'), eventKey('', 'x'.repeat(300))]).toEqual([true, true, long])
   })
 })
 

@@ -30,8 +30,8 @@ const log: OcelLog = {
 }
 
 const run: RunResult = {
-  events: { accepted: 1, failed: 1 },
-  upserts: { accepted: 1, failed: 0 },
+  events: { accepted: 1, failed: 1, alreadyRecorded: 0 },
+  upserts: { accepted: 1, failed: 0, alreadyRecorded: 0 },
   objectsAccepted: 1,
   failures: [{ kind: 'event', source: 'e2', failure: 'rejected', reason: 'Event 1: /objects/0/type: must NOT have more than 100 characters', status: 200 }],
   requests: 3,

@@ -398,7 +398,7 @@ export class OcelogClient {
   }
 
   private async bulk<T, R>(endpoint: BatchEndpoint<T, R>, items: readonly T[], options: BulkOptions): Promise<BulkResult<T, R>> {
-    const run: BulkRun<T, R> = { result: { accepted: [], failures: [], requests: 0, retries: 0, aborted: null }, options }
+    const run: BulkRun<T, R> = { result: { accepted: [], duplicates: 0, failures: [], requests: 0, retries: 0, aborted: null }, options }
     const batches: Indexed<T>[][] = []
     for (let start = 0; start < items.length; start += BATCH_MAX) {
       batches.push(items.slice(start, start + BATCH_MAX).map((item, i) => ({ index: start + i, item })))
@@ -457,6 +457,7 @@ export class OcelogClient {
         )
         return
       }
+      result.duplicates += reading.duplicates
       for (const a of reading.accepted) {
         const sent = batch[a.position]
         if (sent !== undefined) result.accepted.push({ index: sent.index, value: a.value })

@@ -26,6 +26,8 @@ export function isObjectResult(value: unknown): value is ObjectResult {
 /** How one batch answer accounts for the request's items (indices are positions in the request). */
 export interface BatchReading<R> {
   accepted: { position: number; value: R }[]
+  /** Accepted items the service had already recorded under their idempotency keys (the answer's `duplicates`; 0 when absent). */
+  duplicates: number
   failed: { position: number; reason: string; errors: { path: string; message: string }[] }[]
 }
 
@@ -76,8 +78,10 @@ export function readBatchAnswer<R>(body: unknown, n: number, valuesField: string
     next += 1
   }
   if (next !== values.length) return null
+  const duplicates = typeof body.duplicates === 'number' && Number.isInteger(body.duplicates) && body.duplicates >= 0 ? body.duplicates : 0
   return {
     accepted,
+    duplicates,
     failed: [...failed.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([position, f]) => ({

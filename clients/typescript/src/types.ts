@@ -164,6 +164,8 @@ export interface Accepted<R> {
 export interface BulkResult<T, R> {
   /** Accepted items in input order. */
   accepted: Accepted<R>[]
+  /** Of the accepted items, those the service had already recorded under their idempotency keys (answered as first recorded). */
+  duplicates: number
   /** Items not recorded, in input order. */
   failures: ItemFailure<T>[]
   /** HTTP requests made, retries and splits included. */

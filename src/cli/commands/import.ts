@@ -1,5 +1,5 @@
 /**
- * `ocelog import FILE --url URL --key KEY [--timezone TZ] [--concurrency N] [--unknown-object-type TYPE] [--json]`: loads an
+ * `ocelog import FILE --url URL --key KEY [--timezone TZ] [--concurrency N] [--unknown-object-type TYPE] [--key-prefix TEXT] [--json]`: loads an
  * OCEL 2.0 log (JSON, SQLite or XML) into the key's dataset through the HTTP API, with the client
  * library (clients/typescript, the package @ocelog/client). Reading, planning and sending are src/ocel/import/*; this file is the
  * terminal: a progress bar on a TTY (periodic lines otherwise), the summary, and the exit code
@@ -25,6 +25,7 @@ interface ImportOptions {
   timezone: string
   concurrency: string
   unknownObjectType: string
+  keyPrefix: string
   json?: boolean
 }
 
@@ -43,6 +44,13 @@ function unknownTypeOf(raw: string): string {
   if (length < 1 || length > LIMITS.objectTypeMax) {
     throw new CliError(`--unknown-object-type: must be an object type name of 1 to ${String(LIMITS.objectTypeMax)} characters (got ${String(length)})`)
   }
+  return raw
+}
+
+/** `--key-prefix`: keys must stay within 1 to 255 characters (README § Exactly once); the longest derived key adds 80. */
+function keyPrefixOf(raw: string): string {
+  const max = LIMITS.idempotencyKeyMax - 80
+  if ([...raw].length > max) throw new CliError(`--key-prefix: at most ${String(max)} characters (got ${String([...raw].length)})`)
   return raw
 }
 
@@ -106,11 +114,17 @@ export function registerImport(program: Command): void {
     .option('--timezone <zone>', 'zone of timestamps that have none: UTC, an offset like +02:00, or an IANA name like Europe/Berlin', 'UTC')
     .option('--concurrency <n>', 'batches in flight at once', '4')
     .option('--unknown-object-type <type>', 'object type for objects the log references but never defines (their events are kept)', UNDEFINED_OBJECT_TYPE)
+    .option(
+      '--key-prefix <text>',
+      'put into every idempotency key (keys derive from the log: event ids, object values and times, so running an import again records nothing twice); give two logs that reuse event ids in one dataset different prefixes',
+      '',
+    )
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (file: string, opts: ImportOptions) => {
       const zone = zoneOf(opts.timezone)
       const concurrency = concurrencyOf(opts.concurrency)
       const unknownObjectType = unknownTypeOf(opts.unknownObjectType)
+      const keyPrefix = keyPrefixOf(opts.keyPrefix)
       if (!existsSync(file)) throw new CliError(`${file}: no such file`)
       const started = Date.now()
       const retries: Record<RetryCause, number> = { 'rate-limited': 0, network: 0, timeout: 0, 'server-error': 0 }
@@ -134,7 +148,7 @@ export function registerImport(program: Command): void {
 
       // An OcelReadError reaches `fail`, which prints its message.
       const log = readOcelFile(file, zone)
-      const plan = planImport(log, { unknownObjectType })
+      const plan = planImport(log, { unknownObjectType, keyPrefix })
 
       const display = progressDisplay(plan.events + plan.upserts, opts.json === true)
       onRetry = (notice) => {

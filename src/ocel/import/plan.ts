@@ -24,6 +24,13 @@
  * - `object_attribute_same_time`: a second value of one attribute at the same time for one object
  *   (the later one in the file wins).
  *
+ * Idempotency keys (README § Exactly once), so that an import can be run again, or finished after
+ * it was killed, without recording anything twice: an event's key is `ocel:<prefix>event:<its id in
+ * the log>` (ids are unique in an OCEL 2.0 log; an id too long for a key is replaced by its sha256);
+ * an upsert's is `ocel:<prefix>object:<sha256>` of the object's id, the time of its values and the
+ * item, so two equal values at different times stay two changes. `keyPrefix` keeps apart two
+ * different logs that reuse event ids in one dataset.
+ *
  * Order. All actions (upserts and events) are sorted by time (upserts first at equal times, initial
  * values at 1970 or without time first of all, then file order), cut into batches of at most 100
  * of one kind, and each batch lists in `after` the earlier batches it must wait for. Batches run
@@ -41,6 +48,7 @@
  */
 import type { EventInput, EventObjectInput, ObjectUpsertInput } from '../../schemas/api.js'
 import { LIMITS } from '../../core/limits.js'
+import { fingerprintOf } from '../../core/idempotency.js'
 import { parseTimestamp } from '../../core/timestamp.js'
 import { tally, type OcelLog, type OcelObject, type Tally } from './model.js'
 
@@ -84,6 +92,19 @@ export interface PlanOptions {
   batchSize?: number
   /** Type of the objects the log references but never defines (default UNDEFINED_OBJECT_TYPE; 1 to 100 characters, § Limits). */
   unknownObjectType?: string
+  /** Put into every idempotency key after `ocel:` (default ''): `--key-prefix`, for two logs that reuse event ids in one dataset. */
+  keyPrefix?: string
+}
+
+/** The idempotency key of the log's event `id` (see module comment). */
+export function eventKey(prefix: string, id: string): string {
+  const key = `ocel:${prefix}event:${id}`
+  return key.length <= LIMITS.idempotencyKeyMax ? key : `ocel:${prefix}event-sha256:${fingerprintOf({ id })}`
+}
+
+/** The idempotency key of an upsert of the log's object `source` (`<object id> @ <time>`), see module comment. */
+export function upsertKey(prefix: string, source: string, item: ObjectUpsertInput): string {
+  return `ocel:${prefix}object:${fingerprintOf({ source, item })}`
 }
 
 type Action =
@@ -193,6 +214,8 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
     if (undefinedHere.length > 0) undefinedEvents += 1
   }
 
+  const prefix = options.keyPrefix ?? ''
+  for (const a of actions) a.item.idempotency_key = a.kind === 'event' ? eventKey(prefix, a.source) : upsertKey(prefix, a.source, a.item)
   actions.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'upsert' ? -1 : 1) || a.seq - b.seq)
   const batches = cut(actions, batchSize)
   return {

@@ -38,8 +38,9 @@ export interface RunOptions {
 }
 
 export interface RunResult {
-  events: { accepted: number; failed: number }
-  upserts: { accepted: number; failed: number }
+  /** `alreadyRecorded`: accepted items the service had recorded before (their idempotency keys were known: a re-run). */
+  events: { accepted: number; failed: number; alreadyRecorded: number }
+  upserts: { accepted: number; failed: number; alreadyRecorded: number }
   /** Distinct objects (type, id) with at least one accepted upsert. */
   objectsAccepted: number
   /** Every item not recorded, in plan order. */
@@ -85,8 +86,8 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
   })
 
   const result: RunResult = {
-    events: { accepted: 0, failed: 0 },
-    upserts: { accepted: 0, failed: 0 },
+    events: { accepted: 0, failed: 0, alreadyRecorded: 0 },
+    upserts: { accepted: 0, failed: 0, alreadyRecorded: 0 },
     objectsAccepted: 0,
     failures: [],
     requests: 0,
@@ -135,6 +136,7 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
         failuresByBatch[index] = batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null }))
       } else {
         counts.accepted += r.accepted.length
+        counts.alreadyRecorded += r.duplicates
         counts.failed += r.failures.length
         result.requests += r.requests
         failuresByBatch[index] = r.failures.map((f) => ({

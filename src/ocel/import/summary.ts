@@ -54,6 +54,8 @@ export interface ImportSummary {
     object_attribute_values: number
   }
   sent: { events: number; object_upserts: number; objects: number }
+  /** Of `sent`, the items the dataset already held under their idempotency keys (a re-run, or the rest of a killed import): recorded once. */
+  already_recorded: { events: number; object_upserts: number }
   /**
    * Objects the log references but never defines: sent with type `type` (`--unknown-object-type`),
    * created by the service on first reference; `events` = the sent events that name at least one.
@@ -128,6 +130,7 @@ export function summarize(input: SummaryInput): ImportSummary {
       object_attribute_values: log.objects.reduce((n, o) => n + o.attributes.length, 0),
     },
     sent: { events: run.events.accepted, object_upserts: run.upserts.accepted, objects: run.objectsAccepted },
+    already_recorded: { events: run.events.alreadyRecorded, object_upserts: run.upserts.alreadyRecorded },
     undefined_objects: plan.undefinedObjects,
     failed: { events: run.events.failed, object_upserts: run.upserts.failed, reasons: groupFailures(run) },
     retried: { requests: retriedRequests, ...input.retries },
@@ -158,6 +161,13 @@ export function formatSummary(s: ImportSummary): string {
       `${n(s.log.e2o)} E2O, ${n(s.log.o2o)} O2O, ${n(s.log.object_attribute_values)} object attribute values`,
   )
   lines.push(`${pad('sent')}${n(s.sent.events)} events, ${n(s.sent.object_upserts)} object upserts (${n(s.sent.objects)} objects)`)
+  const already = s.already_recorded.events + s.already_recorded.object_upserts
+  if (already > 0) {
+    lines.push(
+      `${pad('already')}already recorded: ${n(already)} (${n(s.already_recorded.events)} events, ${n(s.already_recorded.object_upserts)} object upserts), ` +
+        'found by their idempotency keys and not recorded again',
+    )
+  }
   if (s.undefined_objects.objects > 0) {
     lines.push(
       `${pad('undefined')}${n(s.undefined_objects.objects)} objects the log references but never defines, sent as type "${s.undefined_objects.type}" ` +

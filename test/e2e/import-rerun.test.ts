@@ -1,0 +1,89 @@
+/**
+ * e2e: `ocelog import` can be run again (README § Exactly once): each item's idempotency key derives
+ * from the log, so a second run of the same file records nothing new and reports what was already
+ * recorded, and an import killed with SIGKILL midway is finished by running it again, with every
+ * item recorded once. The built service and CLI run as real processes.
+ */
+import Database from 'better-sqlite3'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readOcelFile } from '../../src/ocel/import/read.js'
+import { parseTimeZone } from '../../src/ocel/import/time.js'
+import { CLI } from '../helpers/cli.js'
+import { describeWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
+import { writeGeneratedOcel, type GeneratedOcelFiles } from '../helpers/generated-ocel.js'
+import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
+import { startService, type RunningService } from '../helpers/service.js'
+
+let service: RunningService
+let generatedDir: string
+let generated: GeneratedOcelFiles
+
+beforeAll(async () => {
+  generatedDir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
+  generated = writeGeneratedOcel(generatedDir)
+  service = await startService()
+})
+afterAll(async () => {
+  await service.stop()
+  rmSync(generatedDir, { recursive: true, force: true })
+})
+
+/** Records of the dataset's stream in the service's log file (read-only; the log is the source of truth). */
+function recordsOf(datasetId: string): number {
+  const db = new Database(join(service.dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM records WHERE dataset_id = ?').get(datasetId) as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
+describe('ocelog import run again', () => {
+  it('records nothing new the second time, reports every item as already recorded, and exports the same log', async () => {
+    const key = await service.createKey({ name: 'rerun' })
+    const first = await service.importOcel(generated.json, key.key)
+    const recorded = recordsOf(key.dataset_id)
+    const exportedOnce = exportedView(await service.exportOcel(key.dataset_id))
+    const second = await service.importOcel(generated.json, key.key)
+    expect(first.already_recorded).toEqual({ events: 0, object_upserts: 0 })
+    expect(second.already_recorded).toEqual({ events: first.sent.events, object_upserts: first.sent.object_upserts })
+    expect([second.sent, second.failed.events + second.failed.object_upserts]).toEqual([first.sent, 0])
+    expect([recorded, recordsOf(key.dataset_id)]).toEqual([first.sent.events + first.sent.object_upserts, recorded])
+    expect(exportedView(await service.exportOcel(key.dataset_id))).toEqual(exportedOnce)
+  }, 60_000)
+
+  it('prints "already recorded" in the summary for a person', async () => {
+    const key = await service.createKey({ name: 'rerun-text' })
+    await service.importOcel(generated.json, key.key)
+    const r = await service.cli(['import', generated.json, '--url', service.url, '--key', key.key])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/already recorded: 68 \(7 events, 61 object upserts\)/)
+  }, 60_000)
+})
+
+describeWithSharedOcel('ocelog import killed midway', () => {
+  it('is finished by running it again: every event and upsert of the logistics log recorded once, and the export is the log', async () => {
+    const path = join(OCEL_DIR, 'raw/ocpa__logistics.sqlite')
+    const key = await service.createKey({ name: 'killed' })
+    const child = spawn(process.execPath, [CLI, 'import', path, '--url', service.url, '--key', key.key, '--json'], { stdio: 'ignore' })
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+    // Kill it once part of the log is recorded, but not all of it.
+    for (let n = 0; n < 2000; n = recordsOf(key.dataset_id)) await new Promise((r) => setTimeout(r, 50))
+    child.kill('SIGKILL')
+    expect(await exited).toBe('SIGKILL')
+    const before = recordsOf(key.dataset_id)
+    const summary = await service.importOcel(path, key.key)
+    const total = summary.sent.events + summary.sent.object_upserts
+    expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
+    expect(summary.sent.events).toBe(8727)
+    expect(before).toBeLessThan(total)
+    expect(summary.already_recorded.events + summary.already_recorded.object_upserts).toBe(before)
+    expect(recordsOf(key.dataset_id)).toBe(total)
+    const doc = await service.exportOcel(key.dataset_id)
+    expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+  }, 180_000)
+})
