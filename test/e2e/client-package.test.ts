@@ -76,14 +76,14 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(tarballFiles.filter((f) => f !== 'package.json' && !/^dist\/.+\.(js|d\.ts)$/.test(f))).toEqual([])
   })
 
-  it('brings in none of the server dependencies: only itself and typebox', () => {
+  it('brings in none of the server dependencies: only itself, typebox and uuid (its idempotency keys)', () => {
     const modules = join(project, 'node_modules')
     for (const name of SERVER_ONLY) expect(existsSync(join(modules, name)), name).toBe(false)
     const installed = readdirSync(modules)
       .filter((d) => !d.startsWith('.'))
       .flatMap((d) => (d.startsWith('@') ? readdirSync(join(modules, d)).map((s) => `${d}/${s}`) : [d]))
       .sort()
-    expect(installed).toEqual(['@ocelog/client', 'typebox'])
+    expect(installed).toEqual(['@ocelog/client', 'typebox', 'uuid'])
   })
 
   it('has declarations that type-check in the fresh project, with the API types enforced', async () => {
