@@ -11,6 +11,7 @@ import { EngineUnavailableError } from '../composition.js'
 import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
 import { MongoKeyStore } from './mongodb/mongodb-key-store.js'
 import { MongoIdempotencyClaims } from './mongodb/mongodb-idempotency-claims.js'
+import { MongoObjectClaims } from './mongodb/mongodb-object-claims.js'
 import { MongoReadModelQuery } from './mongodb/mongodb-read-model-query.js'
 import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
 
@@ -102,8 +103,10 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
   const keys = new MongoKeyStore(db)
   const readModels = new MongoReadModelStore(mongo, db)
   const query = new MongoReadModelQuery(db)
+  const objectClaims = new MongoObjectClaims(db)
   try {
     await keys.createIndexes()
+    await objectClaims.createIndexes()
     await readModels.createIndexes()
     await query.createIndexes()
   } catch (error) {
@@ -111,7 +114,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
     await esdb.dispose()
     throw new EngineUnavailableError(`cannot create the indexes in MongoDB at MONGODB_URL=${redact(mongodbUrl)}: ${message(error)}`)
   }
-  const log = new EventStoreEventLog(esdb, keys, {}, new MongoIdempotencyClaims(db))
+  const log = new EventStoreEventLog(esdb, objectClaims, {}, new MongoIdempotencyClaims(db))
   return {
     mode: 'production',
     describe: `EventStoreDB ${redact(eventstoreUrl)} + MongoDB ${redact(mongodbUrl)} (database ${db.databaseName})`,

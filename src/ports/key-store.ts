@@ -1,5 +1,5 @@
 /**
- * Port: datasets, API keys and object identity claims (spec § Authentication; README § Architecture: ids).
+ * Port: datasets and API keys (spec § Authentication). Object identity claims have their own port (object-claims.ts).
  * Adapters: SQLite (embedded default), MongoDB (production). Only a hash of a key's secret is stored.
  * Contract tests: test/contract/key-store.contract.ts.
  */
@@ -36,13 +36,6 @@ export interface KeyStore {
   listKeys(): Promise<ApiKey[]>
   /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
   revokeKey(keyId: string, at: string): Promise<boolean>
-
-  /**
-   * Claims object ids for `datasetId` atomically: returns the ids this call claimed first.
-   * Used by log adapters that cannot claim inside their own append (EventStoreDB); the SQLite log
-   * claims inside its append transaction instead.
-   */
-  claimObjects(datasetId: string, objectIds: readonly string[]): Promise<ReadonlySet<string>>
 
   close(): Promise<void>
 }

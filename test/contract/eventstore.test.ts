@@ -1,7 +1,7 @@
 /**
  * The EventLog contract on EventStoreDB (src/adapters/eventstore/eventstore-event-log.ts), when an
  * engine answers: EVENTSTORE_URL, or a testcontainers container of the pinned image. Identity
- * claims go through a KeyStore; here the SQLite one on a temp file (the port is what matters).
+ * claims go through an ObjectClaims; here the SQLite one on a temp file (the port is what matters).
  * Otherwise the suite is skipped and says why.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,7 +11,7 @@ import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client'
 import { afterAll, describe } from 'vitest'
 import { EventStoreEventLog } from '../../src/adapters/eventstore/eventstore-event-log.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
-import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
 import { announceSkip, eventStoreEngine } from '../helpers/engines.js'
 import { eventLogContract } from './event-log.contract.js'
 
@@ -30,7 +30,7 @@ describe.skipIf(!engine.available)('EventStoreDB', () => {
       const dir = mkdtempSync(join(tmpdir(), 'ocelog-esdb-claims-'))
       const db = openDatabase(dir)
       const client = EventStoreDBClient.connectionString(engine.url)
-      const log = new EventStoreEventLog(client, new SqliteKeyStore(db))
+      const log = new EventStoreEventLog(client, new SqliteObjectClaims(db))
       return {
         log,
         async appendForeign(stream, count) {

@@ -92,26 +92,5 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreHa
       expect(await keys.revokeKey('key_missing', '2024-05-04T00:00:00.000Z')).toBe(false)
       expect((await keys.findKey(k.key_id))?.revoked_at).toBe('2024-05-03T00:00:00.000Z')
     })
-
-    it('claims object ids: the first claim wins, a later one gets only the ids nobody claimed', async () => {
-      const ds = freshDatasetId()
-      const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()]
-      expect([...(await keys.claimObjects(ds, [a, b]))].sort()).toEqual([a, b].sort())
-      expect([...(await keys.claimObjects(ds, [b, c]))]).toEqual([c])
-      expect([...(await keys.claimObjects(ds, []))]).toEqual([])
-    })
-
-    it('claims an id named twice in one call once', async () => {
-      const id = randomUUID()
-      expect([...(await keys.claimObjects(freshDatasetId(), [id, id]))]).toEqual([id])
-    })
-
-    it('claims each id exactly once among concurrent callers (unique object id)', async () => {
-      const ds = freshDatasetId()
-      const ids = Array.from({ length: 20 }, () => randomUUID())
-      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => keys.claimObjects(ds, i % 2 === 0 ? ids : [...ids].reverse())))
-      const claimed = results.flatMap((s) => [...s])
-      expect(claimed.sort()).toEqual([...ids].sort())
-    })
   })
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KEY_STORE_INDEXES, MongoKeyStore } from '../../src/adapters/mongodb/mongodb-key-store.js'
+import { MongoObjectClaims, OBJECT_CLAIM_INDEXES } from '../../src/adapters/mongodb/mongodb-object-claims.js'
 import { MongoReadModelQuery } from '../../src/adapters/mongodb/mongodb-read-model-query.js'
 import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-model-store.js'
 import { READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
@@ -20,6 +21,7 @@ import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { announceSkip, mongoEngine } from '../helpers/engines.js'
 import { mongoRows } from '../helpers/read-model-rows.js'
 import { keyStoreContract } from './key-store.contract.js'
+import { objectClaimsContract } from './object-claims.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 
@@ -83,6 +85,18 @@ describe.skipIf(!engine.available)('MongoDB', () => {
     }
   })
 
+  objectClaimsContract(`MongoDB (${source})`, async () => {
+    const db = freshDb()
+    const claims = new MongoObjectClaims(db)
+    await claims.createIndexes()
+    return {
+      claims,
+      async close() {
+        await db.dropDatabase()
+      },
+    }
+  })
+
   keyStoreContract(`MongoDB (${source})`, async () => {
     const db = freshDb()
     const keys = new MongoKeyStore(db)
@@ -102,7 +116,8 @@ describe.skipIf(!engine.available)('MongoDB', () => {
       try {
         await new MongoReadModelStore(client, db).createIndexes()
         await new MongoKeyStore(db).createIndexes()
-        for (const [collection, specs] of Object.entries({ ...READ_MODEL_INDEXES, ...KEY_STORE_INDEXES })) {
+        await new MongoObjectClaims(db).createIndexes()
+        for (const [collection, specs] of Object.entries({ ...READ_MODEL_INDEXES, ...KEY_STORE_INDEXES, ...OBJECT_CLAIM_INDEXES })) {
           const keyIndex = (await db.collection(collection).indexes()).find((i) => i.name === 'key')
           expect([collection, keyIndex?.unique]).toEqual([collection, true])
           expect(keyIndex?.key).toEqual(specs[0]?.key)

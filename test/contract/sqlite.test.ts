@@ -1,5 +1,5 @@
 /**
- * The EventLog, ReadModelStore, ReadModelQuery and KeyStore contracts on the embedded default: a real SQLite file
+ * The EventLog, ReadModelStore, ReadModelQuery, KeyStore and ObjectClaims contracts on the embedded default: a real SQLite file
  * in a temp folder per case (src/adapters/sqlite/*).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -8,10 +8,12 @@ import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { eventLogContract } from './event-log.contract.js'
 import { keyStoreContract } from './key-store.contract.js'
+import { objectClaimsContract } from './object-claims.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
@@ -60,6 +62,16 @@ keyStoreContract('SQLite', async () => {
     keys,
     async close() {
       await keys.close()
+      t.remove()
+    },
+  }
+})
+
+objectClaimsContract('SQLite', async () => {
+  const t = tempDatabase()
+  return {
+    claims: new SqliteObjectClaims(t.db),
+    async close() {
       t.remove()
     },
   }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Projector } from '../../projections/projector.js'
 import { EventStoreEventLog } from '../../src/adapters/eventstore/eventstore-event-log.js'
-import { MongoKeyStore } from '../../src/adapters/mongodb/mongodb-key-store.js'
+import { MongoObjectClaims } from '../../src/adapters/mongodb/mongodb-object-claims.js'
 import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-model-store.js'
 import { connectEventStore, connectMongo } from '../../src/adapters/production.js'
 import { eventRecord, freshDatasetId, objectIdsOf, upsertRecord } from '../contract/fixtures.js'
@@ -28,11 +28,11 @@ async function openProduction() {
   if (!es.available || !mongo.available) throw new Error('engines unavailable')
   const client = await connectMongo(mongo.url, 'MONGODB_URL')
   const db = client.db(`ocelog_it_${randomUUID().replaceAll('-', '').slice(0, 16)}`)
-  const keys = new MongoKeyStore(db)
+  const claims = new MongoObjectClaims(db)
   const store = new MongoReadModelStore(client, db)
-  await keys.createIndexes()
+  await claims.createIndexes()
   await store.createIndexes()
-  const log = new EventStoreEventLog(await connectEventStore(es.url, 'EVENTSTORE_URL'), keys)
+  const log = new EventStoreEventLog(await connectEventStore(es.url, 'EVENTSTORE_URL'), claims)
   return {
     log,
     store,

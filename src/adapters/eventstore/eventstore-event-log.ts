@@ -43,7 +43,7 @@ import { claimsOfAppended, decideClaim } from '../../core/idempotency.js'
 import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
 import type { IdempotencyClaims, StoredKeyClaim } from '../../ports/idempotency-claims.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
-import type { KeyStore } from '../../ports/key-store.js'
+import type { ObjectClaims } from '../../ports/object-claims.js'
 import { type NewRecord, STREAM_PREFIX, type StoredRecord, streamName } from '../../schemas/records.js'
 import { DEFAULT_APPEND_BUDGET_BYTES, type ProposedEvent, splitIntoAppends, toProposedEvent } from './append-chunks.js'
 import { type ReadEvent, toStoredRecord } from './record-codec.js'
@@ -90,12 +90,12 @@ export class EventStoreEventLog implements EventLog {
 
   /**
    * @param client a connected client (EVENTSTORE_URL); this log disposes of it on close.
-   * @param keys where identity claims are made (the MongoDB key store in production).
+   * @param objectClaims where object identity claims are made (MongoDB in production).
    * @param claims where idempotency keys are claimed (MongoDB in production); without it, records with keys are refused.
    */
   constructor(
     private readonly client: EventStoreDBClient,
-    private readonly keys: KeyStore,
+    private readonly objectClaims: ObjectClaims,
     options: EventStoreEventLogOptions = {},
     private readonly claims?: IdempotencyClaims,
   ) {
@@ -114,8 +114,8 @@ export class EventStoreEventLog implements EventLog {
     const appended = plan.flatMap((p) => (p.kind === 'append' ? [p.record] : []))
     let claimed: ReadonlySet<string>
     try {
-      const objectClaims = appended.length === records.length ? claims : claimsOfAppended(claims, appended)
-      claimed = objectClaims.length === 0 ? new Set<string>() : await this.keys.claimObjects(datasetId, objectClaims)
+      const toClaim = appended.length === records.length ? claims : claimsOfAppended(claims, appended)
+      claimed = toClaim.length === 0 ? new Set<string>() : await this.objectClaims.claim(datasetId, toClaim)
     } catch (error) {
       throw new LogUnavailableError(`claiming objects for ${stream} failed: ${message(error)}`)
     }

@@ -1,26 +1,16 @@
 /**
  * KeyStore adapter on MongoDB (spec § Authentication; README § Architecture: ids). Collections:
- * `datasets` (unique on id), `api_keys` (unique on key_id), `object_claims` (unique on object_id).
- * Only the hash of a key's secret is stored.
- *
- * Identity claims are upserts on the unique `object_id` index with `$setOnInsert`: the ids whose
- * upsert inserted a document are the ones this call claimed first. Two concurrent claims of one id
- * cannot both insert; the loser matches the winner's document (or gets a duplicate-key error, which
- * also means "already claimed").
+ * `datasets` (unique on id), `api_keys` (unique on key_id). Only the hash of a key's secret is stored.
+ * Object identity claims are in mongodb-object-claims.ts.
  */
 import type { Collection, Db, IndexDescription } from 'mongodb'
 import { MongoServerError } from 'mongodb'
 import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
 import { DatasetExistsError } from '../../ports/key-store.js'
-import { DUPLICATE_KEY, takeClaims } from './claim-writes.js'
-
-interface ClaimDoc {
-  object_id: string
-  dataset_id: string
-}
+import { DUPLICATE_KEY } from './claim-writes.js'
 
 /** Where the key store lives. */
-export const KEY_STORE_COLLECTIONS = { datasets: 'datasets', apiKeys: 'api_keys', objectClaims: 'object_claims' } as const
+export const KEY_STORE_COLLECTIONS = { datasets: 'datasets', apiKeys: 'api_keys' } as const
 
 /** Unique indexes of the key store, created at start. */
 export const KEY_STORE_INDEXES: Record<(typeof KEY_STORE_COLLECTIONS)[keyof typeof KEY_STORE_COLLECTIONS], IndexDescription[]> = {
@@ -32,19 +22,16 @@ export const KEY_STORE_INDEXES: Record<(typeof KEY_STORE_COLLECTIONS)[keyof type
     { key: { key_id: 1 }, unique: true, name: 'key' },
     { key: { created_at: 1, key_id: 1 }, name: 'by_created' },
   ],
-  object_claims: [{ key: { object_id: 1 }, unique: true, name: 'key' }],
 }
 
 export class MongoKeyStore implements KeyStore {
   private readonly datasets: Collection<Dataset>
   private readonly apiKeys: Collection<ApiKey>
-  private readonly claims: Collection<ClaimDoc>
 
   /** @param db the database of MONGODB_URL; the client is closed by the composition root. */
   constructor(private readonly db: Db) {
     this.datasets = db.collection<Dataset>(KEY_STORE_COLLECTIONS.datasets)
     this.apiKeys = db.collection<ApiKey>(KEY_STORE_COLLECTIONS.apiKeys)
-    this.claims = db.collection<ClaimDoc>(KEY_STORE_COLLECTIONS.objectClaims)
   }
 
   /** Creates the unique indexes (idempotent); run once at start, before any claim. */
@@ -91,20 +78,6 @@ export class MongoKeyStore implements KeyStore {
   async revokeKey(keyId: string, at: string): Promise<boolean> {
     const result = await this.apiKeys.updateOne({ key_id: keyId, revoked_at: null }, { $set: { revoked_at: at } })
     return result.modifiedCount === 1
-  }
-
-  async claimObjects(datasetId: string, objectIds: readonly string[]): Promise<ReadonlySet<string>> {
-    const ids = [...new Set(objectIds)]
-    if (ids.length === 0) return new Set()
-    const ops = ids.map((object_id) => ({
-      updateOne: { filter: { object_id }, update: { $setOnInsert: { object_id, dataset_id: datasetId } }, upsert: true },
-    }))
-    const claimed = new Set<string>()
-    for (const index of await takeClaims(this.claims, ops)) {
-      const id = ids[index]
-      if (id !== undefined) claimed.add(id)
-    }
-    return claimed
   }
 
   async close(): Promise<void> {}

@@ -2,7 +2,7 @@
  * EventLog adapter on the embedded SQLite file. Appends are group-committed: every append that
  * arrives within one turn of the event loop is written in one transaction (one fsync under
  * synchronous=FULL), and each caller's promise resolves only after that commit. Object identity
- * claims are INSERT OR IGNOREs inside the same transaction (README § Architecture: ids).
+ * claims (SqliteObjectClaims) are taken inside the same transaction (README § Architecture: ids).
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
@@ -12,6 +12,7 @@ import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
 import { decodeRecord } from '../../core/record-decoder.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
+import { SqliteObjectClaims } from './sqlite-object-claims.js'
 
 interface PendingAppend {
   datasetId: string
@@ -59,7 +60,7 @@ export class SqliteEventLog implements EventLog {
   private readonly appended = new EventEmitter()
   private readonly insertRecord: Statement<[string, string, string, number, string, string, string | null, string | null]>
   private readonly selectByKey: Statement<[string, string]>
-  private readonly insertClaim: Statement<[string, string]>
+  private readonly objectClaims: SqliteObjectClaims
   private readonly selectAll: Statement<[number, number]>
   private readonly selectStream: Statement<[string, number, number]>
   private readonly pollMs: number
@@ -74,7 +75,7 @@ export class SqliteEventLog implements EventLog {
       'INSERT INTO records (stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     )
     this.selectByKey = db.prepare('SELECT * FROM records WHERE dataset_id = ? AND idempotency_key = ?')
-    this.insertClaim = db.prepare('INSERT OR IGNORE INTO object_claims (object_id, dataset_id) VALUES (?, ?)')
+    this.objectClaims = new SqliteObjectClaims(db)
     this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
     this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
   }
@@ -125,11 +126,7 @@ export class SqliteEventLog implements EventLog {
       }
     })
     const claims = appended.length === p.records.length ? p.claims : claimsOfAppended(p.claims, appended)
-    const claimed = new Set<string>()
-    for (const id of claims) {
-      if (this.insertClaim.run(id, p.datasetId).changes === 1) claimed.add(id)
-    }
-    return { positions, outcomes, claimed }
+    return { positions, outcomes, claimed: this.objectClaims.claimWithin(p.datasetId, claims) }
   }
 
   private flush(): void {

@@ -1,4 +1,4 @@
-/** KeyStore adapter on the embedded SQLite file (tables `datasets`, `api_keys`, `object_claims`). */
+/** KeyStore adapter on the embedded SQLite file (tables `datasets`, `api_keys`). */
 import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
 import { DatasetExistsError } from '../../ports/key-store.js'
 import type { Scope } from '../../schemas/api.js'
@@ -57,17 +57,6 @@ export class SqliteKeyStore implements KeyStore {
 
   async revokeKey(keyId: string, at: string): Promise<boolean> {
     return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(at, keyId).changes === 1
-  }
-
-  async claimObjects(datasetId: string, objectIds: readonly string[]): Promise<ReadonlySet<string>> {
-    const insert = this.db.prepare('INSERT OR IGNORE INTO object_claims (object_id, dataset_id) VALUES (?, ?)')
-    return this.db
-      .transaction(() => {
-        const claimed = new Set<string>()
-        for (const id of objectIds) if (insert.run(id, datasetId).changes === 1) claimed.add(id)
-        return claimed
-      })
-      .immediate()
   }
 
   async close(): Promise<void> {}
