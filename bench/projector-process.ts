@@ -7,7 +7,7 @@
  *
  * Env: as `ocelog project` (OCELOG_DATA_DIR, LOG_LEVEL).
  */
-import { Projector } from '../projections/projector.js'
+import { Projector } from '../src/projector.js'
 import { createLogger } from '../src/logger.js'
 import { openBackends } from '../src/composition.js'
 import { loadConfig } from '../src/config.js'

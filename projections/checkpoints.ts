@@ -5,7 +5,7 @@
  * the highest checkpoint among those that keep it.
  */
 import type { ProjectionState } from '../src/schemas/projections.js'
-import { datasetHash, type Shard } from './projector.js'
+import { datasetHash, type Shard } from '../src/core/shards.js'
 
 /** The name of the projector that keeps the read models (Projector's default); its shards are `read-models-<i>-of-<n>`. */
 export const READ_MODELS_PROJECTION = 'read-models'

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { READ_MODELS_PROJECTION } from '../projections/checkpoints.js'
-import { Projector } from '../projections/projector.js'
+import { Projector } from './projector.js'
 import { buildApp } from './api/app.js'
 import { createLogger } from './logger.js'
 import type { Config } from './config.js'

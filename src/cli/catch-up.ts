@@ -3,7 +3,7 @@
  * separate projector process keeps them (`ocelog export`, `ocelog mcp`).
  */
 import { READ_MODELS_PROJECTION } from '../../projections/checkpoints.js'
-import { Projector } from '../../projections/projector.js'
+import { Projector } from '../projector.js'
 import type { Backends } from '../composition.js'
 import { CheckpointConflictError } from '../ports/read-model-store.js'
 

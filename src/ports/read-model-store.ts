@@ -3,7 +3,7 @@
  * the query port (read-model-query.ts), which filters and pages in the engine. Adapters: SQLite
  * (embedded default), MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
  */
-import type { ChangeSet } from '../../projections/change-set.js'
+import type { ChangeSet } from '../core/read-model-changes.js'
 import type { ProjectionState, ProjectionStop } from '../schemas/projections.js'
 
 export interface ReadModelStore {
@@ -14,7 +14,7 @@ export interface ReadModelStore {
    * Applies `changes` (folded from the records after `expected` up to and including `to`) and moves
    * the checkpoint of projector `name` from `expected` to `to`. Compare-and-set: when the stored
    * checkpoint is not `expected`, nothing is applied and CheckpointConflictError is thrown.
-   * Applying changes that were already applied leaves the read models unchanged (see change-set.ts).
+   * Applying changes that were already applied leaves the read models unchanged (see src/core/read-model-changes.ts).
    */
   apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void>
 

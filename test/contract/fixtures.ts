@@ -1,9 +1,10 @@
 /**
  * Records and change sets for the contract suites, built with the same pure functions as the
- * ingest path (src/core/records.ts, projections/change-set.ts).
+ * ingest path (src/core/records.ts, projections/registry.ts).
  */
 import { randomUUID } from 'node:crypto'
-import { type ChangeSet, foldRecords } from '../../projections/change-set.js'
+import { foldRecords } from '../../projections/registry.js'
+import type { ChangeSet } from '../../src/core/read-model-changes.js'
 import { newEventId } from '../../src/core/ids.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import type { Properties } from '../../src/schemas/api.js'

@@ -1,7 +1,7 @@
 /**
  * Contract of the ReadModelStore port (src/ports/read-model-store.ts; README § Read models):
  * the same cases for every adapter. Records get synthetic positions (fixtures.stored) and are
- * folded with the real projection (projections/change-set.ts).
+ * folded with the real projection (projections/registry.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { objectIdOf } from '../../src/core/ids.js'

@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { datasetCheckpoint, keepsDataset, parseCheckpointName } from '../../projections/checkpoints.js'
-import { foldRecords } from '../../projections/change-set.js'
-import { datasetHash, Projector } from '../../projections/projector.js'
+import { foldRecords } from '../../projections/registry.js'
+import { datasetHash, Projector } from '../../src/projector.js'
 import type { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import type { Ingest } from '../../src/core/ingest.js'

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Projector } from '../../projections/projector.js'
+import { Projector } from '../../src/projector.js'
 import { EventStoreEventLog } from '../../src/adapters/eventstore/eventstore-event-log.js'
 import { MongoObjectClaims } from '../../src/adapters/mongodb/mongodb-object-claims.js'
 import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-model-store.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { foldRecords } from '../../projections/change-set.js'
+import { foldRecords } from '../../projections/registry.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import type { NewRecord, StoredRecord } from '../../src/schemas/records.js'

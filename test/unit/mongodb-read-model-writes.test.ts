@@ -8,7 +8,7 @@
  */
 import type { AnyBulkWriteOperation, Document } from 'mongodb'
 import { describe, expect, it } from 'vitest'
-import { foldRecords } from '../../projections/change-set.js'
+import { foldRecords } from '../../projections/registry.js'
 import { changeSetWrites, guardedUpdate, lit, newObjectsPerType, READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import { eventRecord, stored, upsertRecord } from '../contract/fixtures.js'

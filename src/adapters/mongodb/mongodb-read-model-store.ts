@@ -25,7 +25,7 @@
  */
 import type { ClientSession, Collection, Db, MongoClient } from 'mongodb'
 import { MongoServerError } from 'mongodb'
-import type { ChangeSet } from '../../../projections/change-set.js'
+import type { ChangeSet } from '../../core/read-model-changes.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'

@@ -1,6 +1,6 @@
 /**
  * Pure part of the MongoDB read-model store: the collections, their indexes, and the bulkWrite
- * operations a ChangeSet turns into (README § Read models; projections/change-set.ts).
+ * operations a ChangeSet turns into (README § Read models; src/core/read-model-changes.ts).
  *
  * Every write is an upsert whose filter is exactly the read model's key, backed by a unique index
  * (MongoDB upserts safely only on such filters: PLATFORM.md § Engines), with an update pipeline
@@ -15,7 +15,7 @@
  * handle them, where `$set: {"properties.<key>"}` would not).
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
-import type { ChangeSet, ObjectChange, TypeChange } from '../../../projections/change-set.js'
+import type { ChangeSet, ObjectChange, TypeChange } from '../../core/read-model-changes.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of README § Read models. */

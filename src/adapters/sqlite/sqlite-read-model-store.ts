@@ -2,7 +2,7 @@
  * ReadModelStore adapter on the embedded SQLite file (tables `rm_*`). `apply` writes a ChangeSet
  * and moves the checkpoint in one transaction, so a crash leaves either all of it or none.
  */
-import type { ChangeSet, TypeChange } from '../../../projections/change-set.js'
+import type { ChangeSet, TypeChange } from '../../core/read-model-changes.js'
 import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
@@ -77,7 +77,7 @@ function addedAfter(addedAt: readonly number[], position: number): number {
 }
 
 /**
- * Applies one type change (see change-set.ts, idempotency contract). The guarded upsert is the
+ * Applies one type change (see src/core/read-model-changes.ts, idempotency contract). The guarded upsert is the
  * whole story unless it changed nothing: then the row is at or past `minPosition`, and only the
  * units after its position are counted (none when it is at or past `maxPosition`).
  */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { Projector, type Shard } from '../../../projections/projector.js'
+import { Projector, type Shard } from '../../projector.js'
 import { createLogger } from '../../logger.js'
 import { CliError, withBackends } from '../context.js'
 

@@ -1,6 +1,6 @@
 /**
- * The projector: tails the log from its checkpoint and keeps the read models (README § Read
- * models). Each batch of records is folded into one ChangeSet (pure, change-set.ts) and applied
+ * The projector (the runner of the projections in projections/): tails the log from its checkpoint and keeps the read models (README § Read
+ * models). Each batch of records is folded into one ChangeSet (pure, projections/registry.ts) and applied
  * with a compare-and-set of the checkpoint, so a crash or restart resumes where the last applied
  * batch ended, and a record applied twice changes nothing.
  *
@@ -14,17 +14,16 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import type { EventLog } from '../src/ports/event-log.js'
-import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from '../src/core/errors.js'
-import type { ReadModelStore } from '../src/ports/read-model-store.js'
-import type { StoredRecord } from '../src/schemas/records.js'
-import { chunkByWeight } from '../src/core/chunk.js'
-import { foldRecords } from './change-set.js'
+import type { EventLog } from './ports/event-log.js'
+import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from './core/errors.js'
+import type { ReadModelStore } from './ports/read-model-store.js'
+import type { StoredRecord } from './schemas/records.js'
+import { chunkByWeight } from './core/chunk.js'
+import { foldRecords } from '../projections/registry.js'
+import { datasetHash, type Shard } from './core/shards.js'
 
-export interface Shard {
-  index: number
-  count: number
-}
+/** Re-exported for the projector's callers: sharding is part of its options. */
+export { datasetHash, type Shard }
 
 export interface ProjectorOptions {
   /** Checkpoint name (default `read-models`). */
@@ -94,16 +93,6 @@ class RecordFailure extends Error {
   ) {
     super(cause instanceof Error ? cause.message : String(cause))
   }
-}
-
-/** 32-bit FNV-1a of a dataset id: stable across processes and versions. */
-export function datasetHash(datasetId: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < datasetId.length; i++) {
-    h ^= datasetId.charCodeAt(i)
-    h = Math.imul(h, 0x01000193) >>> 0
-  }
-  return h
 }
 
 /**

@@ -1,0 +1,80 @@
+/**
+ * Projection of the `objects` and `object_changes` read models (README § Read models): each object
+ * with its attributes merged in log order, and the attribute values each record set (OCEL 2.0
+ * attribute history; `time` is the event's timestamp for attributes sent inside an event, the
+ * receipt time for an upsert).
+ */
+import { mergeProperties } from '../src/core/merge.js'
+import { type ChangeSet, KEY_SEP } from '../src/core/read-model-changes.js'
+import type { Properties } from '../src/schemas/api.js'
+import type { StoredRecord } from '../src/schemas/records.js'
+import { unreachable } from './unreachable.js'
+
+function touchObject(
+  cs: ChangeSet,
+  datasetId: string,
+  objectId: string,
+  type: string,
+  externalId: string,
+  properties: Properties | undefined,
+  at: string,
+  position: number,
+): void {
+  const key = datasetId + KEY_SEP + objectId
+  const found = cs.objects.get(key)
+  if (found === undefined) {
+    cs.objects.set(key, {
+      datasetId,
+      objectId,
+      type,
+      externalId,
+      properties: properties === undefined ? {} : { ...properties },
+      deltas: properties === undefined ? [] : [{ position, properties }],
+      firstSeenAt: at,
+      lastSeenAt: at,
+      minPosition: position,
+      maxPosition: position,
+    })
+    return
+  }
+  if (properties !== undefined) {
+    found.properties = mergeProperties(found.properties, properties)
+    found.deltas.push({ position, properties })
+  }
+  if (at > found.lastSeenAt) found.lastSeenAt = at
+  found.maxPosition = position
+}
+
+function addObjectChange(cs: ChangeSet, datasetId: string, objectId: string, position: number, time: string, attributes: Properties): void {
+  if (Object.keys(attributes).length === 0) return
+  const last = cs.objectChanges[cs.objectChanges.length - 1]
+  // One event may name the same object twice; its attribute changes share one position.
+  if (last !== undefined && last.position === position && last.object_id === objectId && last.dataset_id === datasetId) {
+    last.attributes = mergeProperties(last.attributes, attributes)
+    return
+  }
+  cs.objectChanges.push({ dataset_id: datasetId, object_id: objectId, position, time, attributes: { ...attributes } })
+}
+
+/** Folds one record into `cs.objects` and `cs.objectChanges`. */
+export function evolve(cs: ChangeSet, record: StoredRecord): void {
+  const { position, datasetId } = record
+  switch (record.type) {
+    case 'EventRecorded': {
+      const e = record.data
+      for (const o of e.objects) {
+        touchObject(cs, datasetId, o.object_id, o.type, o.id, o.properties, e.received_at, position)
+        if (o.properties !== undefined) addObjectChange(cs, datasetId, o.object_id, position, e.timestamp, o.properties)
+      }
+      return
+    }
+    case 'ObjectUpserted': {
+      const u = record.data
+      touchObject(cs, datasetId, u.object_id, u.type, u.id, u.properties, u.received_at, position)
+      addObjectChange(cs, datasetId, u.object_id, position, u.received_at, u.properties)
+      return
+    }
+    default:
+      unreachable(record)
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The read-model changes a run of records implies (README § Read models): what every projection's
+ * pure `evolve` (projections/) writes into and what a read-model store applies (ReadModelStore.apply),
+ * with the checkpoint, in one step. No I/O here.
+ *
+ * Idempotency contract for stores: every aggregated change carries `minPosition`/`maxPosition`,
+ * the range of records that produced it, and the positions of its non-idempotent parts (counts
+ * in `addedAt`, attribute values in `deltas`). A store applies the whole change when the stored
+ * row's `position` is below `minPosition`, nothing when it is at or above `maxPosition`, and in
+ * between only the parts after the row's position (a replay that straddles a row: a changed shard
+ * count, two checkpoints over one store); then it sets the row's `position` to `maxPosition`.
+ * Times (min/max) and event-type sets are idempotent and always applied whole. Rows keyed by a
+ * position (events, E2O, object changes) are inserted once and ignored when present.
+ */
+import type { EventObjectRow, EventRow, ObjectChangeRow } from '../schemas/read-models.js'
+import type { Properties } from '../schemas/api.js'
+
+/** An event or object type seen in this run of records. */
+export interface TypeChange {
+  datasetId: string
+  name: string
+  firstSeenAt: string
+  lastSeenAt: string
+  /** Events of this type in the run (always 0 for object types: their count is distinct objects). */
+  added: number
+  /** The position of each unit of `added`, ascending. */
+  addedAt: number[]
+  minPosition: number
+  maxPosition: number
+}
+
+/** An object touched in this run: attributes set (merged in log order) and when. */
+export interface ObjectChange {
+  datasetId: string
+  objectId: string
+  type: string
+  externalId: string
+  /** Per top-level key, the last value this run set. Merge these over the stored attributes. */
+  properties: Properties
+  /** The attribute values each record set, in log order: `properties` is their merge. */
+  deltas: { position: number; properties: Properties }[]
+  firstSeenAt: string
+  lastSeenAt: string
+  minPosition: number
+  maxPosition: number
+}
+
+/** The changes of one run of records, one field per read model. */
+export interface ChangeSet {
+  eventTypes: Map<string, TypeChange>
+  objectTypes: Map<string, TypeChange>
+  objects: Map<string, ObjectChange>
+  objectChanges: ObjectChangeRow[]
+  events: EventRow[]
+  eventObjects: EventObjectRow[]
+  /** Records folded in; the store's checkpoint moves to the last one's position. */
+  recordCount: number
+}
+
+export function emptyChangeSet(): ChangeSet {
+  return {
+    eventTypes: new Map(),
+    objectTypes: new Map(),
+    objects: new Map(),
+    objectChanges: [],
+    events: [],
+    eventObjects: [],
+    recordCount: 0,
+  }
+}
+
+/** Separates the parts of a change's map key (ids and names hold no NUL). */
+export const KEY_SEP = '\u0000'
