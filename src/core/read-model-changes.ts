@@ -14,6 +14,7 @@
  */
 import type { EventObjectRow, EventRow, ObjectChangeRow } from '../schemas/read-models.js'
 import type { Properties } from '../schemas/api.js'
+import { mergeProperties } from './merge.js'
 
 /** An event or object type seen in this run of records. */
 export interface TypeChange {
@@ -71,3 +72,38 @@ export function emptyChangeSet(): ChangeSet {
 
 /** Separates the parts of a change's map key (ids and names hold no NUL). */
 export const KEY_SEP = '\u0000'
+
+/**
+ * The replay rule (the idempotency contract above), decided once for every store: what of an
+ * aggregated change a store applies to a row whose last applied position is `rowPosition`
+ * (undefined: no row yet). `whole` when the row is missing or behind `minPosition`; `none` when the
+ * row is at or past `maxPosition` (already applied); else `after`: only the parts after the row's
+ * position (a replay that straddles the row: a changed shard count, two checkpoints over one store).
+ */
+export function replayPart(rowPosition: number | undefined, change: { minPosition: number; maxPosition: number }): 'whole' | 'none' | 'after' {
+  if (rowPosition === undefined || rowPosition < change.minPosition) return 'whole'
+  return rowPosition >= change.maxPosition ? 'none' : 'after'
+}
+
+/**
+ * The part of a type change a store applies over a row at `rowPosition` (replayPart), as a change a
+ * guarded write (`position < minPosition`) applies whole; null when nothing is left to apply.
+ */
+export function typeChangeToApply(t: TypeChange, rowPosition: number | undefined): TypeChange | null {
+  const part = replayPart(rowPosition, t)
+  if (part !== 'after' || rowPosition === undefined) return part === 'whole' ? t : null
+  const addedAt = t.addedAt.filter((p) => p > rowPosition)
+  return { ...t, added: addedAt.length, addedAt, minPosition: rowPosition + 1 }
+}
+
+/**
+ * The part of an object change a store applies over a row at `rowPosition` (replayPart): after a
+ * straddle, only the attribute values set after the row's position, merged in log order.
+ */
+export function objectChangeToApply(o: ObjectChange, rowPosition: number | undefined): ObjectChange | null {
+  const part = replayPart(rowPosition, o)
+  if (part !== 'after' || rowPosition === undefined) return part === 'whole' ? o : null
+  const deltas = o.deltas.filter((d) => d.position > rowPosition)
+  const properties = deltas.reduce<Properties>((merged, d) => mergeProperties(merged, d.properties), {})
+  return { ...o, properties, deltas, minPosition: rowPosition + 1 }
+}

@@ -108,6 +108,48 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await h.rows(ds)).toEqual(once)
     })
 
+    it("applies only the records after a row's position when a replay straddles it (the replay rule), as one apply of them all would", async () => {
+      const records = stored(
+        ds,
+        [
+          eventRecord(ds, 'Create Order', [{ type: 'order', id: 'o1', properties: { amount: 12 } }], { timestamp: T1, receivedAt: T1 }),
+          eventRecord(ds, 'Pay Order', [{ type: 'order', id: 'o1', properties: { paid: true } }], { timestamp: T1, receivedAt: T1 }),
+          upsertRecord(ds, 'order', 'o1', { amount: 13 }, T2),
+          eventRecord(
+            ds,
+            'Pay Order',
+            [
+              { type: 'order', id: 'o1', properties: { refunded: true } },
+              { type: 'customer', id: 'c1' },
+            ],
+            {
+              timestamp: T2,
+              receivedAt: T2,
+            },
+          ),
+        ],
+        20,
+      )
+      const first = changesOf(records.slice(0, 2))
+      const all = changesOf(records)
+      // Checkpoint "a" applied the first two records; checkpoint "b" then replays all four over the same rows.
+      await store.apply('a', null, first.to, first.changes)
+      await store.apply('b', null, all.to, all.changes)
+      const straddled = await h.rows(ds)
+      await store.reset()
+      await store.apply('once', null, all.to, changesOf(records).changes)
+      expect(straddled).toEqual(await h.rows(ds))
+      expect(straddled.eventTypes.map((t) => [t.name, t.count])).toEqual([
+        ['Create Order', 1],
+        ['Pay Order', 2],
+      ])
+      expect(straddled.objects.find((o) => o.external_id === 'o1')?.properties).toEqual({ amount: 13, paid: true, refunded: true })
+      expect(straddled.objectTypes.map((t) => [t.name, t.count])).toEqual([
+        ['customer', 1],
+        ['order', 1],
+      ])
+    })
+
     it('applies one ChangeSet from two concurrent projectors once (upserts on unique keys)', async () => {
       const { b1 } = batches()
       const { changes, to } = changesOf(b1)

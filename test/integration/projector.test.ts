@@ -123,35 +123,6 @@ describe('Projector on SQLite', () => {
     expect([await sqliteRows(db)('ds1'), await sqliteRows(db)('ds2')]).toEqual(before)
   })
 
-  it('applies only the records after a row’s position when a replay straddles it', async () => {
-    await seed()
-    await ingest.recordEvents(
-      [
-        {
-          event: 'Pay Order',
-          timestamp: '2024-01-03T10:00:00Z',
-          objects: [
-            { type: 'order', id: 'o1', properties: { refunded: true } },
-            { type: 'customer', id: 'c1' },
-          ],
-        },
-      ],
-      ctx('ds1'),
-    )
-    const records = await log.readAll(null, 100)
-    const cut = records[2]?.position ?? 0
-    const last = records[records.length - 1]?.position ?? 0
-    // Checkpoint "a" applied the first three records; checkpoint "b" then replays all five over the same rows.
-    await store.apply('a', null, cut, foldRecords(records.slice(0, 3)))
-    await store.apply('b', null, last, foldRecords(records))
-    const straddled = await sqliteRows(db)('ds1')
-    await store.reset()
-    await store.apply('once', null, last, foldRecords(records))
-    expect(straddled).toEqual(await sqliteRows(db)('ds1'))
-    expect(straddled.eventTypes.find((t) => t.name === 'Pay Order')?.count).toBe(2)
-    expect(straddled.objects.find((o) => o.external_id === 'o1')?.properties).toEqual({ amount: 12, paid: true, refunded: true })
-  })
-
   it('refuses to move a checkpoint another projector moved first', async () => {
     await seed()
     const records = await log.readAll(null, 100)

@@ -3,8 +3,9 @@
  * per read model (read-model-writes.ts: READ_MODEL_COLLECTIONS), holding exactly the fields of
  * src/schemas/read-models.ts, each with a unique index on its key.
  *
- * `apply` runs in one multi-document transaction: read the checkpoint (compare-and-set), then one
- * `bulkWrite({ordered: false})` per read model (every operation an upsert on a unique-key filter,
+ * `apply` runs in one multi-document transaction: read the checkpoint (compare-and-set), read the
+ * positions of the aggregated rows the change set touches and reduce it by the replay rule
+ * (src/core/read-model-changes.ts, as every store does), then one `bulkWrite({ordered: false})` per read model (every operation an upsert on a unique-key filter,
  * guarded by the stored `position`), then the checkpoint update. MongoDB transactions need a
  * replica set (a single-node one is enough; docker-compose.yml runs one), which
  * `openProductionBackends` checks at start.
@@ -23,14 +24,23 @@
  * crashed attempt had already moved to position p would then skip the whole longer change, losing
  * the records after p. Writing everything with the checkpoint, atomically, rules that out.
  */
-import type { ClientSession, Collection, Db, MongoClient } from 'mongodb'
+import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb'
 import { MongoServerError } from 'mongodb'
 import type { ChangeSet } from '../../core/read-model-changes.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
-import { changeSetWrites, newObjectsPerType, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES, RETIRED_COLLECTIONS } from './read-model-writes.js'
+import {
+  changeSetWrites,
+  changesToApply,
+  newObjectsPerType,
+  READ_MODEL_COLLECTIONS,
+  READ_MODEL_INDEXES,
+  RETIRED_COLLECTIONS,
+  type StoredPositions,
+  storedKey,
+} from './read-model-writes.js'
 
 /** A projector's checkpoint: `_id` is the projector name. */
 interface CheckpointDoc {
@@ -91,13 +101,19 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
-    const writes = changeSetWrites(changes)
     const session = this.client.startSession()
     try {
       await session.withTransaction(
         async () => {
           const current = (await this.checkpointsC.findOne({ _id: name }, { session }))?.position ?? null
           if (current !== expected) throw new CheckpointConflictError(name, expected, current)
+          // The replay rule needs the rows' positions, read in this transaction's snapshot.
+          const stored: StoredPositions = {
+            eventTypes: await this.positionsOf(READ_MODEL_COLLECTIONS.eventTypes, 'name', changes.eventTypes.values(), (t) => t.name, session),
+            objectTypes: await this.positionsOf(READ_MODEL_COLLECTIONS.objectTypes, 'name', changes.objectTypes.values(), (t) => t.name, session),
+            objects: await this.positionsOf(READ_MODEL_COLLECTIONS.objects, 'object_id', changes.objects.values(), (o) => o.objectId, session),
+          }
+          const writes = changeSetWrites(changesToApply(changes, stored))
           const opts = { ordered: false, session }
           if (writes.eventTypes.length > 0) await this.eventTypesC.bulkWrite(writes.eventTypes, opts)
           if (writes.objectTypes.length > 0) await this.objectTypesC.bulkWrite(writes.objectTypes, opts)
@@ -118,6 +134,32 @@ export class MongoReadModelStore implements ReadModelStore {
     } finally {
       await session.endSession()
     }
+  }
+
+  /**
+   * The stored `position` of the rows of the collection named `collection` that `changes` touch, by StoredPositions key.
+   * @param field the row's key field besides `dataset_id` (`name` or `object_id`).
+   */
+  private async positionsOf<C extends { datasetId: string }>(
+    collection: string,
+    field: 'name' | 'object_id',
+    changes: Iterable<C>,
+    keyOf: (c: C) => string,
+    session: ClientSession,
+  ): Promise<Map<string, number>> {
+    const byDataset = new Map<string, string[]>()
+    for (const c of changes) byDataset.set(c.datasetId, [...(byDataset.get(c.datasetId) ?? []), keyOf(c)])
+    const out = new Map<string, number>()
+    for (const [datasetId, keys] of byDataset) {
+      const rows = this.db
+        .collection<Document>(collection)
+        .find({ dataset_id: datasetId, [field]: { $in: keys } }, { session, projection: { _id: 0, [field]: 1, position: 1 } })
+      for await (const row of rows) {
+        const key = row[field]
+        if (typeof key === 'string' && typeof row.position === 'number') out.set(storedKey(datasetId, key), row.position)
+      }
+    }
+    return out
   }
 
   /** Compare-and-set of the checkpoint inside the transaction: the filter holds the expected position. */

@@ -15,7 +15,7 @@
  * handle them, where `$set: {"properties.<key>"}` would not).
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
-import type { ChangeSet, ObjectChange, TypeChange } from '../../core/read-model-changes.js'
+import { type ChangeSet, KEY_SEP, type ObjectChange, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of README § Read models. */
@@ -181,6 +181,40 @@ export interface ReadModelWrites {
 }
 
 /** Turns a ChangeSet into its bulkWrite operations (no I/O). */
+/** The stored `position` of the aggregated rows a ChangeSet touches, by the ChangeSet's map keys (`<dataset>\u0000<name or object id>`). */
+export interface StoredPositions {
+  eventTypes: ReadonlyMap<string, number>
+  objectTypes: ReadonlyMap<string, number>
+  objects: ReadonlyMap<string, number>
+}
+
+/**
+ * `changes` reduced by the replay rule (src/core/read-model-changes.ts: typeChangeToApply,
+ * objectChangeToApply) to what the stored rows still lack: the same rule as every store runs, so
+ * a replay that straddles a row counts and merges only the records after the row's position.
+ */
+export function changesToApply(changes: ChangeSet, stored: StoredPositions): ChangeSet {
+  const reduce = <C>(map: ReadonlyMap<string, C>, positions: ReadonlyMap<string, number>, rule: (c: C, p: number | undefined) => C | null) => {
+    const out = new Map<string, C>()
+    for (const [key, c] of map) {
+      const kept = rule(c, positions.get(key))
+      if (kept !== null) out.set(key, kept)
+    }
+    return out
+  }
+  return {
+    ...changes,
+    eventTypes: reduce(changes.eventTypes, stored.eventTypes, typeChangeToApply),
+    objectTypes: reduce(changes.objectTypes, stored.objectTypes, typeChangeToApply),
+    objects: reduce(changes.objects, stored.objects, objectChangeToApply),
+  }
+}
+
+/** The ChangeSet map key of a stored row (see StoredPositions). */
+export function storedKey(datasetId: string, nameOrId: string): string {
+  return datasetId + KEY_SEP + nameOrId
+}
+
 export function changeSetWrites(changes: ChangeSet): ReadModelWrites {
   const objects = [...changes.objects.values()]
   return {

@@ -2,7 +2,7 @@
  * ReadModelStore adapter on the embedded SQLite file (tables `rm_*`). `apply` writes a ChangeSet
  * and moves the checkpoint in one transaction, so a crash leaves either all of it or none.
  */
-import type { ChangeSet, TypeChange } from '../../core/read-model-changes.js'
+import { type ChangeSet, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
 import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
@@ -69,23 +69,11 @@ function prepareApplyStatements(db: SqliteDatabase) {
 
 type TypeStatements = ReturnType<typeof prepareApplyStatements>['eventTypes']
 
-/** Units of `addedAt` after `position`: what a replay that straddles a row still has to count. */
-function addedAfter(addedAt: readonly number[], position: number): number {
-  let n = 0
-  for (const p of addedAt) if (p > position) n += 1
-  return n
-}
-
-/**
- * Applies one type change (see src/core/read-model-changes.ts, idempotency contract). The guarded upsert is the
- * whole story unless it changed nothing: then the row is at or past `minPosition`, and only the
- * units after its position are counted (none when it is at or past `maxPosition`).
- */
+/** Applies one type change by the replay rule (typeChangeToApply), as a guarded upsert. */
 function applyTypeChange(statements: TypeStatements, t: TypeChange): void {
-  if (statements.upsert.run(t).changes > 0) return
   const row = statements.position.get(t.datasetId, t.name) as { position: number } | undefined
-  if (row === undefined || row.position >= t.maxPosition) return
-  statements.upsert.run({ ...t, added: addedAfter(t.addedAt, row.position), minPosition: row.position + 1 })
+  const change = typeChangeToApply(t, row?.position)
+  if (change !== null) statements.upsert.run(change)
 }
 
 export class SqliteReadModelStore implements ReadModelStore {
@@ -113,15 +101,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       const newObjects = new Map<string, { datasetId: string; type: string; added: number }>()
       for (const o of changes.objects.values()) {
         const row = getObject.get(o.datasetId, o.objectId) as { properties: string; position: number } | undefined
-        if (row !== undefined && row.position >= o.maxPosition) continue
-        let merged: Properties
-        if (row === undefined) merged = o.properties
-        else if (row.position < o.minPosition) merged = mergeProperties(parseObject(row.properties), o.properties)
-        else {
-          // A replay that straddles this row: merge only the values set after its position.
-          merged = parseObject(row.properties)
-          for (const d of o.deltas) if (d.position > row.position) merged = mergeProperties(merged, d.properties)
-        }
+        const change = objectChangeToApply(o, row?.position)
+        if (change === null) continue
+        const merged = row === undefined ? change.properties : mergeProperties(parseObject(row.properties), change.properties)
         putObject.run(o.datasetId, o.objectId, o.type, o.externalId, JSON.stringify(merged), o.firstSeenAt, o.lastSeenAt, o.maxPosition)
         if (row !== undefined) continue
         const key = `${o.datasetId}\u0000${o.type}`
