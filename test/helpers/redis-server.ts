@@ -1,5 +1,5 @@
 /**
- * A real `redis-server` for tests (PLATFORM.md § Engines): started on a free port without
+ * A real `redis-server` for tests: started on a free port without
  * persistence, answered PING before it is handed out, stopped afterwards.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'

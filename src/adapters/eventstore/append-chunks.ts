@@ -1,7 +1,7 @@
 /**
  * Pure helpers of the EventStoreDB log adapter: how a record becomes a proposed EventStoreDB event,
  * how big the server will count it, and how one `append` call is split into consecutive appends
- * that each stay under EventStoreDB's `MaxAppendSize` (1 MiB by default; PLATFORM.md § Engines).
+ * that each stay under EventStoreDB's `MaxAppendSize` (1 MiB by default).
  * No I/O here, so the split is unit-tested without an engine (test/unit/eventstore-chunks.test.ts).
  */
 import { AppendTooLargeError } from '../../core/errors.js'

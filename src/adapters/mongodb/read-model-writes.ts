@@ -3,7 +3,7 @@
  * operations a ChangeSet turns into (README § Read models; src/core/read-model-changes.ts).
  *
  * Every write is an upsert whose filter is exactly the read model's key, backed by a unique index
- * (MongoDB upserts safely only on such filters: PLATFORM.md § Engines), with an update pipeline
+ * (MongoDB's manual, upsert with a unique index: only then are concurrent upserts safe), with an update pipeline
  * whose effect is guarded by the stored `position`:
  * - aggregated rows (types, objects) change only when the stored `position` is below the
  *   change's `minPosition`, and then take `maxPosition`;
