@@ -1,6 +1,7 @@
 /**
  * The registry of projections (README § Read models), one module per read model, each a pure
- * `evolve(changes, record)` as in Emmett: adding a read model is one module, one line here, and the
+ * `evolve(changes, record)` as in Emmett: adding a read model is one module, one line here, its
+ * field in ChangeSet (src/core/read-model-changes.ts, the type the store's port names), and the
  * store's write of its changes. `foldRecords` runs a run of records, in log order, through every one.
  * This folder depends only on src/core and the record schemas.
  */

@@ -9,7 +9,15 @@
 import type { AnyBulkWriteOperation, Document } from 'mongodb'
 import { describe, expect, it } from 'vitest'
 import { foldRecords } from '../../projections/registry.js'
-import { changeSetWrites, guardedUpdate, lit, newObjectsPerType, READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
+import {
+  changeSetWrites,
+  changesToApply,
+  guardedUpdate,
+  lit,
+  newObjectsPerType,
+  READ_MODEL_INDEXES,
+  storedKey,
+} from '../../src/adapters/mongodb/read-model-writes.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import { eventRecord, stored, upsertRecord } from '../contract/fixtures.js'
 
@@ -119,8 +127,15 @@ class Collection {
   }
 }
 
+/** The stored positions of a collection's rows by StoredPositions key, as MongoReadModelStore reads them. */
+function positions(c: Collection | undefined, field: 'name' | 'object_id'): Map<string, number> {
+  return new Map((c?.docs ?? []).map((d) => [storedKey(d.dataset_id as string, d[field] as string), d.position as number]))
+}
+
+/** What MongoReadModelStore.apply writes for `records`: the change set reduced by the replay rule, then its bulkWrites. */
 function applyAll(db: Record<string, Collection>, records: ReturnType<typeof stored>): void {
-  const w = changeSetWrites(foldRecords(records))
+  const stored = { eventTypes: positions(db.eventTypes, 'name'), objectTypes: positions(db.objectTypes, 'name'), objects: positions(db.objects, 'object_id') }
+  const w = changeSetWrites(changesToApply(foldRecords(records), stored))
   db.eventTypes?.bulkWrite(w.eventTypes)
   db.objectTypes?.bulkWrite(w.objectTypes)
   db.objects?.bulkWrite(w.objects)
@@ -261,6 +276,27 @@ describe('read-model writes through the pipeline interpreter', () => {
     applyAll(db, b1)
     applyAll(db, b2)
     expect(JSON.stringify(Object.values(db).map((c) => c.docs))).toBe(once)
+  })
+
+  it("applies only the records after a row's position when a replay straddles it (the replay rule), as one apply of them all would", () => {
+    const all = [...b1, ...b2]
+    const straddled = emptyDb()
+    applyAll(straddled, b1)
+    applyAll(straddled, all)
+    const once = emptyDb()
+    applyAll(once, all)
+    expect(JSON.stringify(Object.values(straddled).map((c) => c.docs))).toBe(JSON.stringify(Object.values(once).map((c) => c.docs)))
+    expect(straddled.eventTypes?.docs.map((d) => [d.name, d.count])).toEqual([
+      ['Create Order', 1],
+      ['Pick', 1],
+    ])
+    expect(straddled.objects?.docs.find((d) => d.object_id === objectIdOf(ds, 'order', 'o1'))?.properties).toEqual({
+      a: 1,
+      b: { d: 2 },
+      'x.y': 1,
+      n: null,
+      $z: 3,
+    })
   })
 
   it('writes position-keyed rows once', () => {

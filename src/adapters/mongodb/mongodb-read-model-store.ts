@@ -5,24 +5,26 @@
  *
  * `apply` runs in one multi-document transaction: read the checkpoint (compare-and-set), read the
  * positions of the aggregated rows the change set touches and reduce it by the replay rule
- * (src/core/read-model-changes.ts, as every store does), then one `bulkWrite({ordered: false})` per read model (every operation an upsert on a unique-key filter,
- * guarded by the stored `position`), then the checkpoint update. MongoDB transactions need a
+ * (src/core/read-model-changes.ts, as every store does), then one `bulkWrite({ordered: false})`
+ * per read model (every operation an upsert on a unique-key filter, guarded by the stored
+ * `position`), then the checkpoint update. MongoDB transactions need a
  * replica set (a single-node one is enough; docker-compose.yml runs one), which
  * `openProductionBackends` checks at start.
  *
  * **A worker that dies between bulkWrites** leaves nothing behind: the transaction is aborted, the
  * checkpoint still holds `expected`, and the next worker (or the same one restarted) reads the same
- * records from the log and applies them again. The position guards make any re-application a no-op
- * for rows that already carry the change (an aggregated row whose `position` is not below the
- * change's `minPosition`, a position-keyed row that exists), so a replay of an already applied
- * range — a rebuild racing a worker, or two workers with one checkpoint name, where the losing
- * compare-and-set throws CheckpointConflictError — changes nothing.
+ * records from the log and applies them again. The replay rule makes any re-application add only
+ * what a row lacks (nothing to an aggregated row at or past the change's `maxPosition`, only the
+ * records after its position to one the replay straddles; a position-keyed row is written once),
+ * so a replay of an already applied range — a rebuild racing a worker, two workers with one
+ * checkpoint name (the losing compare-and-set throws CheckpointConflictError), or old and new
+ * workers after a change of shard count — changes nothing.
  *
- * Why a transaction and not the guards alone: the guards make a replay safe only when it folds
- * exactly the same records into each aggregated change. A tailing projector's batches end wherever
- * the log ended at the time, so a replay after a crash usually covers a longer range; a row that the
- * crashed attempt had already moved to position p would then skip the whole longer change, losing
- * the records after p. Writing everything with the checkpoint, atomically, rules that out.
+ * Why a transaction as well: an object type's `count` grows by the objects a batch inserted (the
+ * objects bulkWrite's `upsertedIds`); a worker that died between that bulkWrite and the count's
+ * update would leave objects that a replay finds present and never counts. The positions read for
+ * the replay rule must also be the ones the writes go over. Writing everything with the
+ * checkpoint, atomically and in one snapshot, rules both out.
  */
 import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb'
 import { MongoServerError } from 'mongodb'

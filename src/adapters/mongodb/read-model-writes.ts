@@ -69,10 +69,9 @@ export function lit(value: unknown): Document {
  * An update pipeline that merges `fields` (field name → aggregation expression) into the document
  * only when its stored `position` is below `minPosition` (a missing document or position counts as
  * −1). Used with `upsert: true` on a unique-key filter: a new document gets the filter's fields plus
- * `fields`; an already-applied one is left exactly as it is.
- * Unlike the SQLite store, this does not yet use the change's `addedAt`/`deltas` for a replay that
- * straddles a row (a changed shard count): such a row keeps its state, so change N only as the
- * README's Production section says (ingestion paused, old workers caught up).
+ * `fields`; an already-applied one is left exactly as it is. A replay that straddles a row is
+ * reduced before it gets here (changesToApply: the replay rule), so its `minPosition` is then the
+ * row's position + 1 and this guard applies the rest whole.
  */
 export function guardedUpdate(minPosition: number, fields: Document): Document[] {
   return [
@@ -180,7 +179,6 @@ export interface ReadModelWrites {
   eventObjects: AnyBulkWriteOperation<EventObjectRow>[]
 }
 
-/** Turns a ChangeSet into its bulkWrite operations (no I/O). */
 /** The stored `position` of the aggregated rows a ChangeSet touches, by the ChangeSet's map keys (`<dataset>\u0000<name or object id>`). */
 export interface StoredPositions {
   eventTypes: ReadonlyMap<string, number>
@@ -215,6 +213,7 @@ export function storedKey(datasetId: string, nameOrId: string): string {
   return datasetId + KEY_SEP + nameOrId
 }
 
+/** Turns a ChangeSet (already reduced by changesToApply) into its bulkWrite operations (no I/O). */
 export function changeSetWrites(changes: ChangeSet): ReadModelWrites {
   const objects = [...changes.objects.values()]
   return {
