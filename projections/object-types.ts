@@ -1,6 +1,6 @@
 /**
  * Projection of the `object_types` read model (README § Read models): each object type, when it
- * was first and last seen (in an event or an upsert); its count of distinct objects is kept by the
+ * was first and last seen (in an event, an upsert, or as an upsert's O2O target); its count of distinct objects is kept by the
  * store from the objects it creates.
  */
 import type { ChangeSet } from '../src/core/read-model-changes.js'
@@ -16,6 +16,7 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
       return
     case 'ObjectUpserted':
       touchType(cs.objectTypes, record.datasetId, record.data.type, record.data.received_at, record.position, 0)
+      for (const r of record.data.relationships) touchType(cs.objectTypes, record.datasetId, r.type, record.data.received_at, record.position, 0)
       return
     default:
       unreachable(record)

@@ -2,7 +2,8 @@
  * Projection of the `objects` and `object_changes` read models (README § Read models): each object
  * with its attributes merged in log order, and the attribute values each record set (OCEL 2.0
  * attribute history; `time` is the event's timestamp for attributes sent inside an event, the
- * receipt time for an upsert).
+ * upsert's `time` for an upsert: its `timestamp`, else its receipt time). The targets of an upsert's
+ * O2O relationships are objects too, created on first reference.
  */
 import { mergeProperties } from '../src/core/merge.js'
 import { type ChangeSet, KEY_SEP } from '../src/core/read-model-changes.js'
@@ -71,7 +72,9 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
     case 'ObjectUpserted': {
       const u = record.data
       touchObject(cs, datasetId, u.object_id, u.type, u.id, u.properties, u.received_at, position)
-      addObjectChange(cs, datasetId, u.object_id, position, u.received_at, u.properties)
+      addObjectChange(cs, datasetId, u.object_id, position, u.time, u.properties)
+      // O2O targets exist from their first reference (spec § Auto-creation), without attributes.
+      for (const r of u.relationships) touchObject(cs, datasetId, r.object_id, r.type, r.id, undefined, u.received_at, position)
       return
     }
     default:

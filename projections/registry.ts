@@ -10,6 +10,7 @@ import type { StoredRecord } from '../src/schemas/records.js'
 import { evolve as eventObjects } from './event-objects.js'
 import { evolve as eventTypes } from './event-types.js'
 import { evolve as events } from './events.js'
+import { evolve as objectRelationships } from './object-relationships.js'
 import { evolve as objectTypes } from './object-types.js'
 import { evolve as objects } from './objects.js'
 
@@ -26,6 +27,7 @@ export const PROJECTIONS: readonly Projection[] = [
   { readModels: ['objects', 'object_changes'], evolve: objects },
   { readModels: ['events'], evolve: events },
   { readModels: ['event_objects'], evolve: eventObjects },
+  { readModels: ['object_relationships'], evolve: objectRelationships },
 ]
 
 /**

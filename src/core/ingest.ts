@@ -88,6 +88,7 @@ export function planEvents(items: readonly unknown[], ctx: RecordContext, size: 
 export function planObjects(items: readonly unknown[], ctx: RecordContext, size: SizeCheck = {}): ObjectPlan {
   const plan: ObjectPlan = { records: [], itemIndexes: [], accepted: [], claims: [], failures: [] }
   const seen = new Set<string>()
+  const targets = new Set<string>()
   items.forEach((item, index) => {
     const v = validateObjectUpsert(item, size)
     if (!v.ok) {
@@ -101,7 +102,13 @@ export function planObjects(items: readonly unknown[], ctx: RecordContext, size:
     seen.add(objectId)
     plan.records.push(record)
     plan.accepted.push({ objectId, type: record.data.type, id: record.data.id, firstInRequest })
-    if (firstInRequest) plan.claims.push(objectId)
+    if (firstInRequest && !targets.has(objectId)) plan.claims.push(objectId)
+    // O2O targets are created on first reference (spec § Auto-creation), so they are claimed too.
+    for (const r of record.data.relationships) {
+      if (seen.has(r.object_id) || targets.has(r.object_id)) continue
+      targets.add(r.object_id)
+      plan.claims.push(r.object_id)
+    }
   })
   return plan
 }

@@ -34,6 +34,11 @@ export const LIMITS = {
    * unique per dataset for ever (the length follows the common practice of Stripe's keys).
    */
   idempotencyKeyMax: 255,
+  /**
+   * Ocelog extension (not in the spec): an object upsert's optional `relationships` (OCEL 2.0 O2O),
+   * 0 to 100 per upsert; an object with more sends several upserts (relationships accumulate).
+   */
+  relationshipsPerObjectMax: 100,
   /** Not shown in the spec; chosen default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
   bodyBytesDefault: 5 * 1024 * 1024,
 } as const

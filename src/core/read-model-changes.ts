@@ -10,9 +10,9 @@
  * between only the parts after the row's position (a replay that straddles a row: a changed shard
  * count, two checkpoints over one store); then it sets the row's `position` to `maxPosition`.
  * Times (min/max) and event-type sets are idempotent and always applied whole. Rows keyed by a
- * position (events, E2O, object changes) are inserted once and ignored when present.
+ * position (events, E2O, object changes) and O2O rows are inserted once and ignored when present.
  */
-import type { EventObjectRow, EventRow, ObjectChangeRow } from '../schemas/read-models.js'
+import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow } from '../schemas/read-models.js'
 import type { Properties } from '../schemas/api.js'
 import { mergeProperties } from './merge.js'
 
@@ -54,6 +54,8 @@ export interface ChangeSet {
   objectChanges: ObjectChangeRow[]
   events: EventRow[]
   eventObjects: EventObjectRow[]
+  /** O2O rows in log order; a store keeps the first row of each (object, target, qualifier). */
+  objectRelationships: ObjectRelationshipRow[]
   /** Records folded in; the store's checkpoint moves to the last one's position. */
   recordCount: number
 }
@@ -66,6 +68,7 @@ export function emptyChangeSet(): ChangeSet {
     objectChanges: [],
     events: [],
     eventObjects: [],
+    objectRelationships: [],
     recordCount: 0,
   }
 }

@@ -4,21 +4,25 @@
  * row, an EventStoreDB event) into an EncodedRecord and calls `decodeRecord`; nothing else decides
  * whether a (type, version) is readable.
  *
- * The switch over (type, version) is exhaustive: adding a variant to NewRecord (a new type or a
+ * Older versions are upcast here, in one place, to the current version of their type (NewRecord),
+ * so projections see one shape per type. The switch over (type, version) is exhaustive: adding a variant to NewRecord (a new type or a
  * new version) fails to compile here, and in every projection's `evolve`, until it is handled.
  * An unknown type or version, or data that does not match its schema, throws
  * UnreadableRecordError with the record's name and position: skipping it would silently corrupt
  * the read models, and an auditor's replay would miss it.
  */
 import { Compile } from 'typebox/compile'
-import { EventRecordedV1, type NewRecord, ObjectUpsertedV1, STREAM_PREFIX, type StoredRecord } from '../schemas/records.js'
+import { EventRecordedV1, type NewRecord, ObjectUpsertedV1, ObjectUpsertedV2, STREAM_PREFIX, type StoredRecord } from '../schemas/records.js'
 
 /** `"<type> v<version>"` of each record variant, e.g. `"EventRecorded v1"`: the decoder's switch keys. */
 type KeyOf<R> = R extends { type: infer T extends string; version: infer V extends number } ? `${T} v${V}` : never
 export type RecordKey = KeyOf<NewRecord>
 
+/** Every (type, version) ever written: the current ones (RecordKey) and the older ones upcast on read. */
+type StoredKey = RecordKey | 'ObjectUpserted v1'
+
 /** Every readable (type, version). A missing or extra key fails to compile. */
-const READABLE: Record<RecordKey, true> = { 'EventRecorded v1': true, 'ObjectUpserted v1': true }
+const READABLE: Record<StoredKey, true> = { 'EventRecorded v1': true, 'ObjectUpserted v1': true, 'ObjectUpserted v2': true }
 
 /** The stored record of one (type, version), e.g. `RecordOf<'EventRecorded', 1>`. */
 export type RecordOf<T extends StoredRecord['type'], V extends number> = Extract<StoredRecord, { type: T; version: V }>
@@ -55,8 +59,18 @@ export class UnreadableRecordError extends Error {
 
 const checkEventRecordedV1 = Compile(EventRecordedV1)
 const checkObjectUpsertedV1 = Compile(ObjectUpsertedV1)
+const checkObjectUpsertedV2 = Compile(ObjectUpsertedV2)
 
-function isReadable(key: string): key is RecordKey {
+/**
+ * The one upcast: `ObjectUpserted` v1 → v2. A v1 upsert carried no time of its own, so its values
+ * took effect when it was received (`time = received_at`, what v1 read models showed), and no O2O.
+ */
+export function upcastObjectUpsertedV1(v1: ObjectUpsertedV1): ObjectUpsertedV2 {
+  const { object_id, type, id, properties, received_at, key_id, request_id } = v1
+  return { object_id, type, id, properties, time: received_at, relationships: [], received_at, key_id, request_id }
+}
+
+function isReadable(key: string): key is StoredKey {
   return Object.hasOwn(READABLE, key)
 }
 
@@ -72,7 +86,8 @@ export interface DecodeOptions {
 
 /**
  * Decodes one stored record.
- * @returns the StoredRecord, its data exactly as stored (no upcasting is needed while every type has one version).
+ * @returns the StoredRecord in the current version of its type: data exactly as stored, or upcast
+ *   from an older version (`ObjectUpserted` v1 → v2, upcastObjectUpsertedV1).
  * @throws UnreadableRecordError naming the type, version, position and stream when the stream is not a
  *   dataset stream, the (type, version) is unknown to this build, the data is not JSON, or it breaks its schema.
  */
@@ -98,7 +113,10 @@ export function decodeRecord(encoded: EncodedRecord, options: DecodeOptions = {}
       return { ...base, type: 'EventRecorded', version: 1, data: data as EventRecordedV1 }
     case 'ObjectUpserted v1':
       if (checkData && !checkObjectUpsertedV1.Check(data)) throw fail('its data does not match the ObjectUpserted v1 schema')
-      return { ...base, type: 'ObjectUpserted', version: 1, data: data as ObjectUpsertedV1 }
+      return { ...base, type: 'ObjectUpserted', version: 2, upcastFrom: 1, data: upcastObjectUpsertedV1(data as ObjectUpsertedV1) }
+    case 'ObjectUpserted v2':
+      if (checkData && !checkObjectUpsertedV2.Check(data)) throw fail('its data does not match the ObjectUpserted v2 schema')
+      return { ...base, type: 'ObjectUpserted', version: 2, data: data as ObjectUpsertedV2 }
     default:
       return unhandledRecord(key)
   }

@@ -3,7 +3,7 @@
  * through `RecordContext`, so the same input and context always give the same record.
  */
 import type { EventInput, ObjectUpsertInput } from '../schemas/api.js'
-import type { EventRecordedV1, NewRecord, ObjectUpsertedV1, RecordedEventObject } from '../schemas/records.js'
+import type { EventRecordedV1, NewRecord, ObjectUpsertedV2, RecordedEventObject, RecordedRelationship } from '../schemas/records.js'
 import { objectIdOf } from './ids.js'
 import { parseTimestamp } from './timestamp.js'
 
@@ -51,16 +51,26 @@ export function buildEventRecorded(input: EventInput, eventId: string, ctx: Reco
   return { type: 'EventRecorded', version: 1, data }
 }
 
-/** Builds an `ObjectUpserted` v1 record. */
-export function buildObjectUpserted(input: ObjectUpsertInput, ctx: RecordContext): NewRecord & { data: ObjectUpsertedV1 } {
+/**
+ * Builds an `ObjectUpserted` v2 record. `time` is the upsert's `timestamp` in UTC, defaulting to
+ * `receivedAt`; each O2O relationship gets its target's object id (README § O2O relationships).
+ */
+export function buildObjectUpserted(input: ObjectUpsertInput, ctx: RecordContext): NewRecord & { data: ObjectUpsertedV2 } {
+  const relationships = (input.relationships ?? []).map((r) => {
+    const out: RecordedRelationship = { type: r.type, id: r.id, object_id: objectIdOf(ctx.datasetId, r.type, r.id) }
+    if (r.qualifier !== undefined) out.qualifier = r.qualifier
+    return out
+  })
   return {
     type: 'ObjectUpserted',
-    version: 1,
+    version: 2,
     data: {
       object_id: objectIdOf(ctx.datasetId, input.type, input.id),
       type: input.type,
       id: input.id,
       properties: input.properties ?? {},
+      time: input.timestamp === undefined ? ctx.receivedAt : toUtcIso(input.timestamp),
+      relationships,
       received_at: ctx.receivedAt,
       key_id: ctx.keyId,
       request_id: ctx.requestId,

@@ -32,6 +32,7 @@ const FIELD_RULES: Record<string, string> = {
   end_timestamp: 'end_timestamp: ISO 8601 with Z or an offset, e.g. 2024-05-01T10:00:00Z',
   properties: 'properties: a JSON object',
   idempotency_key: `idempotency key: 1 to ${String(LIMITS.idempotencyKeyMax)} characters`,
+  relationships: `relationships: 0 to ${String(LIMITS.relationshipsPerObjectMax)} O2O relationships {type, id, qualifier?}`,
 }
 
 interface SchemaError {
@@ -111,7 +112,15 @@ function nameErrors(item: Record<string, unknown>, fields: readonly string[], pr
 
 /** Errors of the parts an item's properties walk covers: every properties value and the item's names. */
 function valueErrors(item: Record<string, unknown>, kind: 'event' | 'object'): FieldError[] {
-  if (kind === 'object') return [...nameErrors(item, ['type', 'id']), ...propertiesErrors(item.properties, '/properties')]
+  if (kind === 'object') {
+    const errors = [...nameErrors(item, ['type', 'id']), ...propertiesErrors(item.properties, '/properties')]
+    if (Array.isArray(item.relationships)) {
+      item.relationships.forEach((r: unknown, i) => {
+        if (isRecord(r)) errors.push(...nameErrors(r, ['type', 'id', 'qualifier'], `/relationships/${String(i)}`))
+      })
+    }
+    return errors
+  }
   const errors = [...nameErrors(item, ['event']), ...propertiesErrors(item.properties, '/properties')]
   if (Array.isArray(item.objects)) {
     item.objects.forEach((o: unknown, i) => {
@@ -124,10 +133,13 @@ function valueErrors(item: Record<string, unknown>, kind: 'event' | 'object'): F
 }
 
 /** Parses `timestamp` / `end_timestamp` when they are strings (the schema reports other types); the UTC forms, or errors. */
-function timestampErrors(item: Record<string, unknown>): { errors: FieldError[]; utc: { timestamp?: string; end_timestamp?: string } } {
+function timestampErrors(
+  item: Record<string, unknown>,
+  fields: readonly ('timestamp' | 'end_timestamp')[] = ['timestamp', 'end_timestamp'],
+): { errors: FieldError[]; utc: { timestamp?: string; end_timestamp?: string } } {
   const errors: FieldError[] = []
   const utc: { timestamp?: string; end_timestamp?: string } = {}
-  for (const field of ['timestamp', 'end_timestamp'] as const) {
+  for (const field of fields) {
     const text = item[field]
     if (typeof text !== 'string') continue
     const parsed = parseTimestamp(text)
@@ -166,7 +178,8 @@ export function validateEvent(item: unknown, options: SizeCheck = {}): Validated
 }
 
 /**
- * Validates one object upsert item (§ Object upsert input; type and id follow § Limits).
+ * Validates one object upsert item (§ Object upsert input; type and id follow § Limits; the
+ * extensions `timestamp` as an event's, `relationships` with an event's object limits).
  * @returns the typed input, or every field error found. Never throws.
  */
 export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Validated<ObjectUpsertInput> {
@@ -174,8 +187,9 @@ export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Va
     return { ok: false, errors: [{ path: '', message: 'must be a JSON object (an object upsert)' }] }
   }
   const values = valueErrors(item, 'object')
-  if (!checkObject.Check(item)) return { ok: false, errors: [...toFieldErrors(checkObject.Errors(item)), ...values] }
-  if (values.length > 0) return { ok: false, errors: values }
+  const times = timestampErrors(item, ['timestamp'])
+  if (!checkObject.Check(item)) return { ok: false, errors: [...toFieldErrors(checkObject.Errors(item)), ...times.errors, ...values] }
+  if (times.errors.length + values.length > 0) return { ok: false, errors: [...times.errors, ...values] }
   const over = options.bodyBytes !== undefined && options.bodyBytes <= LIMITS.itemBytesMax ? null : byteLengthOver(item, LIMITS.itemBytesMax)
   if (over !== null) {
     return {

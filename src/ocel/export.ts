@@ -5,7 +5,7 @@
  */
 import type { ReadModelQuery } from '../ports/read-model-query.js'
 import { READ_LIMIT_MAX } from '../schemas/process.js'
-import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRow } from '../schemas/read-models.js'
+import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow } from '../schemas/read-models.js'
 import type { OcelAttributeType, OcelEventStrict, OcelJsonStrict, OcelObjectStrict, OcelTypeDeclarationStrict } from './ocel-json.js'
 
 /** The read-model fields of one dataset that an export needs (any order: the mapping sorts). */
@@ -16,6 +16,8 @@ export interface ExportRows {
   objectChanges: readonly Pick<ObjectChangeRow, 'object_id' | 'position' | 'time' | 'attributes'>[]
   events: readonly Pick<EventRow, 'event_id' | 'event_type' | 'timestamp' | 'end_timestamp' | 'properties' | 'position'>[]
   eventObjects: readonly Pick<EventObjectRow, 'event_id' | 'object_id' | 'qualifier'>[]
+  /** O2O: from `object_id` to `target_object_id`. */
+  objectRelationships: readonly Pick<ObjectRelationshipRow, 'object_id' | 'target_object_id' | 'qualifier'>[]
 }
 
 /** Counts of an exported document, for the one-line summary of `ocelog export`. */
@@ -26,6 +28,8 @@ export interface ExportSummary {
   objectTypes: number
   /** E2O relationships over all events. */
   relationships: number
+  /** O2O relationships over all objects. */
+  objectRelationships: number
 }
 
 /** The name of the event attribute that carries `end_timestamp`, unless the client used that name itself. */
@@ -134,6 +138,31 @@ function exportedIds(objects: readonly Identity[]): Map<string, string> {
   return ids
 }
 
+/**
+ * OCEL relationships (E2O or O2O) per source (an event id or an object id): the target's exported id
+ * and the qualifier sent, or `''` (OCEL requires one); each once, ordered by (objectId, qualifier).
+ * Rows whose target has no exported id (not in the read models) are left out.
+ */
+function ocelLinks<R extends { qualifier: string | null }>(
+  ids: ReadonlyMap<string, string>,
+  rows: readonly R[],
+  sourceOf: (row: R) => string,
+  targetOf: (row: R) => string,
+): Map<string, { objectId: string; qualifier: string }[]> {
+  const bySource = new Map<string, Map<string, { objectId: string; qualifier: string }>>()
+  for (const row of rows) {
+    const objectId = ids.get(targetOf(row))
+    if (objectId === undefined) continue
+    const qualifier = row.qualifier ?? ''
+    const links = bySource.get(sourceOf(row)) ?? new Map<string, { objectId: string; qualifier: string }>()
+    links.set(JSON.stringify([objectId, qualifier]), { objectId, qualifier })
+    bySource.set(sourceOf(row), links)
+  }
+  const sorted = (links: Iterable<{ objectId: string; qualifier: string }>) =>
+    [...links].sort((a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier))
+  return new Map([...bySource].map(([source, links]) => [source, sorted(links.values())]))
+}
+
 /** A name for the end_timestamp attribute that no property of the type uses. */
 function endTimestampName(taken: ReadonlySet<string>): string {
   if (!taken.has(END_TIMESTAMP_ATTRIBUTE)) return END_TIMESTAMP_ATTRIBUTE
@@ -158,9 +187,11 @@ function endTimestampName(taken: ReadonlySet<string>): string {
  * - `objects`: by (type, id). `id` = the client's external id, or `type/id` for all objects whose
  *   external id is shared by several object types of the dataset (E2O relationships use the same
  *   id). `attributes` = the attribute history from object_changes: one `{name, time, value}` per
- *   attribute per change, in log position order. `relationships` = [] always: the v1 API carries no
- *   O2O relation, and objects that merely share events are linked through those events (E2O), not
- *   by an asserted OCEL O2O relationship, so no such link is exported as one.
+ *   attribute per change, in log position order, each with the time its change took effect (an
+ *   upsert's `timestamp`, an event's time for values sent inside it). `relationships` = the O2O
+ *   relationships upserts asserted (README § O2O relationships): the target's exported id and the
+ *   qualifier sent, or `''`, ordered by (objectId, qualifier). Objects that merely share events are
+ *   linked through those events (E2O), never exported as O2O.
  *
  * Rows that point at nothing (an object change or an E2O row of an unknown object or event) are
  * left out; the projector writes them together, so they do not occur in a consistent store.
@@ -182,15 +213,12 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
   }
   const endName = new Map([...propertyNames].map(([type, names]) => [type, endTimestampName(names)]))
 
-  const relationships = new Map<string, Map<string, { objectId: string; qualifier: string }>>()
-  for (const l of rows.eventObjects) {
-    const objectId = ids.get(l.object_id)
-    if (objectId === undefined) continue
-    const qualifier = l.qualifier ?? ''
-    const forEvent = relationships.get(l.event_id) ?? new Map<string, { objectId: string; qualifier: string }>()
-    forEvent.set(JSON.stringify([objectId, qualifier]), { objectId, qualifier })
-    relationships.set(l.event_id, forEvent)
-  }
+  const relationships = ocelLinks(
+    ids,
+    rows.eventObjects,
+    (l) => l.event_id,
+    (l) => l.object_id,
+  )
 
   const events: OcelEventStrict[] = [...rows.events]
     .sort((a, b) => compare(a.timestamp, b.timestamp) || a.position - b.position)
@@ -205,7 +233,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
         eventTypes.see(e.event_type, name, 'time')
         attributes.push({ name, value: e.end_timestamp })
       }
-      const links = [...(relationships.get(e.event_id)?.values() ?? [])].sort((a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier))
+      const links = relationships.get(e.event_id) ?? []
       return { id: e.event_id, type: e.event_type, time: e.timestamp, attributes, relationships: links }
     })
 
@@ -215,6 +243,13 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
     list.push(c)
     changes.set(c.object_id, list)
   }
+
+  const o2o = ocelLinks(
+    ids,
+    rows.objectRelationships,
+    (r) => r.object_id,
+    (r) => r.target_object_id,
+  )
 
   const objects: OcelObjectStrict[] = rows.objects
     .map((o) => {
@@ -226,7 +261,8 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
           return { name, time: c.time, value: ocelValue(value) }
         }),
       )
-      return { id: ids.get(o.object_id) ?? o.object_id, type: o.type, attributes, relationships: [] }
+      const links = o2o.get(o.object_id) ?? []
+      return { id: ids.get(o.object_id) ?? o.object_id, type: o.type, attributes, relationships: links }
     })
     .sort((a, b) => compare(a.type, b.type) || compare(a.id, b.id))
 
@@ -236,7 +272,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
 /**
  * Exports dataset `datasetId` from the read models as OCEL 2.0 JSON (see `toOcelJson` for the
  * mapping), reading through the query port in pages of READ_LIMIT_MAX: events with their E2O
- * links in (timestamp, position) order, then objects with their attribute histories, then the
+ * links in (timestamp, position) order, then objects with their attribute histories and O2O, then the
  * types. Reads what the read models hold now: records the projector has not applied yet are not
  * in it. Objects are read after events and are never removed, so every object an exported event
  * names is in the document. An unknown dataset gives an empty document.
@@ -254,20 +290,22 @@ export async function exportOcel(query: ReadModelQuery, datasetId: string): Prom
   }
   const objects: ExportRows['objects'][number][] = []
   const objectChanges: ExportRows['objectChanges'][number][] = []
+  const objectRelationships: ExportRows['objectRelationships'][number][] = []
   for (let after: string | null | undefined; after !== null; ) {
     const page = await query.objectHistories(datasetId, { limit: READ_LIMIT_MAX, ...(after === undefined ? {} : { after }) })
     for (const o of page.objects) {
       objects.push({ object_id: o.object_id, type: o.type, external_id: o.id })
       for (const c of o.changes) objectChanges.push({ object_id: o.object_id, ...c })
+      for (const r of o.relationships) objectRelationships.push({ object_id: o.object_id, target_object_id: r.object_id, qualifier: r.qualifier })
     }
     after = page.next
   }
   const eventTypes = await query.eventTypes(datasetId)
   const objectTypes = await query.objectTypes(datasetId)
-  return toOcelJson({ eventTypes, objectTypes, objects, objectChanges, events, eventObjects })
+  return toOcelJson({ eventTypes, objectTypes, objects, objectChanges, events, eventObjects, objectRelationships })
 }
 
-/** Counts of a document: events, objects, declared event/object types and E2O relationships. */
+/** Counts of a document: events, objects, declared event/object types, E2O and O2O relationships. */
 export function summarize(doc: OcelJsonStrict): ExportSummary {
   return {
     events: doc.events.length,
@@ -275,5 +313,6 @@ export function summarize(doc: OcelJsonStrict): ExportSummary {
     eventTypes: doc.eventTypes.length,
     objectTypes: doc.objectTypes.length,
     relationships: doc.events.reduce((n, e) => n + e.relationships.length, 0),
+    objectRelationships: doc.objects.reduce((n, o) => n + (o.relationships?.length ?? 0), 0),
   }
 }

@@ -53,6 +53,8 @@ export interface ObjectHistory {
   id: string
   /** In log position order. */
   changes: { position: number; time: string; attributes: Properties }[]
+  /** Its O2O relationships (OCEL 2.0): target object id and qualifier (null: none), by (target object_id, qualifier). */
+  relationships: { object_id: string; qualifier: string | null }[]
 }
 
 export interface ObjectHistoryPage {
@@ -102,7 +104,7 @@ export interface ReadModelQuery {
   processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]>
 
   /**
-   * A page of the dataset's objects, each with its attribute history, ordered by object_id,
+   * A page of the dataset's objects, each with its attribute history and O2O relationships, ordered by object_id,
    * starting after `after` (for `ocelog export`, which pages through every object).
    * @param limit 1 to READ_LIMIT_MAX objects.
    */

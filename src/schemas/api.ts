@@ -65,12 +65,39 @@ export const EventInput = Type.Object(
 )
 export type EventInput = Static<typeof EventInput>
 
-/** § Object upsert input: body of POST /v1/object/upsert and each element of the object batch. */
+/**
+ * Ocelog extension: one OCEL 2.0 object-to-object (O2O) relationship from the upserted object to
+ * the object (`type`, `id`), with the same limits as an event's objects. The target object (and its
+ * type) is created on first reference, as the spec's § Auto-creation creates an event's objects.
+ */
+export const RelationshipInput = Type.Object(
+  {
+    type: ObjectTypeName,
+    id: ObjectExternalId,
+    qualifier: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.qualifierMax, description: 'The role of the target object for this object' })),
+  },
+  { additionalProperties: false },
+)
+export type RelationshipInput = Static<typeof RelationshipInput>
+
+/** § Object upsert input: body of POST /v1/object/upsert and each element of the object batch (plus Ocelog's extensions). */
 export const ObjectUpsertInput = Type.Object(
   {
     type: ObjectTypeName,
     id: ObjectExternalId,
     properties: Type.Optional(Properties),
+    timestamp: Type.Optional(
+      Type.String({
+        description:
+          'Ocelog extension: when these attribute values took effect (OCEL 2.0 attribute time), ISO 8601 with Z or an offset as for an event. Default: the time of receipt.',
+      }),
+    ),
+    relationships: Type.Optional(
+      Type.Array(RelationshipInput, {
+        maxItems: LIMITS.relationshipsPerObjectMax,
+        description: `Ocelog extension: 0 to ${String(LIMITS.relationshipsPerObjectMax)} O2O relationships from this object; targets are created on first reference`,
+      }),
+    ),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
   { additionalProperties: false },

@@ -172,6 +172,16 @@ export const RelatedObject = Type.Object({
 })
 export type RelatedObject = Static<typeof RelatedObject>
 
+/** One O2O relationship of an object: its target, the qualifier sent (null: none), and when the first upsert asserting it took effect. */
+export const ObjectRelationship = Type.Object({
+  object_id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  id: Type.String(),
+  qualifier: Type.Union([Type.String(), Type.Null()]),
+  time: DateTimeText,
+})
+export type ObjectRelationship = Static<typeof ObjectRelationship>
+
 /** `GET /v1/process/objects/{type}/{id}`; MCP `get_object`. */
 export const ObjectResponse = Type.Object({
   dataset_id: DatasetId,
@@ -189,6 +199,10 @@ export const ObjectResponse = Type.Object({
   trace_truncated: Type.Boolean({ description: 'True when the object has more events than `trace` holds; page them with /v1/process/events' }),
   related: Type.Array(RelatedObject, { description: `Objects sharing events with this one, most shared first, at most ${String(READ_LIMIT_MAX)}` }),
   related_truncated: Type.Boolean(),
+  relationships: Type.Array(ObjectRelationship, {
+    description: `Ocelog extension: this object's O2O relationships (to the target objects), by (type, id, qualifier), at most ${String(READ_LIMIT_MAX)}`,
+  }),
+  relationships_truncated: Type.Boolean(),
 })
 export type ObjectResponse = Static<typeof ObjectResponse>
 

@@ -39,7 +39,7 @@ export type ObjectRow = Static<typeof ObjectRow>
 /**
  * Key (dataset_id, object_id, position): the attribute values one record set on one object
  * (OCEL 2.0 object attribute history). `time` is the event's `timestamp` for properties sent inline
- * in an event, and `received_at` for an object upsert (the upsert carries no time of its own).
+ * in an event, and the upsert's `time` for an object upsert (its `timestamp`, else `received_at`).
  */
 export const ObjectChangeRow = Type.Object({
   dataset_id: Type.String(),
@@ -76,3 +76,20 @@ export const EventObjectRow = Type.Object({
   position: Type.Integer(),
 })
 export type EventObjectRow = Static<typeof EventObjectRow>
+
+/**
+ * O2O (OCEL 2.0 object-to-object). Key (dataset_id, object_id, target_object_id, qualifier);
+ * `qualifier` is null when none was sent. `time` and `position`: of the first upsert that asserted
+ * it (`time` is that upsert's `time`).
+ */
+export const ObjectRelationshipRow = Type.Object({
+  dataset_id: Type.String(),
+  object_id: Type.String(),
+  target_object_id: Type.String(),
+  qualifier: Type.Union([Type.String(), Type.Null()]),
+  target_type: Type.String(),
+  target_external_id: Type.String(),
+  time: Type.String(),
+  position: Type.Integer(),
+})
+export type ObjectRelationshipRow = Static<typeof ObjectRelationshipRow>

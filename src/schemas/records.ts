@@ -41,6 +41,34 @@ export const ObjectUpsertedV1 = Type.Object({
 })
 export type ObjectUpsertedV1 = Static<typeof ObjectUpsertedV1>
 
+/** An O2O relationship as recorded: the target's identity and the qualifier sent. */
+export const RecordedRelationship = Type.Object({
+  type: Type.String(),
+  id: Type.String(),
+  object_id: Type.String({ format: 'uuid' }),
+  qualifier: Type.Optional(Type.String()),
+})
+export type RecordedRelationship = Static<typeof RecordedRelationship>
+
+/**
+ * `ObjectUpserted` v2: v1 plus `time`, when the attribute values took effect (the upsert's
+ * `timestamp`, else its receipt time), and `relationships`, the O2O relationships it asserts
+ * (README § Exactly once and O2O). Written by this build; v1 records are upcast to it on read
+ * (src/core/record-decoder.ts) with `time = received_at` and no relationships.
+ */
+export const ObjectUpsertedV2 = Type.Object({
+  object_id: Type.String({ format: 'uuid' }),
+  type: Type.String(),
+  id: Type.String(),
+  properties: Properties,
+  time: Type.String({ description: 'UTC ISO 8601 with milliseconds' }),
+  relationships: Type.Array(RecordedRelationship),
+  received_at: Type.String(),
+  key_id: Type.String(),
+  request_id: Type.String(),
+})
+export type ObjectUpsertedV2 = Static<typeof ObjectUpsertedV2>
+
 /**
  * A record's idempotency key and the fingerprint of the item it was recorded from, kept in the
  * record's envelope beside its data (so record data versions do not change): the SQLite columns
@@ -52,8 +80,11 @@ export const RecordIdempotency = Type.Object({
 })
 export type RecordIdempotency = Static<typeof RecordIdempotency>
 
-/** A record before it has a position: what the ingest core hands to the log's `append`. */
-export type NewRecord = ({ type: 'EventRecorded'; version: 1; data: EventRecordedV1 } | { type: 'ObjectUpserted'; version: 1; data: ObjectUpsertedV1 }) & {
+/**
+ * A record before it has a position: what the ingest core hands to the log's `append`, and what
+ * the decoder gives back (the current version of each type; older versions are upcast on read).
+ */
+export type NewRecord = ({ type: 'EventRecorded'; version: 1; data: EventRecordedV1 } | { type: 'ObjectUpserted'; version: 2; data: ObjectUpsertedV2 }) & {
   /** Present when the item carried an idempotency key. */
   idempotency?: RecordIdempotency
 }
@@ -67,6 +98,8 @@ export type StoredRecord = NewRecord & {
   datasetId: string
   /** UTC ISO 8601 with ms: when the log committed the record. */
   appendedAt: string
+  /** The version the record was written in, when the decoder upcast it to `version` (src/core/record-decoder.ts). */
+  upcastFrom?: number
 }
 
 export const RECORD_TYPES = ['EventRecorded', 'ObjectUpserted'] as const

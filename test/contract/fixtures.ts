@@ -7,7 +7,7 @@ import { foldRecords } from '../../projections/registry.js'
 import type { ChangeSet } from '../../src/core/read-model-changes.js'
 import { newEventId } from '../../src/core/ids.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
-import type { Properties } from '../../src/schemas/api.js'
+import type { ObjectUpsertInput, Properties } from '../../src/schemas/api.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../src/schemas/records.js'
 
 /** A dataset id no other test uses (engines shared between runs keep old streams). */
@@ -45,8 +45,15 @@ export function eventRecord(
   )
 }
 
-export function upsertRecord(datasetId: string, type: string, id: string, properties: Properties, receivedAt?: string): NewRecord {
-  return buildObjectUpserted({ type, id, properties }, context(datasetId, receivedAt))
+export function upsertRecord(
+  datasetId: string,
+  type: string,
+  id: string,
+  properties: Properties,
+  receivedAt?: string,
+  extension: Pick<ObjectUpsertInput, 'timestamp' | 'relationships'> = {},
+): NewRecord {
+  return buildObjectUpserted({ type, id, properties, ...extension }, context(datasetId, receivedAt))
 }
 
 /** Gives records consecutive positions from `first`, as a log would, for read-model tests. */

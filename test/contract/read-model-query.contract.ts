@@ -258,6 +258,36 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(detail?.related_truncated).toBe(false)
       })
 
+      it('gives its O2O relationships by (type, id, qualifier), each with the time of the first upsert that asserted it', async () => {
+        await load(ds, [
+          upsertRecord(ds, 'order', 'o1', {}, at(101), {
+            timestamp: at(3),
+            relationships: [
+              { type: 'item', id: 'i2', qualifier: 'contains' },
+              { type: 'customer', id: 'c1', qualifier: 'placed by' },
+            ],
+          }),
+          upsertRecord(ds, 'order', 'o1', {}, at(102), {
+            relationships: [
+              { type: 'item', id: 'i2', qualifier: 'contains' },
+              { type: 'item', id: 'i1' },
+            ],
+          }),
+        ])
+        const detail = await q.object(ds, 'order', 'o1', 2)
+        expect(detail?.relationships).toEqual([
+          { object_id: objectIdOf(ds, 'customer', 'c1'), type: 'customer', id: 'c1', qualifier: 'placed by', time: at(3) },
+          { object_id: objectIdOf(ds, 'item', 'i1'), type: 'item', id: 'i1', qualifier: null, time: at(102) },
+        ])
+        expect(detail?.relationships_truncated).toBe(true)
+        expect((await q.object(ds, 'order', 'o1', 10))?.relationships.map((r) => [r.id, r.qualifier])).toEqual([
+          ['c1', 'placed by'],
+          ['i1', null],
+          ['i2', 'contains'],
+        ])
+        expect(await q.object(ds, 'item', 'i1', 10)).toMatchObject({ object: { type: 'item', id: 'i1', attributes: {} }, relationships: [] })
+      })
+
       it('cuts the trace and the related objects at the limit and says so', async () => {
         await loadEvents(ds, SHOP)
         const detail = await q.object(ds, 'item', 'i1', 2)
@@ -370,8 +400,41 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           { position: positions[1], time: at(101), attributes: { status: 'open' } },
           { position: positions[2], time: at(102), attributes: { status: 'paid' } },
         ])
-        expect(all.find((o) => o.id === 'o2')).toEqual({ object_id: objectIdOf(ds, 'order', 'o2'), type: 'order', id: 'o2', changes: [] })
+        expect(all.find((o) => o.id === 'o2')).toEqual({ object_id: objectIdOf(ds, 'order', 'o2'), type: 'order', id: 'o2', changes: [], relationships: [] })
         expect(await q.objectHistories(freshDatasetId(), { limit: 10 })).toEqual({ objects: [], next: null })
+      })
+
+      it('gives each object its O2O relationships once, and values with the time they took effect', async () => {
+        const positions = await load(ds, [
+          upsertRecord(ds, 'order', 'o1', { status: 'open' }, at(101), {
+            timestamp: '2024-05-01T12:00:00+02:00',
+            relationships: [
+              { type: 'item', id: 'i1', qualifier: 'contains' },
+              { type: 'customer', id: 'c1' },
+            ],
+          }),
+          upsertRecord(ds, 'order', 'o1', {}, at(102), {
+            relationships: [
+              { type: 'item', id: 'i1', qualifier: 'contains' },
+              { type: 'item', id: 'i1' },
+            ],
+          }),
+        ])
+        const { objects } = await q.objectHistories(ds, { limit: 10 })
+        const o1 = objects.find((o) => o.id === 'o1')
+        expect(o1?.changes).toEqual([{ position: positions[0], time: at(0), attributes: { status: 'open' } }])
+        const rel = (type: string, id: string, qualifier: string | null) => ({ object_id: objectIdOf(ds, type, id), qualifier })
+        expect(o1?.relationships).toEqual(
+          [rel('item', 'i1', 'contains'), rel('customer', 'c1', null), rel('item', 'i1', null)].sort(
+            (a, b) => (a.object_id < b.object_id ? -1 : a.object_id > b.object_id ? 1 : 0) || (a.qualifier === null ? -1 : 1),
+          ),
+        )
+        // The targets exist from their first reference, without attributes.
+        expect(objects.map((o) => [o.type, o.id, o.changes.length]).sort()).toEqual([
+          ['customer', 'c1', 0],
+          ['item', 'i1', 0],
+          ['order', 'o1', 1],
+        ])
       })
     })
 

@@ -233,6 +233,55 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       )
     })
 
+    it('keeps each O2O relationship once, with the time and position of the first upsert that asserted it, and creates its targets', async () => {
+      const records = stored(
+        ds,
+        [
+          upsertRecord(ds, 'order', 'o1', { status: 'open' }, T2, {
+            timestamp: T1,
+            relationships: [
+              { type: 'item', id: 'i1', qualifier: 'contains' },
+              { type: 'customer', id: 'c1' },
+            ],
+          }),
+          upsertRecord(ds, 'order', 'o1', {}, T2, { relationships: [{ type: 'item', id: 'i1', qualifier: 'contains' }] }),
+        ],
+        20,
+      )
+      const first = changesOf(records.slice(0, 1))
+      await store.apply('p', null, first.to, first.changes)
+      const all = changesOf(records)
+      // A second projector replays both records over the same rows: nothing is added twice.
+      await store.apply('replayer', null, all.to, all.changes)
+      const rows = await h.rows(ds)
+      const o1 = objectIdOf(ds, 'order', 'o1')
+      const o2o = (type: string, id: string, qualifier: string | null) => ({
+        dataset_id: ds,
+        object_id: o1,
+        target_object_id: objectIdOf(ds, type, id),
+        qualifier,
+        target_type: type,
+        target_external_id: id,
+        time: T1,
+        position: 20,
+      })
+      expect(rows.objectRelationships).toEqual(
+        [o2o('item', 'i1', 'contains'), o2o('customer', 'c1', null)].sort((a, b) => (a.target_object_id < b.target_object_id ? -1 : 1)),
+      )
+      expect(rows.objects.map((o) => [o.type, o.external_id, o.properties])).toEqual([
+        ['customer', 'c1', {}],
+        ['item', 'i1', {}],
+        ['order', 'o1', { status: 'open' }],
+      ])
+      expect(rows.objectTypes.map((t) => [t.name, t.count])).toEqual([
+        ['customer', 1],
+        ['item', 1],
+        ['order', 1],
+      ])
+      // The upsert's values took effect at its timestamp, not when it was received.
+      expect(rows.objectChanges.map((c) => [c.object_id, c.time, c.attributes])).toEqual([[o1, T1, { status: 'open' }]])
+    })
+
     it('keeps datasets apart', async () => {
       const other = freshDatasetId()
       await store.apply('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes)
@@ -243,6 +292,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         objectChanges: [],
         events: [],
         eventObjects: [],
+        objectRelationships: [],
       })
       expect(await h.rows(other).then((r) => r.objects)).toHaveLength(1)
     })
@@ -260,6 +310,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         objectChanges: [],
         events: [],
         eventObjects: [],
+        objectRelationships: [],
       })
     })
 

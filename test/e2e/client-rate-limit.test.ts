@@ -90,7 +90,7 @@ describe('OcelogClient under a tiny rate limit', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
     try {
       const summary = await importUnderTheLimit(writeGeneratedOcel(dir).json)
-      expect(summary.sent).toEqual({ events: 7, object_upserts: 61, objects: 57 })
+      expect(summary.sent).toEqual({ events: 7, object_upserts: 61, objects: 57, o2o: 3 })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

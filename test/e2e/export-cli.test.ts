@@ -52,7 +52,7 @@ describe('ocelog export', () => {
     const out = join(dataDir, 'export.json')
     const { code, stderr } = await ocelog(['export', '--dataset', datasetId, '--out', out])
     expect(code).toBe(0)
-    expect(stderr).toBe(`exported dataset ${datasetId}: 2 events, 2 objects, 2 event types, 2 object types, 3 E2O relationships to ${out}\n`)
+    expect(stderr).toBe(`exported dataset ${datasetId}: 2 events, 2 objects, 2 event types, 2 object types, 3 E2O and 0 O2O relationships to ${out}\n`)
     const doc = JSON.parse(readFileSync(out, 'utf8')) as { events: { type: string; relationships: unknown[] }[] }
     expect(doc.events.map((e) => [e.type, e.relationships])).toEqual([
       ['Create Order', [{ objectId: 'o1', qualifier: 'target' }]],
@@ -79,7 +79,10 @@ describe('ocelog export', () => {
       const out = join(dataDir, `export.${form === 'xml' ? 'xmlocel' : 'sqlite'}`)
       expect((await ocelog(['export', '--dataset', datasetId, '--out', json])).code).toBe(0)
       const { code, stderr } = await ocelog(['export', '--dataset', datasetId, '--format', form, '--out', out])
-      expect([code, stderr]).toEqual([0, `exported dataset ${datasetId}: 2 events, 2 objects, 2 event types, 2 object types, 3 E2O relationships to ${out}\n`])
+      expect([code, stderr]).toEqual([
+        0,
+        `exported dataset ${datasetId}: 2 events, 2 objects, 2 event types, 2 object types, 3 E2O and 0 O2O relationships to ${out}\n`,
+      ])
       const utc = parseTimeZone('UTC')
       const read = readOcelFile(out, utc)
       expect([read.format, logView(read)]).toEqual([form, logView(readOcelJson(readFileSync(json, 'utf8'), utc))])

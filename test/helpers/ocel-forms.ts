@@ -6,6 +6,8 @@
  *   declared types with their attribute names and types. Values are compared as OCEL JSON writes them
  *   (`ocelValue`: numbers and booleans as text), since JSON carries them as strings and XML and
  *   SQLite typed.
+ * - `toOcelDocument`: a log as read, as an OCEL 2.0 JSON document that our writers take, to make the
+ *   forms a shared log does not come in (an XML file of a log published as SQLite).
  * - `xmllint`: validation of an XML file against an XSD with Debian's xmllint (libxml2-utils), and
  *   `relaxedXsd`, the standard XSD without the two keyrefs that cannot express a log in which two
  *   object types or two event types share an attribute name.
@@ -13,7 +15,7 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { ocelValue } from '../../src/ocel/export.js'
-import type { OcelJson } from '../../src/ocel/ocel-json.js'
+import type { OcelAttributeType, OcelJson, OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import type { OcelLog, OcelRelationship } from '../../src/ocel/import/model.js'
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
@@ -93,4 +95,40 @@ export function relaxedXsd(from: string, to: string): string {
   if ((xsd.match(pattern) ?? []).length !== 2) throw new Error(`${from}: expected the keyrefs objectAttributeRef and eventAttributeRef`)
   writeFileSync(to, relaxed)
   return to
+}
+
+const ATTRIBUTE_TYPES: readonly string[] = ['string', 'integer', 'float', 'boolean', 'time']
+
+/** A declared attribute type as one of OCEL's five names (anything else is written as `string`). */
+function attributeType(type: string): OcelAttributeType {
+  return ATTRIBUTE_TYPES.includes(type) ? (type as OcelAttributeType) : 'string'
+}
+
+/**
+ * `log` (as a reader gives it) as a strict OCEL 2.0 JSON document: times in UTC ISO 8601 with ms,
+ * values as OCEL JSON text (`ocelValue`), no qualifier as `''`, declarations as read. With our
+ * writers (toOcelXml, writeOcelSqlite) it gives the log in the forms it was not published in.
+ */
+export function toOcelDocument(log: OcelLog): OcelJsonStrict {
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const rel = (rs: readonly OcelRelationship[]) => rs.map((r) => ({ objectId: r.objectId, qualifier: r.qualifier ?? '' }))
+  const types = (ds: OcelLog['eventTypes']) =>
+    ds.map((d) => ({ name: d.name, attributes: d.attributes.map((a) => ({ name: a.name, type: attributeType(a.type) })) }))
+  return {
+    eventTypes: types(log.eventTypes),
+    objectTypes: types(log.objectTypes),
+    events: log.events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      time: iso(e.time),
+      attributes: Object.entries(e.attributes).map(([name, value]) => ({ name, value: ocelValue(value) })),
+      relationships: rel(e.relationships),
+    })),
+    objects: log.objects.map((o) => ({
+      id: o.id,
+      type: o.type,
+      attributes: o.attributes.map((a) => ({ name: a.name, time: iso(a.time), value: ocelValue(a.value) })),
+      relationships: rel(o.relationships),
+    })),
+  }
 }

@@ -7,7 +7,7 @@ import type { Db } from 'mongodb'
 import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import type { Properties } from '../../src/schemas/api.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../src/schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../src/schemas/read-models.js'
 
 export interface ReadModelRows {
   eventTypes: EventTypeRow[]
@@ -20,12 +20,14 @@ export interface ReadModelRows {
   events: EventRow[]
   /** Ordered by (event_time, position, object_id, qualifier). */
   eventObjects: EventObjectRow[]
+  /** O2O, ordered by (object_id, target_object_id, qualifier), no qualifier first. */
+  objectRelationships: ObjectRelationshipRow[]
 }
 
 /** Reads every row of a dataset. */
 export type RowReader = (datasetId: string) => Promise<ReadModelRows>
 
-/** E2O rows without a qualifier hold '' in SQLite. */
+/** E2O and O2O rows without a qualifier hold '' in SQLite. */
 const NO_QUALIFIER = ''
 
 /** The rows of the SQLite read models (tables rm_*). */
@@ -51,6 +53,10 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
       'SELECT * FROM rm_event_objects WHERE dataset_id = ? ORDER BY event_time, position, object_id, qualifier',
       datasetId,
     ).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+    objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier'> & { qualifier: string }>(
+      'SELECT * FROM rm_object_relationships WHERE dataset_id = ? ORDER BY object_id, target_object_id, qualifier',
+      datasetId,
+    ).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
   })
 }
 
@@ -70,5 +76,6 @@ export function mongoRows(db: Db): RowReader {
     objectChanges: await rows<ObjectChangeRow>(c.objectChanges, datasetId, { object_id: 1, position: 1 }),
     events: await rows<EventRow>(c.events, datasetId, { timestamp: 1, position: 1 }),
     eventObjects: await rows<EventObjectRow>(c.eventObjects, datasetId, { event_time: 1, position: 1, object_id: 1, qualifier: 1 }),
+    objectRelationships: await rows<ObjectRelationshipRow>(c.objectRelationships, datasetId, { object_id: 1, target_object_id: 1, qualifier: 1 }),
   })
 }

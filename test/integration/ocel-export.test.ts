@@ -252,11 +252,15 @@ describe("exportOcel of the generated log sent through the API core in the impor
     return { source, doc: await exportOcel(query, 'ds1') }
   }
 
-  it('gives back every event and final object attribute values, modulo the counted skips', async () => {
+  it('gives back every event, O2O relationship, attribute value with its time and final value, modulo the counted skips', async () => {
     const { source, doc } = await send()
     expect(diffViews(expectedView(source), exportedView(doc))).toEqual([])
-    // 8 events but the one with 51 objects; 57 objects and the 2 it references but never defines.
-    expect([doc.events.length, doc.objects.length]).toEqual([7, 59])
+    // 8 events but the one with 51 objects; 57 objects and the 3 it references (2 by E2O, 1 by O2O) but never defines.
+    expect([doc.events.length, doc.objects.length]).toEqual([7, 60])
+    expect(doc.objects.find((o) => o.id === 'o-1')?.relationships).toEqual([
+      { objectId: 'ghost-order', qualifier: '' },
+      { objectId: '客户-1', qualifier: 'placed by' },
+    ])
   })
 
   it('keeps unicode, offsets converted to UTC, qualifiers and the latest attribute values', async () => {

@@ -25,8 +25,18 @@ afterEach(async () => {
 function upsert(id: string, properties: Record<string, unknown>): NewRecord {
   return {
     type: 'ObjectUpserted',
-    version: 1,
-    data: { object_id: id, type: 't', id, properties, received_at: '2024-01-01T00:00:00.000Z', key_id: 'k', request_id: 'r' },
+    version: 2,
+    data: {
+      object_id: id,
+      type: 't',
+      id,
+      properties,
+      time: '2024-01-01T00:00:00.000Z',
+      relationships: [],
+      received_at: '2024-01-01T00:00:00.000Z',
+      key_id: 'k',
+      request_id: 'r',
+    },
   }
 }
 

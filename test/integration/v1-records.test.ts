@@ -2,7 +2,8 @@
  * Versions (README § Read models; event sourcing: records are never edited, and every version ever
  * written stays readable): a log written by an earlier release, as checked-in rows of the SQLite
  * `records` table (test/fixtures/v1-records.json: `ObjectUpserted` v1 and `EventRecorded` v1, made
- * before records carried idempotency keys), is replayed and projected by this build unchanged.
+ * before records carried idempotency keys), is replayed and projected by this build unchanged:
+ * `ObjectUpserted` v1 is upcast on read to v2 (time = received_at, no O2O), which is what it meant.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -39,15 +40,17 @@ afterEach(() => {
 })
 
 describe('a log of version-1 records', () => {
-  it('replays with every record as written, and no idempotency key', async () => {
+  it('replays every record as written, ObjectUpserted v1 upcast to v2 (its values took effect when received, no O2O), and no idempotency key', async () => {
     const records = await new SqliteEventLog(db).readStream('v1ds', null, 100)
-    expect(records.map((r) => [r.position, r.type, r.version, r.idempotency])).toEqual([
-      [1, 'ObjectUpserted', 1, undefined],
-      [2, 'EventRecorded', 1, undefined],
-      [3, 'EventRecorded', 1, undefined],
-      [4, 'ObjectUpserted', 1, undefined],
+    expect(records.map((r) => [r.position, r.type, r.version, r.upcastFrom, r.idempotency])).toEqual([
+      [1, 'ObjectUpserted', 2, 1, undefined],
+      [2, 'EventRecorded', 1, undefined, undefined],
+      [3, 'EventRecorded', 1, undefined, undefined],
+      [4, 'ObjectUpserted', 2, 1, undefined],
     ])
-    expect(records.map((r) => r.data)).toEqual(ROWS.map((r) => JSON.parse(r.data)))
+    const written = ROWS.map((r) => JSON.parse(r.data) as Record<string, unknown>)
+    const upcast = (w: Record<string, unknown>, type: string) => (type === 'ObjectUpserted' ? { ...w, time: w.received_at, relationships: [] } : w)
+    expect(records.map((r) => r.data)).toEqual(written.map((w, i) => upcast(w, ROWS[i]?.type ?? '')))
   })
 
   it('projects into the read models this build keeps', async () => {

@@ -95,7 +95,7 @@ describe('toProposedEvent', () => {
     expect(toProposedEvent(record, () => 'fresh-id').metadata).toEqual({
       key_id: 'key_1',
       request_id: 'req_1',
-      schema_version: 1,
+      schema_version: 2,
       idempotency_key: 'k1',
       fingerprint: 'f1',
     })

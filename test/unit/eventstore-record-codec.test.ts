@@ -16,7 +16,7 @@ function readEvent(overrides: Partial<ReadEvent>): ReadEvent {
     streamId: 'dataset-ds1',
     type: record.type,
     data: JSON.parse(JSON.stringify(record.data)),
-    metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 1 },
+    metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 2 },
     commitPosition: 4096n,
     created,
     ...overrides,
@@ -28,7 +28,7 @@ describe('toStoredRecord', () => {
     const r = toStoredRecord(readEvent({}))
     expect([r.type, r.version, r.position, r.stream, r.datasetId, r.appendedAt]).toEqual([
       'ObjectUpserted',
-      1,
+      2,
       4096,
       'dataset-ds1',
       'ds1',
@@ -40,25 +40,25 @@ describe('toStoredRecord', () => {
   it('turns an EventRecorded event into a record with its data unchanged', () => {
     const record = buildEventRecorded({ event: 'Pay', objects: [{ type: 'order', id: 'o1', qualifier: 'paid' }] }, '0190f5a2-0000-7000-8000-000000000001', ctx)
     const data = JSON.parse(JSON.stringify(record.data))
-    const r = toStoredRecord(readEvent({ type: 'EventRecorded', data }))
+    const r = toStoredRecord(readEvent({ type: 'EventRecorded', data, metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 1 } }))
     expect(r.type).toBe('EventRecorded')
     expect(r.data).toEqual(record.data)
   })
 
   it('carries the idempotency key and fingerprint from the metadata, and none when the metadata has none', () => {
-    const keyed = toStoredRecord(readEvent({ metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 1, idempotency_key: 'k1', fingerprint: 'f1' } }))
+    const keyed = toStoredRecord(readEvent({ metadata: { key_id: 'key_1', request_id: 'req_1', schema_version: 2, idempotency_key: 'k1', fingerprint: 'f1' } }))
     expect([keyed.idempotency, toStoredRecord(readEvent({})).idempotency]).toEqual([{ key: 'k1', fingerprint: 'f1' }, undefined])
   })
 
   it('refuses an event whose data does not match its record type', () => {
-    expect(() => toStoredRecord(readEvent({ type: 'EventRecorded' }))).toThrow(
+    expect(() => toStoredRecord(readEvent({ type: 'EventRecorded', metadata: { schema_version: 1 } }))).toThrow(
       /EventRecorded v1 at position 4096 .* does not match the EventRecorded v1 schema/,
     )
   })
 
   it('reads the schema version from the metadata, and refuses one this build cannot read', () => {
-    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 2 } }))).toThrow(UnreadableRecordError)
-    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 2 } }))).toThrow(/ObjectUpserted v2 at position 4096/)
+    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 3 } }))).toThrow(UnreadableRecordError)
+    expect(() => toStoredRecord(readEvent({ metadata: { schema_version: 3 } }))).toThrow(/ObjectUpserted v3 at position 4096/)
     expect(() => toStoredRecord(readEvent({ metadata: undefined }))).toThrow(/ObjectUpserted vundefined at position 4096/)
   })
 

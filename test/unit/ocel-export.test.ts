@@ -44,7 +44,7 @@ function typeRow(name: string): EventTypeRow {
 }
 
 function rows(partial: Partial<ExportRows>): ExportRows {
-  return { eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], ...partial }
+  return { eventTypes: [], objectTypes: [], objects: [], objectChanges: [], events: [], eventObjects: [], objectRelationships: [], ...partial }
 }
 
 const order1 = object('oid-order-1', 'order', '1')
@@ -223,15 +223,39 @@ describe('ocelValue', () => {
 })
 
 describe('summarize', () => {
-  it('counts events, objects, types and E2O relationships', () => {
+  it('counts events, objects, types, E2O and O2O relationships', () => {
     const doc = toOcelJson(
       rows({
         events: [event('e1', 'place', 1), event('e2', 'pay', 2)],
         objects: [order1, item2],
         eventObjects: [e2o('e1', order1, null), e2o('e1', item2, null), e2o('e2', order1, null)],
+        objectRelationships: [{ object_id: 'oid-order-1', target_object_id: 'oid-item-2', qualifier: 'contains' }],
       }),
     )
-    expect(summarize(doc)).toEqual({ events: 2, objects: 2, eventTypes: 2, objectTypes: 2, relationships: 3 })
+    expect(summarize(doc)).toEqual({ events: 2, objects: 2, eventTypes: 2, objectTypes: 2, relationships: 3, objectRelationships: 1 })
+  })
+})
+
+describe('toOcelJson O2O', () => {
+  it('writes each O2O relationship once under its source object, with the target\'s exported id and the qualifier or ""', () => {
+    const doc = toOcelJson(
+      rows({
+        objects: [order1, item1, item2],
+        objectRelationships: [
+          { object_id: 'oid-order-1', target_object_id: 'oid-item-2', qualifier: null },
+          { object_id: 'oid-order-1', target_object_id: 'oid-item-1', qualifier: 'contains' },
+          { object_id: 'oid-order-1', target_object_id: 'oid-item-1', qualifier: 'contains' },
+          { object_id: 'oid-order-1', target_object_id: 'oid-unknown', qualifier: 'dangling' },
+        ],
+      }),
+    )
+    const order = doc.objects.find((o) => o.type === 'order')
+    // item ids 1 and the order id 1 are shared across types, so every "1" is written type/id.
+    expect(order?.relationships).toEqual([
+      { objectId: '2', qualifier: '' },
+      { objectId: 'item/1', qualifier: 'contains' },
+    ])
+    expect(doc.objects.filter((o) => o.type === 'item').map((o) => o.relationships)).toEqual([[], []])
   })
 })
 

@@ -100,8 +100,8 @@ describe('planImport mapping', () => {
       ),
     )
     expect(plan.batches.flatMap((b): unknown[] => b.items)).toEqual([
-      { type: 'order', id: 'o1', properties: { status: 'open', total: 10 } },
-      { type: 'order', id: 'o1', properties: { status: 'paid' } },
+      { type: 'order', id: 'o1', properties: { status: 'open', total: 10 }, timestamp: '1970-01-01T00:00:00.000Z' },
+      { type: 'order', id: 'o1', properties: { status: 'paid' }, timestamp: '2024-01-01T12:00:00.000Z' },
     ])
     expect(plan.upserts).toBe(2)
     expect(plan.objects).toBe(1)
@@ -282,9 +282,53 @@ describe('planImport skips', () => {
     expect(plan.skipped.e2o_duplicate?.count).toBe(1)
   })
 
-  it('counts O2O relationships, which no v1 endpoint carries', () => {
-    const plan = planImport(log([order('o1', [], [{ objectId: 'o2', qualifier: 'split into' }]), order('o2')], []))
-    expect(plan.skipped.o2o_relationship).toEqual({ count: 1, examples: ['o1 → o2'] })
+  it('sends O2O relationships on the first upsert, the target typed as the log defines it, a repeated one once', () => {
+    const customer: OcelObject = { id: 'c1', type: 'customer', attributes: [], relationships: [] }
+    const o1 = order(
+      'o1',
+      [
+        { name: 'status', time: T(3), value: 'paid' },
+        { name: 'status', time: T(1), value: 'open' },
+      ],
+      [
+        { objectId: 'c1', qualifier: 'placed by' },
+        { objectId: 'o2', qualifier: null },
+        { objectId: 'c1', qualifier: 'placed by' },
+        { objectId: 'nowhere', qualifier: 'ghost' },
+      ],
+    )
+    const plan = planImport(log([o1, order('o2'), customer], []))
+    const items = plan.batches.flatMap((b): unknown[] => b.items)
+    expect(items).toContainEqual({
+      type: 'order',
+      id: 'o1',
+      properties: { status: 'open' },
+      timestamp: '2024-01-01T01:00:00.000Z',
+      relationships: [
+        { type: 'customer', id: 'c1', qualifier: 'placed by' },
+        { type: 'order', id: 'o2' },
+        { type: 'ocelog:undefined', id: 'nowhere', qualifier: 'ghost' },
+      ],
+    })
+    expect(items).toContainEqual({ type: 'order', id: 'o1', properties: { status: 'paid' }, timestamp: '2024-01-01T03:00:00.000Z' })
+    expect(plan.skipped).toEqual({ o2o_duplicate: { count: 1, examples: ['o1 → c1'] } })
+    expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 1, events: 0 })
+  })
+
+  it('sends more than 100 O2O relationships of one object in upserts of at most 100, at the time of its first', () => {
+    const targets = Array.from({ length: 250 }, (_, i) => order(`t${String(i)}`))
+    const hub = order(
+      'hub',
+      [{ name: 'size', time: T(2), value: 250 }],
+      targets.map((t) => ({ objectId: t.id, qualifier: 'has' })),
+    )
+    const items = planImport(log([hub, ...targets], [])).batches.flatMap((b) => (b.kind === 'objects' ? b.items.filter((i) => i.id === 'hub') : []))
+    expect(items.map((i) => [i.timestamp, i.properties, i.relationships?.length])).toEqual([
+      ['2024-01-01T02:00:00.000Z', { size: 250 }, 100],
+      ['2024-01-01T02:00:00.000Z', undefined, 100],
+      ['2024-01-01T02:00:00.000Z', undefined, 50],
+    ])
+    expect(new Set(items.flatMap((i) => i.relationships?.map((r) => r.id) ?? [])).size).toBe(250)
   })
 
   itWithSharedOcel('keeps every event of the ocpa logistics log, whose Collect Goods events name only undefined Handling Units (SOURCES.md)', () => {
@@ -292,7 +336,9 @@ describe('planImport skips', () => {
     expect(plan.events).toBe(8727)
     // 2,540 Handling Units, each named by its Collect Goods event and by one other event.
     expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 2540, events: 5080 })
-    expect(plan.skipped).toEqual({ o2o_relationship: { count: 3960, examples: expect.any(Array) } })
+    expect(plan.skipped).toEqual({})
+    const o2o = plan.batches.flatMap((b) => (b.kind === 'objects' ? b.items : [])).reduce((n, i) => n + (i.relationships?.length ?? 0), 0)
+    expect(o2o).toBe(3960)
   })
 })
 
@@ -419,14 +465,17 @@ describe('planImport on the generated log', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }))
   const read = (form: keyof GeneratedOcelFiles) => readOcelFile(files[form], parseTimeZone('UTC'))
 
-  it('counts what it cannot send (the event with 51 objects, O2O) and the undefined objects it sends with the placeholder type', () => {
+  it('counts what it cannot send (the event with 51 objects) and the undefined objects (E2O and O2O targets) it sends with the placeholder type', () => {
     const plan = planImport(read('json'))
     expect({ events: plan.events, upserts: plan.upserts, objects: plan.objects }).toEqual({ events: 7, upserts: 61, objects: 57 })
-    expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 2, events: 2 })
-    expect(plan.skipped).toEqual({
-      o2o_relationship: { count: 3, examples: ['o-1 → 客户-1', 'o-1 → ghost-order', 'item-1 → o-1'] },
-      event_over_50_objects: { count: 1, examples: ['e5 (51 objects)'] },
-    })
+    expect(plan.undefinedObjects).toEqual({ type: 'ocelog:undefined', objects: 3, events: 2 })
+    expect(plan.skipped).toEqual({ event_over_50_objects: { count: 1, examples: ['e5 (51 objects)'] } })
+    const o2o = plan.batches.flatMap((b) => (b.kind === 'objects' ? b.items.flatMap((i) => (i.relationships ?? []).map((r) => [i.id, r])) : []))
+    expect(o2o).toEqual([
+      ['o-1', { type: 'Kunde 客户', id: '客户-1', qualifier: 'placed by' }],
+      ['o-1', { type: 'ocelog:undefined', id: 'ghost-order' }],
+      ['item-1', { type: 'order', id: 'o-1', qualifier: 'part of' }],
+    ])
   })
 
   it('sends the event with exactly 50 objects, with their types and qualifiers', () => {
@@ -452,7 +501,12 @@ describe('planImport on the generated log', () => {
         { type: 'Kunde 客户', id: '😀-2', qualifier: 'customer' },
       ],
     })
-    expect(items).toContainEqual({ type: 'Kunde 客户', id: '客户-1', properties: { name: 'Zoë Müller & Söhne <GmbH> "Ost"', größe: 'XL' } })
+    expect(items).toContainEqual({
+      type: 'Kunde 客户',
+      id: '客户-1',
+      properties: { name: 'Zoë Müller & Söhne <GmbH> "Ost"', größe: 'XL' },
+      timestamp: '1970-01-01T00:00:00.000Z',
+    })
   })
 
   for (const form of ['json', 'xml', 'sqlite'] as const) {

@@ -17,9 +17,14 @@ const source: OcelLog = {
         { name: 'total', time: 0, value: 10 },
         { name: 'total', time: 5000, value: 12.5 },
       ],
-      relationships: [],
+      relationships: [
+        { objectId: 'c7', qualifier: 'placed by' },
+        { objectId: 'phantom', qualifier: null },
+        { objectId: 'phantom', qualifier: null },
+      ],
     },
     { id: '1', type: 'item', attributes: [], relationships: [] },
+    { id: 'c7', type: 'customer', attributes: [], relationships: [] },
   ],
   events: [
     {
@@ -59,16 +64,21 @@ function exported(): OcelJsonStrict {
     ],
     objects: [
       { id: 'ghost', type: 'ocelog:undefined', attributes: [], relationships: [] },
+      { id: 'phantom', type: 'ocelog:undefined', attributes: [], relationships: [] },
       { id: 'item/1', type: 'item', attributes: [], relationships: [] },
       {
         id: 'order/1',
         type: 'order',
         attributes: [
-          { name: 'total', time: '2024-01-01T00:00:00.000Z', value: '10' },
-          { name: 'total', time: '2024-01-01T00:00:01.000Z', value: '12.5' },
+          { name: 'total', time: '1970-01-01T00:00:00.000Z', value: '10' },
+          { name: 'total', time: '1970-01-01T00:00:05.000Z', value: '12.5' },
         ],
-        relationships: [],
+        relationships: [
+          { objectId: 'c7', qualifier: 'placed by' },
+          { objectId: 'phantom', qualifier: '' },
+        ],
       },
+      { id: 'c7', type: 'customer', attributes: [], relationships: [] },
     ],
   }
 }
@@ -82,12 +92,14 @@ describe('round-trip views', () => {
     const v = expectedView(source)
     expect(v.eventsPerType).toEqual({ pay: 2 })
     expect(v.e2o).toBe(3)
-    expect(v.objectsPerType).toEqual({ order: 1, item: 1, 'ocelog:undefined': 1 })
+    expect(v.objectsPerType).toEqual({ order: 1, item: 1, customer: 1, 'ocelog:undefined': 2 })
     expect(v.objects.get('ocelog:undefined\u0000ghost')).toEqual({})
+    expect(v.o2oCount).toBe(2)
+    expect(v.o2o.get('order\u00001')).toEqual(['["customer","c7","placed by"]', '["ocelog:undefined","phantom",""]'])
   })
 
   it('expect the type of --unknown-object-type for objects the log never defines', () => {
-    expect(expectedView(source, 'Handling Unit').objectsPerType).toEqual({ order: 1, item: 1, 'Handling Unit': 1 })
+    expect(expectedView(source, 'Handling Unit').objectsPerType).toEqual({ order: 1, item: 1, customer: 1, 'Handling Unit': 2 })
   })
 
   it('show a changed qualifier', () => {
@@ -103,7 +115,7 @@ describe('round-trip views', () => {
 
   it('show a final attribute value that differs', () => {
     const doc = exported()
-    doc.objects[2]?.attributes.reverse()
+    doc.objects[3]?.attributes.reverse()
     expect(diffViews(expectedView(source), exportedView(doc))).toEqual(['object order/1: expected {"total":"12.5"}, exported {"total":"10"}'])
   })
 
@@ -114,5 +126,19 @@ describe('round-trip views', () => {
     const e = late.events[0]
     if (e !== undefined) e.time = '1970-01-01T00:00:01.001Z'
     expect(diffViews(expectedView(source), exportedView(late))).toHaveLength(2)
+  })
+
+  it('show an attribute value whose time moved, and a lost O2O relationship', () => {
+    const doc = exported()
+    const order = doc.objects[3]
+    if (order !== undefined) {
+      order.attributes = order.attributes.map((a) => ({ ...a, time: a.value === '10' ? '2024-05-01T00:00:00.000Z' : a.time }))
+      order.relationships = order.relationships?.slice(0, 1)
+    }
+    expect(diffViews(expectedView(source), exportedView(doc))).toEqual([
+      'O2O relationships: expected 2, exported 1',
+      'object order/1 history: expected ["[\\"total\\",\\"1970-01-01T00:00:00.000Z\\",\\"10\\"]","[\\"total\\",\\"1970-01-01T00:00:05.000Z\\",\\"12.5\\"]"], exported ["[\\"total\\",\\"1970-01-01T00:00:05.000Z\\",\\"12.5\\"]","[\\"total\\",\\"2024-05-01T00:00:00.000Z\\",\\"10\\"]"]',
+      'object order/1 o2o: expected ["[\\"customer\\",\\"c7\\",\\"placed by\\"]","[\\"ocelog:undefined\\",\\"phantom\\",\\"\\"]"], exported ["[\\"customer\\",\\"c7\\",\\"placed by\\"]"]',
+    ])
   })
 })

@@ -13,7 +13,17 @@ const log: OcelLog = {
   ],
   objectTypes: [{ name: 'order', attributes: [] }],
   notes: { ...newNotes('UTC'), naiveTimestamps: 3, unreadable: { event_unreadable_time: { count: 1, examples: ['e9 (soon)'] } } },
-  objects: [{ id: 'o1', type: 'order', attributes: [], relationships: [{ objectId: 'o2', qualifier: null }] }],
+  objects: [
+    {
+      id: 'o1',
+      type: 'order',
+      attributes: [],
+      relationships: [
+        { objectId: 'o2', qualifier: null },
+        { objectId: 'o2', qualifier: null },
+      ],
+    },
+  ],
   events: [
     {
       id: 'e1',
@@ -33,6 +43,7 @@ const run: RunResult = {
   events: { accepted: 1, failed: 1, alreadyRecorded: 0 },
   upserts: { accepted: 1, failed: 0, alreadyRecorded: 0 },
   objectsAccepted: 1,
+  relationshipsAccepted: 1,
   failures: [{ kind: 'event', source: 'e2', failure: 'rejected', reason: 'Event 1: /objects/0/type: must NOT have more than 100 characters', status: 200 }],
   requests: 3,
   aborted: null,
@@ -50,7 +61,7 @@ const summary = summarize({
 
 describe('summarize', () => {
   it('counts what was sent, what failed by reason, and what was retried', () => {
-    expect(summary.sent).toEqual({ events: 1, object_upserts: 1, objects: 1 })
+    expect(summary.sent).toEqual({ events: 1, object_upserts: 1, objects: 1, o2o: 1 })
     expect(summary.failed).toEqual({
       events: 1,
       object_upserts: 0,
@@ -61,12 +72,12 @@ describe('summarize', () => {
   })
 
   it('reports the skips of reading and of planning with their meaning', () => {
-    expect(Object.keys(summary.skipped).sort()).toEqual(['event_unreadable_time', 'o2o_relationship'])
-    expect(summary.skipped.o2o_relationship).toMatchObject({ count: 1, examples: ['o1 → o2'], description: expect.stringContaining('no v1 endpoint') })
+    expect(Object.keys(summary.skipped).sort()).toEqual(['event_unreadable_time', 'o2o_duplicate'])
+    expect(summary.skipped.o2o_duplicate).toMatchObject({ count: 1, examples: ['o1 → o2'], description: expect.stringContaining('sent once') })
   })
 
-  it('reports the objects the log never defines, the type they were sent with and the events naming them', () => {
-    expect(summary.undefined_objects).toEqual({ type: 'ocelog:undefined', objects: 1, events: 1 })
+  it('reports the objects the log never defines (E2O and O2O targets), the type they were sent with and the events naming them', () => {
+    expect(summary.undefined_objects).toEqual({ type: 'ocelog:undefined', objects: 2, events: 1 })
   })
 
   it('describes the log: declared and used types, E2O and O2O', () => {
@@ -76,7 +87,7 @@ describe('summarize', () => {
       event_types: { declared: 2, used: 1 },
       object_types: { declared: 1, used: 1 },
       e2o: 3,
-      o2o: 1,
+      o2o: 2,
       object_attribute_values: 0,
     })
     expect(summary.timezone).toEqual({ zone: 'UTC', naive_timestamps: 3, truncated_to_ms: 0 })
@@ -88,14 +99,15 @@ describe('formatSummary', () => {
     const text = formatSummary(summary)
     expect(text.split('\n')[0]).toBe('Imported with failures: log.sqlite (OCEL 2.0 SQLite) into dataset ds1')
     expect(text).toContain('1 event(s): /objects/*/type: must NOT have more than 100 characters (e.g. e2)')
-    expect(text).toContain('1 O2O relationships not sent: no v1 endpoint carries them (e.g. o1 → o2)')
+    expect(text).toContain('1 O2O relationships repeated with the same target and qualifier in one object; sent once (e.g. o1 → o2)')
+    expect(text).toContain('sent        1 events, 1 object upserts (1 objects, 1 O2O)')
     expect(text).toContain('3 without a time zone, read as UTC (--timezone)')
     expect(text).toContain('retried     3 requests (rate-limited 2, server-error 1)')
   })
 
   it('says how many undefined objects were sent with which type, and in how many events', () => {
     expect(formatSummary(summary)).toContain(
-      'undefined   1 objects the log references but never defines, sent as type "ocelog:undefined" (--unknown-object-type), named by 1 events',
+      'undefined   2 objects the log references but never defines, sent as type "ocelog:undefined" (--unknown-object-type), named by 1 events',
     )
   })
 

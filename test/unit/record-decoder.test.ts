@@ -3,7 +3,7 @@
  * failure, by name and position, for everything else.
  */
 import { describe, expect, it } from 'vitest'
-import { decodeRecord, type EncodedRecord, UnreadableRecordError } from '../../src/core/record-decoder.js'
+import { decodeRecord, type EncodedRecord, UnreadableRecordError, upcastObjectUpsertedV1 } from '../../src/core/record-decoder.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 
 const ctx: RecordContext = { datasetId: 'ds1', keyId: 'key_1', requestId: 'req_1', receivedAt: '2024-05-01T10:00:00.000Z' }
@@ -15,7 +15,7 @@ const event = buildEventRecorded(
 const upsert = buildObjectUpserted({ type: 'order', id: 'o1', properties: { status: 'open' } }, ctx)
 
 function encoded(overrides: Partial<EncodedRecord>): EncodedRecord {
-  return { position: 42, stream: 'dataset-ds1', type: 'ObjectUpserted', version: 1, data: upsert.data, appendedAt: '2024-05-01T10:00:00.123Z', ...overrides }
+  return { position: 42, stream: 'dataset-ds1', type: 'ObjectUpserted', version: 2, data: upsert.data, appendedAt: '2024-05-01T10:00:00.123Z', ...overrides }
 }
 
 function failure(overrides: Partial<EncodedRecord>): unknown {
@@ -29,7 +29,7 @@ function failure(overrides: Partial<EncodedRecord>): unknown {
 
 describe('decodeRecord', () => {
   it('decodes an EventRecorded v1 with its data unchanged, its dataset taken from the stream', () => {
-    const r = decodeRecord(encoded({ type: 'EventRecorded', data: JSON.parse(JSON.stringify(event.data)) }))
+    const r = decodeRecord(encoded({ type: 'EventRecorded', version: 1, data: JSON.parse(JSON.stringify(event.data)) }))
     expect([r.type, r.version, r.position, r.stream, r.datasetId, r.appendedAt]).toEqual([
       'EventRecorded',
       1,
@@ -41,22 +41,39 @@ describe('decodeRecord', () => {
     expect(r.data).toEqual(event.data)
   })
 
-  it('decodes an ObjectUpserted v1 given as JSON text', () => {
+  it('decodes an ObjectUpserted v2 given as JSON text', () => {
     const r = decodeRecord(encoded({ data: JSON.stringify(upsert.data) }))
-    expect([r.type, r.version, r.data]).toEqual(['ObjectUpserted', 1, upsert.data])
+    expect([r.type, r.version, r.upcastFrom, r.data]).toEqual(['ObjectUpserted', 2, undefined, upsert.data])
+  })
+
+  it('upcasts an ObjectUpserted v1 to v2: its values took effect when received, and it asserts no O2O', () => {
+    const v1 = {
+      object_id: upsert.data.object_id,
+      type: 'order',
+      id: 'o1',
+      properties: { status: 'open' },
+      received_at: '2024-05-01T10:00:00.000Z',
+      key_id: 'key_1',
+      request_id: 'req_1',
+    }
+    const r = decodeRecord(encoded({ version: 1, data: JSON.stringify(v1) }))
+    expect([r.type, r.version, r.upcastFrom]).toEqual(['ObjectUpserted', 2, 1])
+    expect(r.data).toEqual({ ...v1, time: '2024-05-01T10:00:00.000Z', relationships: [] })
+    expect(upcastObjectUpsertedV1(v1)).toEqual(r.data)
   })
 
   it('fails on an unknown record type, naming it and its position', () => {
-    const error = failure({ type: 'OrderShipped' })
+    const error = failure({ type: 'OrderShipped', version: 1 })
     expect(error).toBeInstanceOf(UnreadableRecordError)
     expect(error).toMatchObject({ type: 'OrderShipped', version: 1, position: 42, stream: 'dataset-ds1' })
     expect(String(error)).toMatch(
-      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1/,
+      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1, ObjectUpserted v2/,
     )
   })
 
   it('fails on an unknown version of a known type', () => {
-    expect(String(failure({ version: 2 }))).toMatch(/record ObjectUpserted v2 at position 42/)
+    expect(String(failure({ version: 3 }))).toMatch(/record ObjectUpserted v3 at position 42/)
+    expect(String(failure({ type: 'EventRecorded', version: 2 }))).toMatch(/record EventRecorded v2 at position 42/)
   })
 
   it('fails on a version that is not a whole number, even one that prints as a known one', () => {
@@ -65,11 +82,11 @@ describe('decodeRecord', () => {
   })
 
   it('fails on data that breaks its schema', () => {
-    expect(String(failure({ type: 'EventRecorded' }))).toMatch(/EventRecorded v1 at position 42 .* does not match the EventRecorded v1 schema/)
+    expect(String(failure({ type: 'EventRecorded', version: 1 }))).toMatch(/EventRecorded v1 at position 42 .* does not match the EventRecorded v1 schema/)
   })
 
   it('leaves the data unchecked when asked to, but never the (type, version)', () => {
-    expect(decodeRecord(encoded({ type: 'EventRecorded' }), { checkData: false }).type).toBe('EventRecorded')
+    expect(decodeRecord(encoded({ type: 'EventRecorded', version: 1 }), { checkData: false }).type).toBe('EventRecorded')
     expect(() => decodeRecord(encoded({ version: 3 }), { checkData: false })).toThrow(/ObjectUpserted v3 at position 42/)
   })
 

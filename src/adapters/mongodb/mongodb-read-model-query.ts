@@ -27,7 +27,7 @@ import type {
 } from '../../ports/read-model-query.js'
 import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
 
 /** Indexes of the read side's queries, created by `createIndexes` beside the writer's (names prefixed `q_`). */
@@ -96,6 +96,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
   private readonly objectChangesC: Collection<ObjectChangeRow>
   private readonly eventsC: Collection<EventRow>
   private readonly eventObjectsC: Collection<EventObjectRow>
+  private readonly objectRelationshipsC: Collection<ObjectRelationshipRow>
   private readonly checkpointsC: Collection<{ _id: string; position: number }>
 
   /** @param db the database holding the read models (MONGODB_URL's database). */
@@ -107,6 +108,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
     this.objectChangesC = db.collection<ObjectChangeRow>(c.objectChanges)
     this.eventsC = db.collection<EventRow>(c.events)
     this.eventObjectsC = db.collection<EventObjectRow>(c.eventObjects)
+    this.objectRelationshipsC = db.collection<ObjectRelationshipRow>(c.objectRelationships)
     this.checkpointsC = db.collection<{ _id: string; position: number }>(c.checkpoints)
   }
 
@@ -183,8 +185,13 @@ export class MongoReadModelQuery implements ReadModelQuery {
     const row = await this.objectsC.findOne({ dataset_id: datasetId, type, external_id: id })
     if (row === null) return null
     const mine = { dataset_id: datasetId, object_id: row.object_id }
-    const [history, trace, related] = await Promise.all([
+    const [history, relationships, trace, related] = await Promise.all([
       this.objectChangesC.find(mine).sort({ position: 1 }).toArray(),
+      this.objectRelationshipsC
+        .find(mine)
+        .sort({ target_type: 1, target_external_id: 1, qualifier: 1 })
+        .limit(limit + 1)
+        .toArray(),
       this.eventObjectsC
         .aggregate<{ _id: string; qualifiers: (string | null)[]; e: EventRow }>(
           [
@@ -251,6 +258,10 @@ export class MongoReadModelQuery implements ReadModelQuery {
         updated_at: row.updated_at,
       },
       attribute_history: history.map((h) => ({ time: h.time, position: h.position, attributes: h.attributes })),
+      relationships: relationships
+        .slice(0, limit)
+        .map((r) => ({ object_id: r.target_object_id, type: r.target_type, id: r.target_external_id, qualifier: r.qualifier, time: r.time })),
+      relationships_truncated: relationships.length > limit,
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.e.event_id,
         event_type: t.e.event_type,
@@ -424,13 +435,20 @@ export class MongoReadModelQuery implements ReadModelQuery {
       .sort({ object_id: 1 })
       .limit(page.limit + 1)
       .toArray()
-    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ object_id: o.object_id, type: o.type, id: o.external_id, changes: [] }))
+    const objects: ObjectHistory[] = rows
+      .slice(0, page.limit)
+      .map((o) => ({ object_id: o.object_id, type: o.type, id: o.external_id, changes: [], relationships: [] }))
     const byId = new Map(objects.map((o) => [o.object_id, o]))
     const changes = await this.objectChangesC
       .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
       .sort({ object_id: 1, position: 1 })
       .toArray()
     for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: c.attributes })
+    const relationships = await this.objectRelationshipsC
+      .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
+      .sort({ object_id: 1, target_object_id: 1, qualifier: 1 })
+      .toArray()
+    for (const r of relationships) byId.get(r.object_id)?.relationships.push({ object_id: r.target_object_id, qualifier: r.qualifier })
     const last = objects[objects.length - 1]
     return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
   }

@@ -32,7 +32,7 @@ import type { ChangeSet } from '../../core/read-model-changes.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import {
   changeSetWrites,
   changesToApply,
@@ -68,6 +68,7 @@ export class MongoReadModelStore implements ReadModelStore {
   private readonly objectChangesC: Collection<ObjectChangeRow>
   private readonly eventsC: Collection<EventRow>
   private readonly eventObjectsC: Collection<EventObjectRow>
+  private readonly objectRelationshipsC: Collection<ObjectRelationshipRow>
   private readonly checkpointsC: Collection<CheckpointDoc>
 
   /**
@@ -85,6 +86,7 @@ export class MongoReadModelStore implements ReadModelStore {
     this.objectChangesC = db.collection<ObjectChangeRow>(c.objectChanges)
     this.eventsC = db.collection<EventRow>(c.events)
     this.eventObjectsC = db.collection<EventObjectRow>(c.eventObjects)
+    this.objectRelationshipsC = db.collection<ObjectRelationshipRow>(c.objectRelationships)
     this.checkpointsC = db.collection<CheckpointDoc>(c.checkpoints)
   }
 
@@ -129,6 +131,7 @@ export class MongoReadModelStore implements ReadModelStore {
           if (writes.objectChanges.length > 0) await this.objectChangesC.bulkWrite(writes.objectChanges, opts)
           if (writes.events.length > 0) await this.eventsC.bulkWrite(writes.events, opts)
           if (writes.eventObjects.length > 0) await this.eventObjectsC.bulkWrite(writes.eventObjects, opts)
+          if (writes.objectRelationships.length > 0) await this.objectRelationshipsC.bulkWrite(writes.objectRelationships, opts)
           await this.moveCheckpoint(session, name, expected, to)
         },
         { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },

@@ -16,7 +16,7 @@
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
 import { type ChangeSet, KEY_SEP, type ObjectChange, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of README § Read models. */
 export const READ_MODEL_COLLECTIONS = {
@@ -26,6 +26,7 @@ export const READ_MODEL_COLLECTIONS = {
   objectChanges: 'object_changes',
   events: 'events',
   eventObjects: 'event_objects',
+  objectRelationships: 'object_relationships',
   checkpoints: 'checkpoints',
 } as const
 
@@ -57,6 +58,10 @@ export const READ_MODEL_INDEXES: Record<Exclude<CollectionName, 'checkpoints'>, 
   event_objects: [
     { key: { dataset_id: 1, event_id: 1, object_id: 1, qualifier: 1 }, unique: true, name: 'key' },
     { key: { dataset_id: 1, event_time: 1, position: 1, object_id: 1, qualifier: 1 }, name: 'by_time' },
+  ],
+  object_relationships: [
+    { key: { dataset_id: 1, object_id: 1, target_object_id: 1, qualifier: 1 }, unique: true, name: 'key' },
+    { key: { dataset_id: 1, target_object_id: 1 }, name: 'by_target' },
   ],
 }
 
@@ -167,6 +172,26 @@ export function objectChangeWrite(c: ObjectChangeRow): AnyBulkWriteOperation<Obj
   return insertOnce<ObjectChangeRow>({ dataset_id: c.dataset_id, object_id: c.object_id, position: c.position }, c, 'time')
 }
 
+/** O2O: inserted once per (object, target, qualifier); the first record that asserted it keeps its time and position. */
+export function objectRelationshipWrite(r: ObjectRelationshipRow): AnyBulkWriteOperation<ObjectRelationshipRow> {
+  return insertOnce<ObjectRelationshipRow>(
+    { dataset_id: r.dataset_id, object_id: r.object_id, target_object_id: r.target_object_id, qualifier: r.qualifier },
+    r,
+    'position',
+  )
+}
+
+/** The first row of each O2O key in `rows` (log order): one upsert per key in a bulkWrite. */
+function firstPerKey(rows: readonly ObjectRelationshipRow[]): ObjectRelationshipRow[] {
+  const seen = new Set<string>()
+  return rows.filter((r) => {
+    const key = JSON.stringify([r.dataset_id, r.object_id, r.target_object_id, r.qualifier])
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
 /** The bulkWrite operations of one ChangeSet, per collection, in the order the store runs them. */
 export interface ReadModelWrites {
   eventTypes: AnyBulkWriteOperation<EventTypeRow>[]
@@ -177,6 +202,7 @@ export interface ReadModelWrites {
   objectChanges: AnyBulkWriteOperation<ObjectChangeRow>[]
   events: AnyBulkWriteOperation<EventRow>[]
   eventObjects: AnyBulkWriteOperation<EventObjectRow>[]
+  objectRelationships: AnyBulkWriteOperation<ObjectRelationshipRow>[]
 }
 
 /** The stored `position` of the aggregated rows a ChangeSet touches, by the ChangeSet's map keys (`<dataset>\u0000<name or object id>`). */
@@ -224,6 +250,7 @@ export function changeSetWrites(changes: ChangeSet): ReadModelWrites {
     objectChanges: changes.objectChanges.map(objectChangeWrite),
     events: changes.events.map(eventWrite),
     eventObjects: changes.eventObjects.map(eventObjectWrite),
+    objectRelationships: firstPerKey(changes.objectRelationships).map(objectRelationshipWrite),
   }
 }
 

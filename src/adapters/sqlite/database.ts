@@ -126,8 +126,28 @@ ALTER TABLE records ADD COLUMN fingerprint TEXT;
 CREATE UNIQUE INDEX records_by_idempotency_key ON records (dataset_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
 `
 
+/**
+ * O2O relationships (README § O2O relationships): the read model `object_relationships`, one row
+ * per (object, target, qualifier), '' standing for no qualifier as in rm_event_objects. Logs
+ * written before hold no relationships, so nothing needs replaying.
+ */
+const MIGRATION_6 = `
+CREATE TABLE rm_object_relationships (
+  dataset_id         TEXT NOT NULL,
+  object_id          TEXT NOT NULL,
+  target_object_id   TEXT NOT NULL,
+  qualifier          TEXT NOT NULL,
+  target_type        TEXT NOT NULL,
+  target_external_id TEXT NOT NULL,
+  time               TEXT NOT NULL,
+  position           INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, target_object_id, qualifier)
+) WITHOUT ROWID;
+CREATE INDEX rm_object_relationships_by_target ON rm_object_relationships (dataset_id, target_object_id);
+`
+
 /** The migrations in order: MIGRATIONS[v - 1] brings a file from version v − 1 to v. */
-const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
+const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
 /** The schema version of a file whose every migration has run (SQLite's user_version). */
 const SCHEMA_VERSION = MIGRATIONS.length
 

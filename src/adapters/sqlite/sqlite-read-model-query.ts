@@ -217,6 +217,12 @@ export class SqliteReadModelQuery implements ReadModelQuery {
          GROUP BY o.object_id ORDER BY shared_events DESC, type, id LIMIT ?`,
       )
       .all(datasetId, row.object_id, limit + 1) as { object_id: string; type: string; id: string; shared_events: number }[]
+    const relationships = this.db
+      .prepare(
+        `SELECT target_object_id AS object_id, target_type AS type, target_external_id AS id, qualifier, time FROM rm_object_relationships
+         WHERE dataset_id = ? AND object_id = ? ORDER BY target_type, target_external_id, qualifier LIMIT ?`,
+      )
+      .all(datasetId, row.object_id, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
     return {
       object: {
         object_id: row.object_id,
@@ -238,6 +244,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       trace_truncated: trace.length > limit,
       related: related.slice(0, limit),
       related_truncated: related.length > limit,
+      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+      relationships_truncated: relationships.length > limit,
     }
   }
 
@@ -298,7 +306,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const rows = this.db
       .prepare('SELECT object_id, type, external_id AS id FROM rm_objects WHERE dataset_id = ? AND object_id > ? ORDER BY object_id LIMIT ?')
       .all(datasetId, page.after ?? '', page.limit + 1) as Omit<ObjectHistory, 'changes'>[]
-    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [] }))
+    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [], relationships: [] }))
     const byId = new Map(objects.map((o) => [o.object_id, o]))
     const changes = this.db
       .prepare(
@@ -307,6 +315,15 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       )
       .all(datasetId, JSON.stringify([...byId.keys()])) as { object_id: string; position: number; time: string; attributes: string }[]
     for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
+    const relationships = this.db
+      .prepare(
+        `SELECT object_id, target_object_id, qualifier FROM rm_object_relationships
+         WHERE dataset_id = ? AND object_id IN (SELECT value FROM json_each(?)) ORDER BY object_id, target_object_id, qualifier`,
+      )
+      .all(datasetId, JSON.stringify([...byId.keys()])) as { object_id: string; target_object_id: string; qualifier: string }[]
+    for (const r of relationships) {
+      byId.get(r.object_id)?.relationships.push({ object_id: r.target_object_id, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })
+    }
     const last = objects[objects.length - 1]
     return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
   }

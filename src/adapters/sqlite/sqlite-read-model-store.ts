@@ -10,7 +10,7 @@ import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 
-/** E2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
+/** E2O and O2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
 const NO_QUALIFIER = ''
 
 function parseObject(text: string): Properties {
@@ -51,6 +51,10 @@ function prepareApplyStatements(db: SqliteDatabase) {
     `INSERT OR IGNORE INTO rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
+  const putO2O = db.prepare(
+    `INSERT OR IGNORE INTO rm_object_relationships (dataset_id, object_id, target_object_id, qualifier, target_type, target_external_id, time, position)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
   const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
   const putCheckpoint = db.prepare(
     `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
@@ -64,7 +68,7 @@ function prepareApplyStatements(db: SqliteDatabase) {
     upsert: upsertTypesStatement(db, 'rm_object_types'),
     position: db.prepare('SELECT position FROM rm_object_types WHERE dataset_id = ? AND name = ?'),
   }
-  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
+  return { getObject, putObject, countObjects, putChange, putEvent, putE2O, putO2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
 }
 
 type TypeStatements = ReturnType<typeof prepareApplyStatements>['eventTypes']
@@ -89,7 +93,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
-    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes } = this.applyStatements
+    const { getObject, putObject, countObjects, putChange, putEvent, putE2O, putO2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes } =
+      this.applyStatements
 
     db.transaction(() => {
       const current = (getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
@@ -130,6 +135,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const l of changes.eventObjects) {
         putE2O.run(l.dataset_id, l.event_id, l.object_id, l.qualifier ?? NO_QUALIFIER, l.object_type, l.external_id, l.event_time, l.position)
       }
+      for (const r of changes.objectRelationships) {
+        putO2O.run(r.dataset_id, r.object_id, r.target_object_id, r.qualifier ?? NO_QUALIFIER, r.target_type, r.target_external_id, r.time, r.position)
+      }
       putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
   }
@@ -137,7 +145,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(): Promise<void> {
     this.db.exec(`
       DELETE FROM rm_checkpoints; DELETE FROM rm_event_types; DELETE FROM rm_object_types; DELETE FROM rm_objects;
-      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects;
+      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_relationships;
       DELETE FROM rm_projection_stops;`)
   }
 

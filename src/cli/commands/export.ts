@@ -54,7 +54,7 @@ export function registerExport(program: Command): void {
         const s = summarize(doc)
         process.stderr.write(
           `exported dataset ${opts.dataset}: ${String(s.events)} events, ${String(s.objects)} objects, ${String(s.eventTypes)} event types, ` +
-            `${String(s.objectTypes)} object types, ${String(s.relationships)} E2O relationships${opts.out === undefined ? '' : ` to ${opts.out}`}\n`,
+            `${String(s.objectTypes)} object types, ${String(s.relationships)} E2O and ${String(s.objectRelationships)} O2O relationships${opts.out === undefined ? '' : ` to ${opts.out}`}\n`,
         )
       })
     })

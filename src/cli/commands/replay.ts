@@ -19,16 +19,18 @@ export function replayLine(r: StoredRecord): string {
           return `EventRecorded   ${d.event_id}  "${d.event_type}" at ${d.timestamp}, ${String(d.objects.length)} object(s)  key=${d.key_id} request=${d.request_id}`
         }
         default:
-          return unhandledRecord(r.version)
+          return unhandledRecord(r)
       }
     case 'ObjectUpserted':
       switch (r.version) {
-        case 1: {
+        case 2: {
           const d = r.data
-          return `ObjectUpserted  ${d.object_id}  ${d.type}/${d.id}, ${String(Object.keys(d.properties).length)} attribute(s)  key=${d.key_id} request=${d.request_id}`
+          const o2o = d.relationships.length === 0 ? '' : `, ${String(d.relationships.length)} O2O relationship(s)`
+          const written = r.upcastFrom === undefined ? '' : ` (written as v${String(r.upcastFrom)})`
+          return `ObjectUpserted  ${d.object_id}  ${d.type}/${d.id}, ${String(Object.keys(d.properties).length)} attribute(s) at ${d.time}${o2o}  key=${d.key_id} request=${d.request_id}${written}`
         }
         default:
-          return unhandledRecord(r.version)
+          return unhandledRecord(r)
       }
     default:
       return unhandledRecord(r)
@@ -41,7 +43,10 @@ export function registerReplay(program: Command): void {
     .description("Print a dataset's records in log order, for auditors: every accepted event and object upsert, unchanged, with who sent it and when")
     .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
     .option('--from <position>', 'start after this log position (exclusive)')
-    .option('--json', 'print NDJSON: one record per line {position, stream, type, version, appended_at, data}')
+    .option(
+      '--json',
+      'print NDJSON: one record per line {position, stream, type, version, upcast_from?, appended_at, data}; a record written in an older version is shown upcast to the current one, with upcast_from naming the version it was written in',
+    )
     .action(async (opts: { dataset: string; from?: string; json?: boolean }) => {
       let after: number | null = null
       if (opts.from !== undefined) {
@@ -55,7 +60,18 @@ export function registerReplay(program: Command): void {
           const page = await b.log.readStream(opts.dataset, after, PAGE)
           for (const r of page) {
             if (opts.json === true) {
-              printJson({ position: r.position, stream: r.stream, type: r.type, version: r.version, appended_at: r.appendedAt, data: r.data }, true)
+              printJson(
+                {
+                  position: r.position,
+                  stream: r.stream,
+                  type: r.type,
+                  version: r.version,
+                  ...(r.upcastFrom === undefined ? {} : { upcast_from: r.upcastFrom }),
+                  appended_at: r.appendedAt,
+                  data: r.data,
+                },
+                true,
+              )
             } else {
               process.stdout.write(`${String(r.position).padStart(8)}  ${r.appendedAt}  ${replayLine(r)}\n`)
             }

@@ -8,19 +8,23 @@
  *   → the API's `end_timestamp`, when it is an ISO 8601 date-time with a zone at or after the
  *   event's time (otherwise it stays a property and is counted as `end_timestamp_unusable`);
  * - each object's attribute history → items of POST /v1/object/batch: one upsert per (object, time)
- *   carrying the values set at that time; an object without attributes gets one upsert without
- *   properties, so that every object the log defines exists in the dataset.
+ *   carrying the values set at that time, with that time as its `timestamp` (Ocelog's extension, so
+ *   the attribute history keeps the log's times); an object without attributes gets one upsert
+ *   without properties, so that every object the log defines exists in the dataset;
+ * - each object's O2O relationships → `relationships` of its first upsert (100 per upsert; more go
+ *   in extra upserts at the same time), the target typed as the log defines it.
  *
  * Objects the log references but never defines (E2O to an id no object has) keep their events:
  * they are sent with the type `unknownObjectType` (`--unknown-object-type`, default
- * `ocelog:undefined`), and the API creates them on first reference (spec § Auto-creation). How many
- * such objects there are and how many events name them is in `undefinedObjects`.
+ * `ocelog:undefined`), and the API creates them on first reference (spec § Auto-creation). So are
+ * the targets of O2O relationships the log never defines. How many such objects there are and how
+ * many events name them is in `undefinedObjects`.
  *
  * What cannot be sent is counted by cause in `skipped`, never dropped silently:
  * - `e2o_duplicate`: the same (object, qualifier) twice in one event; sent once;
  * - `event_without_objects`: an event left with no object (the API needs 1 to 50);
  * - `event_over_50_objects`: an event with more than 50 objects (the API answers 422);
- * - `o2o_relationship`: O2O relationships; no v1 endpoint carries them;
+ * - `o2o_duplicate`: the same (target, qualifier) twice in one object's O2O; sent once;
  * - `object_attribute_same_time`: a second value of one attribute at the same time for one object
  *   (the later one in the file wins).
  *
@@ -46,7 +50,7 @@
  * orders them by timestamp). Only a conflict closes a batch early, so unrelated objects' upserts
  * do not fragment the event batches, and at most a few batches wait at any time.
  */
-import type { EventInput, EventObjectInput, ObjectUpsertInput } from '../../schemas/api.js'
+import type { EventInput, EventObjectInput, ObjectUpsertInput, RelationshipInput } from '../../schemas/api.js'
 import { LIMITS } from '../../core/limits.js'
 import { fingerprintOf } from '../../core/idempotency.js'
 import { parseTimestamp } from '../../core/timestamp.js'
@@ -130,9 +134,41 @@ function isoOf(ms: number): string {
   return new Date(ms).toISOString()
 }
 
-/** Upserts of one object: one per distinct time, its values merged in file order. */
-function upsertsOf(o: OcelObject, seq: () => number, skipped: Record<string, Tally>): Action[] {
+/**
+ * Upserts of one object: one per distinct time, its values merged in file order, each with its
+ * `timestamp`; an object without attributes gets one upsert without values. Its O2O relationships
+ * (`relationships`, already resolved) ride on its first upsert, 100 at most per upsert (§ Limits
+ * of the extension); the rest follow in extra upserts at the same time.
+ */
+function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): Action[] {
   const key = objectKey(o.type, o.id)
+  const actions = attributeUpserts(o, key, seq, skipped)
+  const first = actions[0]
+  if (first === undefined || relationships.length === 0) return actions
+  const chunks = chunk(relationships, LIMITS.relationshipsPerObjectMax)
+  first.item.relationships = chunks[0]
+  const extra: Action[] = chunks.slice(1).map((part, i) => ({
+    kind: 'upsert',
+    time: first.time,
+    seq: seq(),
+    key,
+    item:
+      first.item.timestamp === undefined
+        ? { type: o.type, id: o.id, relationships: part }
+        : { type: o.type, id: o.id, timestamp: first.item.timestamp, relationships: part },
+    source: `${first.source} O2O ${String(i + 2)}`,
+  }))
+  return [first, ...extra, ...actions.slice(1)]
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/** The attribute upserts of one object (see upsertsOf). */
+function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped: Record<string, Tally>): (Action & { kind: 'upsert' })[] {
   if (o.attributes.length === 0) {
     return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial` }]
   }
@@ -150,7 +186,7 @@ function upsertsOf(o: OcelObject, seq: () => number, skipped: Record<string, Tal
       time,
       seq: seq(),
       key,
-      item: { type: o.type, id: o.id, properties },
+      item: { type: o.type, id: o.id, properties, timestamp: isoOf(time) },
       source: `${o.id} @ ${isoOf(time)}`,
     }))
 }
@@ -169,17 +205,30 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
   // Objects by id: OCEL ids are unique in a log; when a log reuses one under two types, E2O
   // references resolve to the first definition, and both objects are still upserted.
   const byId = new Map<string, OcelObject>()
+  for (const o of log.objects) if (!byId.has(o.id)) byId.set(o.id, o)
   const actions: Action[] = []
   const defined = new Set<string>()
+  const undefinedIds = new Set<string>()
   for (const o of log.objects) {
-    if (!byId.has(o.id)) byId.set(o.id, o)
     defined.add(objectKey(o.type, o.id))
-    actions.push(...upsertsOf(o, seq, skipped))
-    for (const r of o.relationships) tally(skipped, 'o2o_relationship', `${o.id} → ${r.objectId}`)
+    const relationships: RelationshipInput[] = []
+    const seen = new Set<string>()
+    for (const r of o.relationships) {
+      const pair = JSON.stringify([r.objectId, r.qualifier])
+      if (seen.has(pair)) {
+        tally(skipped, 'o2o_duplicate', `${o.id} → ${r.objectId}`)
+        continue
+      }
+      seen.add(pair)
+      const target = byId.get(r.objectId)
+      if (target === undefined) undefinedIds.add(r.objectId)
+      const type = target?.type ?? unknownType
+      relationships.push(r.qualifier === null ? { type, id: r.objectId } : { type, id: r.objectId, qualifier: r.qualifier })
+    }
+    actions.push(...upsertsOf(o, relationships, seq, skipped))
   }
 
   let events = 0
-  const undefinedIds = new Set<string>()
   let undefinedEvents = 0
   for (const e of log.events) {
     const objects: EventObjectInput[] = []

@@ -43,6 +43,8 @@ export interface RunResult {
   upserts: { accepted: number; failed: number; alreadyRecorded: number }
   /** Distinct objects (type, id) with at least one accepted upsert. */
   objectsAccepted: number
+  /** O2O relationships in accepted upserts. */
+  relationshipsAccepted: number
   /** Every item not recorded, in plan order. */
   failures: ImportFailure[]
   /** HTTP requests made, retries included. */
@@ -89,6 +91,7 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
     events: { accepted: 0, failed: 0, alreadyRecorded: 0 },
     upserts: { accepted: 0, failed: 0, alreadyRecorded: 0 },
     objectsAccepted: 0,
+    relationshipsAccepted: 0,
     failures: [],
     requests: 0,
     aborted: null,
@@ -150,7 +153,9 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
         if (batch.kind === 'objects') {
           for (const a of r.accepted) {
             const item = batch.items[a.index]
-            if (item !== undefined) objectsAccepted.add(`${item.type}\u0000${item.id}`)
+            if (item === undefined) continue
+            objectsAccepted.add(`${item.type}\u0000${item.id}`)
+            result.relationshipsAccepted += item.relationships?.length ?? 0
           }
         }
       }

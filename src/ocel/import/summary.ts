@@ -10,7 +10,7 @@ import type { RunResult } from './run.js'
 
 /** What each skip or unreadable cause means, for people (keys of `skipped`). */
 export const SKIP_CAUSES: Record<string, string> = {
-  o2o_relationship: 'O2O relationships not sent: no v1 endpoint carries them',
+  o2o_duplicate: 'O2O relationships repeated with the same target and qualifier in one object; sent once',
   e2o_duplicate: 'E2O references repeated with the same qualifier in one event; sent once',
   event_without_objects: 'events left with no object (the API needs 1 to 50)',
   event_over_50_objects: 'events with more than 50 objects (the API rejects them)',
@@ -53,7 +53,8 @@ export interface ImportSummary {
     o2o: number
     object_attribute_values: number
   }
-  sent: { events: number; object_upserts: number; objects: number }
+  /** `o2o`: O2O relationships in the accepted upserts. */
+  sent: { events: number; object_upserts: number; objects: number; o2o: number }
   /** Of `sent`, the items the dataset already held under their idempotency keys (a re-run, or the rest of a killed import): recorded once. */
   already_recorded: { events: number; object_upserts: number }
   /**
@@ -129,7 +130,7 @@ export function summarize(input: SummaryInput): ImportSummary {
       o2o: log.objects.reduce((n, o) => n + o.relationships.length, 0),
       object_attribute_values: log.objects.reduce((n, o) => n + o.attributes.length, 0),
     },
-    sent: { events: run.events.accepted, object_upserts: run.upserts.accepted, objects: run.objectsAccepted },
+    sent: { events: run.events.accepted, object_upserts: run.upserts.accepted, objects: run.objectsAccepted, o2o: run.relationshipsAccepted },
     already_recorded: { events: run.events.alreadyRecorded, object_upserts: run.upserts.alreadyRecorded },
     undefined_objects: plan.undefinedObjects,
     failed: { events: run.events.failed, object_upserts: run.upserts.failed, reasons: groupFailures(run) },
@@ -160,7 +161,7 @@ export function formatSummary(s: ImportSummary): string {
       `${n(s.log.objects)} objects (${String(s.log.object_types.used)} of ${String(s.log.object_types.declared)} types), ` +
       `${n(s.log.e2o)} E2O, ${n(s.log.o2o)} O2O, ${n(s.log.object_attribute_values)} object attribute values`,
   )
-  lines.push(`${pad('sent')}${n(s.sent.events)} events, ${n(s.sent.object_upserts)} object upserts (${n(s.sent.objects)} objects)`)
+  lines.push(`${pad('sent')}${n(s.sent.events)} events, ${n(s.sent.object_upserts)} object upserts (${n(s.sent.objects)} objects, ${n(s.sent.o2o)} O2O)`)
   const already = s.already_recorded.events + s.already_recorded.object_upserts
   if (already > 0) {
     lines.push(
