@@ -3,12 +3,13 @@
  * in `ocelog replay` and in `ocelog export` after the process is killed (SIGKILL) mid-load and
  * started again (issue #2, "Done when").
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, requireBuild, runCli } from '../helpers/cli.js'
+import { requireBuild, runCli } from '../helpers/cli.js'
+import { spawnServe, waitUntilUp as waitUntilUpOn } from '../helpers/serve-process.js'
 import { freePort } from '../helpers/free-port.js'
 
 let dataDir: string
@@ -18,22 +19,10 @@ let key: string
 let datasetId: string
 
 function startService(): ChildProcess {
-  return spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  return spawnServe(env)
 }
 
-async function waitUntilUp(): Promise<void> {
-  const deadline = Date.now() + 15_000
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${String(port)}/v1/health`, { headers: { authorization: `Bearer ${key}` } })
-      if (res.status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error('service did not answer /v1/health within 15 s')
-}
+const waitUntilUp = () => waitUntilUpOn(port, key)
 
 async function cli(args: string[]): Promise<string> {
   const r = await runCli(dataDir, args)

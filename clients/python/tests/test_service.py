@@ -62,6 +62,19 @@ def test_upsert_object_creates_then_merges(service, key):
     assert [(o["external_id"], o["created"]) for o in batch.objects] == [("c-9", False), ("c-10", True)]
 
 
+def test_upsert_object_sends_the_time_of_its_values_and_its_o2o_relationships(service, key):
+    at = datetime(2024, 5, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    with ocelog.Client(key["key"], service.url) as client:
+        client.upsert_object("order", "o-7", {"status": "open"}, timestamp=at, relationships=[{"type": "customer", "id": "c-9", "qualifier": "placed by"}])
+        batch = client.upsert_objects([{"type": "order", "id": "o-8", "timestamp": at, "relationships": [{"type": "item", "id": "i-1"}]}])
+    assert batch.failed == 0
+    upserts = [r["data"] for r in service.replay(key["dataset_id"]) if r["type"] == "ObjectUpserted"]
+    assert [(u["id"], u["time"], [(r["type"], r["id"], r.get("qualifier")) for r in u["relationships"]]) for u in upserts] == [
+        ("o-7", "2024-05-01T10:00:00.000Z", [("customer", "c-9", "placed by")]),
+        ("o-8", "2024-05-01T10:00:00.000Z", [("item", "i-1", None)]),
+    ]
+
+
 def test_an_unknown_key_raises_authentication_error(service):
     with ocelog.Client("ocl_0000000000000000_nope", service.url) as client:
         with pytest.raises(ocelog.AuthenticationError) as caught:

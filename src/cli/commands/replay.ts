@@ -45,7 +45,7 @@ export function registerReplay(program: Command): void {
     .option('--from <position>', 'start after this log position (exclusive)')
     .option(
       '--json',
-      'print NDJSON: one record per line {position, stream, type, version, upcast_from?, appended_at, data}; a record written in an older version is shown upcast to the current one, with upcast_from naming the version it was written in',
+      'print NDJSON: one record per line {position, stream, type, version, upcast_from?, appended_at, idempotency_key?, fingerprint?, data}; a record written in an older version is shown upcast to the current one, with upcast_from naming the version it was written in',
     )
     .action(async (opts: { dataset: string; from?: string; json?: boolean }) => {
       let after: number | null = null
@@ -68,12 +68,15 @@ export function registerReplay(program: Command): void {
                   version: r.version,
                   ...(r.upcastFrom === undefined ? {} : { upcast_from: r.upcastFrom }),
                   appended_at: r.appendedAt,
+                  ...(r.idempotency === undefined ? {} : { idempotency_key: r.idempotency.key, fingerprint: r.idempotency.fingerprint }),
                   data: r.data,
                 },
                 true,
               )
             } else {
-              process.stdout.write(`${String(r.position).padStart(8)}  ${r.appendedAt}  ${replayLine(r)}\n`)
+              process.stdout.write(
+                `${String(r.position).padStart(8)}  ${r.appendedAt}  ${replayLine(r)}${r.idempotency === undefined ? '' : `  idempotency_key=${JSON.stringify(r.idempotency.key)}`}\n`,
+              )
             }
           }
           count += page.length

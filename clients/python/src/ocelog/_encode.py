@@ -97,12 +97,27 @@ def event_input(
     return _with_key(item, idempotency_key)
 
 
-def object_input(type: str, id: str, properties: Optional[Mapping[str, Any]] = None, idempotency_key: Optional[str] = None) -> Dict[str, Any]:  # noqa: A002 - the API's field names
-    """The object upsert input shape ``{type, id, properties?, idempotency_key}``; the key is
-    ``idempotency_key`` or a new one."""
+def object_input(  # noqa: A002 - the API's field names
+    type: str,  # noqa: A002
+    id: str,  # noqa: A002
+    properties: Optional[Mapping[str, Any]] = None,
+    idempotency_key: Optional[str] = None,
+    timestamp: Optional[TimeLike] = None,
+    relationships: Optional[Iterable[Mapping[str, Any]]] = None,
+) -> Dict[str, Any]:
+    """The object upsert input shape ``{type, id, properties?, timestamp?, relationships?,
+    idempotency_key}``; the key is ``idempotency_key`` or a new one.
+
+    Raises:
+        ValueError, TypeError: as :func:`iso_time`, for ``timestamp``.
+    """
     item: Dict[str, Any] = {"type": type, "id": id}
     if properties is not None:
         item["properties"] = dict(properties)
+    if timestamp is not None:
+        item["timestamp"] = iso_time(timestamp, "timestamp")
+    if relationships is not None:
+        item["relationships"] = [dict(r) for r in relationships]
     return _with_key(item, idempotency_key)
 
 
@@ -123,11 +138,15 @@ def normalize_event(item: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def normalize_object(item: Mapping[str, Any]) -> Dict[str, Any]:
-    """An object upsert given as a dict in the API's shape, with an idempotency key unless it has one.
+    """An object upsert given as a dict in the API's shape, with its ``timestamp`` (if any) as an
+    ISO string and an idempotency key unless it has one.
 
     Raises:
-        TypeError: when ``item`` is not a mapping.
+        ValueError, TypeError: as :func:`iso_time`; TypeError when ``item`` is not a mapping.
     """
     if not isinstance(item, Mapping):
         raise TypeError(f"an object must be a dict in the API's object upsert shape, got {type(item).__name__}")
-    return _with_key(dict(item), None)
+    out = dict(item)
+    if out.get("timestamp") is not None:
+        out["timestamp"] = iso_time(out["timestamp"], "timestamp")
+    return _with_key(out, None)

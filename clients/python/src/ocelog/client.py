@@ -201,7 +201,14 @@ class Client:
         return _require_dict(self._transport.call("POST", "/v1/event", body), "POST /v1/event", "event_id", "timestamp")
 
     def upsert_object(  # noqa: A002 - the API's field names
-        self, type: str, id: str, properties: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None  # noqa: A002
+        self,
+        type: str,  # noqa: A002
+        id: str,  # noqa: A002
+        properties: Optional[Mapping[str, Any]] = None,
+        *,
+        timestamp: Optional[TimeLike] = None,
+        relationships: Optional[Iterable[Mapping[str, Any]]] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
         """``POST /v1/object/upsert``: creates the object or merges ``properties`` into it, per
         top-level key (spec § POST /v1/object/upsert).
@@ -210,6 +217,10 @@ class Client:
             type: the object type, 1-100 characters.
             id: the object's id within its type, 1-500 characters.
             properties: attributes, any JSON object.
+            timestamp: Ocelog extension: when these values took effect (an aware ``datetime`` or an
+                ISO 8601 string with a zone); default: when the service receives them.
+            relationships: Ocelog extension: up to 100 O2O relationships ``{"type", "id",
+                "qualifier"?}`` from this object; targets are created on first reference.
             idempotency_key: as in :meth:`send_event`; a repeated upsert answers ``created: False``.
 
         Returns:
@@ -219,7 +230,7 @@ class Client:
         Raises:
             as :meth:`send_event`.
         """
-        body = dumps(object_input(type, id, properties, idempotency_key))
+        body = dumps(object_input(type, id, properties, idempotency_key, timestamp, relationships))
         return _require_dict(self._transport.call("POST", "/v1/object/upsert", body), "POST /v1/object/upsert", "object_id", "created")
 
     # -- ingestion: many items ---------------------------------------------------------------------
@@ -355,10 +366,17 @@ class Client:
         return self._sender.put(EVENTS, item, dumps(item))
 
     def enqueue_object(  # noqa: A002 - the API's field names
-        self, type: str, id: str, properties: Optional[Mapping[str, Any]] = None, *, idempotency_key: Optional[str] = None  # noqa: A002
+        self,
+        type: str,  # noqa: A002
+        id: str,  # noqa: A002
+        properties: Optional[Mapping[str, Any]] = None,
+        *,
+        timestamp: Optional[TimeLike] = None,
+        relationships: Optional[Iterable[Mapping[str, Any]]] = None,
+        idempotency_key: Optional[str] = None,
     ) -> bool:
         """Queues one object upsert (the arguments of :meth:`upsert_object`), as :meth:`enqueue_event`."""
-        item = object_input(type, id, properties, idempotency_key)
+        item = object_input(type, id, properties, idempotency_key, timestamp, relationships)
         return self._sender.put(OBJECTS, item, dumps(item))
 
     def flush(self, timeout: Optional[float] = None) -> bool:

@@ -1,0 +1,36 @@
+/**
+ * The built service (`ocelog serve`) as a process that a test kills and starts again on the same
+ * data dir, for the e2e tests of crashes (durability, exactly once). test/helpers/service.ts is the
+ * one-shot form with a fresh data dir.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { CLI } from './cli.js'
+
+/** Starts `ocelog serve` with `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr is piped, the rest ignored. */
+export function spawnServe(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+}
+
+/**
+ * Resolves once GET /v1/health on 127.0.0.1:`port` answers 200 with `key`.
+ * @throws Error when it does not within `timeoutMs` (default 15 s).
+ */
+export async function waitUntilUp(port: number, key: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${String(port)}/v1/health`, { headers: { authorization: `Bearer ${key}` } })
+      if (res.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`service did not answer /v1/health within ${String(timeoutMs / 1000)} s`)
+}
+
+/** Resolves when `child` has exited (at once if it already has), with its signal or exit code. */
+export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.signalCode ?? child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
+}
