@@ -26,17 +26,19 @@ export interface CatchUp {
 
 export class ProjectionWatch {
   private readonly db: Database.Database
+  private readonly rmDb: Database.Database
   private readonly head: Database.Statement<[], { p: number | null }>
   private readonly checkpoint: Database.Statement<[string], { position: number }>
 
-  /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` must exist). */
+  /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` and `read-models.db` must exist). */
   constructor(
     dataDir: string,
     private readonly projector = 'read-models',
   ) {
     this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
     this.head = this.db.prepare('SELECT max(position) AS p FROM records')
-    this.checkpoint = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
+    this.rmDb = new Database(join(dataDir, 'read-models.db'), { readonly: true, fileMustExist: true })
+    this.checkpoint = this.rmDb.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
   }
 
   lag(): Lag {
@@ -69,5 +71,6 @@ export class ProjectionWatch {
 
   close(): void {
     this.db.close()
+    this.rmDb.close()
   }
 }

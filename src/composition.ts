@@ -8,6 +8,7 @@ import { EngineUnavailableError } from './core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import { openDatabase } from './adapters/sqlite/database.js'
+import { openReadModelsDatabase, READ_MODELS_FILE } from './adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelQuery } from './adapters/sqlite/sqlite-read-model-query.js'
@@ -32,6 +33,8 @@ export interface Backends {
   keys: KeyStore
   /** Whether an error of these engines means one is away (retry later) rather than a failed write; for the projector. */
   isUnavailable(error: unknown): boolean
+  /** What opening the engines did that an operator should read in the log, e.g. a read-model file made anew (then rebuilt from the log). */
+  notices: readonly string[]
   close(): Promise<void>
 }
 
@@ -52,23 +55,33 @@ export async function openBackends(config: Config): Promise<Backends> {
     return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
   }
   let db: ReturnType<typeof openDatabase>
+  let readModels: ReturnType<typeof openReadModelsDatabase>
   try {
     db = openDatabase(config.dataDir)
   } catch (error) {
     throw new EngineUnavailableError(`cannot open the SQLite file in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
   }
+  try {
+    readModels = openReadModelsDatabase(config.dataDir)
+  } catch (error) {
+    db.close()
+    throw new EngineUnavailableError(`cannot open ${READ_MODELS_FILE} in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
+  }
   const log = new SqliteEventLog(db)
+  const rm = readModels.db
   return {
     mode: 'embedded',
-    describe: `SQLite ${config.dataDir}/ocelog.db`,
+    describe: `SQLite ${config.dataDir}/ocelog.db (read models in ${READ_MODELS_FILE})`,
     log,
-    readModels: new SqliteReadModelStore(db),
-    query: new SqliteReadModelQuery(db),
+    readModels: new SqliteReadModelStore(rm),
+    query: new SqliteReadModelQuery(rm),
     keys: new SqliteKeyStore(db),
     isUnavailable: isSqliteUnavailable,
+    notices: readModels.made === null ? [] : [`read models: ${readModels.made}; made it anew, and the projector rebuilds the read models from the log`],
     async close() {
       await log.close()
       db.close()
+      rm.close()
     },
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The server entry (`ocelog serve`): opens the backends, builds the app, listens, and in embedded
- * mode runs the projector beside the API. On SIGTERM/SIGINT it stops taking requests, lets the
+ * mode runs the projector beside the API, in a worker thread (embedded-projector.ts). On SIGTERM/SIGINT it stops taking requests, lets the
  * ones in flight finish (their records are durable before they answer), stops the projector and
  * closes the engines.
  */
 import type { FastifyInstance } from 'fastify'
 import { READ_MODELS_PROJECTION } from '../projections/checkpoints.js'
+import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
+import { EmbeddedProjector } from './embedded-projector.js'
 import { Projector } from './projector.js'
 import { buildApp } from './api/app.js'
 import { createLogger } from './logger.js'
@@ -23,7 +25,8 @@ export interface ServeOptions {
 export interface RunningServer {
   app: FastifyInstance
   backends: Backends
-  projector: Projector | null
+  /** The projector this process runs: a worker thread (embedded), in process, or none. */
+  projector: EmbeddedProjector | Projector | null
   /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
   url: string
   stop(): Promise<void>
@@ -47,14 +50,24 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       // The read models' projection shows from the start (lag: the whole log), wherever its projector runs.
       ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: [READ_MODELS_PROJECTION] } } : {}),
     })
+    for (const notice of backends.notices) app.log.info(notice)
     const abort = new AbortController()
-    const projector = runProjector ? new Projector(backends.log, backends.readModels, { logger: app.log, isUnavailable: backends.isUnavailable }) : null
-    const projecting = projector?.run(abort.signal) ?? Promise.resolve()
+    // Embedded: the projector runs in a worker thread, woken by each commit. Elsewhere (a production
+    // `serve` asked to project), in this process.
+    let projector: EmbeddedProjector | Projector | null = null
+    let projecting: Promise<unknown> = Promise.resolve()
+    if (runProjector && backends.log instanceof SqliteEventLog) {
+      const embedded = new EmbeddedProjector({ dataDir: config.dataDir, logLevel: config.logLevel, logger: app.log, log: backends.log })
+      embedded.start()
+      projector = embedded
+    } else if (runProjector) {
+      const inProcess = new Projector(backends.log, backends.readModels, { logger: app.log, isUnavailable: backends.isUnavailable })
+      projecting = inProcess.run(abort.signal)
+      projector = inProcess
+    }
     const url = await app.listen({ port: config.port, host: config.host })
-    app.log.info(
-      { storage: backends.describe, projector: projector === null ? 'off' : 'in-process', rateLimit: config.redisUrl === null ? 'memory' : 'redis' },
-      `Ocelog listening on ${url}`,
-    )
+    const where = projector === null ? 'off' : projector instanceof EmbeddedProjector ? 'worker thread' : 'in-process'
+    app.log.info({ storage: backends.describe, projector: where, rateLimit: config.redisUrl === null ? 'memory' : 'redis' }, `Ocelog listening on ${url}`)
     const limiter = rateLimiter
     let stopped: Promise<void> | null = null
     return {
@@ -67,6 +80,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
           await app.close()
           abort.abort()
           await projecting
+          if (projector instanceof EmbeddedProjector) await projector.stop()
           await limiter.close()
           await backends.close()
         })()

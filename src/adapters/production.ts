@@ -123,6 +123,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
     query,
     keys,
     isUnavailable: isMongoUnavailable,
+    notices: [],
     async close() {
       await log.close()
       await mongo.close()

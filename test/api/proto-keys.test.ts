@@ -53,22 +53,22 @@ describe('properties named __proto__ and constructor', () => {
 
   it('keeps them through the projection into the read models', async () => {
     await t.projector.catchUp()
-    const objects = (await sqliteRows(t.db)(datasetId)).objects
+    const objects = (await sqliteRows(t.rmDb)(datasetId)).objects
     expect(JSON.stringify(objects.find((o) => o.external_id === 'p2')?.properties)).toBe(PROTO_PROPERTIES)
     expect(JSON.stringify(objects.find((o) => o.external_id === 'p3')?.properties)).toBe(PROTO_PROPERTIES)
-    const events = (await sqliteRows(t.db)(datasetId)).events
+    const events = (await sqliteRows(t.rmDb)(datasetId)).events
     expect(JSON.stringify(events.find((e) => e.event_type === 'proto')?.properties)).toBe(PROTO_PROPERTIES)
   })
 
   it('merges a later __proto__ value per key, like any other attribute', async () => {
     await post('/v1/object/upsert', '{"type":"t","id":"p3","properties":{"__proto__":{"polluted":"again"}}}')
     await t.projector.catchUp()
-    const o = (await sqliteRows(t.db)(datasetId)).objects.find((x) => x.external_id === 'p3')
+    const o = (await sqliteRows(t.rmDb)(datasetId)).objects.find((x) => x.external_id === 'p3')
     expect(JSON.stringify(o?.properties)).toBe('{"__proto__":{"polluted":"again"},"constructor":{"prototype":{"polluted":"yes"}},"plain":1}')
   })
 
   it('exports them as OCEL 2.0 attributes named __proto__ and constructor', async () => {
-    const doc = await exportOcel(new SqliteReadModelQuery(t.db), datasetId)
+    const doc = await exportOcel(new SqliteReadModelQuery(t.rmDb), datasetId)
     const names = doc.events.find((e) => e.type === 'proto')?.attributes?.map((a) => a.name)
     expect(names).toEqual(expect.arrayContaining(['__proto__', 'constructor', 'plain']))
   })

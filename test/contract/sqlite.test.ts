@@ -1,11 +1,12 @@
 /**
- * The EventLog, ReadModelStore, ReadModelQuery, KeyStore and ObjectClaims contracts on the embedded default: a real SQLite file
- * in a temp folder per case (src/adapters/sqlite/*).
+ * The EventLog, ReadModelStore, ReadModelQuery, KeyStore and ObjectClaims contracts on the embedded default: real SQLite files
+ * (ocelog.db, read-models.db) in a temp folder per case (src/adapters/sqlite/*).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
@@ -18,13 +19,17 @@ import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
 
-function tempDatabase(): { db: SqliteDatabase; remove(): void } {
+/** ocelog.db and read-models.db in a fresh temp folder. */
+function tempDatabase(): { db: SqliteDatabase; rmDb: SqliteDatabase; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'ocelog-contract-'))
   const db = openDatabase(dir)
+  const rmDb = openReadModelsDatabase(dir).db
   return {
     db,
+    rmDb,
     remove() {
       db.close()
+      rmDb.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -44,10 +49,10 @@ eventLogContract('SQLite', async () => {
 
 readModelStoreContract('SQLite', async () => {
   const t = tempDatabase()
-  const store = new SqliteReadModelStore(t.db)
+  const store = new SqliteReadModelStore(t.rmDb)
   return {
     store,
-    rows: sqliteRows(t.db),
+    rows: sqliteRows(t.rmDb),
     async close() {
       await store.close()
       t.remove()
@@ -80,8 +85,8 @@ objectClaimsContract('SQLite', async () => {
 readModelQueryContract('SQLite', async () => {
   const t = tempDatabase()
   const log = new SqliteEventLog(t.db, { pollMs: 50 })
-  const store = new SqliteReadModelStore(t.db)
-  const query = new SqliteReadModelQuery(t.db)
+  const store = new SqliteReadModelStore(t.rmDb)
+  const query = new SqliteReadModelQuery(t.rmDb)
   return {
     log,
     store,

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, requireBuild, runCli } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { Ingest } from '../../src/core/ingest.js'
@@ -122,16 +123,18 @@ describe('ocelog replay and project', () => {
       await new Promise((r) => setTimeout(r, 1500))
       expect(worker.exitCode).toBeNull()
       const db = openDatabase(dataDir)
+      const rmDb = openReadModelsDatabase(dataDir).db
       try {
         const ctx = { datasetId: k.dataset_id, keyId: k.key_id, requestId: 'req-w', receivedAt: new Date().toISOString() }
         await new Ingest(new SqliteEventLog(db)).recordEvents([{ event: 'Worker Check', objects: [{ type: 't', id: 'w' }] }], ctx)
-        const query = new SqliteReadModelQuery(db)
+        const query = new SqliteReadModelQuery(rmDb)
         const events = async () => (await query.events(k.dataset_id, { limit: 10 })).events
         const deadline = Date.now() + 10_000
         while ((await events()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
         expect((await events()).map((e) => e.event_type)).toEqual(['Worker Check'])
       } finally {
         db.close()
+        rmDb.close()
       }
     } finally {
       worker.kill('SIGTERM')

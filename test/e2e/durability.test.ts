@@ -124,14 +124,16 @@ describe('the built service', () => {
       expect(res.status).toBe(200)
       const { default: Database } = await import('better-sqlite3')
       const db = new Database(join(dataDir, 'ocelog.db'), { readonly: true })
+      const rmDb = new Database(join(dataDir, 'read-models.db'), { readonly: true })
       try {
         const head = () => (db.prepare('SELECT max(position) AS p FROM records').get() as { p: number }).p
-        const applied = () => (db.prepare("SELECT position AS p FROM rm_checkpoints WHERE projector = 'read-models'").get() as { p: number } | undefined)?.p
+        const applied = () => (rmDb.prepare("SELECT position AS p FROM rm_checkpoints WHERE projector = 'read-models'").get() as { p: number } | undefined)?.p
         const deadline = Date.now() + 10_000
         while (applied() !== head() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
         expect(applied()).toBe(head())
       } finally {
         db.close()
+        rmDb.close()
       }
     } finally {
       p.kill('SIGTERM')

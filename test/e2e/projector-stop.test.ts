@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { Ingest } from '../../src/core/ingest.js'
 import type { Status } from '../../src/schemas/projections.js'
@@ -27,8 +28,10 @@ beforeAll(async () => {
     testContext('ds1'),
   )
   poison = 2
-  db.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
+  const rmDb = openReadModelsDatabase(dataDir).db
+  rmDb.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
            BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
+  rmDb.close()
   await log.close()
   db.close()
 })
@@ -57,9 +60,9 @@ describe('ocelog project on a poison record', () => {
   })
 
   it('applies the record once the cause is fixed', async () => {
-    const db = openDatabase(dataDir)
-    db.exec('DROP TRIGGER poison')
-    db.close()
+    const rmDb = openReadModelsDatabase(dataDir).db
+    rmDb.exec('DROP TRIGGER poison')
+    rmDb.close()
     expect((await runCli(dataDir, ['project', '--once'])).code).toBe(0)
     const status = JSON.parse((await runCli(dataDir, ['status', '--json'])).stdout) as Status
     expect(status.projections.map((p) => [p.position, p.lag_records, p.stopped])).toEqual([[3, 0, null]])

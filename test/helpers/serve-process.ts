@@ -6,9 +6,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { CLI } from './cli.js'
 
-/** Starts `ocelog serve` with `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr is piped, the rest ignored. */
-export function spawnServe(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+/**
+ * Starts `ocelog serve` with `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr is piped, stdout (the
+ * service's log lines) is ignored unless `captureLog` pipes it too.
+ */
+export function spawnServe(env: NodeJS.ProcessEnv, captureLog = false): ChildProcess {
+  return spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'] })
 }
 
 /**

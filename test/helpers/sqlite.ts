@@ -1,8 +1,9 @@
-/** A fresh embedded SQLite file in a temp dir with the log, the read-model store and ingest over it, for integration tests. */
+/** Fresh embedded SQLite files in a temp dir (ocelog.db and read-models.db) with the log, the read-model store and ingest over them, for integration tests. */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog, type SqliteEventLogOptions } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
@@ -10,6 +11,8 @@ import { Ingest } from '../../src/core/ingest.js'
 export interface SqliteFixture {
   dir: string
   db: SqliteDatabase
+  /** read-models.db beside `db`'s ocelog.db. */
+  rmDb: SqliteDatabase
   log: SqliteEventLog
   store: SqliteReadModelStore
   ingest: Ingest
@@ -21,15 +24,18 @@ export interface SqliteFixture {
 export function openSqliteFixture(prefix: string, logOptions: SqliteEventLogOptions = {}): SqliteFixture {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   const db = openDatabase(dir)
+  const rmDb = openReadModelsDatabase(dir).db
   const log = new SqliteEventLog(db, logOptions)
   return {
     dir,
     db,
+    rmDb,
     log,
-    store: new SqliteReadModelStore(db),
+    store: new SqliteReadModelStore(rmDb),
     ingest: new Ingest(log),
     close() {
       db.close()
+      rmDb.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -11,6 +11,7 @@ import { createKey, type CreatedKey } from '../../src/admin.js'
 import { buildApp } from '../../src/api/app.js'
 import { memoryRateLimiter } from '../../src/adapters/rate-limiter.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
@@ -22,6 +23,8 @@ export interface TestApp {
   app: FastifyInstance
   dir: string
   db: SqliteDatabase
+  /** read-models.db beside `db`'s ocelog.db. */
+  rmDb: SqliteDatabase
   log: SqliteEventLog
   keys: SqliteKeyStore
   readModels: SqliteReadModelStore
@@ -36,9 +39,10 @@ export async function makeTestApp(
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'ocelog-api-'))
   const db = openDatabase(dir)
+  const rmDb = openReadModelsDatabase(dir).db
   const log = new SqliteEventLog(db)
   const keys = new SqliteKeyStore(db)
-  const readModels = new SqliteReadModelStore(db)
+  const readModels = new SqliteReadModelStore(rmDb)
   const rateLimiter = memoryRateLimiter({
     perMinute: opts.perMinute ?? 1200,
     ...(opts.windowSeconds === undefined ? {} : { windowSeconds: opts.windowSeconds }),
@@ -48,7 +52,7 @@ export async function makeTestApp(
     keys,
     rateLimiter,
     logger: false,
-    reader: new ProcessReader({ query: new SqliteReadModelQuery(db), log }),
+    reader: new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log }),
     ...(opts.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: opts.bodyLimitBytes }),
     ...(opts.metrics === true ? { metrics: { log, readModels, projections: ['read-models'] } } : {}),
   })
@@ -57,6 +61,7 @@ export async function makeTestApp(
     app,
     dir,
     db,
+    rmDb,
     log,
     keys,
     readModels,
@@ -67,6 +72,7 @@ export async function makeTestApp(
       await rateLimiter.close()
       await log.close()
       db.close()
+      rmDb.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
@@ -35,6 +36,7 @@ const UTC = parseTimeZone('UTC')
 
 let dir: string
 let db: SqliteDatabase
+let rmDb: SqliteDatabase
 let log: SqliteEventLog
 let store: SqliteReadModelStore
 let ingest: Ingest
@@ -43,13 +45,15 @@ let datasets = 0
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-export-forms-'))
   db = openDatabase(dir)
+  rmDb = openReadModelsDatabase(dir).db
   log = new SqliteEventLog(db)
-  store = new SqliteReadModelStore(db)
+  store = new SqliteReadModelStore(rmDb)
   ingest = new Ingest(log)
 })
 afterAll(async () => {
   await log.close()
   db.close()
+  rmDb.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -65,7 +69,7 @@ async function importAndExport(path: string): Promise<OcelJsonStrict> {
     expect(failures).toEqual([])
   }
   await new Projector(log, store).catchUp()
-  const doc = await exportOcel(new SqliteReadModelQuery(db), datasetId)
+  const doc = await exportOcel(new SqliteReadModelQuery(rmDb), datasetId)
   expect(diffViews(expectedView(source), exportedView(doc))).toEqual([])
   return doc
 }

@@ -13,6 +13,7 @@ import { Compile } from 'typebox/compile'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
@@ -38,6 +39,7 @@ const strictSchema = Compile(OcelJsonStrict)
 
 let dir: string
 let db: SqliteDatabase
+let rmDb: SqliteDatabase
 let log: SqliteEventLog
 let store: SqliteReadModelStore
 let query: SqliteReadModelQuery
@@ -49,9 +51,10 @@ const ctx = (datasetId: string): RecordContext => ({ datasetId, keyId: 'k1', req
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-export-'))
   db = openDatabase(dir)
+  rmDb = openReadModelsDatabase(dir).db
   log = new SqliteEventLog(db)
-  store = new SqliteReadModelStore(db)
-  query = new SqliteReadModelQuery(db)
+  store = new SqliteReadModelStore(rmDb)
+  query = new SqliteReadModelQuery(rmDb)
   keys = new SqliteKeyStore(db)
   ingest = new Ingest(log)
   for (const id of ['ds1', 'ds2']) await keys.createDataset({ id, name: id, created_at: new Date().toISOString() })
@@ -59,6 +62,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await log.close()
   db.close()
+  rmDb.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { UNDEFINED_OBJECT_TYPE } from '../../src/ocel/import/plan.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
@@ -179,19 +180,22 @@ function expectedOf(log: SourceLog): Expected {
 describeWithSharedOcel('process map of the shared OCEL 2.0 logs', () => {
   let dir: string
   let db: SqliteDatabase
+  let rmDb: SqliteDatabase
   let log: SqliteEventLog
   let reader: ProcessReader
   let store: SqliteReadModelStore
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ocelog-map-'))
     db = openDatabase(dir)
+    rmDb = openReadModelsDatabase(dir).db
     log = new SqliteEventLog(db)
-    store = new SqliteReadModelStore(db)
-    reader = new ProcessReader({ query: new SqliteReadModelQuery(db), log })
+    store = new SqliteReadModelStore(rmDb)
+    reader = new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log })
   })
   afterAll(async () => {
     await log.close()
     db.close()
+    rmDb.close()
     rmSync(dir, { recursive: true, force: true })
   })
 

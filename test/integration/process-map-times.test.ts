@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
@@ -75,6 +76,7 @@ const EXPECTED: ObjectTypeMap = {
 describe('process map times', () => {
   let dir: string
   let db: SqliteDatabase
+  let rmDb: SqliteDatabase
   let log: SqliteEventLog
   let reader: ProcessReader
   const ds = freshDatasetId()
@@ -82,18 +84,20 @@ describe('process map times', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ocelog-times-'))
     db = openDatabase(dir)
+    rmDb = openReadModelsDatabase(dir).db
     log = new SqliteEventLog(db)
     const ingest = new Ingest(log)
     for (const body of SENT) {
       const { failures } = await ingest.recordEvents([body], context(ds))
       expect(failures).toEqual([])
     }
-    await new Projector(log, new SqliteReadModelStore(db)).catchUp()
-    reader = new ProcessReader({ query: new SqliteReadModelQuery(db), log })
+    await new Projector(log, new SqliteReadModelStore(rmDb)).catchUp()
+    reader = new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log })
   })
   afterAll(async () => {
     await log.close()
     db.close()
+    rmDb.close()
     rmSync(dir, { recursive: true, force: true })
   })
 

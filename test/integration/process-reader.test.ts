@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
@@ -18,6 +19,7 @@ import { eventRecord, freshDatasetId, upsertRecord } from '../contract/fixtures.
 
 let dir: string
 let db: SqliteDatabase
+let rmDb: SqliteDatabase
 let log: SqliteEventLog
 let reader: ProcessReader
 let ds: string
@@ -25,13 +27,15 @@ let ds: string
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-reader-'))
   db = openDatabase(dir)
+  rmDb = openReadModelsDatabase(dir).db
   log = new SqliteEventLog(db)
-  reader = new ProcessReader({ query: new SqliteReadModelQuery(db), log })
+  reader = new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log })
   ds = freshDatasetId()
 })
 afterEach(async () => {
   await log.close()
   db.close()
+  rmDb.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -40,7 +44,7 @@ const at = (minute: number) => new Date(Date.parse('2024-05-01T10:00:00.000Z') +
 /** Five events of one order at minutes 0..4 (sent in reverse), applied by the projector. */
 async function fiveEvents(): Promise<number> {
   for (const m of [4, 3, 2, 1, 0]) await log.append(ds, [eventRecord(ds, `Step ${String(m)}`, [{ type: 'order', id: 'o1' }], { timestamp: at(m) })], [])
-  return new Projector(log, new SqliteReadModelStore(db)).catchUp()
+  return new Projector(log, new SqliteReadModelStore(rmDb)).catchUp()
 }
 
 /** The parameter that `promise` rejects with an InvalidParameterError naming, else null. */

@@ -21,6 +21,7 @@ import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/s
 let fx: SqliteFixture
 let dir: string
 let db: SqliteDatabase
+let rmDb: SqliteDatabase
 let log: SqliteEventLog
 let store: SqliteReadModelStore
 /** The read models' rows, as `apply` wrote them. */
@@ -29,10 +30,10 @@ let ingest: Ingest
 
 beforeEach(() => {
   fx = openSqliteFixture('ocelog-projector-failure-', { pollMs: 10 })
-  ;({ dir, db, log, store, ingest } = fx)
-  rows = sqliteRows(db)
+  ;({ dir, db, rmDb, log, store, ingest } = fx)
+  rows = sqliteRows(rmDb)
   // A poison record: applying an event of type "Poison" fails, deterministically, in the store.
-  db.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
+  rmDb.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
            BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
 })
 afterEach(() => fx.close())
@@ -111,7 +112,7 @@ describe('Projector.run on a record it cannot apply', () => {
   it('tries the record again when started again, and clears the stop once it applies', async () => {
     await events('ds1', 'Create Order', 'Poison', 'Ship Order')
     await new Projector(log, store, { sleep: recordingSleep().sleep, settleMs: 0 }).run(new AbortController().signal)
-    db.exec('DROP TRIGGER poison')
+    rmDb.exec('DROP TRIGGER poison')
     const again = new Projector(log, store, { settleMs: 0 })
     const abort = new AbortController()
     const running = again.run(abort.signal)
@@ -174,8 +175,8 @@ describe('Projector.run while an engine is away', () => {
   it('waits with doubling waits capped at 5 s, without limit, then goes on', async () => {
     await events('ds1', 'Create Order', 'Ship Order')
     // Another connection holds the write lock; the store's connection gives up at once (SQLITE_BUSY).
-    db.pragma('busy_timeout = 0')
-    const holder = new Database(join(dir, 'ocelog.db'))
+    rmDb.pragma('busy_timeout = 0')
+    const holder = new Database(join(dir, 'read-models.db'))
     holder.prepare('BEGIN IMMEDIATE').run()
     const waits: number[] = []
     const sleep = async (ms: number) => {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { foldRecords } from '../../projections/registry.js'
 import { datasetHash, Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
@@ -15,6 +16,7 @@ import { sqliteRows } from '../helpers/read-model-rows.js'
 
 let dir: string
 let db: SqliteDatabase
+let rmDb: SqliteDatabase
 let log: SqliteEventLog
 let store: SqliteReadModelStore
 let ingest: Ingest
@@ -51,12 +53,14 @@ async function seed(datasetId = 'ds1'): Promise<void> {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-projector-'))
   db = openDatabase(dir)
+  rmDb = openReadModelsDatabase(dir).db
   log = new SqliteEventLog(db)
-  store = new SqliteReadModelStore(db)
+  store = new SqliteReadModelStore(rmDb)
   ingest = new Ingest(log)
 })
 afterEach(() => {
   db.close()
+  rmDb.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -64,7 +68,7 @@ describe('Projector on SQLite', () => {
   it('keeps the read models of README § Read models', async () => {
     await seed()
     expect(await new Projector(log, store).catchUp()).toBe(4)
-    const s = await sqliteRows(db)('ds1')
+    const s = await sqliteRows(rmDb)('ds1')
     expect(s.eventTypes.map((t) => [t.name, t.count, t.source])).toEqual([
       ['Create Order', 1, 'public_api'],
       ['Pay Order', 1, 'public_api'],
@@ -99,9 +103,9 @@ describe('Projector on SQLite', () => {
     const records = await log.readAll(null, 100)
     const last = records[records.length - 1]?.position ?? 0
     await store.apply('p', null, last, foldRecords(records))
-    const once = await sqliteRows(db)('ds1')
+    const once = await sqliteRows(rmDb)('ds1')
     await store.apply('p', last, last, foldRecords(records))
-    expect(await sqliteRows(db)('ds1')).toEqual(once)
+    expect(await sqliteRows(rmDb)('ds1')).toEqual(once)
   })
 
   it('resumes from its checkpoint after a restart', async () => {
@@ -110,7 +114,7 @@ describe('Projector on SQLite', () => {
     await ingest.recordEvents([{ event: 'Ship Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], ctx('ds1'))
     const restarted = new Projector(log, store)
     expect(await restarted.catchUp()).toBe(1)
-    expect((await sqliteRows(db)('ds1')).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
+    expect((await sqliteRows(rmDb)('ds1')).eventTypes.map((t) => t.name)).toEqual(['Create Order', 'Pay Order', 'Ship Order'])
   })
 
   it('rebuilds from the log to the same read models', async () => {
@@ -118,9 +122,9 @@ describe('Projector on SQLite', () => {
     await seed('ds2')
     const p = new Projector(log, store, { maxBatch: 2 })
     await p.catchUp()
-    const before = [await sqliteRows(db)('ds1'), await sqliteRows(db)('ds2')]
+    const before = [await sqliteRows(rmDb)('ds1'), await sqliteRows(rmDb)('ds2')]
     expect(await new Projector(log, store).rebuild()).toBe(8)
-    expect([await sqliteRows(db)('ds1'), await sqliteRows(db)('ds2')]).toEqual(before)
+    expect([await sqliteRows(rmDb)('ds1'), await sqliteRows(rmDb)('ds2')]).toEqual(before)
   })
 
   it('refuses to move a checkpoint another projector moved first', async () => {
@@ -138,7 +142,7 @@ describe('Projector on SQLite', () => {
     await ingest.recordEvents([{ event: 'Create Order', objects: [{ type: 'order', id: 'o2' }] }], ctx('ds1'))
     await b.catchUp()
     await a.catchUp()
-    expect((await sqliteRows(db)('ds1').then((r) => r.eventTypes)).find((t) => t.name === 'Create Order')?.count).toBe(2)
+    expect((await sqliteRows(rmDb)('ds1').then((r) => r.eventTypes)).find((t) => t.name === 'Create Order')?.count).toBe(2)
   })
 
   it('splits datasets between shards', async () => {
@@ -150,7 +154,7 @@ describe('Projector on SQLite', () => {
     const expected = [0, 1].map((i) => ['ds1', 'ds2', 'ds3'].filter((d) => datasetHash(d) % 2 === i).length * 4)
     expect(shards.map((s) => s.recordsApplied)).toEqual(expected)
     expect(shards.map((s) => s.name)).toEqual(['read-models-0-of-2', 'read-models-1-of-2'])
-    for (const d of ['ds1', 'ds2', 'ds3']) expect((await sqliteRows(db)(d).then((r) => r.events)).length).toBe(2)
+    for (const d of ['ds1', 'ds2', 'ds3']) expect((await sqliteRows(rmDb)(d).then((r) => r.events)).length).toBe(2)
   })
 
   it('follows appends while running and stops when aborted', async () => {
@@ -163,7 +167,7 @@ describe('Projector on SQLite', () => {
     while (p.position !== head && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     abort.abort()
     await running
-    expect((await sqliteRows(db)('ds1').then((r) => r.events)).length).toBe(2)
+    expect((await sqliteRows(rmDb)('ds1').then((r) => r.events)).length).toBe(2)
     expect(p.position).toBe(4)
   })
 })

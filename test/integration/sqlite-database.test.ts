@@ -1,8 +1,15 @@
+/**
+ * The log file's migrations (src/adapters/sqlite/database.ts) and the read-model file
+ * (src/adapters/sqlite/read-models-database.ts): a data dir of any earlier version opens, keeps
+ * its log, and gets its read models in read-models.db, made anew and rebuilt from the log.
+ */
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openDatabase } from '../../src/adapters/sqlite/database.js'
+import { MIGRATIONS, openDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase, READ_MODELS_SCHEMA_VERSION } from '../../src/adapters/sqlite/read-models-database.js'
 
 let dir: string
 beforeEach(() => {
@@ -10,49 +17,34 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-/** Undoes migration 5 (the records' idempotency keys), for files of an older version. */
-const WITHOUT_KEYS = 'DROP INDEX records_by_idempotency_key; ALTER TABLE records DROP COLUMN idempotency_key; ALTER TABLE records DROP COLUMN fingerprint;'
-/** Undoes migration 6 (the O2O read model), for files of an older version. */
-const WITHOUT_O2O = 'DROP TABLE rm_object_relationships;'
+/** An ocelog.db as schema version `version` left it: migrations 1 to `version`, then `sql`. */
+function oldFile(version: number, sql: string): void {
+  const db = new Database(join(dir, 'ocelog.db'))
+  for (const migration of MIGRATIONS.slice(0, version)) db.exec(migration)
+  db.exec(sql)
+  db.pragma(`user_version = ${String(version)}`)
+  db.close()
+}
+
+const tables = (db: Database.Database) =>
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name)
 
 describe('openDatabase', () => {
-  it('brings a schema-version-1 file up to date, keeping its records', () => {
-    const v1 = openDatabase(dir)
-    v1.prepare("INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now')").run()
-    // Back to what version 1 held: without the read side's indexes (v2), the projection stops (v3) and the records' keys (v5).
-    v1.exec(
-      `DROP INDEX rm_event_objects_by_object; DROP INDEX rm_event_objects_by_external_id; DROP INDEX rm_events_by_type; DROP TABLE rm_projection_stops; ${WITHOUT_KEYS} ${WITHOUT_O2O} PRAGMA user_version = 1`,
+  it('brings a schema-version-1 file up to date, keeping its records and keys, and moves the read models out of it', () => {
+    oldFile(
+      1,
+      `INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now');
+       INSERT INTO datasets VALUES ('d', 'd', 'now');
+       INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES ('read-models', 1, 'now');`,
     )
-    v1.close()
     const db = openDatabase(dir)
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name IN ('rm_projection_stops', 'rm_event_objects_by_object') ORDER BY name").all()
-    expect([db.pragma('user_version', { simple: true }), tables.length, db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([6, 2, { n: 1 }])
+    expect([db.pragma('user_version', { simple: true }), db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([MIGRATIONS.length, { n: 1 }])
+    expect(tables(db)).toEqual(['api_keys', 'datasets', 'object_claims', 'records'])
     db.close()
   })
-  it("drops the table of object pairs from a version-3 file, adds the records' keys, and keeps the log and the other read models", () => {
-    const v3 = openDatabase(dir)
-    v3.exec(`
-      CREATE TABLE rm_object_links (dataset_id TEXT NOT NULL, object_a TEXT NOT NULL, object_b TEXT NOT NULL, PRIMARY KEY (dataset_id, object_a, object_b));
-      INSERT INTO rm_object_links VALUES ('d', 'a', 'b');
-      INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now');
-      INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES ('read-models', 1, 'now');
-      ${WITHOUT_KEYS}
-      ${WITHOUT_O2O}
-      PRAGMA user_version = 3;`)
-    v3.close()
-    const db = openDatabase(dir)
-    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name)
-    expect([db.pragma('user_version', { simple: true }), names.includes('rm_object_links'), names.includes('rm_event_objects')]).toEqual([6, false, true])
-    expect([db.prepare('SELECT count(*) AS n FROM records').get(), db.prepare('SELECT position FROM rm_checkpoints').get()]).toEqual([
-      { n: 1 },
-      { position: 1 },
-    ])
-    db.close()
-  })
+
   it('adds the idempotency key columns to the records of a version-4 file, unique per dataset', () => {
-    const v4 = openDatabase(dir)
-    v4.exec(`${WITHOUT_KEYS} ${WITHOUT_O2O} PRAGMA user_version = 4;`)
-    v4.close()
+    oldFile(4, '')
     const db = openDatabase(dir)
     const insert = db.prepare(
       "INSERT INTO records (stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint) VALUES ('s', ?, 'ObjectUpserted', 1, '{}', 'now', ?, 'f')",
@@ -65,21 +57,62 @@ describe('openDatabase', () => {
     expect(db.prepare('SELECT count(*) AS n FROM records').get()).toEqual({ n: 4 })
     db.close()
   })
-  it('adds the O2O read model to a version-5 file, one row per (object, target, qualifier), keeping its records', () => {
-    const v5 = openDatabase(dir)
-    v5.prepare("INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now')").run()
-    v5.exec(`${WITHOUT_O2O} PRAGMA user_version = 5;`)
-    v5.close()
+
+  it('drops the read-model tables of a version-5 file, keeping its log', () => {
+    oldFile(5, "INSERT INTO records (stream, dataset_id, type, version, data, appended_at) VALUES ('dataset-d', 'd', 'ObjectUpserted', 1, '{}', 'now');")
+    const before = new Database(join(dir, 'ocelog.db'))
+    expect(tables(before).filter((t) => t.startsWith('rm_'))).toHaveLength(8)
+    before.close()
     const db = openDatabase(dir)
-    const insert = db.prepare("INSERT OR IGNORE INTO rm_object_relationships VALUES ('d', 'o1', 'o2', ?, 't', '2', 'now', ?)")
-    insert.run('', 1)
-    insert.run('', 2)
-    insert.run('part of', 3)
-    expect([db.pragma('user_version', { simple: true }), db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([6, { n: 1 }])
-    expect(db.prepare('SELECT qualifier, position FROM rm_object_relationships ORDER BY qualifier').all()).toEqual([
-      { qualifier: '', position: 1 },
-      { qualifier: 'part of', position: 3 },
-    ])
+    expect([tables(db), db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([['api_keys', 'datasets', 'object_claims', 'records'], { n: 1 }])
     db.close()
+  })
+
+  it('refuses a file of a newer version, naming both versions', () => {
+    oldFile(MIGRATIONS.length + 1, '')
+    expect(() => openDatabase(dir)).toThrow(`has schema version ${String(MIGRATIONS.length + 1)}; this Ocelog knows up to ${String(MIGRATIONS.length)}`)
+  })
+})
+
+describe('openReadModelsDatabase', () => {
+  it('makes read-models.db when it is missing, and says so', () => {
+    const first = openReadModelsDatabase(dir)
+    expect([first.made, first.db.pragma('user_version', { simple: true })]).toEqual(['read-models.db is missing', READ_MODELS_SCHEMA_VERSION])
+    expect(tables(first.db)).toContain('rm_object_relationships')
+    first.db.prepare("INSERT INTO rm_checkpoints VALUES ('read-models', 7, 'now')").run()
+    first.db.close()
+    const again = openReadModelsDatabase(dir)
+    expect([again.made, again.db.prepare('SELECT position FROM rm_checkpoints').get()]).toEqual([null, { position: 7 }])
+    again.db.close()
+  })
+
+  it('makes it anew when it holds another schema version, so that its read models are rebuilt from the log', () => {
+    const old = new Database(join(dir, 'read-models.db'))
+    old.exec(
+      "CREATE TABLE rm_checkpoints (projector TEXT PRIMARY KEY, position INTEGER, updated_at TEXT); INSERT INTO rm_checkpoints VALUES ('read-models', 7, 'now')",
+    )
+    old.pragma(`user_version = ${String(READ_MODELS_SCHEMA_VERSION + 1)}`)
+    old.close()
+    const opened = openReadModelsDatabase(dir)
+    expect(opened.made).toBe(
+      `read-models.db had schema version ${String(READ_MODELS_SCHEMA_VERSION + 1)}; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`,
+    )
+    expect([opened.db.pragma('user_version', { simple: true }), opened.db.prepare('SELECT count(*) AS n FROM rm_checkpoints').get()]).toEqual([
+      READ_MODELS_SCHEMA_VERSION,
+      { n: 0 },
+    ])
+    opened.db.close()
+  })
+
+  it('keeps the read models apart from the log: two files, two write locks', () => {
+    const log = openDatabase(dir)
+    const readModels = openReadModelsDatabase(dir).db
+    log.prepare('BEGIN IMMEDIATE').run()
+    // The log's write lock does not hold up a write to the read models.
+    readModels.prepare("INSERT INTO rm_checkpoints VALUES ('p', 1, 'now')").run()
+    log.prepare('COMMIT').run()
+    expect(tables(log).some((t) => t.startsWith('rm_'))).toBe(false)
+    log.close()
+    readModels.close()
   })
 })

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
@@ -28,14 +29,17 @@ const ROWS = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures',
 
 let dir: string
 let db: SqliteDatabase
+let rmDb: SqliteDatabase
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ocelog-v1-'))
   db = openDatabase(dir)
+  rmDb = openReadModelsDatabase(dir).db
   const insert = db.prepare('INSERT INTO records (position, stream, dataset_id, type, version, data, appended_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
   for (const r of ROWS) insert.run(r.position, r.stream, r.stream.slice('dataset-'.length), r.type, r.version, r.data, r.appended_at)
 })
 afterEach(() => {
   db.close()
+  rmDb.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -54,9 +58,9 @@ describe('a log of version-1 records', () => {
   })
 
   it('projects into the read models this build keeps', async () => {
-    const store = new SqliteReadModelStore(db)
+    const store = new SqliteReadModelStore(rmDb)
     expect(await new Projector(new SqliteEventLog(db), store).catchUp()).toBe(4)
-    const rows = await sqliteRows(db)('v1ds')
+    const rows = await sqliteRows(rmDb)('v1ds')
     expect(rows.eventTypes.map((t) => [t.name, t.count])).toEqual([
       ['pay order', 1],
       ['place order', 1],

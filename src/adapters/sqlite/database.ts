@@ -1,7 +1,9 @@
 /**
- * The embedded default's one SQLite file (README § Architecture): the log, the key store and the
- * read models live in `<OCELOG_DATA_DIR>/ocelog.db`, opened in WAL mode with synchronous=FULL so
- * that a committed append survives a power cut (README § The API: a 200 means durable).
+ * The embedded default's log file (README § Architecture): the log, the object and idempotency
+ * claims and the key store live in `<OCELOG_DATA_DIR>/ocelog.db`, opened in WAL mode with
+ * synchronous=FULL so that a committed append survives a power cut (README § The API: a 200 means
+ * durable). The read models live beside it in read-models.db (read-models-database.ts); migrations
+ * 1 to 5 made them here, and migration 6 drops them.
  */
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
@@ -127,27 +129,24 @@ CREATE UNIQUE INDEX records_by_idempotency_key ON records (dataset_id, idempoten
 `
 
 /**
- * O2O relationships (README § O2O relationships): the read model `object_relationships`, one row
- * per (object, target, qualifier), '' standing for no qualifier as in rm_event_objects. Logs
- * written before hold no relationships, so nothing needs replaying.
+ * The read models move to their own file, read-models.db (read-models-database.ts): their tables
+ * leave this one. A data dir of an earlier version then has no read-models.db, which is made and
+ * rebuilt from the log at the next start.
  */
 const MIGRATION_6 = `
-CREATE TABLE rm_object_relationships (
-  dataset_id         TEXT NOT NULL,
-  object_id          TEXT NOT NULL,
-  target_object_id   TEXT NOT NULL,
-  qualifier          TEXT NOT NULL,
-  target_type        TEXT NOT NULL,
-  target_external_id TEXT NOT NULL,
-  time               TEXT NOT NULL,
-  position           INTEGER NOT NULL,
-  PRIMARY KEY (dataset_id, object_id, target_object_id, qualifier)
-) WITHOUT ROWID;
-CREATE INDEX rm_object_relationships_by_target ON rm_object_relationships (dataset_id, target_object_id);
+DROP TABLE IF EXISTS rm_checkpoints;
+DROP TABLE IF EXISTS rm_projection_stops;
+DROP TABLE IF EXISTS rm_event_types;
+DROP TABLE IF EXISTS rm_object_types;
+DROP TABLE IF EXISTS rm_objects;
+DROP TABLE IF EXISTS rm_object_changes;
+DROP TABLE IF EXISTS rm_events;
+DROP TABLE IF EXISTS rm_event_objects;
+DROP TABLE IF EXISTS rm_object_links;
 `
 
 /** The migrations in order: MIGRATIONS[v - 1] brings a file from version v − 1 to v. */
-const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
+export const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
 /** The schema version of a file whose every migration has run (SQLite's user_version). */
 const SCHEMA_VERSION = MIGRATIONS.length
 
@@ -162,6 +161,8 @@ export function openDatabase(dataDir: string): SqliteDatabase {
   db.pragma('synchronous = FULL')
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
+  // 16 MiB of page cache (SQLite's default is 2 MiB): the object and key claims are random-keyed B-trees.
+  db.pragma('cache_size = -16384')
   const version = Number(db.pragma('user_version', { simple: true }))
   if (version > SCHEMA_VERSION) {
     db.close()

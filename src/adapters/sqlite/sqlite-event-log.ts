@@ -198,6 +198,23 @@ export class SqliteEventLog implements EventLog {
     })
   }
 
+  /**
+   * Calls `listener` after each commit of this log's appends (one call per group commit), e.g. to
+   * wake a projector in another thread. Returns the function that removes it.
+   */
+  onCommit(listener: () => void): () => void {
+    this.appended.on('append', listener)
+    return () => this.appended.off('append', listener)
+  }
+
+  /**
+   * Wakes this log's `tail` at once, as its own append would: for a tail in another thread than the
+   * appends, told of each commit by a message (the embedded projector's worker).
+   */
+  wake(): void {
+    this.appended.emit('append')
+  }
+
   async lastPosition(datasetId?: string): Promise<number | null> {
     const row = (
       datasetId === undefined

@@ -1,5 +1,6 @@
 /**
- * ReadModelStore adapter on the embedded SQLite file (tables `rm_*`). `apply` writes a ChangeSet
+ * ReadModelStore adapter on the embedded read-model file, read-models.db (tables `rm_*`,
+ * read-models-database.ts). `apply` writes a ChangeSet
  * and moves the checkpoint in one transaction, so a crash leaves either all of it or none.
  */
 import { type ChangeSet, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
@@ -9,6 +10,7 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
+import { remakeReadModels } from './read-models-database.js'
 
 /** E2O and O2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
 const NO_QUALIFIER = ''
@@ -143,10 +145,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async reset(): Promise<void> {
-    this.db.exec(`
-      DELETE FROM rm_checkpoints; DELETE FROM rm_event_types; DELETE FROM rm_object_types; DELETE FROM rm_objects;
-      DELETE FROM rm_object_changes; DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_relationships;
-      DELETE FROM rm_projection_stops;`)
+    // The prepared statements name tables that are dropped and made again.
+    this.applyStatements = null
+    remakeReadModels(this.db)
   }
 
   async projections(): Promise<ProjectionState[]> {

@@ -22,6 +22,7 @@ export function registerProject(program: Command): void {
       const shard = opts.shard === undefined ? undefined : parseShard(opts.shard)
       await withBackends(async (b, cfg) => {
         const logger = createLogger(cfg.logLevel)
+        for (const notice of b.notices) logger.info(notice)
         const projector = new Projector(b.log, b.readModels, { logger, isUnavailable: b.isUnavailable, ...(shard === undefined ? {} : { shard }) })
         if (opts.rebuild === true || opts.once === true) {
           const started = performance.now()

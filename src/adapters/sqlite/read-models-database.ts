@@ -1,0 +1,156 @@
+/**
+ * The embedded default's read models in their own SQLite file, `<OCELOG_DATA_DIR>/read-models.db`
+ * (README § Read models), beside the log's `ocelog.db`: log appends and projection never wait on one
+ * write lock, and the file is disposable.
+ *
+ * - Disposable: everything in it is derived from the log. A missing file, or one of another schema
+ *   version, is (re)made empty at open; its projectors then find no checkpoint and replay the whole
+ *   log into it. No migration is ever written for it: a new schema version is a rebuild.
+ * - Durability: WAL with `synchronous=NORMAL`. A power cut may lose the last transactions, never
+ *   consistency, and each transaction carries its checkpoint with its rows, so the projector
+ *   re-applies exactly what was lost. The log (`ocelog.db`) keeps `synchronous=FULL`.
+ */
+import Database from 'better-sqlite3'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SqliteDatabase } from './database.js'
+
+/** The file's name inside OCELOG_DATA_DIR. */
+export const READ_MODELS_FILE = 'read-models.db'
+
+/**
+ * The schema version this build writes (SQLite's user_version). A file of any other version is
+ * remade and rebuilt from the log. 1: the read models of README § Read models, O2O included.
+ */
+export const READ_MODELS_SCHEMA_VERSION = 1
+
+/** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
+const CACHE_KIB = 32 * 1024
+
+const SCHEMA = `
+CREATE TABLE rm_checkpoints (
+  projector   TEXT PRIMARY KEY,
+  position    INTEGER NOT NULL,
+  updated_at  TEXT NOT NULL
+);
+CREATE TABLE rm_projection_stops (
+  projector  TEXT PRIMARY KEY,
+  stop       TEXT NOT NULL
+);
+CREATE TABLE rm_event_types (
+  dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
+  first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, name)
+);
+CREATE TABLE rm_object_types (
+  dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
+  first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, name)
+);
+CREATE TABLE rm_objects (
+  dataset_id TEXT NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
+  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, object_id)
+);
+CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (dataset_id, type, external_id);
+CREATE TABLE rm_object_changes (
+  dataset_id TEXT NOT NULL, object_id TEXT NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, position)
+);
+CREATE TABLE rm_events (
+  dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, timestamp TEXT NOT NULL,
+  end_timestamp TEXT, properties TEXT NOT NULL, objects_count INTEGER NOT NULL, received_at TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, event_id)
+);
+CREATE INDEX rm_events_by_time ON rm_events (dataset_id, timestamp, position);
+CREATE INDEX rm_events_by_type ON rm_events (dataset_id, event_type, timestamp, position);
+CREATE TABLE rm_event_objects (
+  dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, object_id TEXT NOT NULL, qualifier TEXT NOT NULL,
+  object_type TEXT NOT NULL, external_id TEXT NOT NULL, event_time TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, event_id, object_id, qualifier)
+);
+CREATE INDEX rm_event_objects_by_object ON rm_event_objects (dataset_id, object_id, event_time, position, event_id, object_type);
+CREATE INDEX rm_event_objects_by_external_id ON rm_event_objects (dataset_id, external_id, object_type);
+CREATE TABLE rm_object_relationships (
+  dataset_id         TEXT NOT NULL,
+  object_id          TEXT NOT NULL,
+  target_object_id   TEXT NOT NULL,
+  qualifier          TEXT NOT NULL,
+  target_type        TEXT NOT NULL,
+  target_external_id TEXT NOT NULL,
+  time               TEXT NOT NULL,
+  position           INTEGER NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, target_object_id, qualifier)
+) WITHOUT ROWID;
+CREATE INDEX rm_object_relationships_by_target ON rm_object_relationships (dataset_id, target_object_id);
+`
+
+export interface ReadModelsFile {
+  db: SqliteDatabase
+  /** Why the file was made at this open (then its read models are rebuilt from the log), or null when it was there and current. */
+  made: string | null
+}
+
+function connect(path: string): SqliteDatabase {
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 5000')
+  db.pragma(`cache_size = -${String(CACHE_KIB)}`)
+  return db
+}
+
+/**
+ * Opens `<dataDir>/read-models.db`, making it (empty, at READ_MODELS_SCHEMA_VERSION) when it is
+ * missing, and making it again when it holds another schema version. Safe when several processes
+ * open it at once on a current file; remaking a file of an old version assumes no other process
+ * of the old build still has it open (an upgrade stops the old processes first).
+ * @throws when the folder cannot be created or the file cannot be opened or written.
+ */
+export function openReadModelsDatabase(dataDir: string): ReadModelsFile {
+  mkdirSync(dataDir, { recursive: true })
+  const path = join(dataDir, READ_MODELS_FILE)
+  let made: string | null = existsSync(path) ? null : `${READ_MODELS_FILE} is missing`
+  let db = connect(path)
+  const version = Number(db.pragma('user_version', { simple: true }))
+  if (version !== 0 && version !== READ_MODELS_SCHEMA_VERSION) {
+    db.close()
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true })
+    made = `${READ_MODELS_FILE} had schema version ${String(version)}; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`
+    db = connect(path)
+  }
+  db.transaction(() => {
+    // Another process may have made it between our read and this write lock.
+    if (Number(db.pragma('user_version', { simple: true })) === READ_MODELS_SCHEMA_VERSION) return
+    made ??= `${READ_MODELS_FILE} was empty`
+    db.exec(SCHEMA)
+    db.pragma(`user_version = ${String(READ_MODELS_SCHEMA_VERSION)}`)
+  }).immediate()
+  return { db, made }
+}
+
+/** The tables of SCHEMA, in the order they are dropped. */
+const TABLES = [
+  'rm_checkpoints',
+  'rm_projection_stops',
+  'rm_event_types',
+  'rm_object_types',
+  'rm_objects',
+  'rm_object_changes',
+  'rm_events',
+  'rm_event_objects',
+  'rm_object_relationships',
+]
+
+/**
+ * Empties the file as a new one would be (README: a rebuild is a fresh file plus a replay of the
+ * log): drops every read-model table, checkpoints and stops included, and makes them again, in one
+ * transaction. Dropping is one step per table where deleting rows is one per row.
+ */
+export function remakeReadModels(db: SqliteDatabase): void {
+  db.transaction(() => {
+    for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`)
+    db.exec(SCHEMA)
+  }).immediate()
+}

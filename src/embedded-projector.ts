@@ -1,0 +1,99 @@
+/**
+ * The embedded default's projector, run in a worker thread (projector-worker.ts) beside the API
+ * (README § Architecture). The API thread tells it of each commit of the log with a message, so
+ * the read models follow at once without a poll, and it never runs projection code itself.
+ *
+ * A worker that crashes (an uncaught error, an exit it did not ask for) is logged and started
+ * again after a back-off: 100 ms, doubling up to 30 s, back to 100 ms once a worker has run for a
+ * minute. A projection that stopped on a record it cannot apply is not restarted: the worker has
+ * logged and recorded the stop (`ocelog status`), and a restart of the service tries the record again.
+ */
+import { Worker } from 'node:worker_threads'
+import type { Logger } from 'pino'
+import type { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
+import type { FromWorker, ProjectorWorkerData, ToWorker } from './projector-worker.js'
+
+export interface EmbeddedProjectorOptions {
+  dataDir: string
+  logLevel: string
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>
+  /** The API thread's log, whose commits wake the worker. */
+  log: Pick<SqliteEventLog, 'onCommit'>
+  /** First back-off after a crash, ms (default 100); it doubles up to `maxRestartDelayMs` (default 30,000). */
+  restartDelayMs?: number
+  maxRestartDelayMs?: number
+}
+
+/** How long `stop` waits for the worker to finish its run before it terminates it, ms. */
+const STOP_TIMEOUT_MS = 10_000
+/** A worker that ran this long resets the back-off. */
+const HEALTHY_MS = 60_000
+
+export class EmbeddedProjector {
+  private worker: Worker | null = null
+  private stopping = false
+  private startedAt = 0
+  private delay: number
+  private restartTimer: NodeJS.Timeout | null = null
+  private wakePending = false
+  private readonly offCommit: () => void
+  /** Workers started (the first one included); for tests and logs. */
+  starts = 0
+  /** The projection's stop message, once it stopped on a record it cannot apply. */
+  stoppedWith: string | null = null
+
+  constructor(private readonly options: EmbeddedProjectorOptions) {
+    this.delay = options.restartDelayMs ?? 100
+    // One message per turn of the event loop at most: group commits within it need one wake-up.
+    this.offCommit = options.log.onCommit(() => {
+      if (this.wakePending || this.worker === null) return
+      this.wakePending = true
+      setImmediate(() => {
+        this.wakePending = false
+        this.worker?.postMessage({ type: 'appended' } satisfies ToWorker)
+      })
+    })
+  }
+
+  /** Starts the worker (it catches up from its checkpoint, then follows the log). */
+  start(): void {
+    if (this.stopping || this.worker !== null) return
+    const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel }
+    const worker = new Worker(new URL('./projector-worker.js', import.meta.url), { workerData: data })
+    this.worker = worker
+    this.starts += 1
+    this.startedAt = Date.now()
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'projection-stopped') this.stoppedWith = message.message
+    })
+    worker.on('error', (error) => this.options.logger.error({ err: error }, 'projector worker: crashed'))
+    worker.on('exit', (code) => {
+      this.worker = null
+      if (this.stopping || this.stoppedWith !== null) return
+      if (Date.now() - this.startedAt >= HEALTHY_MS) this.delay = this.options.restartDelayMs ?? 100
+      this.options.logger.error(`projector worker: exited with code ${String(code)}; starting it again in ${String(this.delay)} ms`)
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null
+        this.start()
+      }, this.delay)
+      this.delay = Math.min(this.delay * 2, this.options.maxRestartDelayMs ?? 30_000)
+    })
+  }
+
+  /** Asks the worker to finish its run and close its files; terminates it after STOP_TIMEOUT_MS. */
+  async stop(): Promise<void> {
+    this.stopping = true
+    this.offCommit()
+    if (this.restartTimer !== null) clearTimeout(this.restartTimer)
+    const worker = this.worker
+    if (worker === null) return
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    worker.postMessage({ type: 'stop' } satisfies ToWorker)
+    const timer = setTimeout(() => {
+      this.options.logger.warn(`projector worker: did not stop within ${String(STOP_TIMEOUT_MS / 1000)} s; terminating it`)
+      void worker.terminate()
+    }, STOP_TIMEOUT_MS)
+    await exited
+    clearTimeout(timer)
+  }
+}

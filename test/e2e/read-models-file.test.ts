@@ -1,0 +1,125 @@
+/**
+ * e2e (README § Read models; issue "Speed", read models in their own file): the built service keeps
+ * its read models in read-models.db, projected by its worker thread. Deleting that file while the
+ * service is stopped, then starting it, rebuilds read models identical to the ones before, row for
+ * row, and the service says so in its log.
+ */
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
+import { requireBuild, runCli } from '../helpers/cli.js'
+import { freePort } from '../helpers/free-port.js'
+import { type ReadModelRows, sqliteRows } from '../helpers/read-model-rows.js'
+import { exited, spawnServe, waitUntilUp } from '../helpers/serve-process.js'
+
+let dataDir: string
+let port: number
+let env: NodeJS.ProcessEnv
+let key: string
+let datasetId: string
+
+async function cli(args: string[]): Promise<string> {
+  const r = await runCli(dataDir, args)
+  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
+  return r.stdout
+}
+
+/** Starts the service, collecting its log lines. */
+async function start(): Promise<{ child: ChildProcess; lines: () => string }> {
+  const child = spawnServe(env, true)
+  let out = ''
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  await waitUntilUp(port, key)
+  return { child, lines: () => out }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM')
+  expect(await exited(child)).toBe(0)
+}
+
+async function post(path: string, body: unknown): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${String(port)}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  expect(res.status).toBe(200)
+  const answer = (await res.json()) as { failed: number }
+  expect(answer.failed).toBe(0)
+}
+
+/** Waits until `ocelog status` shows every projection at the head of the log. */
+async function caughtUp(): Promise<void> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const status = JSON.parse(await cli(['status', '--json'])) as { head: number; projections: { position: number | null }[] }
+    if (status.projections.length > 0 && status.projections.every((p) => p.position === status.head)) return
+    if (Date.now() > deadline) throw new Error(`read models not caught up: ${JSON.stringify(status)}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+function rows(): Promise<ReadModelRows> {
+  const { db } = openReadModelsDatabase(dataDir)
+  return sqliteRows(db)(datasetId).finally(() => db.close())
+}
+
+beforeAll(async () => {
+  requireBuild()
+  dataDir = mkdtempSync(join(tmpdir(), 'ocelog-read-models-file-'))
+  port = await freePort()
+  env = { ...process.env, OCELOG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', OCELOG_RATE_LIMIT_PER_MINUTE: '1000000' }
+  const created = JSON.parse(await cli(['keys', 'create', '--name', 'rebuild', '--json'])) as { key: string; dataset_id: string }
+  key = created.key
+  datasetId = created.dataset_id
+})
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+describe('read-models.db', () => {
+  it('is rebuilt from the log, identical, when it was deleted while the service was stopped', async () => {
+    const first = await start()
+    for (let b = 0; b < 20; b++) {
+      await post('/v1/event/batch', {
+        events: Array.from({ length: 100 }, (_, i) => ({
+          event: i % 3 === 0 ? 'Create Order' : 'Pick Item',
+          timestamp: new Date(Date.UTC(2024, 4, 1, 8, b, i)).toISOString(),
+          objects: [
+            { type: 'order', id: `o-${String(b)}-${String(i % 10)}`, qualifier: 'order', properties: { step: i } },
+            { type: 'item', id: `i-${String(i)}` },
+          ],
+          properties: { batch: b },
+        })),
+      })
+      await post('/v1/object/batch', {
+        objects: [
+          {
+            type: 'order',
+            id: `o-${String(b)}-0`,
+            properties: { status: 'picked' },
+            timestamp: '2024-05-02T00:00:00Z',
+            relationships: [{ type: 'customer', id: `c-${String(b % 4)}` }],
+          },
+        ],
+      })
+    }
+    await caughtUp()
+    const before = await rows()
+    expect([before.events.length, before.eventObjects.length, before.objectRelationships.length]).toEqual([2000, 4000, 20])
+    expect(first.lines()).toContain('"projector":"worker thread"')
+    await stop(first.child)
+
+    for (const name of readdirSync(dataDir).filter((n) => n.startsWith('read-models.db'))) rmSync(join(dataDir, name))
+    const second = await start()
+    try {
+      await caughtUp()
+      expect(await rows()).toEqual(before)
+      expect(second.lines()).toContain('read models: read-models.db is missing; made it anew, and the projector rebuilds the read models from the log')
+    } finally {
+      await stop(second.child)
+    }
+  }, 120_000)
+})
