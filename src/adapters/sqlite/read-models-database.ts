@@ -98,6 +98,9 @@ function connect(path: string): SqliteDatabase {
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 5000')
   db.pragma(`cache_size = -${String(CACHE_KIB)}`)
+  // Checkpoint the WAL into the file every 20,000 pages (about 80 MB) instead of SQLite's 1,000:
+  // the projector writes in bursts, and fewer, larger checkpoints cost it about a tenth less.
+  db.pragma('wal_autocheckpoint = 20000')
   return db
 }
 
