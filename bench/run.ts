@@ -226,7 +226,7 @@ async function startedService(dataDir: string, o: Options, name: string): Promis
   const projector = o.split ? startProjector(dataDir, profile('projector')) : null
   log(
     `service (${name}) up at ${api.url}, pid ${String(api.pid)}` +
-      (projector === null ? ' (projector in-process)' : `, projector pid ${String(projector.pid)}`) +
+      (projector === null ? ' (projector in a worker thread)' : `, projector pid ${String(projector.pid)}`) +
       `, data in ${dataDir}`,
   )
   const service: Service = {
@@ -549,7 +549,11 @@ async function main(): Promise<void> {
     )
     .option('--scenarios <list>', `comma-separated subset of ${SCENARIOS.join(',')}`, scenarioList, [...SCENARIOS])
     .option('--cpu-prof <dir>', 'run the service with node --cpu-prof, writing .cpuprofile files to <dir>')
-    .option('--split', 'run the projector as its own process (`ocelog serve --no-projector` + a projector process) instead of in the API process', false)
+    .option(
+      '--split',
+      'run the projector as its own process (`ocelog serve --no-projector` + a projector process) instead of in a worker thread of the API process',
+      false,
+    )
     .option('--keep', 'keep the temporary data folders (their paths are printed)', false)
     .option('--markdown', 'also print the table as Markdown', false)
     .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
@@ -563,7 +567,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0
   const tmp = mkdtempSync(join(tmpdir(), 'ocelog-bench-'))
   log(
-    `Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; projector ${o.split ? 'in its own process (split layout)' : 'in the API process (embedded default)'}; ` +
+    `Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; projector ${o.split ? 'in its own process (split layout)' : 'in a worker thread of the API process (embedded default)'}; ` +
       `load average ${loadAtStart.toFixed(2)}`,
   )
   let m: Measurements

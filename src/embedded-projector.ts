@@ -17,8 +17,12 @@ export interface EmbeddedProjectorOptions {
   dataDir: string
   logLevel: string
   logger: Pick<Logger, 'info' | 'warn' | 'error'>
-  /** The API thread's log, whose commits wake the worker. */
-  log: Pick<SqliteEventLog, 'onCommit'>
+  /**
+   * The API thread's log: its commits wake the worker, and while a worker runs, the log leaves its
+   * WAL checkpoints to the worker (`walAutocheckpoint(0)`), so that no request waits for one;
+   * SQLite's default (1,000 pages) is back whenever no worker runs.
+   */
+  log: Pick<SqliteEventLog, 'onCommit' | 'walAutocheckpoint'>
   /** First back-off after a crash, ms (default 100); it doubles up to `maxRestartDelayMs` (default 30,000). */
   restartDelayMs?: number
   maxRestartDelayMs?: number
@@ -26,6 +30,8 @@ export interface EmbeddedProjectorOptions {
 
 /** How long `stop` waits for the worker to finish its run before it terminates it, ms. */
 const STOP_TIMEOUT_MS = 10_000
+/** SQLite's default WAL auto-checkpoint, in pages. */
+const DEFAULT_WAL_AUTOCHECKPOINT = 1000
 /** A worker that ran this long resets the back-off. */
 const HEALTHY_MS = 60_000
 
@@ -61,6 +67,7 @@ export class EmbeddedProjector {
     const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel }
     const worker = new Worker(new URL('./projector-worker.js', import.meta.url), { workerData: data })
     this.worker = worker
+    this.options.log.walAutocheckpoint(0)
     this.starts += 1
     this.startedAt = Date.now()
     worker.on('message', (message: FromWorker) => {
@@ -69,6 +76,7 @@ export class EmbeddedProjector {
     worker.on('error', (error) => this.options.logger.error({ err: error }, 'projector worker: crashed'))
     worker.on('exit', (code) => {
       this.worker = null
+      this.options.log.walAutocheckpoint(DEFAULT_WAL_AUTOCHECKPOINT)
       if (this.stopping || this.stoppedWith !== null) return
       if (Date.now() - this.startedAt >= HEALTHY_MS) this.delay = this.options.restartDelayMs ?? 100
       this.options.logger.error(`projector worker: exited with code ${String(code)}; starting it again in ${String(this.delay)} ms`)

@@ -4,12 +4,18 @@
  * ocelog.db, read; read-models.db, written), so the API's event loop never runs projection code and
  * a second core does the projecting.
  *
+ * It also checkpoints the log's WAL (the API thread's connection leaves that to it), and runs at a
+ * lower CPU priority than the API thread (Linux: nice 10 for this thread only).
+ *
  * Messages from the parent: `{type: 'appended'}` after each commit of the log (wakes the tail at
  * once), `{type: 'stop'}` (finishes the run in hand, closes the files, exits). To the parent:
  * `{type: 'projection-stopped', message}` when the projection stopped on a record it cannot apply
  * (then the worker exits, and is not restarted: see README § Operations).
  */
+import { readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
+import type { Logger } from 'pino'
 import { openDatabase } from './adapters/sqlite/database.js'
 import { openReadModelsDatabase } from './adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
@@ -28,6 +34,26 @@ export interface ProjectorWorkerData {
 export type ToWorker = { type: 'appended' } | { type: 'stop' }
 export type FromWorker = { type: 'projection-stopped'; message: string }
 
+/** How often this thread checkpoints the log's WAL into ocelog.db, at most, ms. */
+const CHECKPOINT_MS = 1_000
+
+/** The nice value of this thread (Linux): under load, the API thread wins the CPU, and the read models catch up when it is idle. */
+const THREAD_NICE = 10
+
+/**
+ * Lowers this thread's CPU priority, on Linux, where a thread has its own nice value: its id is
+ * /proc/thread-self. Elsewhere, or when the system refuses, it runs at the process's priority.
+ */
+function lowerThreadPriority(logger: Pick<Logger, 'warn'>): void {
+  if (process.platform !== 'linux') return
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, THREAD_NICE)
+  } catch (error) {
+    logger.warn({ err: error }, 'projector worker: could not lower its CPU priority; it runs at the priority of the process')
+  }
+}
+
 /** While the read models trail the log by more than this many records, progress is logged every PROGRESS_MS. */
 const PROGRESS_BEHIND = 10_000
 const PROGRESS_MS = 5_000
@@ -37,10 +63,26 @@ async function main(): Promise<void> {
   if (port === null) throw new Error('projector-worker.js runs as a worker thread (see embedded-projector.ts)')
   const { dataDir, logLevel } = workerData as ProjectorWorkerData
   const logger = createLogger(logLevel).child({ thread: 'projector' })
-  const db = openDatabase(dataDir)
+  // This connection reads the log in order (and checkpoints it): SQLite's default 2 MiB cache does.
+  const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
   const log = new SqliteEventLog(db)
   const projector = new Projector(log, new SqliteReadModelStore(readModels.db), { logger, isUnavailable: isSqliteUnavailable })
+  lowerThreadPriority(logger)
+
+  // The API thread leaves the log's WAL checkpoints to this thread (embedded-projector.ts), so that
+  // copying the WAL into ocelog.db and its fsyncs never stall a request.
+  let lastCheckpoint = 0
+  const checkpointLog = () => {
+    if (Date.now() - lastCheckpoint < CHECKPOINT_MS) return
+    lastCheckpoint = Date.now()
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)')
+    } catch (error) {
+      logger.warn({ err: error }, 'projector worker: checkpoint of the log failed; the next one retries')
+    }
+  }
+  const checkpoints = setInterval(checkpointLog, CHECKPOINT_MS)
   const abort = new AbortController()
   port.on('message', (message: ToWorker) => {
     if (message.type === 'appended') log.wake()
@@ -49,6 +91,7 @@ async function main(): Promise<void> {
 
   let lastProgress = Date.now()
   projector.events.on('applied', (position: number) => {
+    checkpointLog()
     if (Date.now() - lastProgress < PROGRESS_MS) return
     lastProgress = Date.now()
     void log.lastPosition().then((head) => {
@@ -62,6 +105,7 @@ async function main(): Promise<void> {
     const stopped = await projector.run(abort.signal)
     if (stopped !== null) port.postMessage({ type: 'projection-stopped', message: stopped.message } satisfies FromWorker)
   } finally {
+    clearInterval(checkpoints)
     await log.close()
     db.close()
     readModels.db.close()

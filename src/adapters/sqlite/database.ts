@@ -152,17 +152,19 @@ const SCHEMA_VERSION = MIGRATIONS.length
 
 /**
  * Opens (creating when missing) `<dataDir>/ocelog.db` and brings its schema up to date.
+ * @param options.cacheKiB the connection's page cache in KiB (default 16,384).
  * @throws when the folder cannot be created or the file is not an Ocelog database of a known version.
  */
-export function openDatabase(dataDir: string): SqliteDatabase {
+export function openDatabase(dataDir: string, options: { cacheKiB?: number } = {}): SqliteDatabase {
   mkdirSync(dataDir, { recursive: true })
   const db = new Database(join(dataDir, 'ocelog.db'))
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
-  // 16 MiB of page cache (SQLite's default is 2 MiB): the object and key claims are random-keyed B-trees.
-  db.pragma('cache_size = -16384')
+  // 16 MiB of page cache by default (SQLite's is 2 MiB): the object and key claims that appends
+  // check are random-keyed B-trees. A connection that only reads the log in order needs less.
+  db.pragma(`cache_size = -${String(options.cacheKiB ?? 16_384)}`)
   const version = Number(db.pragma('user_version', { simple: true }))
   if (version > SCHEMA_VERSION) {
     db.close()

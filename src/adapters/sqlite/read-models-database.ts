@@ -25,7 +25,7 @@ export const READ_MODELS_FILE = 'read-models.db'
 export const READ_MODELS_SCHEMA_VERSION = 1
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
-const CACHE_KIB = 32 * 1024
+const CACHE_KIB = 16 * 1024
 
 const SCHEMA = `
 CREATE TABLE rm_checkpoints (

@@ -215,6 +215,15 @@ export class SqliteEventLog implements EventLog {
     this.appended.emit('append')
   }
 
+  /**
+   * Sets this connection's WAL auto-checkpoint (SQLite's `wal_autocheckpoint`, in pages; 0: never,
+   * another connection checkpoints). The embedded projector's worker takes the checkpoints over
+   * while it runs, so that no append waits for one.
+   */
+  walAutocheckpoint(pages: number): void {
+    this.db.pragma(`wal_autocheckpoint = ${String(pages)}`)
+  }
+
   async lastPosition(datasetId?: string): Promise<number | null> {
     const row = (
       datasetId === undefined

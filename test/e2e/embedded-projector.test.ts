@@ -1,0 +1,105 @@
+/**
+ * e2e (README § Architecture): the embedded projector's worker thread, from the build (a worker
+ * thread runs the compiled projector-worker.js). A worker that crashes is logged and started again
+ * with a doubling back-off; once the cause is gone, it projects what the log holds, and each
+ * commit of the log wakes it. `stop` ends it cleanly.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { Ingest } from '../../src/core/ingest.js'
+import type { EmbeddedProjector as EmbeddedProjectorClass } from '../../src/embedded-projector.js'
+import { requireBuild } from '../helpers/cli.js'
+import { testContext } from '../helpers/sqlite.js'
+
+/** The compiled class: its worker is the compiled projector-worker.js beside it. */
+async function loadBuilt(): Promise<typeof EmbeddedProjectorClass> {
+  requireBuild()
+  const built = (await import(join(process.cwd(), 'dist/src/embedded-projector.js'))) as { EmbeddedProjector: typeof EmbeddedProjectorClass }
+  return built.EmbeddedProjector
+}
+
+let dir: string
+let db: SqliteDatabase
+let log: SqliteEventLog
+const lines: string[] = []
+const logger = {
+  info: (...args: unknown[]) => lines.push(String(args[args.length - 1])),
+  warn: (...args: unknown[]) => lines.push(String(args[args.length - 1])),
+  error: (...args: unknown[]) => lines.push(String(args[args.length - 1])),
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ocelog-embedded-projector-'))
+  db = openDatabase(dir)
+  log = new SqliteEventLog(db)
+  lines.length = 0
+})
+afterEach(async () => {
+  await log.close()
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** The read models' checkpoint, read through a fresh connection (null before the first apply). */
+async function checkpoint(): Promise<number | null> {
+  const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models-database.js')
+  const { db: rm } = openReadModelsDatabase(dir)
+  try {
+    return (rm.prepare("SELECT position FROM rm_checkpoints WHERE projector = 'read-models'").get() as { position: number } | undefined)?.position ?? null
+  } finally {
+    rm.close()
+  }
+}
+
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; log: ${lines.join(' | ')}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+describe('the embedded projector worker', () => {
+  it('is started again with a doubling back-off after a crash, logged, and projects once the cause is gone', async () => {
+    const EmbeddedProjector = await loadBuilt()
+    await new Ingest(log).recordEvents([{ event: 'Create Order', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
+    // A folder where read-models.db belongs: the worker cannot open it, and crashes.
+    mkdirSync(join(dir, 'read-models.db'))
+    const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log, restartDelayMs: 50 })
+    projector.start()
+    try {
+      await until(async () => projector.starts >= 3, 'three starts')
+      const restarts = lines.filter((l) => l.startsWith('projector worker: exited with code 1; starting it again in'))
+      expect(restarts.slice(0, 2)).toEqual([
+        'projector worker: exited with code 1; starting it again in 50 ms',
+        'projector worker: exited with code 1; starting it again in 100 ms',
+      ])
+      expect(lines).toContain('projector worker: crashed')
+
+      rmSync(join(dir, 'read-models.db'), { recursive: true })
+      await until(async () => (await checkpoint()) === 1, 'the first record projected')
+      // Each commit wakes the worker: the next record is projected without a restart.
+      const starts = projector.starts
+      await new Ingest(log).recordEvents([{ event: 'Ship Order', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
+      await until(async () => (await checkpoint()) === 2, 'the second record projected')
+      expect(projector.starts).toBe(starts)
+    } finally {
+      await projector.stop()
+    }
+    expect(projector.stoppedWith).toBeNull()
+  }, 30_000)
+
+  it('stops cleanly, and is not started again after a stop', async () => {
+    const EmbeddedProjector = await loadBuilt()
+    const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log })
+    projector.start()
+    await until(async () => (await checkpoint()) !== null || projector.starts === 1, 'the worker to start')
+    await projector.stop()
+    await new Promise((r) => setTimeout(r, 300))
+    expect([projector.starts, lines.filter((l) => l.includes('exited'))]).toEqual([1, []])
+  })
+})
