@@ -10,19 +10,36 @@ import { CheckpointConflictError } from '../ports/read-model-store.js'
 /** The projector whose read models the CLI reads (the default name of Projector). */
 export const READ_MODELS_PROJECTOR = READ_MODELS_PROJECTION
 
+/** While another projector holds the work, how often the checkpoint is looked at, ms, and how long without progress before giving up. */
+const WAIT_MS = 100
+const STALLED_MAX_MS = 10_000
+
 /**
- * Applies every record of the log that the read models lack; a projector elsewhere (a running
- * `serve`) may move the checkpoint first, then this retries from it (at most 10 times).
- * @returns the position reached.
- * @throws CheckpointConflictError after 10 conflicts in a row; the log's and the store's errors.
+ * Applies every record of the log that the read models lack, up to the log's head when called.
+ * A projector elsewhere (a running `serve`'s worker) may be applying the same records: after a
+ * moved checkpoint this waits for that projector to reach the head rather than race it, and takes
+ * the work back when the checkpoint stops moving.
+ * @returns the position the read models reached.
+ * @throws CheckpointConflictError when the checkpoint keeps moving under this projector's feet and
+ *   yet stays short of the head for STALLED_MAX_MS; the log's and the store's errors.
  */
 export async function catchUpReadModels(backends: Pick<Backends, 'log' | 'readModels'>): Promise<number> {
+  const head = (await backends.log.lastPosition()) ?? 0
   const projector = new Projector(backends.log, backends.readModels, { name: READ_MODELS_PROJECTOR })
-  for (let attempt = 1; ; attempt++) {
+  let last = await backends.readModels.checkpoint(READ_MODELS_PROJECTOR)
+  let stalledMs = 0
+  for (;;) {
     try {
-      return await projector.catchUp()
+      await projector.catchUp()
+      return projector.position ?? 0
     } catch (error) {
-      if (!(error instanceof CheckpointConflictError) || attempt >= 10) throw error
+      if (!(error instanceof CheckpointConflictError)) throw error
+      await new Promise((resolve) => setTimeout(resolve, WAIT_MS))
+      const at = await backends.readModels.checkpoint(READ_MODELS_PROJECTOR)
+      if ((at ?? 0) >= head) return at ?? 0
+      stalledMs = at === last ? stalledMs + WAIT_MS : 0
+      last = at
+      if (stalledMs >= STALLED_MAX_MS) throw error
     }
   }
 }

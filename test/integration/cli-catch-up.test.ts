@@ -1,0 +1,54 @@
+/**
+ * The CLI's catch-up on the embedded default (src/cli/catch-up.ts: `ocelog export`, `ocelog mcp`)
+ * while another projector (a running `serve`'s worker) applies the same records: it reaches the
+ * head of the log without failing on the moved checkpoint.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { catchUpReadModels } from '../../src/cli/catch-up.js'
+import { Projector } from '../../src/projector.js'
+import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
+
+let fx: SqliteFixture
+beforeEach(() => {
+  fx = openSqliteFixture('ocelog-catch-up-', { pollMs: 5 })
+})
+afterEach(() => fx.close())
+
+describe('catchUpReadModels beside a running projector', () => {
+  it('reaches the head of the log when another projector moves the checkpoint before each of its applies', async () => {
+    for (let b = 0; b < 20; b++) {
+      const items = Array.from({ length: 100 }, (_, i) => ({ event: 'Tick', objects: [{ type: 'sensor', id: `s${String(b)}-${String(i)}` }] }))
+      await fx.ingest.recordEvents(items, testContext('ds1'))
+    }
+    const head = (await fx.log.lastPosition()) ?? 0
+    // The other projector: before each apply of the CLI's, it applies the next 50 records itself,
+    // 15 times in a row (more than the 10 retries the CLI once allowed), then stops.
+    let limit = 0
+    const stepped = new Proxy(fx.log, {
+      get(target, prop, receiver) {
+        if (prop === 'readAll') return async (after: number | null, max: number) => (await target.readAll(after, max)).filter((r) => r.position <= limit)
+        const value: unknown = Reflect.get(target, prop, receiver)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const other = new Projector(stepped, fx.store)
+    let steals = 0
+    const racing = new Proxy(fx.store, {
+      get(target, prop, receiver) {
+        if (prop === 'apply')
+          return async (...args: Parameters<typeof target.apply>) => {
+            if (steals < 15) {
+              steals += 1
+              limit = ((await target.checkpoint('read-models')) ?? 0) + 50
+              await other.catchUp()
+            }
+            return target.apply(...args)
+          }
+        const value: unknown = Reflect.get(target, prop, receiver)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const reached = await catchUpReadModels({ log: fx.log, readModels: racing })
+    expect([reached, await fx.store.checkpoint('read-models'), steals]).toEqual([head, head, 15])
+  }, 30_000)
+})
