@@ -34,6 +34,9 @@ export interface ProjectorWorkerData {
 export type ToWorker = { type: 'appended' } | { type: 'stop' }
 export type FromWorker = { type: 'projection-stopped'; message: string }
 
+/** Records read from the log at once (see the Projector's `maxBatch`). */
+const WORKER_MAX_BATCH = 1000
+
 /** How often this thread checkpoints the log's WAL into ocelog.db, at most, ms. */
 const CHECKPOINT_MS = 1_000
 
@@ -67,7 +70,13 @@ async function main(): Promise<void> {
   const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
   const log = new SqliteEventLog(db)
-  const projector = new Projector(log, new SqliteReadModelStore(readModels.db), { logger, isUnavailable: isSqliteUnavailable })
+  const projector = new Projector(log, new SqliteReadModelStore(readModels.db), {
+    logger,
+    isUnavailable: isSqliteUnavailable,
+    // Reads of 1,000 records (not 2,000): a read of events with 50 objects each is then about
+    // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
+    maxBatch: WORKER_MAX_BATCH,
+  })
   lowerThreadPriority(logger)
 
   // The API thread leaves the log's WAL checkpoints to this thread (embedded-projector.ts), so that
