@@ -85,7 +85,7 @@ export async function measureProcessMap(dataDir: string, runs: number, log: (lin
   const rmDb = openReadModelsDatabase(dataDir).db
   const eventLog = new SqliteEventLog(db)
   try {
-    const datasetId = (rmDb.prepare('SELECT dataset_id FROM rm_events LIMIT 1').get() as { dataset_id: string }).dataset_id
+    const datasetId = (rmDb.prepare('SELECT dataset_id FROM rm_datasets LIMIT 1').get() as { dataset_id: string }).dataset_id
     const reader = new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log: eventLog })
     const summary = await reader.summary(datasetId)
     const first = await reader.processMap(datasetId, {})

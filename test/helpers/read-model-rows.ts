@@ -30,31 +30,52 @@ export type RowReader = (datasetId: string) => Promise<ReadModelRows>
 /** E2O and O2O rows without a qualifier hold '' in SQLite. */
 const NO_QUALIFIER = ''
 
-/** The rows of the SQLite read models (tables rm_*). */
+/** Epoch milliseconds (the SQLite layout's time columns) as the log's UTC ISO 8601. */
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/**
+ * The rows of the SQLite read models (tables rm_*), in the row shapes of src/schemas/read-models.ts:
+ * the narrow layout's row ids are joined back to dataset and object ids, and its epoch-millisecond
+ * times turned back into ISO 8601.
+ */
 export function sqliteRows(db: SqliteDatabase): RowReader {
   const all = <T>(sql: string, datasetId: string) => db.prepare(sql).all(datasetId) as T[]
   const parse = (text: string) => JSON.parse(text) as Properties
+  const OBJECT = 'rm_objects o JOIN rm_datasets d ON d.did = o.did AND d.dataset_id = ?'
   return async (datasetId) => ({
     eventTypes: all<EventTypeRow>('SELECT * FROM rm_event_types WHERE dataset_id = ? ORDER BY name', datasetId),
     objectTypes: all<ObjectTypeRow>('SELECT * FROM rm_object_types WHERE dataset_id = ? ORDER BY name', datasetId),
     objects: all<Omit<ObjectRow, 'properties'> & { properties: string }>(
-      'SELECT * FROM rm_objects WHERE dataset_id = ? ORDER BY type, external_id',
+      `SELECT d.dataset_id, o.object_id, o.type, o.external_id, o.properties, o.created_at, o.updated_at, o.position
+       FROM ${OBJECT} ORDER BY o.type, o.external_id`,
       datasetId,
     ).map((r) => ({ ...r, properties: parse(r.properties) })),
     objectChanges: all<Omit<ObjectChangeRow, 'attributes'> & { attributes: string }>(
-      'SELECT * FROM rm_object_changes WHERE dataset_id = ? ORDER BY object_id, position',
+      `SELECT d.dataset_id, o.object_id, c.position, c.time, c.attributes
+       FROM ${OBJECT} JOIN rm_object_changes c ON c.rid = o.rid ORDER BY o.object_id, c.position`,
       datasetId,
     ).map((r) => ({ ...r, attributes: parse(r.attributes) })),
-    events: all<Omit<EventRow, 'properties'> & { properties: string }>(
-      'SELECT * FROM rm_events WHERE dataset_id = ? ORDER BY timestamp, position',
+    events: all<Omit<EventRow, 'properties' | 'timestamp' | 'end_timestamp'> & { properties: string; time: number; end_time: number | null }>(
+      `SELECT d.dataset_id, e.event_id, e.event_type, e.time, e.end_time, e.properties, e.objects_count, e.received_at, e.position
+       FROM rm_events e JOIN rm_datasets d ON d.did = e.did AND d.dataset_id = ? ORDER BY e.time, e.position`,
       datasetId,
-    ).map((r) => ({ ...r, properties: parse(r.properties) })),
-    eventObjects: all<Omit<EventObjectRow, 'qualifier'> & { qualifier: string }>(
-      'SELECT * FROM rm_event_objects WHERE dataset_id = ? ORDER BY event_time, position, object_id, qualifier',
+    ).map(({ time, end_time, ...r }) => ({
+      ...r,
+      timestamp: iso(time),
+      end_timestamp: end_time === null ? null : iso(end_time),
+      properties: parse(r.properties),
+    })),
+    eventObjects: all<Omit<EventObjectRow, 'qualifier' | 'event_time'> & { qualifier: string; time: number }>(
+      `SELECT d.dataset_id, e.event_id, o.object_id, l.qualifier, o.type AS object_type, o.external_id, l.time, l.position
+       FROM ${OBJECT} JOIN rm_event_objects l ON l.rid = o.rid JOIN rm_events e ON e.position = l.position
+       ORDER BY l.time, l.position, o.object_id, l.qualifier`,
       datasetId,
-    ).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+    ).map(({ time, ...r }) => ({ ...r, event_time: iso(time), qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
     objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier'> & { qualifier: string }>(
-      'SELECT * FROM rm_object_relationships WHERE dataset_id = ? ORDER BY object_id, target_object_id, qualifier',
+      `SELECT d.dataset_id, o.object_id, t.object_id AS target_object_id, r.qualifier, t.type AS target_type, t.external_id AS target_external_id,
+         r.time, r.position
+       FROM ${OBJECT} JOIN rm_object_relationships r ON r.rid = o.rid JOIN rm_objects t ON t.rid = r.target_rid
+       ORDER BY o.object_id, t.object_id, r.qualifier`,
       datasetId,
     ).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
   })

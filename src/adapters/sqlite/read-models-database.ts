@@ -21,12 +21,27 @@ export const READ_MODELS_FILE = 'read-models.db'
 /**
  * The schema version this build writes (SQLite's user_version). A file of any other version is
  * remade and rebuilt from the log. 1: the read models of README § Read models, O2O included.
+ * 2: the same read models in narrow rows: datasets and objects get integer row ids (`did`, `rid`),
+ * events are keyed by their log position, and times are stored as milliseconds since the epoch.
  */
-export const READ_MODELS_SCHEMA_VERSION = 1
+export const READ_MODELS_SCHEMA_VERSION = 2
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
 
+/**
+ * The read models in narrow rows (README § Read models: the embedded layout). The projector's cost
+ * is the pages it dirties per transaction, and an index keyed by a random UUID dirties one page per
+ * row; so the wide text keys of the records (dataset id, object id, event id) are stored once, and
+ * every other row and index holds integers:
+ * - `rm_datasets.did`: a dataset's row id in this file, in order of first appearance in the log;
+ * - `rm_objects.rid`: an object's row id, assigned in order of first appearance in the log;
+ * - events and E2O rows are keyed by the event's log position (unique in the embedded log), so
+ *   they are appended in key order;
+ * - `time`/`end_time` columns: milliseconds since the epoch (the log's timestamps are UTC with
+ *   milliseconds, so this is exact); readers turn them back into ISO 8601.
+ * E2O and O2O rows without a qualifier hold '' (the key needs a value; the API never accepts '').
+ */
 const SCHEMA = `
 CREATE TABLE rm_checkpoints (
   projector   TEXT PRIMARY KEY,
@@ -36,6 +51,10 @@ CREATE TABLE rm_checkpoints (
 CREATE TABLE rm_projection_stops (
   projector  TEXT PRIMARY KEY,
   stop       TEXT NOT NULL
+);
+CREATE TABLE rm_datasets (
+  did        INTEGER PRIMARY KEY,
+  dataset_id TEXT NOT NULL UNIQUE
 );
 CREATE TABLE rm_event_types (
   dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
@@ -48,42 +67,32 @@ CREATE TABLE rm_object_types (
   PRIMARY KEY (dataset_id, name)
 );
 CREATE TABLE rm_objects (
-  dataset_id TEXT NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
-  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (dataset_id, object_id)
+  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
+  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL
 );
-CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (dataset_id, type, external_id);
+CREATE UNIQUE INDEX rm_objects_by_object_id ON rm_objects (object_id);
+CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
 CREATE TABLE rm_object_changes (
-  dataset_id TEXT NOT NULL, object_id TEXT NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
-  PRIMARY KEY (dataset_id, object_id, position)
-);
-CREATE TABLE rm_events (
-  dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, timestamp TEXT NOT NULL,
-  end_timestamp TEXT, properties TEXT NOT NULL, objects_count INTEGER NOT NULL, received_at TEXT NOT NULL,
-  position INTEGER NOT NULL,
-  PRIMARY KEY (dataset_id, event_id)
-);
-CREATE INDEX rm_events_by_time ON rm_events (dataset_id, timestamp, position);
-CREATE INDEX rm_events_by_type ON rm_events (dataset_id, event_type, timestamp, position);
-CREATE TABLE rm_event_objects (
-  dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, object_id TEXT NOT NULL, qualifier TEXT NOT NULL,
-  object_type TEXT NOT NULL, external_id TEXT NOT NULL, event_time TEXT NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (dataset_id, event_id, object_id, qualifier)
-);
-CREATE INDEX rm_event_objects_by_object ON rm_event_objects (dataset_id, object_id, event_time, position, event_id, object_type);
-CREATE INDEX rm_event_objects_by_external_id ON rm_event_objects (dataset_id, external_id, object_type);
-CREATE TABLE rm_object_relationships (
-  dataset_id         TEXT NOT NULL,
-  object_id          TEXT NOT NULL,
-  target_object_id   TEXT NOT NULL,
-  qualifier          TEXT NOT NULL,
-  target_type        TEXT NOT NULL,
-  target_external_id TEXT NOT NULL,
-  time               TEXT NOT NULL,
-  position           INTEGER NOT NULL,
-  PRIMARY KEY (dataset_id, object_id, target_object_id, qualifier)
+  rid INTEGER NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
+  PRIMARY KEY (rid, position)
 ) WITHOUT ROWID;
-CREATE INDEX rm_object_relationships_by_target ON rm_object_relationships (dataset_id, target_object_id);
+CREATE TABLE rm_events (
+  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
+  time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
+  e2o INTEGER NOT NULL, received_at TEXT NOT NULL
+);
+CREATE INDEX rm_events_by_time ON rm_events (did, time);
+CREATE INDEX rm_events_by_type ON rm_events (did, event_type, time);
+CREATE TABLE rm_event_objects (
+  position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL,
+  PRIMARY KEY (position, rid, qualifier)
+) WITHOUT ROWID;
+CREATE INDEX rm_event_objects_by_object ON rm_event_objects (rid, time);
+CREATE TABLE rm_object_relationships (
+  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (rid, target_rid, qualifier)
+) WITHOUT ROWID;
+CREATE INDEX rm_object_relationships_by_target ON rm_object_relationships (target_rid);
 `
 
 export interface ReadModelsFile {
@@ -137,6 +146,7 @@ export function openReadModelsDatabase(dataDir: string): ReadModelsFile {
 const TABLES = [
   'rm_checkpoints',
   'rm_projection_stops',
+  'rm_datasets',
   'rm_event_types',
   'rm_object_types',
   'rm_objects',

@@ -1,15 +1,19 @@
 /**
  * ReadModelQuery adapter on the embedded SQLite file: reads the `rm_*` tables that the projector
- * writes (sqlite-read-model-store.ts). Every method filters, sorts, pages and aggregates in SQL;
- * JavaScript only shapes the few rows an answer holds (a page of events, one object, the process
- * map's per-activity and per-edge rows), so memory does not grow with the number of events.
+ * writes (sqlite-read-model-store.ts), in their narrow layout (read-models-database.ts: integer row
+ * ids for datasets and objects, events keyed by log position, times in epoch milliseconds, turned
+ * back into ISO 8601 here). Every method filters, sorts, pages and aggregates in SQL; JavaScript
+ * only shapes the few rows an answer holds (a page of events, one object, the process map's
+ * per-activity and per-edge rows), so memory does not grow with the number of events.
  *
  * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) is computed in the
  * engine in two statements: the E2O rows in the window are copied, in per-object order (timestamp,
  * log position), into a numbered TEMP table of narrow rows; activities, edges, start and end
  * activities and the statistics of run, elapsed and waiting times are grouped from it, each row
- * joined to its object's next row by number, the medians with `ROW_NUMBER`/`COUNT` windows.
- * Durations are whole milliseconds (`unixepoch(…, 'subsec')`).
+ * joined to its object's next row by number, the medians with `median()` of SQLite's percentile
+ * extension (enabled in better-sqlite3's build, SQLITE_ENABLE_PERCENTILE;
+ * https://sqlite.org/percentile.html): the middle value, or the mean of the two middle values of
+ * an even count, exact for whole milliseconds.
  */
 import type {
   DatasetCounts,
@@ -30,55 +34,50 @@ import type { SqliteDatabase } from './database.js'
 /** E2O rows without a qualifier hold '' (see sqlite-read-model-store.ts). */
 const NO_QUALIFIER = ''
 
-/** Milliseconds since the epoch of a UTC ISO 8601 column, exact for millisecond timestamps. */
-const ms = (column: string) => `CAST(round(unixepoch(${column}, 'subsec') * 1000) AS INTEGER)`
+/** Epoch milliseconds of a UTC ISO 8601 date-time (the API's, normalized: exact to the millisecond). */
+const epochMs = (utc: string): number => Date.parse(utc)
 
-/**
- * The exact median of `d` per (ot, k1, k2), as an extra column of the rows of `source`: `med_part`
- * is `d` on the one or two middle rows of each group (ordered by `d`) and null elsewhere, so that
- * `AVG(med_part)` per group is the median (of an even count: the mean of the two middle values).
- */
-function withMedianPart(source: string, columns: string): string {
-  return `SELECT ${columns}, CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END AS med_part
-    FROM (SELECT ${columns}, ROW_NUMBER() OVER w AS rn, COUNT(*) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n
-          FROM ${source} WINDOW w AS (PARTITION BY ot, k1, k2 ORDER BY d))`
-}
+/** UTC ISO 8601 with milliseconds of epoch milliseconds (the read models' time columns). */
+const iso = (ms: number): string => new Date(ms).toISOString()
 
-/** Statistics columns (count, sum, min, max, median) of `d` over rows made by withMedianPart. */
-const STATS = 'COUNT(*), SUM(d), MIN(d), MAX(d), AVG(med_part)'
+/** `iso` of a nullable column. */
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms))
 
 /**
  * The process map's scratch table, in the connection's TEMP schema (never in the file): one row per
- * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position, event),
- * so that an object's next E2O row is `i + 1` with the same object: a rowid lookup instead of a
- * window function over wide rows. Times are whole milliseconds since the epoch; `eid` is the
- * event's rowid. Filled and emptied within one synchronous call, so callers never see its rows.
+ * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position,
+ * qualifier), so that an object's next E2O row is `i + 1` with the same object: a rowid lookup
+ * instead of a window function over wide rows. `oid` is the object's row id, `eid` the event's log
+ * position, times whole milliseconds since the epoch. Filled and emptied within one synchronous
+ * call, so callers never see its rows.
  */
 const SEQUENCE_TABLE = `CREATE TEMP TABLE IF NOT EXISTS process_map_sequence (
-  i INTEGER PRIMARY KEY, ot TEXT NOT NULL, oid TEXT NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL, t INTEGER NOT NULL, te INTEGER)`
+  i INTEGER PRIMARY KEY, ot TEXT NOT NULL, oid INTEGER NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL, t INTEGER NOT NULL, te INTEGER)`
 
 /**
- * SQL that fills the scratch table from the read models: each object's E2O rows in the window, in
- * (timestamp, position, event) order, read straight from the index rm_event_objects_by_object.
+ * SQL that fills the scratch table from the read models: the dataset's objects (of the asked
+ * types), each with its E2O rows in the window in (timestamp, position) order, read straight from
+ * the index rm_event_objects_by_object, joined to their events by position.
  */
 function sequenceSql(window: TimeWindow, typeCount: number): string {
-  const conditions = ['eo.dataset_id = @dataset']
-  if (window.from !== undefined) conditions.push('eo.event_time >= @from')
-  if (window.to !== undefined) conditions.push('eo.event_time < @to')
-  if (typeCount > 0) conditions.push(`eo.object_type IN (SELECT value FROM json_each(@types))`)
+  const conditions = ['o.did = @did']
+  if (window.from !== undefined) conditions.push('l.time >= @from')
+  if (window.to !== undefined) conditions.push('l.time < @to')
+  if (typeCount > 0) conditions.push(`o.type IN (SELECT value FROM json_each(@types))`)
   return `INSERT INTO temp.process_map_sequence (ot, oid, eid, act, t, te)
-  SELECT eo.object_type, eo.object_id, e.rowid, e.event_type, ${ms('eo.event_time')},
-    CASE WHEN e.end_timestamp IS NULL THEN NULL ELSE ${ms('e.end_timestamp')} END
-  FROM rm_event_objects eo INDEXED BY rm_event_objects_by_object
-    CROSS JOIN rm_events e ON e.dataset_id = eo.dataset_id AND e.event_id = eo.event_id
+  SELECT o.type, o.rid, l.position, e.event_type, l.time, e.end_time
+  FROM rm_objects o INDEXED BY rm_objects_by_type_id
+    CROSS JOIN rm_event_objects l INDEXED BY rm_event_objects_by_object ON l.rid = o.rid
+    CROSS JOIN rm_events e ON e.position = l.position
   WHERE ${conditions.join(' AND ')}
-  ORDER BY eo.object_id, eo.event_time, eo.position, eo.event_id`
+  ORDER BY o.type, o.external_id, l.time, l.position, l.qualifier`
 }
 
 /**
  * SQL of the process map over the filled scratch table: one row per kind and key (see MapRow).
  * A second qualifier of one (event, object) pair gives a row whose next row is the same event;
- * that row is no edge and counts once among the pairs.
+ * that row is no edge and counts once among the pairs. Elapsed and waiting times of an edge are
+ * grouped in one pass (waiting `w` is null where the source event has no end; aggregates skip nulls).
  */
 const PROCESS_MAP_SQL = `
 WITH seq AS (
@@ -88,43 +87,56 @@ WITH seq AS (
     LEFT JOIN temp.process_map_sequence p ON p.i = s.i - 1 AND p.oid = s.oid
     LEFT JOIN temp.process_map_sequence n ON n.i = s.i + 1 AND n.oid = s.oid
 ),
-occ AS MATERIALIZED (
-  SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, n_t - t AS d, CASE WHEN te IS NULL THEN NULL ELSE max(0, n_t - te) END AS w
-  FROM seq WHERE n_eid IS NOT NULL AND NOT dup
-),
-waits AS (SELECT ot, k1, k2, w AS d FROM occ WHERE w IS NOT NULL),
-run AS (SELECT DISTINCT ot, act AS k1, '' AS k2, eid, te - t AS d FROM temp.process_map_sequence WHERE te IS NOT NULL)
+edges AS MATERIALIZED (
+  SELECT ot, k1, k2, COUNT(DISTINCT oid) AS objects, COUNT(DISTINCT eid * 4294967296 + n_eid) AS couples,
+    COUNT(*) AS n, SUM(d) AS d_sum, MIN(d) AS d_min, MAX(d) AS d_max, median(d) AS d_median,
+    COUNT(w) AS w_n, SUM(w) AS w_sum, MIN(w) AS w_min, MAX(w) AS w_max, median(w) AS w_median
+  FROM (SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, n_t - t AS d, CASE WHEN te IS NULL THEN NULL ELSE max(0, n_t - te) END AS w
+        FROM seq WHERE n_eid IS NOT NULL AND NOT dup)
+  GROUP BY ot, k1, k2
+)
 SELECT 'activity' AS kind, ot, act AS k1, '' AS k2, COUNT(DISTINCT eid) AS c1, COUNT(DISTINCT oid) AS c2, SUM(NOT dup) AS c3,
   SUM(first) AS c4, SUM(last) AS c5, 0 AS c6, NULL AS c7
 FROM seq GROUP BY ot, act
 UNION ALL
-SELECT 'edge', ot, k1, k2, COUNT(DISTINCT oid), COUNT(DISTINCT eid * 4294967296 + n_eid), ${STATS}
-FROM (${withMedianPart('occ', 'ot, k1, k2, oid, eid, n_eid, d')}) GROUP BY ot, k1, k2
+SELECT 'edge', ot, k1, k2, objects, couples, n, d_sum, d_min, d_max, d_median FROM edges
 UNION ALL
-SELECT 'waiting', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('waits', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2
+SELECT 'waiting', ot, k1, k2, 0, 0, w_n, w_sum, w_min, w_max, w_median FROM edges WHERE w_n > 0
 UNION ALL
-SELECT 'run', ot, k1, k2, 0, 0, ${STATS} FROM (${withMedianPart('run', 'ot, k1, k2, d')}) GROUP BY ot, k1, k2`
+SELECT 'run', ot, k1, '', 0, 0, COUNT(*), SUM(d), MIN(d), MAX(d), median(d)
+FROM (SELECT DISTINCT ot, act AS k1, eid, te - t AS d FROM temp.process_map_sequence WHERE te IS NOT NULL)
+GROUP BY ot, k1`
 
-/** Conditions and parameters of an events query (filters and the page's start). */
-function eventConditions(datasetId: string, filter: EventFilter): { where: string; params: Record<string, string | number> } {
-  const params: Record<string, string | number> = { dataset: datasetId }
+/** Conditions and parameters of an events query (filters and the page's start) over `rm_events e`. */
+function eventConditions(did: number, datasetId: string, filter: EventFilter): { where: string; params: Record<string, string | number> } {
+  const params: Record<string, string | number> = { did }
   /** `condition` when `value` is given, binding it as `@name`. */
   const when = (name: string, value: string | number | undefined, condition: string): string[] => {
     if (value === undefined) return []
     params[name] = value
     return [condition]
   }
-  if (filter.after !== undefined) params.afterTimestamp = filter.after.timestamp
+  if (filter.after !== undefined) params.afterTime = epochMs(filter.after.timestamp)
   const conditions = [
-    'e.dataset_id = @dataset',
+    'e.did = @did',
     ...when('eventType', filter.eventType, 'e.event_type = @eventType'),
-    ...when('from', filter.from, 'e.timestamp >= @from'),
-    ...when('to', filter.to, 'e.timestamp < @to'),
-    ...when('afterPosition', filter.after?.position, '(e.timestamp, e.position) > (@afterTimestamp, @afterPosition)'),
+    ...when('from', filter.from === undefined ? undefined : epochMs(filter.from), 'e.time >= @from'),
+    ...when('to', filter.to === undefined ? undefined : epochMs(filter.to), 'e.time < @to'),
+    ...when('afterPosition', filter.after?.position, '(e.time, e.position) > (@afterTime, @afterPosition)'),
   ]
-  const link = [...when('objectId', filter.objectId, 'l.external_id = @objectId'), ...when('objectType', filter.objectType, 'l.object_type = @objectType')]
-  if (link.length > 0) {
-    conditions.push(`EXISTS (SELECT 1 FROM rm_event_objects l WHERE l.dataset_id = e.dataset_id AND l.event_id = e.event_id AND ${link.join(' AND ')})`)
+  if (filter.objectId !== undefined) {
+    // The object's events through its E2O rows; without a type, every object of that id (one per type at most).
+    params.objectId = filter.objectId
+    params.dataset = datasetId
+    const type = filter.objectType === undefined ? 'o.type IN (SELECT name FROM rm_object_types WHERE dataset_id = @dataset)' : 'o.type = @objectType'
+    if (filter.objectType !== undefined) params.objectType = filter.objectType
+    conditions.push(
+      `e.position IN (SELECT l.position FROM rm_objects o INDEXED BY rm_objects_by_type_id JOIN rm_event_objects l ON l.rid = o.rid
+        WHERE o.did = @did AND ${type} AND o.external_id = @objectId)`,
+    )
+  } else if (filter.objectType !== undefined) {
+    params.objectType = filter.objectType
+    conditions.push('EXISTS (SELECT 1 FROM rm_event_objects l JOIN rm_objects o ON o.rid = l.rid WHERE l.position = e.position AND o.type = @objectType)')
   }
   return { where: conditions.join(' AND '), params }
 }
@@ -132,8 +144,8 @@ function eventConditions(datasetId: string, filter: EventFilter): { where: strin
 interface EventSqlRow {
   event_id: string
   event_type: string
-  timestamp: string
-  end_timestamp: string | null
+  time: number
+  end_time: number | null
   properties: string
   position: number
 }
@@ -143,25 +155,35 @@ type TypeSqlRow = Parameters<typeof withAttributes>[0][number]
 export class SqliteReadModelQuery implements ReadModelQuery {
   constructor(private readonly db: SqliteDatabase) {}
 
+  /** The dataset's row id in this file, or null when the projector has written nothing of it yet. */
+  private did(datasetId: string): number | null {
+    const row = this.db.prepare('SELECT did FROM rm_datasets WHERE dataset_id = ?').get(datasetId) as { did: number } | undefined
+    return row?.did ?? null
+  }
+
   async asOf(): Promise<number> {
     const row = this.db.prepare('SELECT MIN(position) AS p FROM rm_checkpoints').get() as { p: number | null }
     return row.p ?? 0
   }
 
   async summary(datasetId: string): Promise<DatasetCounts> {
-    const row = this.db
+    const counts = this.db
       .prepare(
         `SELECT
-          (SELECT COUNT(*) FROM rm_events WHERE dataset_id = @d) AS events,
-          (SELECT COUNT(*) FROM rm_objects WHERE dataset_id = @d) AS objects,
+          (SELECT COUNT(*) FROM rm_events WHERE did = @did) AS events,
+          (SELECT COUNT(*) FROM rm_objects WHERE did = @did) AS objects,
           (SELECT COUNT(*) FROM rm_event_types WHERE dataset_id = @d) AS event_types,
           (SELECT COUNT(*) FROM rm_object_types WHERE dataset_id = @d) AS object_types,
-          (SELECT COUNT(*) FROM rm_event_objects WHERE dataset_id = @d) AS e2o,
-          (SELECT MIN(timestamp) FROM rm_events WHERE dataset_id = @d) AS first_event_time,
-          (SELECT MAX(timestamp) FROM rm_events WHERE dataset_id = @d) AS last_event_time`,
+          (SELECT TOTAL(e2o) FROM rm_events WHERE did = @did) AS e2o,
+          (SELECT MIN(time) FROM rm_events WHERE did = @did) AS first_time,
+          (SELECT MAX(time) FROM rm_events WHERE did = @did) AS last_time`,
       )
-      .get({ d: datasetId }) as DatasetCounts
-    return row
+      .get({ d: datasetId, did: this.did(datasetId) ?? -1 }) as Omit<DatasetCounts, 'first_event_time' | 'last_event_time'> & {
+      first_time: number | null
+      last_time: number | null
+    }
+    const { first_time, last_time, ...rest } = counts
+    return { ...rest, e2o: Number(rest.e2o), first_event_time: isoOrNull(first_time), last_event_time: isoOrNull(last_time) }
   }
 
   async eventTypes(datasetId: string): Promise<TypeInfo[]> {
@@ -171,9 +193,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const attributes = this.db
       .prepare(
         `SELECT e.event_type AS owner, j.key AS name, j.type AS type
-         FROM rm_events e, json_each(e.properties) j WHERE e.dataset_id = ? GROUP BY e.event_type, j.key, j.type`,
+         FROM rm_events e, json_each(e.properties) j WHERE e.did = ? GROUP BY e.event_type, j.key, j.type`,
       )
-      .all(datasetId) as AttributeTypeRow[]
+      .all(this.did(datasetId) ?? -1) as AttributeTypeRow[]
     return withAttributes(types, attributes)
   }
 
@@ -184,45 +206,50 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const attributes = this.db
       .prepare(
         `SELECT o.type AS owner, j.key AS name, j.type AS type
-         FROM rm_object_changes c JOIN rm_objects o ON o.dataset_id = c.dataset_id AND o.object_id = c.object_id, json_each(c.attributes) j
-         WHERE c.dataset_id = ? GROUP BY o.type, j.key, j.type`,
+         FROM rm_objects o JOIN rm_object_changes c ON c.rid = o.rid, json_each(c.attributes) j
+         WHERE o.did = ? GROUP BY o.type, j.key, j.type`,
       )
-      .all(datasetId) as AttributeTypeRow[]
+      .all(this.did(datasetId) ?? -1) as AttributeTypeRow[]
     return withAttributes(types, attributes)
   }
 
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
     const row = this.db
-      .prepare('SELECT object_id, type, external_id, properties, created_at, updated_at FROM rm_objects WHERE dataset_id = ? AND type = ? AND external_id = ?')
-      .get(datasetId, type, id) as
-      | { object_id: string; type: string; external_id: string; properties: string; created_at: string; updated_at: string }
+      .prepare('SELECT rid, object_id, type, external_id, properties, created_at, updated_at FROM rm_objects WHERE did = ? AND type = ? AND external_id = ?')
+      .get(this.did(datasetId) ?? -1, type, id) as
+      | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: string; updated_at: string }
       | undefined
     if (row === undefined) return null
-    const history = this.db
-      .prepare('SELECT time, position, attributes FROM rm_object_changes WHERE dataset_id = ? AND object_id = ? ORDER BY position')
-      .all(datasetId, row.object_id) as { time: string; position: number; attributes: string }[]
+    const history = this.db.prepare('SELECT time, position, attributes FROM rm_object_changes WHERE rid = ? ORDER BY position').all(row.rid) as {
+      time: string
+      position: number
+      attributes: string
+    }[]
     const trace = this.db
       .prepare(
-        `SELECT e.event_id, e.event_type, e.timestamp, e.end_timestamp, e.position, json_group_array(l.qualifier) AS qualifiers
-         FROM rm_event_objects l JOIN rm_events e ON e.dataset_id = l.dataset_id AND e.event_id = l.event_id
-         WHERE l.dataset_id = ? AND l.object_id = ?
-         GROUP BY e.event_id ORDER BY e.timestamp, e.position LIMIT ?`,
+        `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
+         FROM rm_event_objects l INDEXED BY rm_event_objects_by_object CROSS JOIN rm_events e ON e.position = l.position
+         WHERE l.rid = ?
+         GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT ?`,
       )
-      .all(datasetId, row.object_id, limit + 1) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
+      .all(row.rid, limit + 1) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db
       .prepare(
-        `SELECT o.object_id, o.object_type AS type, o.external_id AS id, COUNT(DISTINCT o.event_id) AS shared_events
-         FROM rm_event_objects me JOIN rm_event_objects o ON o.dataset_id = me.dataset_id AND o.event_id = me.event_id AND o.object_id <> me.object_id
-         WHERE me.dataset_id = ? AND me.object_id = ?
-         GROUP BY o.object_id ORDER BY shared_events DESC, type, id LIMIT ?`,
+        `SELECT o.object_id, o.type, o.external_id AS id, r.shared_events
+         FROM (SELECT other.rid, COUNT(DISTINCT other.position) AS shared_events
+               FROM rm_event_objects me INDEXED BY rm_event_objects_by_object
+                 CROSS JOIN rm_event_objects other ON other.position = me.position AND other.rid <> me.rid
+               WHERE me.rid = ? GROUP BY other.rid) AS r
+           JOIN rm_objects o ON o.rid = r.rid
+         ORDER BY r.shared_events DESC, o.type, o.external_id LIMIT ?`,
       )
-      .all(datasetId, row.object_id, limit + 1) as { object_id: string; type: string; id: string; shared_events: number }[]
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; shared_events: number }[]
     const relationships = this.db
       .prepare(
-        `SELECT target_object_id AS object_id, target_type AS type, target_external_id AS id, qualifier, time FROM rm_object_relationships
-         WHERE dataset_id = ? AND object_id = ? ORDER BY target_type, target_external_id, qualifier LIMIT ?`,
+        `SELECT t.object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+         WHERE r.rid = ? ORDER BY t.type, t.external_id, r.qualifier LIMIT ?`,
       )
-      .all(datasetId, row.object_id, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
     return {
       object: {
         object_id: row.object_id,
@@ -236,8 +263,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.event_id,
         event_type: t.event_type,
-        timestamp: t.timestamp,
-        end_timestamp: t.end_timestamp,
+        timestamp: iso(t.time),
+        end_timestamp: isoOrNull(t.end_time),
         qualifiers: [...new Set((JSON.parse(t.qualifiers) as string[]).filter((q) => q !== NO_QUALIFIER))].sort(),
         position: t.position,
       })),
@@ -250,47 +277,51 @@ export class SqliteReadModelQuery implements ReadModelQuery {
   }
 
   async events(datasetId: string, filter: EventFilter): Promise<EventPage> {
-    const { where, params } = eventConditions(datasetId, filter)
+    const did = this.did(datasetId)
+    if (did === null) return { events: [], next: null }
+    const { where, params } = eventConditions(did, datasetId, filter)
     const rows = this.db
       .prepare(
-        `SELECT e.event_id, e.event_type, e.timestamp, e.end_timestamp, e.properties, e.position FROM rm_events e
-         WHERE ${where} ORDER BY e.timestamp, e.position LIMIT @limit`,
+        `SELECT e.event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
+         WHERE ${where} ORDER BY e.time, e.position LIMIT @limit`,
       )
       .all({ ...params, limit: filter.limit + 1 }) as EventSqlRow[]
     const page = rows.slice(0, filter.limit)
-    const links = new Map<string, EventObjectLink[]>()
+    const links = new Map<number, EventObjectLink[]>()
     if (page.length > 0) {
       const linkRows = this.db
         .prepare(
-          `SELECT event_id, object_id, object_type AS type, external_id AS id, qualifier FROM rm_event_objects
-           WHERE dataset_id = ? AND event_id IN (SELECT value FROM json_each(?))
-           ORDER BY event_id, object_type, external_id, qualifier`,
+          `SELECT l.position, o.object_id, o.type, o.external_id AS id, l.qualifier FROM rm_event_objects l JOIN rm_objects o ON o.rid = l.rid
+           WHERE l.position IN (SELECT value FROM json_each(?))
+           ORDER BY l.position, o.type, o.external_id, l.qualifier`,
         )
-        .all(datasetId, JSON.stringify(page.map((e) => e.event_id))) as (EventObjectLink & { event_id: string; qualifier: string })[]
-      for (const { event_id, qualifier, ...link } of linkRows) {
-        const list = links.get(event_id) ?? []
+        .all(JSON.stringify(page.map((e) => e.position))) as (EventObjectLink & { position: number; qualifier: string })[]
+      for (const { position, qualifier, ...link } of linkRows) {
+        const list = links.get(position) ?? []
         list.push({ ...link, qualifier: qualifier === NO_QUALIFIER ? null : qualifier })
-        links.set(event_id, list)
+        links.set(position, list)
       }
     }
     const events: EventView[] = page.map((e) => ({
       event_id: e.event_id,
       event_type: e.event_type,
-      timestamp: e.timestamp,
-      end_timestamp: e.end_timestamp,
+      timestamp: iso(e.time),
+      end_timestamp: isoOrNull(e.end_time),
       properties: JSON.parse(e.properties) as Properties,
       position: e.position,
-      objects: links.get(e.event_id) ?? [],
+      objects: links.get(e.position) ?? [],
     }))
     const last = page[page.length - 1]
-    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null }
+    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: iso(last.time), position: last.position } : null }
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
+    const did = this.did(datasetId)
+    if (did === null) return []
     const types = filter.objectTypes ?? []
-    const params: Record<string, string> = { dataset: datasetId }
-    if (filter.from !== undefined) params.from = filter.from
-    if (filter.to !== undefined) params.to = filter.to
+    const params: Record<string, string | number> = { did }
+    if (filter.from !== undefined) params.from = epochMs(filter.from)
+    if (filter.to !== undefined) params.to = epochMs(filter.to)
     if (types.length > 0) params.types = JSON.stringify(types)
     // Synchronous from fill to empty: no other call on this connection sees the scratch rows.
     this.db.exec(SEQUENCE_TABLE)
@@ -304,25 +335,26 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
     const rows = this.db
-      .prepare('SELECT object_id, type, external_id AS id FROM rm_objects WHERE dataset_id = ? AND object_id > ? ORDER BY object_id LIMIT ?')
-      .all(datasetId, page.after ?? '', page.limit + 1) as Omit<ObjectHistory, 'changes'>[]
-    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [], relationships: [] }))
-    const byId = new Map(objects.map((o) => [o.object_id, o]))
-    const changes = this.db
       .prepare(
-        `SELECT object_id, position, time, attributes FROM rm_object_changes
-         WHERE dataset_id = ? AND object_id IN (SELECT value FROM json_each(?)) ORDER BY object_id, position`,
+        'SELECT rid, object_id, type, external_id AS id FROM rm_objects INDEXED BY rm_objects_by_object_id WHERE object_id > ? AND did = ? ORDER BY object_id LIMIT ?',
       )
-      .all(datasetId, JSON.stringify([...byId.keys()])) as { object_id: string; position: number; time: string; attributes: string }[]
-    for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
+      .all(page.after ?? '', this.did(datasetId) ?? -1, page.limit + 1) as (Omit<ObjectHistory, 'changes' | 'relationships'> & { rid: number })[]
+    const kept = rows.slice(0, page.limit)
+    const objects: ObjectHistory[] = kept.map(({ rid: _rid, ...o }) => ({ ...o, changes: [], relationships: [] }))
+    const byRid = new Map(kept.map((o, i) => [o.rid, objects[i] as ObjectHistory]))
+    const rids = JSON.stringify([...byRid.keys()])
+    const changes = this.db
+      .prepare('SELECT rid, position, time, attributes FROM rm_object_changes WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid, position')
+      .all(rids) as { rid: number; position: number; time: string; attributes: string }[]
+    for (const c of changes) byRid.get(c.rid)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
     const relationships = this.db
       .prepare(
-        `SELECT object_id, target_object_id, qualifier FROM rm_object_relationships
-         WHERE dataset_id = ? AND object_id IN (SELECT value FROM json_each(?)) ORDER BY object_id, target_object_id, qualifier`,
+        `SELECT r.rid, t.object_id AS target_object_id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+         WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, r.qualifier`,
       )
-      .all(datasetId, JSON.stringify([...byId.keys()])) as { object_id: string; target_object_id: string; qualifier: string }[]
+      .all(rids) as { rid: number; target_object_id: string; qualifier: string }[]
     for (const r of relationships) {
-      byId.get(r.object_id)?.relationships.push({ object_id: r.target_object_id, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })
+      byRid.get(r.rid)?.relationships.push({ object_id: r.target_object_id, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })
     }
     const last = objects[objects.length - 1]
     return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }

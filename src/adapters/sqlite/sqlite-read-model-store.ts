@@ -37,43 +37,44 @@ function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_
 
 /** The statements of `apply`, prepared once per store: set-based (MultiRowStatement) where a run writes many rows. */
 function prepareApplyStatements(db: SqliteDatabase) {
+  const getDataset = db.prepare<[string], { did: number }>('SELECT did FROM rm_datasets WHERE dataset_id = ?')
+  const putDataset = db.prepare('INSERT INTO rm_datasets (dataset_id) VALUES (?)')
   // The stored rows of a run's objects, in one statement per few hundred objects.
-  const getObjects = db.prepare<[string, string], { object_id: string; properties: string; position: number }>(
-    'SELECT object_id, properties, position FROM rm_objects WHERE dataset_id = ? AND object_id IN (SELECT value FROM json_each(?))',
+  const getObjects = db.prepare<[string], { rid: number; object_id: string; properties: string; position: number }>(
+    'SELECT rid, object_id, properties, position FROM rm_objects WHERE object_id IN (SELECT value FROM json_each(?))',
   )
-  // New objects, and objects whose attributes changed: their whole row.
+  const maxRid = db.prepare<[], { rid: number | null }>('SELECT max(rid) AS rid FROM rm_objects')
+  // New objects, with the row ids this run assigns them.
   const putObjects = new MultiRowStatement(
     db,
-    'INSERT INTO rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position) VALUES',
-    8,
-    'ON CONFLICT (dataset_id, object_id) DO UPDATE SET properties = excluded.properties, updated_at = excluded.updated_at, position = excluded.position',
+    'INSERT INTO rm_objects (rid, did, object_id, type, external_id, properties, created_at, updated_at, position) VALUES',
+    9,
+  )
+  // Objects whose attributes changed: attributes, last-seen time and position.
+  const changeObjects = new MultiRowStatement(
+    db,
+    'WITH v (rid, properties, updated_at, position) AS (VALUES',
+    4,
+    ') UPDATE rm_objects SET properties = v.properties, updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
   )
   // Objects only named again: their last-seen time and position, without reading or writing their attributes.
   const touchObjects = new MultiRowStatement(
     db,
-    'WITH v (dataset_id, object_id, updated_at, position) AS (VALUES',
-    4,
-    ') UPDATE rm_objects SET updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.dataset_id = v.dataset_id AND rm_objects.object_id = v.object_id',
+    'WITH v (rid, updated_at, position) AS (VALUES',
+    3,
+    ') UPDATE rm_objects SET updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
   )
   // An object type's count is its distinct objects: it grows by the objects this batch inserted
   // (recounting rm_objects instead cost a scan of the type's objects on every batch).
   const countObjects = db.prepare('UPDATE rm_object_types SET count = count + ? WHERE dataset_id = ? AND name = ?')
-  const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (dataset_id, object_id, position, time, attributes) VALUES', 5)
+  const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4)
   const putEvents = new MultiRowStatement(
     db,
-    'INSERT OR IGNORE INTO rm_events (dataset_id, event_id, event_type, timestamp, end_timestamp, properties, objects_count, received_at, position) VALUES',
-    9,
+    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type, time, end_time, properties, objects_count, e2o, received_at) VALUES',
+    10,
   )
-  const putE2O = new MultiRowStatement(
-    db,
-    'INSERT OR IGNORE INTO rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position) VALUES',
-    8,
-  )
-  const putO2O = new MultiRowStatement(
-    db,
-    'INSERT OR IGNORE INTO rm_object_relationships (dataset_id, object_id, target_object_id, qualifier, target_type, target_external_id, time, position) VALUES',
-    8,
-  )
+  const putE2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_event_objects (position, rid, qualifier, time) VALUES', 4, '', 200)
+  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
   const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
   const putCheckpoint = db.prepare(
     `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
@@ -87,7 +88,24 @@ function prepareApplyStatements(db: SqliteDatabase) {
     upsert: upsertTypesStatement(db, 'rm_object_types'),
     position: db.prepare('SELECT position FROM rm_object_types WHERE dataset_id = ? AND name = ?'),
   }
-  return { getObjects, putObjects, touchObjects, countObjects, putChanges, putEvents, putE2O, putO2O, getCheckpoint, putCheckpoint, eventTypes, objectTypes }
+  return {
+    getDataset,
+    putDataset,
+    getObjects,
+    maxRid,
+    putObjects,
+    changeObjects,
+    touchObjects,
+    countObjects,
+    putChanges,
+    putEvents,
+    putE2O,
+    putO2O,
+    getCheckpoint,
+    putCheckpoint,
+    eventTypes,
+    objectTypes,
+  }
 }
 
 type ApplyStatements = ReturnType<typeof prepareApplyStatements>
@@ -103,54 +121,91 @@ function applyTypeChange(statements: TypeStatements, t: TypeChange): void {
 /** Object ids read per statement when looking up a run's stored objects. */
 const LOOKUP_CHUNK = 500
 
+/** Milliseconds since the epoch of one of the log's UTC ISO 8601 timestamps (exact: they carry milliseconds). */
+function epochMs(utc: string): number {
+  return Date.parse(utc)
+}
+
 /**
  * Applies a run's object changes by the replay rule (objectChangeToApply): reads the stored rows of
  * all its objects, merges attributes in JavaScript only for objects whose attributes changed, and
- * writes new and changed rows, then the rows only named again, set-based.
- * @returns how many objects of each (dataset, type) were new.
+ * writes new rows (with row ids assigned here, in the run's order of first appearance), changed
+ * rows and rows only named again, set-based.
+ * @param didOf the dataset's row id (rm_datasets), made when missing.
+ * @returns the row id of every object of the run, by object_id, and how many objects of each
+ *   (dataset, type) were new.
  */
-function applyObjectChanges(st: ApplyStatements, objects: Iterable<ObjectChange>): Map<string, { datasetId: string; type: string; added: number }> {
-  const byDataset = new Map<string, ObjectChange[]>()
-  for (const o of objects) {
-    const list = byDataset.get(o.datasetId)
-    if (list === undefined) byDataset.set(o.datasetId, [o])
-    else list.push(o)
+function applyObjectChanges(
+  st: ApplyStatements,
+  objects: Iterable<ObjectChange>,
+  didOf: (datasetId: string) => number,
+): { rids: Map<string, number>; added: Map<string, { datasetId: string; type: string; added: number }> } {
+  const list = [...objects]
+  const stored = new Map<string, { rid: number; properties: string; position: number }>()
+  for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
+    const ids = JSON.stringify(list.slice(i, i + LOOKUP_CHUNK).map((o) => o.objectId))
+    for (const row of st.getObjects.all(ids)) stored.set(row.object_id, row)
   }
+  let nextRid = (st.maxRid.get()?.rid ?? 0) + 1
+  const rids = new Map<string, number>()
   const put: unknown[][] = []
+  const change: unknown[][] = []
   const touch: unknown[][] = []
-  const newObjects = new Map<string, { datasetId: string; type: string; added: number }>()
-  for (const [datasetId, list] of byDataset) {
-    const stored = new Map<string, { properties: string; position: number }>()
-    for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
-      const ids = JSON.stringify(list.slice(i, i + LOOKUP_CHUNK).map((o) => o.objectId))
-      for (const row of st.getObjects.all(datasetId, ids)) stored.set(row.object_id, row)
-    }
-    for (const o of list) {
-      const row = stored.get(o.objectId)
-      const change = objectChangeToApply(o, row?.position)
-      if (change === null) continue
-      if (row === undefined) {
-        put.push([datasetId, o.objectId, o.type, o.externalId, JSON.stringify(change.properties), o.firstSeenAt, o.lastSeenAt, o.maxPosition])
-        const key = `${datasetId}\u0000${o.type}`
-        const counted = newObjects.get(key)
-        if (counted === undefined) newObjects.set(key, { datasetId, type: o.type, added: 1 })
-        else counted.added += 1
-      } else if (change.deltas.length > 0) {
-        const merged = mergeProperties(parseObject(row.properties), change.properties)
-        put.push([datasetId, o.objectId, o.type, o.externalId, JSON.stringify(merged), o.firstSeenAt, o.lastSeenAt, o.maxPosition])
-      } else {
-        touch.push([datasetId, o.objectId, o.lastSeenAt, o.maxPosition])
-      }
+  const added = new Map<string, { datasetId: string; type: string; added: number }>()
+  for (const o of list) {
+    const row = stored.get(o.objectId)
+    const rid = row?.rid ?? nextRid++
+    rids.set(o.objectId, rid)
+    const apply = objectChangeToApply(o, row?.position)
+    if (apply === null) continue
+    if (row === undefined) {
+      put.push([rid, didOf(o.datasetId), o.objectId, o.type, o.externalId, JSON.stringify(apply.properties), o.firstSeenAt, o.lastSeenAt, o.maxPosition])
+      const key = `${o.datasetId}\u0000${o.type}`
+      const counted = added.get(key)
+      if (counted === undefined) added.set(key, { datasetId: o.datasetId, type: o.type, added: 1 })
+      else counted.added += 1
+    } else if (apply.deltas.length > 0) {
+      change.push([rid, JSON.stringify(mergeProperties(parseObject(row.properties), apply.properties)), o.lastSeenAt, o.maxPosition])
+    } else {
+      touch.push([rid, o.lastSeenAt, o.maxPosition])
     }
   }
   st.putObjects.run(put)
+  st.changeObjects.run(change)
   st.touchObjects.run(touch)
-  return newObjects
+  return { rids, added }
+}
+
+/**
+ * The row id of each object a run's rows name: from the run's objects (every object a record names
+ * is one of them, projections/objects.ts), else from the file.
+ * @throws when an object has no row: a change set that names an object it never touched.
+ */
+function ridLookup(st: ApplyStatements, rids: Map<string, number>): (objectId: string) => number {
+  return (objectId) => {
+    let rid = rids.get(objectId)
+    if (rid === undefined) {
+      rid = st.getObjects.get(JSON.stringify([objectId]))?.rid
+      if (rid === undefined) throw new Error(`read model row names object ${objectId}, which has no row in rm_objects`)
+      rids.set(objectId, rid)
+    }
+    return rid
+  }
+}
+
+/** E2O rows per event position: the distinct (object, qualifier) pairs (the rows rm_event_objects keeps). */
+function e2oCounts(links: readonly { position: number; object_id: string; qualifier: string | null }[]): Map<number, number> {
+  const pairs = new Map<number, Set<string>>()
+  for (const l of links) {
+    const set = pairs.get(l.position) ?? new Set<string>()
+    set.add(`${l.object_id}\u0000${l.qualifier ?? NO_QUALIFIER}`)
+    pairs.set(l.position, set)
+  }
+  return new Map([...pairs].map(([position, set]) => [position, set.size]))
 }
 
 export class SqliteReadModelStore implements ReadModelStore {
   private applyStatements: ReturnType<typeof prepareApplyStatements> | null = null
-
   constructor(private readonly db: SqliteDatabase) {}
 
   async checkpoint(name: string): Promise<number | null> {
@@ -162,6 +217,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
     const st = this.applyStatements
+    // Datasets' row ids, read (or made) once per transaction: another process may remake the file between two.
+    const dids = new Map<string, number>()
 
     db.transaction(() => {
       const current = (st.getCheckpoint.get(name) as { position: number } | undefined)?.position ?? null
@@ -169,46 +226,34 @@ export class SqliteReadModelStore implements ReadModelStore {
 
       for (const t of changes.eventTypes.values()) applyTypeChange(st.eventTypes, t)
       for (const t of changes.objectTypes.values()) applyTypeChange(st.objectTypes, t)
-      for (const t of applyObjectChanges(st, changes.objects.values()).values()) st.countObjects.run(t.added, t.datasetId, t.type)
+      const didOf = (datasetId: string): number => {
+        let did = dids.get(datasetId) ?? st.getDataset.get(datasetId)?.did
+        if (did === undefined) did = Number(st.putDataset.run(datasetId).lastInsertRowid)
+        dids.set(datasetId, did)
+        return did
+      }
+      const { rids, added } = applyObjectChanges(st, changes.objects.values(), didOf)
+      for (const t of added.values()) st.countObjects.run(t.added, t.datasetId, t.type)
+      const ridOf = ridLookup(st, rids)
 
-      st.putChanges.run(changes.objectChanges.map((c) => [c.dataset_id, c.object_id, c.position, c.time, JSON.stringify(c.attributes)]))
+      st.putChanges.run(changes.objectChanges.map((c) => [ridOf(c.object_id), c.position, c.time, JSON.stringify(c.attributes)]))
+      const e2o = e2oCounts(changes.eventObjects)
       st.putEvents.run(
         changes.events.map((e) => [
-          e.dataset_id,
+          e.position,
+          didOf(e.dataset_id),
           e.event_id,
           e.event_type,
-          e.timestamp,
-          e.end_timestamp,
+          epochMs(e.timestamp),
+          e.end_timestamp === null ? null : epochMs(e.end_timestamp),
           JSON.stringify(e.properties),
           e.objects_count,
+          e2o.get(e.position) ?? 0,
           e.received_at,
-          e.position,
         ]),
       )
-      st.putE2O.run(
-        changes.eventObjects.map((l) => [
-          l.dataset_id,
-          l.event_id,
-          l.object_id,
-          l.qualifier ?? NO_QUALIFIER,
-          l.object_type,
-          l.external_id,
-          l.event_time,
-          l.position,
-        ]),
-      )
-      st.putO2O.run(
-        changes.objectRelationships.map((r) => [
-          r.dataset_id,
-          r.object_id,
-          r.target_object_id,
-          r.qualifier ?? NO_QUALIFIER,
-          r.target_type,
-          r.target_external_id,
-          r.time,
-          r.position,
-        ]),
-      )
+      st.putE2O.run(changes.eventObjects.map((l) => [l.position, ridOf(l.object_id), l.qualifier ?? NO_QUALIFIER, epochMs(l.event_time)]))
+      st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), r.qualifier ?? NO_QUALIFIER, r.time, r.position]))
       st.putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
   }
