@@ -226,6 +226,7 @@ export class Projector {
     for (;;) {
       const batch = await this.log.readAll(this.applied, this.maxBatch)
       if (batch.length === 0) {
+        await this.store.atHead?.()
         const stop = (await this.store.projections()).find((p) => p.projection === this.name)?.stopped ?? null
         if (stop !== null && (stop.position === null || (this.applied ?? 0) >= stop.position)) await this.store.clearStop(this.name)
         return this.appliedRecords - before
@@ -282,6 +283,8 @@ export class Projector {
           cleared = true
         }
         this.applied = await this.store.checkpoint(this.name)
+        // Already at the head (nothing to tail yet): the store's deferred work is due now.
+        if (this.store.atHead !== undefined && ((await this.log.lastPosition()) ?? 0) <= (this.applied ?? 0)) await this.store.atHead()
         for await (const batch of this.log.tail(this.applied, { signal, maxBatch: this.maxBatch })) {
           // Near the head (a short batch), small runs keep the HTTP server's latency low, then settle.
           // Behind (a full batch), large runs, with the HTTP server between them: for events with a few
@@ -293,6 +296,7 @@ export class Projector {
           // Back to the first delay once past the failing record (records before it are applied between attempts).
           if (failing.record === null || (this.applied ?? 0) >= failing.record.position) failing.attempts = 0
           if (failing.attempts === 0) delay = initialDelayMs
+          if (!behind) await this.store.atHead?.()
           if (!behind && this.settleMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.settleMs))
         }
       } catch (error) {

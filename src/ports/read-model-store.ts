@@ -21,6 +21,14 @@ export interface ReadModelStore {
   /** Drops every read model row, every checkpoint and every stop, for a rebuild from the log. */
   reset(): Promise<void>
 
+  /**
+   * The projector has applied everything the log held a moment ago (the end of `catchUp`, a short
+   * batch while following the log). A store may finish work it deferred while far behind; the
+   * SQLite store makes the query indexes that a rebuild left out (read-models-database.ts). Cheap
+   * when there is nothing to do. Optional: stores that defer nothing leave it out.
+   */
+  atHead?(): Promise<void>
+
   /** Every projection with a checkpoint or a stop, ordered by name: what `ocelog status` and `/metrics` show. */
   projections(): Promise<ProjectionState[]>
 

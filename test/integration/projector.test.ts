@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { foldRecords } from '../../projections/registry.js'
 import { datasetHash, Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
+import { ensureQueryIndexes, openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
@@ -125,6 +125,45 @@ describe('Projector on SQLite', () => {
     const before = [await sqliteRows(rmDb)('ds1'), await sqliteRows(rmDb)('ds2')]
     expect(await new Projector(log, store).rebuild()).toBe(8)
     expect([await sqliteRows(rmDb)('ds1'), await sqliteRows(rmDb)('ds2')]).toEqual(before)
+  })
+
+  it('replays a rebuild without the query indexes and makes them at the head of the log, by catchUp and by run', async () => {
+    const queryIndexes = () =>
+      (rmDb.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[])
+        .map((r) => r.name)
+        .filter((n) => n !== 'rm_objects_by_object_id')
+    const all = ['rm_event_objects_by_object', 'rm_events_by_time', 'rm_events_by_type', 'rm_object_relationships_by_target', 'rm_objects_by_type_id']
+    expect(queryIndexes()).toEqual([]) // a new file
+    await seed()
+    const seen: string[][] = []
+    const watching = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'apply') {
+          return async (...args: Parameters<SqliteReadModelStore['apply']>) => {
+            seen.push(queryIndexes())
+            return target.apply(...args)
+          }
+        }
+        const value: unknown = Reflect.get(target, key, receiver)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    await new Projector(log, watching, { maxBatch: 1 }).catchUp()
+    expect(seen).toEqual([[], [], [], []]) // no index while replaying
+    expect(queryIndexes()).toEqual(all)
+    expect(ensureQueryIndexes(rmDb)).toEqual([]) // nothing left to make
+    const before = await sqliteRows(rmDb)('ds1')
+    await store.reset()
+    expect(queryIndexes()).toEqual([])
+    const abort = new AbortController()
+    const p = new Projector(log, store)
+    const running = p.run(abort.signal)
+    const deadline = Date.now() + 5000
+    while (queryIndexes().length < all.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    abort.abort()
+    await running
+    expect(queryIndexes()).toEqual(all)
+    expect(await sqliteRows(rmDb)('ds1')).toEqual(before)
   })
 
   it('refuses to move a checkpoint another projector moved first', async () => {

@@ -41,6 +41,9 @@ const CACHE_KIB = 16 * 1024
  * - `time`/`end_time` columns: milliseconds since the epoch (the log's timestamps are UTC with
  *   milliseconds, so this is exact); readers turn them back into ISO 8601.
  * E2O and O2O rows without a qualifier hold '' (the key needs a value; the API never accepts '').
+ *
+ * The tables, with the keys and the one index the projector itself reads (objects by object_id).
+ * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
  */
 const SCHEMA = `
 CREATE TABLE rm_checkpoints (
@@ -71,7 +74,6 @@ CREATE TABLE rm_objects (
   properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX rm_objects_by_object_id ON rm_objects (object_id);
-CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
 CREATE TABLE rm_object_changes (
   rid INTEGER NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
   PRIMARY KEY (rid, position)
@@ -81,19 +83,46 @@ CREATE TABLE rm_events (
   time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
   e2o INTEGER NOT NULL, received_at TEXT NOT NULL
 );
-CREATE INDEX rm_events_by_time ON rm_events (did, time);
-CREATE INDEX rm_events_by_type ON rm_events (did, event_type, time);
 CREATE TABLE rm_event_objects (
   position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL,
   PRIMARY KEY (position, rid, qualifier)
 ) WITHOUT ROWID;
-CREATE INDEX rm_event_objects_by_object ON rm_event_objects (rid, time);
 CREATE TABLE rm_object_relationships (
   rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier)
 ) WITHOUT ROWID;
-CREATE INDEX rm_object_relationships_by_target ON rm_object_relationships (target_rid);
 `
+
+/**
+ * The indexes only readers use (the query adapter, sqlite-read-model-query.ts). A file made anew,
+ * or remade for a rebuild, starts without them, and the projector's store makes them once it has
+ * replayed the log to its head (ReadModelStore.atHead): building an index once over sorted rows
+ * costs a fraction of keeping it up to date through a replay (a bulk load; measured in README §
+ * Performance). Until then readers get the same answers, from scans.
+ */
+const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
+  { name: 'rm_objects_by_type_id', sql: 'CREATE UNIQUE INDEX IF NOT EXISTS rm_objects_by_type_id ON rm_objects (did, type, external_id)' },
+  { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },
+  { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type, time)' },
+  { name: 'rm_event_objects_by_object', sql: 'CREATE INDEX IF NOT EXISTS rm_event_objects_by_object ON rm_event_objects (rid, time)' },
+  { name: 'rm_object_relationships_by_target', sql: 'CREATE INDEX IF NOT EXISTS rm_object_relationships_by_target ON rm_object_relationships (target_rid)' },
+]
+
+/**
+ * Makes the query indexes (QUERY_INDEXES) that the file lacks, in one transaction.
+ * @returns the names of the indexes it made (none when all were there: one read of sqlite_schema).
+ */
+export function ensureQueryIndexes(db: SqliteDatabase): string[] {
+  const present = new Set(
+    (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").all() as { name: string }[]).map((r) => r.name),
+  )
+  const missing = QUERY_INDEXES.filter((i) => !present.has(i.name))
+  if (missing.length === 0) return []
+  db.transaction(() => {
+    for (const index of missing) db.exec(index.sql)
+  }).immediate()
+  return missing.map((i) => i.name)
+}
 
 export interface ReadModelsFile {
   db: SqliteDatabase
@@ -159,7 +188,8 @@ const TABLES = [
 /**
  * Empties the file as a new one would be (README: a rebuild is a fresh file plus a replay of the
  * log): drops every read-model table, checkpoints and stops included, and makes them again, in one
- * transaction. Dropping is one step per table where deleting rows is one per row.
+ * transaction, without the query indexes (made when the replay reaches the log's head,
+ * ensureQueryIndexes). Dropping is one step per table where deleting rows is one per row.
  */
 export function remakeReadModels(db: SqliteDatabase): void {
   db.transaction(() => {

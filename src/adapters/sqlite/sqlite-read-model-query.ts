@@ -66,8 +66,8 @@ function sequenceSql(window: TimeWindow, typeCount: number): string {
   if (typeCount > 0) conditions.push(`o.type IN (SELECT value FROM json_each(@types))`)
   return `INSERT INTO temp.process_map_sequence (ot, oid, eid, act, t, te)
   SELECT o.type, o.rid, l.position, e.event_type, l.time, e.end_time
-  FROM rm_objects o INDEXED BY rm_objects_by_type_id
-    CROSS JOIN rm_event_objects l INDEXED BY rm_event_objects_by_object ON l.rid = o.rid
+  FROM rm_objects o
+    CROSS JOIN rm_event_objects l ON l.rid = o.rid
     CROSS JOIN rm_events e ON e.position = l.position
   WHERE ${conditions.join(' AND ')}
   ORDER BY o.type, o.external_id, l.time, l.position, l.qualifier`
@@ -131,7 +131,7 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
     const type = filter.objectType === undefined ? 'o.type IN (SELECT name FROM rm_object_types WHERE dataset_id = @dataset)' : 'o.type = @objectType'
     if (filter.objectType !== undefined) params.objectType = filter.objectType
     conditions.push(
-      `e.position IN (SELECT l.position FROM rm_objects o INDEXED BY rm_objects_by_type_id JOIN rm_event_objects l ON l.rid = o.rid
+      `e.position IN (SELECT l.position FROM rm_objects o JOIN rm_event_objects l ON l.rid = o.rid
         WHERE o.did = @did AND ${type} AND o.external_id = @objectId)`,
     )
   } else if (filter.objectType !== undefined) {
@@ -228,7 +228,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const trace = this.db
       .prepare(
         `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
-         FROM rm_event_objects l INDEXED BY rm_event_objects_by_object CROSS JOIN rm_events e ON e.position = l.position
+         FROM rm_event_objects l CROSS JOIN rm_events e ON e.position = l.position
          WHERE l.rid = ?
          GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT ?`,
       )
@@ -237,7 +237,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .prepare(
         `SELECT o.object_id, o.type, o.external_id AS id, r.shared_events
          FROM (SELECT other.rid, COUNT(DISTINCT other.position) AS shared_events
-               FROM rm_event_objects me INDEXED BY rm_event_objects_by_object
+               FROM rm_event_objects me
                  CROSS JOIN rm_event_objects other ON other.position = me.position AND other.rid <> me.rid
                WHERE me.rid = ? GROUP BY other.rid) AS r
            JOIN rm_objects o ON o.rid = r.rid

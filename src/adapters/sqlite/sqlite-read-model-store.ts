@@ -13,7 +13,7 @@ import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import { remakeReadModels } from './read-models-database.js'
+import { ensureQueryIndexes, remakeReadModels } from './read-models-database.js'
 
 /** E2O and O2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
 const NO_QUALIFIER = ''
@@ -262,6 +262,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     // The prepared statements name tables that are dropped and made again.
     this.applyStatements = null
     remakeReadModels(this.db)
+  }
+
+  /** Makes the query indexes a rebuild or a new file left out (ensureQueryIndexes): a read of sqlite_schema when they are there. */
+  async atHead(): Promise<void> {
+    ensureQueryIndexes(this.db)
   }
 
   async projections(): Promise<ProjectionState[]> {
