@@ -11,6 +11,12 @@ function parseShard(text: string): Shard {
   return { index, count }
 }
 
+/** Records read from the log at once by `ocelog project` (the Projector's `maxBatch`). */
+const PROCESS_MAX_BATCH = 5000
+
+/** Work applied in one transaction by `ocelog project` (the Projector's `maxBatchCost`). */
+const PROCESS_MAX_BATCH_COST = 64_000
+
 export function registerProject(program: Command): void {
   program
     .command('project')
@@ -23,7 +29,16 @@ export function registerProject(program: Command): void {
       await withBackends(async (b, cfg) => {
         const logger = createLogger(cfg.logLevel)
         for (const notice of b.notices) logger.info(notice)
-        const projector = new Projector(b.log, b.readModels, { logger, isUnavailable: b.isUnavailable, ...(shard === undefined ? {} : { shard }) })
+        const projector = new Projector(b.log, b.readModels, {
+          logger,
+          isUnavailable: b.isUnavailable,
+          // A process of its own: larger reads and transactions than the shared defaults cost memory
+          // only here, and each commit rewrites fewer pages per record (a rebuild of 446,100 records:
+          // 21,180 records/s at 2,000/16,000, 23,312 at 5,000/64,000; peak RSS 266 → 300 MB).
+          maxBatch: PROCESS_MAX_BATCH,
+          maxBatchCost: PROCESS_MAX_BATCH_COST,
+          ...(shard === undefined ? {} : { shard }),
+        })
         if (opts.rebuild === true || opts.once === true) {
           const started = performance.now()
           const n = opts.rebuild === true ? await projector.rebuild() : await projector.catchUp()
