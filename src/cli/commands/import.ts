@@ -112,7 +112,7 @@ export function registerImport(program: Command): void {
     .requiredOption('--url <url>', 'base URL of the Ocelog service, e.g. http://localhost:8080')
     .requiredOption('--key <key>', 'API key of the target dataset (see: ocelog keys create)')
     .option('--timezone <zone>', 'zone of timestamps that have none: UTC, an offset like +02:00, or an IANA name like Europe/Berlin', 'UTC')
-    .option('--concurrency <n>', 'batches in flight at once', '8')
+    .option('--concurrency <n>', 'batches in flight at once', '4')
     .option('--unknown-object-type <type>', 'object type for objects the log references but never defines (their events are kept)', UNDEFINED_OBJECT_TYPE)
     .option(
       '--key-prefix <text>',

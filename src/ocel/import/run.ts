@@ -31,7 +31,7 @@ export interface ImportProgress {
 }
 
 export interface RunOptions {
-  /** Batches in flight at once (default 4; `ocelog import` passes its `--concurrency`, default 8). */
+  /** Batches in flight at once (default 4). */
   concurrency?: number
   signal?: AbortSignal
   onProgress?: (progress: ImportProgress) => void
