@@ -83,55 +83,49 @@ objectClaimsContract('SQLite', async () => {
   }
 })
 
-readModelQueryContract('SQLite', async () => {
+/**
+ * A query-contract harness on a fresh pair of files.
+ * @param withoutAtHead the store hides `atHead`, so the query indexes are never made (read-models-database.ts).
+ */
+function queryHarness(withoutAtHead: boolean) {
   const t = tempDatabase()
   const log = new SqliteEventLog(t.db, { pollMs: 50 })
-  const store = new SqliteReadModelStore(t.rmDb)
+  const sqliteStore = new SqliteReadModelStore(t.rmDb)
+  const store: ReadModelStore = withoutAtHead
+    ? {
+        checkpoint: (name) => sqliteStore.checkpoint(name),
+        apply: (name, expected, to, changes) => sqliteStore.apply(name, expected, to, changes),
+        reset: () => sqliteStore.reset(),
+        projections: () => sqliteStore.projections(),
+        recordStop: (stop) => sqliteStore.recordStop(stop),
+        clearStop: (name) => sqliteStore.clearStop(name),
+        close: () => sqliteStore.close(),
+      }
+    : sqliteStore
   const query = new SqliteReadModelQuery(t.rmDb)
   return {
     log,
     store,
     query,
     async close() {
+      if (withoutAtHead) {
+        const indexes = t.rmDb.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").all() as { name: string }[]
+        // The case ran without them: only the projector's own index is there.
+        if (indexes.map((i) => i.name).join() !== 'rm_objects_by_object_id') throw new Error(`query indexes present: ${JSON.stringify(indexes)}`)
+      }
       await query.close()
       await store.close()
       await log.close()
       t.remove()
     },
   }
-})
+}
+
+readModelQueryContract('SQLite', async () => queryHarness(false))
 
 /**
  * The same query contract while a rebuild replays the log: a new file has no query indexes
  * (read-models-database.ts) until the projector reaches the head; here it never says so (a store
  * without `atHead`), so every query runs on the tables' keys alone and must answer the same.
  */
-readModelQueryContract('SQLite without its query indexes (during a rebuild)', async () => {
-  const t = tempDatabase()
-  const log = new SqliteEventLog(t.db, { pollMs: 50 })
-  const sqliteStore = new SqliteReadModelStore(t.rmDb)
-  const store: ReadModelStore = {
-    checkpoint: (name) => sqliteStore.checkpoint(name),
-    apply: (name, expected, to, changes) => sqliteStore.apply(name, expected, to, changes),
-    reset: () => sqliteStore.reset(),
-    projections: () => sqliteStore.projections(),
-    recordStop: (stop) => sqliteStore.recordStop(stop),
-    clearStop: (name) => sqliteStore.clearStop(name),
-    close: () => sqliteStore.close(),
-  }
-  const query = new SqliteReadModelQuery(t.rmDb)
-  return {
-    log,
-    store,
-    query,
-    async close() {
-      const indexes = t.rmDb.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").all() as { name: string }[]
-      // The case ran without them: only the projector's own index is there.
-      if (indexes.map((i) => i.name).join() !== 'rm_objects_by_object_id') throw new Error(`query indexes present: ${JSON.stringify(indexes)}`)
-      await query.close()
-      await store.close()
-      await log.close()
-      t.remove()
-    },
-  }
-})
+readModelQueryContract('SQLite without its query indexes (during a rebuild)', async () => queryHarness(true))
