@@ -104,6 +104,28 @@ describe('openReadModelsDatabase', () => {
     opened.db.close()
   })
 
+  it('remakes a file of the wide layout (schema version 1) in the narrow one, empty, so the projector replays the log into it', () => {
+    const old = new Database(join(dir, 'read-models.db'))
+    old.exec(`CREATE TABLE rm_checkpoints (projector TEXT PRIMARY KEY, position INTEGER NOT NULL, updated_at TEXT NOT NULL);
+      INSERT INTO rm_checkpoints VALUES ('read-models', 3, 'now');
+      CREATE TABLE rm_event_objects (dataset_id TEXT NOT NULL, event_id TEXT NOT NULL, object_id TEXT NOT NULL, qualifier TEXT NOT NULL,
+        object_type TEXT NOT NULL, external_id TEXT NOT NULL, event_time TEXT NOT NULL, position INTEGER NOT NULL,
+        PRIMARY KEY (dataset_id, event_id, object_id, qualifier));
+      INSERT INTO rm_event_objects VALUES ('ds', 'e1', 'o1', '', 'order', 'o-1', '2024-01-01T00:00:00.000Z', 1);`)
+    old.pragma('user_version = 1')
+    old.close()
+    const opened = openReadModelsDatabase(dir)
+    expect(opened.made).toBe(`read-models.db had schema version 1; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`)
+    const columns = (table: string) => (opened.db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((c) => c.name)
+    expect(columns('rm_event_objects')).toEqual(['position', 'rid', 'qualifier', 'time'])
+    expect(columns('rm_datasets')).toEqual(['did', 'dataset_id'])
+    expect([
+      opened.db.prepare('SELECT count(*) AS n FROM rm_checkpoints').get(),
+      opened.db.prepare('SELECT count(*) AS n FROM rm_event_objects').get(),
+    ]).toEqual([{ n: 0 }, { n: 0 }])
+    opened.db.close()
+  })
+
   it('keeps the read models apart from the log: two files, two write locks', () => {
     const log = openDatabase(dir)
     const readModels = openReadModelsDatabase(dir).db
