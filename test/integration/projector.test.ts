@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -164,6 +165,20 @@ describe('Projector on SQLite', () => {
     await running
     expect(queryIndexes()).toEqual(all)
     expect(await sqliteRows(rmDb)('ds1')).toEqual(before)
+  })
+
+  it('leaves the query indexes to a later call when another connection holds the write lock', async () => {
+    await store.reset()
+    const other = new Database(join(dir, 'read-models.db'))
+    other.prepare('BEGIN IMMEDIATE').run()
+    rmDb.pragma('busy_timeout = 0')
+    await store.atHead()
+    other.prepare('COMMIT').run()
+    other.close()
+    const count = () => (rmDb.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").get() as { n: number }).n
+    expect(count()).toBe(1)
+    await store.atHead()
+    expect(count()).toBe(6)
   })
 
   it('refuses to move a checkpoint another projector moved first', async () => {

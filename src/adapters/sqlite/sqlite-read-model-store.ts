@@ -5,6 +5,7 @@
  * statements, multi-row.ts), and an object's attributes are read and merged only when a record of
  * the run set some.
  */
+import Database from 'better-sqlite3'
 import { type ChangeSet, type ObjectChange, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
 import { mergeProperties } from '../../core/merge.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
@@ -264,9 +265,18 @@ export class SqliteReadModelStore implements ReadModelStore {
     remakeReadModels(this.db)
   }
 
-  /** Makes the query indexes a rebuild or a new file left out (ensureQueryIndexes): a read of sqlite_schema when they are there. */
+  /**
+   * Makes the query indexes a rebuild or a new file left out (ensureQueryIndexes): a read of
+   * sqlite_schema when they are there. When another connection holds the file's write lock past the
+   * busy timeout (another projector making them, or a long apply), it leaves them to a later call.
+   */
   async atHead(): Promise<void> {
-    ensureQueryIndexes(this.db)
+    try {
+      ensureQueryIndexes(this.db)
+    } catch (error) {
+      if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') return
+      throw error
+    }
   }
 
   async projections(): Promise<ProjectionState[]> {
