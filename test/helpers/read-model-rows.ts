@@ -6,6 +6,7 @@
 import type { Db } from 'mongodb'
 import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { isoOfEpochMs, qualifierOf } from '../../src/adapters/sqlite/read-models-database.js'
 import type { Properties } from '../../src/schemas/api.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../src/schemas/read-models.js'
 
@@ -26,12 +27,6 @@ export interface ReadModelRows {
 
 /** Reads every row of a dataset. */
 export type RowReader = (datasetId: string) => Promise<ReadModelRows>
-
-/** E2O and O2O rows without a qualifier hold '' in SQLite. */
-const NO_QUALIFIER = ''
-
-/** Epoch milliseconds (the SQLite layout's time columns) as the log's UTC ISO 8601. */
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 /**
  * The rows of the SQLite read models (tables rm_*), in the row shapes of src/schemas/read-models.ts:
@@ -61,8 +56,8 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
       datasetId,
     ).map(({ time, end_time, ...r }) => ({
       ...r,
-      timestamp: iso(time),
-      end_timestamp: end_time === null ? null : iso(end_time),
+      timestamp: isoOfEpochMs(time),
+      end_timestamp: end_time === null ? null : isoOfEpochMs(end_time),
       properties: parse(r.properties),
     })),
     eventObjects: all<Omit<EventObjectRow, 'qualifier' | 'event_time'> & { qualifier: string; time: number }>(
@@ -70,14 +65,14 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
        FROM ${OBJECT} JOIN rm_event_objects l ON l.rid = o.rid JOIN rm_events e ON e.position = l.position
        ORDER BY l.time, l.position, o.object_id, l.qualifier`,
       datasetId,
-    ).map(({ time, ...r }) => ({ ...r, event_time: iso(time), qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+    ).map(({ time, ...r }) => ({ ...r, event_time: isoOfEpochMs(time), qualifier: qualifierOf(r.qualifier) })),
     objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier'> & { qualifier: string }>(
       `SELECT d.dataset_id, o.object_id, t.object_id AS target_object_id, r.qualifier, t.type AS target_type, t.external_id AS target_external_id,
          r.time, r.position
        FROM ${OBJECT} JOIN rm_object_relationships r ON r.rid = o.rid JOIN rm_objects t ON t.rid = r.target_rid
        ORDER BY o.object_id, t.object_id, r.qualifier`,
       datasetId,
-    ).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+    ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
   })
 }
 

@@ -40,7 +40,7 @@ const CACHE_KIB = 16 * 1024
  *   they are appended in key order;
  * - `time`/`end_time` columns: milliseconds since the epoch (the log's timestamps are UTC with
  *   milliseconds, so this is exact); readers turn them back into ISO 8601.
- * E2O and O2O rows without a qualifier hold '' (the key needs a value; the API never accepts '').
+ * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
  *
  * The tables, with the keys and the one index the projector itself reads (objects by object_id).
  * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
@@ -92,6 +92,21 @@ CREATE TABLE rm_object_relationships (
   PRIMARY KEY (rid, target_rid, qualifier)
 ) WITHOUT ROWID;
 `
+
+/** E2O and O2O rows without a qualifier hold this in their key (the key needs a value; the API never accepts ''). */
+export const NO_QUALIFIER = ''
+
+/** A qualifier as the key column holds it. */
+export const storedQualifier = (qualifier: string | null): string => qualifier ?? NO_QUALIFIER
+
+/** A qualifier column as the read models' row shapes give it (null: none was sent). */
+export const qualifierOf = (stored: string): string | null => (stored === NO_QUALIFIER ? null : stored)
+
+/** A time column's value (epoch milliseconds) of one of the log's UTC ISO 8601 timestamps: exact, they carry milliseconds. */
+export const epochMsOf = (utc: string): number => Date.parse(utc)
+
+/** A time column (epoch milliseconds) as the log's UTC ISO 8601 with milliseconds. */
+export const isoOfEpochMs = (ms: number): string => new Date(ms).toISOString()
 
 /**
  * The indexes only readers use (the query adapter, sqlite-read-model-query.ts). A file made anew,

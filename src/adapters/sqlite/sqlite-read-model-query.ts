@@ -30,18 +30,10 @@ import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
+import { epochMsOf, isoOfEpochMs, qualifierOf } from './read-models-database.js'
 
-/** E2O rows without a qualifier hold '' (see sqlite-read-model-store.ts). */
-const NO_QUALIFIER = ''
-
-/** Epoch milliseconds of a UTC ISO 8601 date-time (the API's, normalized: exact to the millisecond). */
-const epochMs = (utc: string): number => Date.parse(utc)
-
-/** UTC ISO 8601 with milliseconds of epoch milliseconds (the read models' time columns). */
-const iso = (ms: number): string => new Date(ms).toISOString()
-
-/** `iso` of a nullable column. */
-const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms))
+/** `isoOfEpochMs` of a nullable time column. */
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
 
 /**
  * The process map's scratch table, in the connection's TEMP schema (never in the file): one row per
@@ -116,12 +108,12 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
     params[name] = value
     return [condition]
   }
-  if (filter.after !== undefined) params.afterTime = epochMs(filter.after.timestamp)
+  if (filter.after !== undefined) params.afterTime = epochMsOf(filter.after.timestamp)
   const conditions = [
     'e.did = @did',
     ...when('eventType', filter.eventType, 'e.event_type = @eventType'),
-    ...when('from', filter.from === undefined ? undefined : epochMs(filter.from), 'e.time >= @from'),
-    ...when('to', filter.to === undefined ? undefined : epochMs(filter.to), 'e.time < @to'),
+    ...when('from', filter.from === undefined ? undefined : epochMsOf(filter.from), 'e.time >= @from'),
+    ...when('to', filter.to === undefined ? undefined : epochMsOf(filter.to), 'e.time < @to'),
     ...when('afterPosition', filter.after?.position, '(e.time, e.position) > (@afterTime, @afterPosition)'),
   ]
   if (filter.objectId !== undefined) {
@@ -263,15 +255,15 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.event_id,
         event_type: t.event_type,
-        timestamp: iso(t.time),
+        timestamp: isoOfEpochMs(t.time),
         end_timestamp: isoOrNull(t.end_time),
-        qualifiers: [...new Set((JSON.parse(t.qualifiers) as string[]).filter((q) => q !== NO_QUALIFIER))].sort(),
+        qualifiers: [...new Set((JSON.parse(t.qualifiers) as string[]).map(qualifierOf).filter((q) => q !== null))].sort(),
         position: t.position,
       })),
       trace_truncated: trace.length > limit,
       related: related.slice(0, limit),
       related_truncated: related.length > limit,
-      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })),
+      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
       relationships_truncated: relationships.length > limit,
     }
   }
@@ -298,21 +290,21 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         .all(JSON.stringify(page.map((e) => e.position))) as (EventObjectLink & { position: number; qualifier: string })[]
       for (const { position, qualifier, ...link } of linkRows) {
         const list = links.get(position) ?? []
-        list.push({ ...link, qualifier: qualifier === NO_QUALIFIER ? null : qualifier })
+        list.push({ ...link, qualifier: qualifierOf(qualifier) })
         links.set(position, list)
       }
     }
     const events: EventView[] = page.map((e) => ({
       event_id: e.event_id,
       event_type: e.event_type,
-      timestamp: iso(e.time),
+      timestamp: isoOfEpochMs(e.time),
       end_timestamp: isoOrNull(e.end_time),
       properties: JSON.parse(e.properties) as Properties,
       position: e.position,
       objects: links.get(e.position) ?? [],
     }))
     const last = page[page.length - 1]
-    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: iso(last.time), position: last.position } : null }
+    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: isoOfEpochMs(last.time), position: last.position } : null }
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
@@ -320,8 +312,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (did === null) return []
     const types = filter.objectTypes ?? []
     const params: Record<string, string | number> = { did }
-    if (filter.from !== undefined) params.from = epochMs(filter.from)
-    if (filter.to !== undefined) params.to = epochMs(filter.to)
+    if (filter.from !== undefined) params.from = epochMsOf(filter.from)
+    if (filter.to !== undefined) params.to = epochMsOf(filter.to)
     if (types.length > 0) params.types = JSON.stringify(types)
     // Synchronous from fill to empty: no other call on this connection sees the scratch rows.
     this.db.exec(SEQUENCE_TABLE)
@@ -354,7 +346,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       )
       .all(rids) as { rid: number; target_object_id: string; qualifier: string }[]
     for (const r of relationships) {
-      byRid.get(r.rid)?.relationships.push({ object_id: r.target_object_id, qualifier: r.qualifier === NO_QUALIFIER ? null : r.qualifier })
+      byRid.get(r.rid)?.relationships.push({ object_id: r.target_object_id, qualifier: qualifierOf(r.qualifier) })
     }
     const last = objects[objects.length - 1]
     return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }

@@ -14,10 +14,7 @@ import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import { ensureQueryIndexes, remakeReadModels } from './read-models-database.js'
-
-/** E2O and O2O rows without a qualifier are stored with '' (the key needs a value; the API never accepts ''). */
-const NO_QUALIFIER = ''
+import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedQualifier } from './read-models-database.js'
 
 function parseObject(text: string): Properties {
   return JSON.parse(text) as Properties
@@ -122,11 +119,6 @@ function applyTypeChange(statements: TypeStatements, t: TypeChange): void {
 /** Object ids read per statement when looking up a run's stored objects. */
 const LOOKUP_CHUNK = 500
 
-/** Milliseconds since the epoch of one of the log's UTC ISO 8601 timestamps (exact: they carry milliseconds). */
-function epochMs(utc: string): number {
-  return Date.parse(utc)
-}
-
 /**
  * Applies a run's object changes by the replay rule (objectChangeToApply): reads the stored rows of
  * all its objects, merges attributes in JavaScript only for objects whose attributes changed, and
@@ -199,7 +191,7 @@ function e2oCounts(links: readonly { position: number; object_id: string; qualif
   const pairs = new Map<number, Set<string>>()
   for (const l of links) {
     const set = pairs.get(l.position) ?? new Set<string>()
-    set.add(`${l.object_id}\u0000${l.qualifier ?? NO_QUALIFIER}`)
+    set.add(`${l.object_id}\u0000${storedQualifier(l.qualifier)}`)
     pairs.set(l.position, set)
   }
   return new Map([...pairs].map(([position, set]) => [position, set.size]))
@@ -245,16 +237,23 @@ export class SqliteReadModelStore implements ReadModelStore {
           didOf(e.dataset_id),
           e.event_id,
           e.event_type,
-          epochMs(e.timestamp),
-          e.end_timestamp === null ? null : epochMs(e.end_timestamp),
+          epochMsOf(e.timestamp),
+          e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
           JSON.stringify(e.properties),
           e.objects_count,
           e2o.get(e.position) ?? 0,
           e.received_at,
         ]),
       )
-      st.putE2O.run(changes.eventObjects.map((l) => [l.position, ridOf(l.object_id), l.qualifier ?? NO_QUALIFIER, epochMs(l.event_time)]))
-      st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), r.qualifier ?? NO_QUALIFIER, r.time, r.position]))
+      // An event's E2O rows are adjacent and share its time: parsed once per event.
+      let time = { text: '', ms: 0 }
+      st.putE2O.run(
+        changes.eventObjects.map((l) => {
+          if (l.event_time !== time.text) time = { text: l.event_time, ms: epochMsOf(l.event_time) }
+          return [l.position, ridOf(l.object_id), storedQualifier(l.qualifier), time.ms]
+        }),
+      )
+      st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
       st.putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
   }
