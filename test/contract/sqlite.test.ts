@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
+import { openReadModelsDatabase, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
@@ -18,6 +18,7 @@ import { keyStoreContract } from './key-store.contract.js'
 import { objectClaimsContract } from './object-claims.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
+import { overriding } from '../helpers/override.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
 
 /** ocelog.db and read-models.db in a fresh temp folder. */
@@ -91,17 +92,7 @@ function queryHarness(withoutAtHead: boolean) {
   const t = tempDatabase()
   const log = new SqliteEventLog(t.db, { pollMs: 50 })
   const sqliteStore = new SqliteReadModelStore(t.rmDb)
-  const store: ReadModelStore = withoutAtHead
-    ? {
-        checkpoint: (name) => sqliteStore.checkpoint(name),
-        apply: (name, expected, to, changes) => sqliteStore.apply(name, expected, to, changes),
-        reset: () => sqliteStore.reset(),
-        projections: () => sqliteStore.projections(),
-        recordStop: (stop) => sqliteStore.recordStop(stop),
-        clearStop: (name) => sqliteStore.clearStop(name),
-        close: () => sqliteStore.close(),
-      }
-    : sqliteStore
+  const store: ReadModelStore = withoutAtHead ? overriding(sqliteStore, 'atHead', undefined) : sqliteStore
   const query = new SqliteReadModelQuery(t.rmDb)
   return {
     log,
@@ -109,9 +100,9 @@ function queryHarness(withoutAtHead: boolean) {
     query,
     async close() {
       if (withoutAtHead) {
-        const indexes = t.rmDb.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").all() as { name: string }[]
+        const indexes = readModelIndexes(t.rmDb)
         // The case ran without them: only the projector's own index is there.
-        if (indexes.map((i) => i.name).join() !== 'rm_objects_by_object_id') throw new Error(`query indexes present: ${JSON.stringify(indexes)}`)
+        if (indexes.join() !== 'rm_objects_by_object_id') throw new Error(`query indexes present: ${indexes.join(', ')}`)
       }
       await query.close()
       await store.close()

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { catchUpReadModels } from '../../src/cli/catch-up.js'
 import { Projector } from '../../src/projector.js'
+import { overriding } from '../helpers/override.js'
 import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
 
 let fx: SqliteFixture
@@ -24,29 +25,16 @@ describe('catchUpReadModels beside a running projector', () => {
     // The other projector: before each apply of the CLI's, it applies the next 50 records itself,
     // 15 times in a row (more than the 10 retries the CLI once allowed), then stops.
     let limit = 0
-    const stepped = new Proxy(fx.log, {
-      get(target, prop, receiver) {
-        if (prop === 'readAll') return async (after: number | null, max: number) => (await target.readAll(after, max)).filter((r) => r.position <= limit)
-        const value: unknown = Reflect.get(target, prop, receiver)
-        return typeof value === 'function' ? value.bind(target) : value
-      },
-    })
+    const stepped = overriding(fx.log, 'readAll', async (after, max) => (await fx.log.readAll(after, max)).filter((r) => r.position <= limit))
     const other = new Projector(stepped, fx.store)
     let steals = 0
-    const racing = new Proxy(fx.store, {
-      get(target, prop, receiver) {
-        if (prop === 'apply')
-          return async (...args: Parameters<typeof target.apply>) => {
-            if (steals < 15) {
-              steals += 1
-              limit = ((await target.checkpoint('read-models')) ?? 0) + 50
-              await other.catchUp()
-            }
-            return target.apply(...args)
-          }
-        const value: unknown = Reflect.get(target, prop, receiver)
-        return typeof value === 'function' ? value.bind(target) : value
-      },
+    const racing = overriding(fx.store, 'apply', async (...args) => {
+      if (steals < 15) {
+        steals += 1
+        limit = ((await fx.store.checkpoint('read-models')) ?? 0) + 50
+        await other.catchUp()
+      }
+      return fx.store.apply(...args)
     })
     const reached = await catchUpReadModels({ log: fx.log, readModels: racing })
     expect([reached, await fx.store.checkpoint('read-models'), steals]).toEqual([head, head, 15])

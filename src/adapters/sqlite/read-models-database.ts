@@ -123,14 +123,18 @@ const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'rm_object_relationships_by_target', sql: 'CREATE INDEX IF NOT EXISTS rm_object_relationships_by_target ON rm_object_relationships (target_rid)' },
 ]
 
+/** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
+export function readModelIndexes(db: SqliteDatabase): string[] {
+  const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[]
+  return rows.map((r) => r.name)
+}
+
 /**
  * Makes the query indexes (QUERY_INDEXES) that the file lacks, in one transaction.
  * @returns the names of the indexes it made (none when all were there: one read of sqlite_schema).
  */
 export function ensureQueryIndexes(db: SqliteDatabase): string[] {
-  const present = new Set(
-    (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").all() as { name: string }[]).map((r) => r.name),
-  )
+  const present = new Set(readModelIndexes(db))
   const missing = QUERY_INDEXES.filter((i) => !present.has(i.name))
   if (missing.length === 0) return []
   db.transaction(() => {
