@@ -32,6 +32,22 @@ afterAll(async () => {
   rmSync(generatedDir, { recursive: true, force: true })
 })
 
+/**
+ * The dataset's record count once it has stopped changing: requests a killed client had already sent are
+ * still answered, and committed, by the service after the client is gone. Polls every 100 ms until five
+ * reads in a row agree.
+ */
+async function settledRecordsOf(datasetId: string): Promise<number> {
+  let last = recordsOf(datasetId)
+  for (let same = 0; same < 5; ) {
+    await new Promise((r) => setTimeout(r, 100))
+    const n = recordsOf(datasetId)
+    same = n === last ? same + 1 : 0
+    last = n
+  }
+  return last
+}
+
 /** Records of the dataset's stream in the service's log file (read-only; the log is the source of truth). */
 function recordsOf(datasetId: string): number {
   const db = new Database(join(service.dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
@@ -75,7 +91,7 @@ describeWithSharedOcel('ocelog import killed midway', () => {
     for (let n = 0; n < 2000; n = recordsOf(key.dataset_id)) await new Promise((r) => setTimeout(r, 50))
     child.kill('SIGKILL')
     expect(await exited).toBe('SIGKILL')
-    const before = recordsOf(key.dataset_id)
+    const before = await settledRecordsOf(key.dataset_id)
     const summary = await service.importOcel(path, key.key)
     const total = summary.sent.events + summary.sent.object_upserts
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
