@@ -28,6 +28,29 @@ export interface EmbeddedProjectorOptions {
   maxRestartDelayMs?: number
 }
 
+/**
+ * The ceiling of each V8 heap of the service, in MiB: the worker's old generation (its
+ * `resourceLimits`) and the API thread's (`node --max-old-space-size`, which only a flag can set:
+ * `npm start`, docker-compose.yml and the bench pass SERVICE_NODE_FLAGS).
+ *
+ * Not a budget the service needs (its live heap after a worst-case load is about 35 MB on the API
+ * thread) but what keeps its footprint near it: V8 lets garbage pile up until the heap reaches a
+ * limit it sets after each full collection, the live size times a growing factor that it derives
+ * from this ceiling (4 for the default ceiling of about 4 GiB on a 24 GiB machine, about 1.6 for
+ * 1 GiB). Measured with the bench (README § Performance): peak RSS in the worst case 445–477 MB
+ * with V8's defaults, 294–323 MB with 1 GiB for both threads; in the batch scenario 318–345 MB
+ * against 260–266 MB, for about 10% more CPU per event (more frequent full collections).
+ *
+ * A thread that needs more than this dies: the worker is restarted (its reads of the log are
+ * bounded in bytes, PROJECTOR_READ_BYTES_MAX, so a run fits), and the API process exits, as under
+ * any memory limit: what it acknowledged is in the log, and clients retry the rest with their
+ * idempotency keys. Raise it with NODE_OPTIONS=--max-old-space-size=N for the API thread.
+ */
+export const SERVICE_HEAP_MB = 1024
+
+/** The node flags of the service's process (see SERVICE_HEAP_MB). */
+export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-old-space-size=${String(SERVICE_HEAP_MB)}`]
+
 /** How long `stop` waits for the worker to finish its run before it terminates it, ms. */
 const STOP_TIMEOUT_MS = 10_000
 /** SQLite's default WAL auto-checkpoint, in pages. */
@@ -65,7 +88,10 @@ export class EmbeddedProjector {
   start(): void {
     if (this.stopping || this.worker !== null) return
     const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel }
-    const worker = new Worker(new URL('./projector-worker.js', import.meta.url), { workerData: data })
+    const worker = new Worker(new URL('./projector-worker.js', import.meta.url), {
+      workerData: data,
+      resourceLimits: { maxOldGenerationSizeMb: SERVICE_HEAP_MB },
+    })
     this.worker = worker
     this.options.log.walAutocheckpoint(0)
     this.starts += 1

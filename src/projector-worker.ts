@@ -46,6 +46,14 @@ const WORKER_MAX_BATCH = 1000
  */
 const WORKER_MAX_BATCH_COST = 64_000
 
+/**
+ * Largest read of the log, in characters of stored JSON (SqliteEventLog's `readBytesMax`): 1,000
+ * records of events with 50 objects are about 4 MB, so only reads of large records (up to 512 KiB
+ * each, § Limits) are cut, and a read of them, decoded, stays well inside this thread's heap
+ * ceiling (SERVICE_HEAP_MB in embedded-projector.ts).
+ */
+const PROJECTOR_READ_BYTES_MAX = 64 * 1024 * 1024
+
 /** How often this thread checkpoints the log's WAL into ocelog.db, ms. */
 const CHECKPOINT_MS = 1_000
 
@@ -78,7 +86,7 @@ async function main(): Promise<void> {
   // This connection reads the log in order (and checkpoints it): SQLite's default 2 MiB cache does.
   const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
-  const log = new SqliteEventLog(db)
+  const log = new SqliteEventLog(db, { readBytesMax: PROJECTOR_READ_BYTES_MAX })
   const projector = new Projector(log, new SqliteReadModelStore(readModels.db), {
     logger,
     isUnavailable: isSqliteUnavailable,

@@ -5,13 +5,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { CLI } from './cli.js'
+import { SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 
 /**
- * Starts `ocelog serve` with `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr is piped, stdout (the
+ * Starts `ocelog serve`, with the node flags `npm start` gives it, and `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr is piped, stdout (the
  * service's log lines) is ignored unless `captureLog` pipes it too.
  */
 export function spawnServe(env: NodeJS.ProcessEnv, captureLog = false): ChildProcess {
-  return spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'] })
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve'], { env, stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'] })
 }
 
 /**

@@ -22,6 +22,7 @@ import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { CLI, requireBuild, runCli, type CliResult } from './cli.js'
 import { freePort } from './free-port.js'
+import { SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 
 export interface ServiceOptions {
   /** Extra environment of the service and of `cli()` (e.g. OCELOG_RATE_LIMIT_PER_MINUTE). */
@@ -67,7 +68,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = await freePort()
   const env = { OCELOG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env }
   const url = `http://127.0.0.1:${String(port)}`
-  const child = spawn(process.execPath, [CLI, 'serve', ...(options.args ?? [])], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve', ...(options.args ?? [])], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
   child.stderr?.setEncoding('utf8')
   child.stderr?.on('data', (chunk: string) => {

@@ -52,12 +52,20 @@ function rowToRecord(row: RecordRow): StoredRecord {
 export interface SqliteEventLogOptions {
   /** How often `tail` looks for records appended by other processes, in ms (default 250). */
   pollMs?: number
+  /**
+   * Largest read of `readAll` and `tail`, in characters of the records' stored JSON (about bytes):
+   * a read stops after the record that reaches it (so it always holds one record), even short of
+   * `maxCount`. Default: no bound. The projector worker sets it so that a read of large records
+   * fits its heap (embedded-projector.ts, SERVICE_HEAP_MB).
+   */
+  readBytesMax?: number
 }
 
 export class SqliteEventLog implements EventLog {
   private readonly pending: PendingAppend[] = []
   private scheduled = false
   private readonly appended = new EventEmitter()
+  private readonly readBytesMax: number
   private readonly insertRecord: Statement<[string, string, string, number, string, string, string | null, string | null]>
   private readonly selectByKey: Statement<[string, string]>
   private readonly objectClaims: SqliteObjectClaims
@@ -70,6 +78,7 @@ export class SqliteEventLog implements EventLog {
     options: SqliteEventLogOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250
+    this.readBytesMax = options.readBytesMax ?? Number.POSITIVE_INFINITY
     this.appended.setMaxListeners(0)
     this.insertRecord = db.prepare(
       'INSERT INTO records (stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -157,7 +166,15 @@ export class SqliteEventLog implements EventLog {
   }
 
   async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    return (this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map(rowToRecord)
+    if (this.readBytesMax === Number.POSITIVE_INFINITY) return (this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map(rowToRecord)
+    const out: StoredRecord[] = []
+    let bytes = 0
+    for (const row of this.selectAll.iterate(after ?? 0, maxCount) as IterableIterator<RecordRow>) {
+      out.push(rowToRecord(row))
+      bytes += row.data.length
+      if (bytes >= this.readBytesMax) break
+    }
+    return out
   }
 
   async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
