@@ -25,8 +25,10 @@
  * Attribute values are element text as the document has them; readers type them by the declaration
  * of their event or object type. The XSD declares one `object` element for objects and for E2O/O2O
  * references and requires `type` on it, so references carry the referenced object's type (the
- * readers look only at `object-id` and `qualifier`). Built with fast-xml-parser's XMLBuilder, which
- * escapes `&`, `<`, `>`, `"` and `'`.
+ * readers look only at `object-id` and `qualifier`). Built with fast-xml-parser's XMLBuilder, with
+ * the escaping done here (xmlEscape), since a conforming reader changes what XML 1.0 does not escape:
+ * it reads a tab, a line feed or a carriage return in an attribute value as a space (§ 3.3.3), and a
+ * carriage return in text as a line feed (§ 2.11); written as character references, they come back.
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import type { OcelJson } from './ocel-json.js'
@@ -34,6 +36,17 @@ import type { OcelJson } from './ocel-json.js'
 const OCEL_ATTRIBUTE_TYPES = new Set(['string', 'integer', 'float', 'boolean', 'time'])
 
 type XmlNode = Record<string, unknown>
+
+const REFERENCES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' }
+
+/**
+ * A value escaped for XML 1.0: `&`, `<` and `>` everywhere; in an attribute value also both quotes
+ * and the tab, line feed and carriage return (which a reader's attribute-value normalization would
+ * turn into spaces); in text also the carriage return (which its line-end handling would drop).
+ */
+export function xmlEscape(value: unknown, inAttribute: boolean): string {
+  return String(value).replace(inAttribute ? /[&<>"'\t\n\r]/g : /[&<>\r]/g, (c) => REFERENCES[c] ?? c)
+}
 
 function declarations(types: OcelJson['eventTypes'], element: string): XmlNode {
   return {
@@ -92,6 +105,9 @@ export function toOcelXml(doc: OcelJson): string {
     format: true,
     indentBy: '  ',
     suppressEmptyNode: true,
+    processEntities: false,
+    attributeValueProcessor: (_name: string, value: unknown) => xmlEscape(value, true),
+    tagValueProcessor: (_name: string, value: unknown) => xmlEscape(value, false),
   })
   return `<?xml version="1.0" encoding="UTF-8"?>\n${String(builder.build({ log })).trimEnd()}\n`
 }

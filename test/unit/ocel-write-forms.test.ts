@@ -1,5 +1,6 @@
 /** Unit: the OCEL 2.0 XML and SQLite writers, on a small document, read back by our readers. */
 import Database from 'better-sqlite3'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -79,6 +80,23 @@ function smallDoc(): OcelJsonStrict {
   }
 }
 
+/** A log whose names, ids, qualifiers and values hold tabs, line feeds and carriage returns. */
+function whitespaceDoc(): OcelJsonStrict {
+  return {
+    eventTypes: [{ name: 'Create\nOrder', attributes: [] }],
+    objectTypes: [{ name: 'order\ttype', attributes: [{ name: 'note', type: 'string' }] }],
+    events: [{ id: 'e\t1', type: 'Create\nOrder', time: '2024-01-01T10:00:00.000Z', attributes: [], relationships: [{ objectId: 'o\n1', qualifier: 'line\r\nfeed' }] }],
+    objects: [
+      {
+        id: 'o\n1',
+        type: 'order\ttype',
+        attributes: [{ name: 'note', time: '2024-01-01T10:00:00.000Z', value: 'first\nsecond\rthird\tfourth' }],
+        relationships: [],
+      },
+    ],
+  }
+}
+
 /** The view our JSON reader gives of `doc`: what every other form must give back. */
 const jsonView = (doc: OcelJsonStrict) => logView(readOcelJson(JSON.stringify(doc), UTC))
 
@@ -138,6 +156,38 @@ describe('toOcelXml', () => {
     const xml = toOcelXml(smallDoc())
     expect(xml).toContain('<event-type name="Pay &lt;Order&gt; &amp; &quot;ship&quot;">')
     expect(xml).toContain('<attribute name="channel">web &amp; &lt;app&gt;</attribute>')
+  })
+
+  it('keeps tabs, line feeds and carriage returns in names, ids, qualifiers and values (as character references)', () => {
+    const doc = whitespaceDoc()
+    const xml = toOcelXml(doc)
+    expect(xml).toContain('<object id="o&#10;1" type="order&#9;type">')
+    expect(xml).toContain('<object object-id="o&#10;1" qualifier="line&#13;&#10;feed" type="order&#9;type"/>')
+    expect(xml).toContain('<attribute name="note" time="2024-01-01T10:00:00.000Z">first\nsecond&#13;third\tfourth</attribute>')
+    expect(logView(readOcelXml(xml, UTC))).toEqual(jsonView(doc))
+  })
+
+  it('reads character references as pm4py (lxml) writes them', () => {
+    const xml = [
+      '<log><object-types><object-type name="order"><attributes><attribute name="note" type="string"/></attributes></object-type></object-types>',
+      '<event-types><event-type name="Create&#10;Order"><attributes/></event-type></event-types>',
+      '<objects><object id="o&#x41;" type="order"><attributes><attribute name="note" time="2024-01-01T00:00:00Z">caf&#233;&#13;&#10;&amp;#38;</attribute></attributes></object></objects>',
+      '<events><event id="e1" type="Create&#10;Order" time="2024-01-01T00:00:00Z"><attributes/><objects><object object-id="o&#x41;" qualifier="a&#9;b" type="order"/></objects></event></events></log>',
+    ].join('')
+    const log = readOcelXml(xml, UTC)
+    expect(log.objects.map((o) => [o.id, o.attributes.map((a) => a.value)])).toEqual([['oA', ['café\r\n&#38;']]])
+    expect(log.events.map((e) => [e.type, e.relationships])).toEqual([['Create\nOrder', [{ objectId: 'oA', qualifier: 'a\tb' }]]])
+  })
+
+  it('lets a conforming XML parser (libxml2) read back the line feeds, tabs and carriage returns', () => {
+    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
+    const file = join(dir, 'whitespace.xmlocel')
+    writeFileSync(file, toOcelXml(whitespaceDoc()))
+    // xmllint ends what it prints with one line feed of its own.
+    const xpath = (expression: string) => execFileSync('xmllint', ['--xpath', expression, file], { encoding: 'utf8' }).replace(/\n$/, '')
+    expect(xpath('string(/log/objects/object[1]/@id)')).toBe('o\n1')
+    expect(xpath('string(/log/events/event[1]/objects/object[1]/@qualifier)')).toBe('line\r\nfeed')
+    expect(xpath('string(/log/objects/object[1]/attributes/attribute[1])')).toBe('first\nsecond\rthird\tfourth')
   })
 
   itWithSharedOcel('validates against the standard XSD with xmllint', () => {

@@ -119,6 +119,9 @@ export function readOcelXml(xml: string, zone: TimeZone): OcelLog {
     parseTagValue: false,
     parseAttributeValue: false,
     trimValues: false,
+    // Character references (`&#10;`, `&#xE9;`), as pm4py's lxml writes a line feed in an attribute
+    // value or any character its encoding lacks: fast-xml-parser decodes them only with this option.
+    htmlEntities: true,
     isArray: (tagName) => REPEATED.has(tagName),
   })
   let doc: unknown
