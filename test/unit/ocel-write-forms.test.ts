@@ -85,7 +85,9 @@ function whitespaceDoc(): OcelJsonStrict {
   return {
     eventTypes: [{ name: 'Create\nOrder', attributes: [] }],
     objectTypes: [{ name: 'order\ttype', attributes: [{ name: 'note', type: 'string' }] }],
-    events: [{ id: 'e\t1', type: 'Create\nOrder', time: '2024-01-01T10:00:00.000Z', attributes: [], relationships: [{ objectId: 'o\n1', qualifier: 'line\r\nfeed' }] }],
+    events: [
+      { id: 'e\t1', type: 'Create\nOrder', time: '2024-01-01T10:00:00.000Z', attributes: [], relationships: [{ objectId: 'o\n1', qualifier: 'line\r\nfeed' }] },
+    ],
     objects: [
       {
         id: 'o\n1',
