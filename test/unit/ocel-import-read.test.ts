@@ -12,7 +12,10 @@ import { OcelReadError, type OcelLog } from '../../src/ocel/import/model.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { readOcelJson } from '../../src/ocel/import/read-json.js'
 import { readOcelXml, typedValue } from '../../src/ocel/import/read-xml.js'
+import { planImport } from '../../src/ocel/import/plan.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
+import { writeOcelSqlite } from '../../src/ocel/write-sqlite.js'
+import { toOcelXml } from '../../src/ocel/write-xml.js'
 import { describeWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
 import { writeGeneratedOcel, type GeneratedOcelFiles } from '../helpers/generated-ocel.js'
 
@@ -335,5 +338,61 @@ describe('readOcelFile', () => {
     const path = join(tmp, 'notes.txt')
     writeFileSync(path, 'hello')
     expect(() => readOcelFile(path, utc)).toThrow(/not an OCEL 2\.0 log in JSON, SQLite or XML form/)
+  })
+})
+
+describe('attributes named like Object.prototype members', () => {
+  /** A log whose event and object attributes are named `__proto__` and `constructor`. */
+  const doc = {
+    eventTypes: [
+      {
+        name: 'Create',
+        attributes: [
+          { name: '__proto__', type: 'string' },
+          { name: 'constructor', type: 'string' },
+        ],
+      },
+    ],
+    objectTypes: [{ name: 'order', attributes: [{ name: '__proto__', type: 'string' }] }],
+    events: [
+      {
+        id: 'e1',
+        type: 'Create',
+        time: '2024-01-01T00:00:00.000Z',
+        attributes: [
+          { name: '__proto__', value: 'p' },
+          { name: 'constructor', value: 'c' },
+        ],
+        relationships: [{ objectId: 'o1', qualifier: '' }],
+      },
+    ],
+    objects: [{ id: 'o1', type: 'order', attributes: [{ name: '__proto__', time: '2024-01-01T00:00:00.000Z', value: 'v' }], relationships: [] }],
+  }
+  const read: [string, () => OcelLog][] = [
+    ['JSON', () => readOcelJson(JSON.stringify(doc), utc)],
+    ['XML', () => readOcelXml(toOcelXml(doc), utc)],
+    [
+      'SQLite',
+      () => {
+        const file = join(tmp, 'proto.sqlite')
+        writeOcelSqlite(doc, file)
+        return readOcelFile(file, utc)
+      },
+    ],
+  ]
+
+  it.each(read)('keeps them as plain attributes when reading the %s form', (_form, readLog) => {
+    const log = readLog()
+    const attributes = log.events[0]?.attributes ?? {}
+    expect([Object.keys(attributes), Object.getPrototypeOf(attributes) === Object.prototype]).toEqual([['__proto__', 'constructor'], true])
+    expect(JSON.stringify(attributes)).toBe('{"__proto__":"p","constructor":"c"}')
+    expect(log.objects[0]?.attributes.map((a) => [a.name, a.value])).toEqual([['__proto__', 'v']])
+  })
+
+  it('plans them as properties of the event and of the upsert', () => {
+    const plan = planImport(readOcelJson(JSON.stringify(doc), utc))
+    const items = plan.batches.flatMap((b) => b.items.map((i) => JSON.stringify(i.properties ?? null)))
+    expect(items.sort()).toEqual(['{"__proto__":"p","constructor":"c"}', '{"__proto__":"v"}'])
+    expect(plan.skipped).toEqual({})
   })
 })

@@ -7,6 +7,15 @@
 /** An attribute value as read: any JSON value (strings, numbers, booleans, null in practice). */
 export type AttributeValue = unknown
 
+/**
+ * Sets attribute `name` of `target` to `value` as an own, enumerable property, whatever the name:
+ * `target[name] = value` would set the object's prototype for `__proto__` instead, and the
+ * attribute would be lost (the API takes such names as plain data, README § The API).
+ */
+export function putAttribute(target: Record<string, AttributeValue>, name: string, value: AttributeValue): void {
+  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /** E2O (in an event) or O2O (in an object). `qualifier` is null when the log gives none or ''. */
 export interface OcelRelationship {
   objectId: string

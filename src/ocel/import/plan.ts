@@ -54,7 +54,7 @@ import type { EventInput, EventObjectInput, ObjectUpsertInput, RelationshipInput
 import { LIMITS } from '../../core/limits.js'
 import { fingerprintOf } from '../../core/idempotency.js'
 import { parseTimestamp } from '../../core/timestamp.js'
-import { tally, type OcelLog, type OcelObject, type Tally } from './model.js'
+import { putAttribute, tally, type OcelLog, type OcelObject, type Tally } from './model.js'
 
 export interface PlannedEvents {
   kind: 'events'
@@ -175,8 +175,8 @@ function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped
   const byTime = new Map<number, Record<string, unknown>>()
   for (const a of o.attributes) {
     const values = byTime.get(a.time) ?? {}
-    if (a.name in values) tally(skipped, 'object_attribute_same_time', `${o.id}.${a.name} @ ${isoOf(a.time)}`)
-    values[a.name] = a.value
+    if (Object.hasOwn(values, a.name)) tally(skipped, 'object_attribute_same_time', `${o.id}.${a.name} @ ${isoOf(a.time)}`)
+    putAttribute(values, a.name, a.value)
     byTime.set(a.time, values)
   }
   return [...byTime.entries()]

@@ -18,6 +18,7 @@ import {
   type OcelRelationship,
   type OcelTypeDeclaration,
   type ReadNotes,
+  putAttribute,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
@@ -71,10 +72,10 @@ function eventAttributes(value: unknown): Record<string, unknown> {
   if (Array.isArray(value)) {
     for (const a of value) {
       const name = isRecord(a) ? asText(a.name) : null
-      if (name !== null && isRecord(a)) out[name] = a.value ?? null
+      if (name !== null && isRecord(a)) putAttribute(out, name, a.value ?? null)
     }
   } else if (isRecord(value)) {
-    Object.assign(out, value)
+    for (const [name, v] of Object.entries(value)) putAttribute(out, name, v)
   }
   return out
 }

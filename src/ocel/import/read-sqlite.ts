@@ -26,6 +26,7 @@ import {
   type OcelRelationship,
   type OcelTypeDeclaration,
   type ReadNotes,
+  putAttribute,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
@@ -60,8 +61,19 @@ class Tables {
     return this.names.get(name.toLowerCase()) ?? null
   }
 
+  /**
+   * The table's rows as objects keyed by column name. Built here from raw rows: better-sqlite3's
+   * row objects drop a column named `__proto__` (it sets their prototype), and such a column is an
+   * attribute of the log like any other.
+   */
   rows(table: string): Row[] {
-    return this.db.prepare<[], Row>(`SELECT * FROM ${quote(table)} ORDER BY rowid`).all()
+    const statement = this.db.prepare(`SELECT * FROM ${quote(table)} ORDER BY rowid`).raw()
+    const names = statement.columns().map((c) => c.name)
+    return (statement.all() as unknown[][]).map((values) => {
+      const row: Row = {}
+      names.forEach((name, i) => putAttribute(row, name, values[i]))
+      return row
+    })
   }
 
   columns(table: string): { name: string; type: string }[] {
@@ -268,7 +280,7 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
     }
     const attributes: Record<string, unknown> = {}
     const booleans = eventBooleans.get(type) ?? new Set<string>()
-    for (const [name, value] of Object.entries(row)) if (!RESERVED.has(name) && value !== null) attributes[name] = cellValue(value, name, booleans)
+    for (const [name, value] of Object.entries(row)) if (!RESERVED.has(name) && value !== null) putAttribute(attributes, name, cellValue(value, name, booleans))
     events.push({ id, type, time, attributes, relationships: e2o.get(id) ?? [] })
   }
   for (const [eventId, rels] of e2o) if (!known.has(eventId)) tally(notes.unreadable, 'e2o_unknown_event', eventId, rels.length)

@@ -19,6 +19,7 @@ import {
   type OcelRelationship,
   type OcelTypeDeclaration,
   type ReadNotes,
+  putAttribute,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
@@ -182,7 +183,7 @@ export function readOcelXml(xml: string, zone: TimeZone): OcelLog {
     const attributes: Record<string, unknown> = {}
     for (const a of children(e, 'attributes', 'attribute')) {
       const name = asText(attrs(a).name)
-      if (name !== null) attributes[name] = typedValue(text(a), declared?.get(name))
+      if (name !== null) putAttribute(attributes, name, typedValue(text(a), declared?.get(name)))
     }
     events.push({ id, type, time, attributes, relationships: relationships(e, id, 'e2o_unreadable', notes) })
   })
