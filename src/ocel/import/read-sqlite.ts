@@ -71,7 +71,9 @@ class Tables {
     const names = statement.columns().map((c) => c.name)
     return (statement.all() as unknown[][]).map((values) => {
       const row: Row = {}
-      names.forEach((name, i) => putAttribute(row, name, values[i]))
+      names.forEach((name, i) => {
+        putAttribute(row, name, values[i])
+      })
       return row
     })
   }
