@@ -194,7 +194,12 @@ export const ObjectResponse = Type.Object({
     created_at: DateTimeText,
     updated_at: DateTimeText,
   }),
-  attribute_history: Type.Array(Type.Object({ time: DateTimeText, position: Type.Integer(), attributes: Properties })),
+  attribute_history: Type.Array(Type.Object({ time: DateTimeText, position: Type.Integer(), attributes: Properties }), {
+    description: `The object's attribute changes in log order, each with the time it took effect: the latest ${String(READ_LIMIT_MAX)} at most`,
+  }),
+  attribute_history_truncated: Type.Boolean({
+    description: 'True when older changes are left out of `attribute_history` (the whole history is in `ocelog export`)',
+  }),
   trace: Type.Array(TraceEvent, { description: `The object's events in (timestamp, position) order, at most ${String(READ_LIMIT_MAX)}` }),
   trace_truncated: Type.Boolean({ description: 'True when the object has more events than `trace` holds; page them with /v1/process/events' }),
   related: Type.Array(RelatedObject, { description: `Objects sharing events with this one, most shared first, at most ${String(READ_LIMIT_MAX)}` }),

@@ -245,6 +245,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           { time: at(101), position: positions[5], attributes: { color: 'red' } },
           { time: at(102), position: positions[6], attributes: { weight: 2 } },
         ])
+        expect(detail?.attribute_history_truncated).toBe(false)
         expect(detail?.trace.map((t) => [t.event_type, t.timestamp, t.end_timestamp, t.qualifiers, t.position])).toEqual([
           ['Create Order', at(0), at(0, 30), ['contains'], positions[0]],
           ['Pick', at(5), at(25), ['checked', 'picked'], positions[2]],
@@ -286,6 +287,21 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           ['i2', 'contains'],
         ])
         expect(await q.object(ds, 'item', 'i1', 10)).toMatchObject({ object: { type: 'item', id: 'i1', attributes: {} }, relationships: [] })
+      })
+
+      it('keeps the latest changes of the attribute history at the limit, in log order, and says older ones were left out', async () => {
+        const positions = await load(
+          ds,
+          [1, 2, 3].map((n) => upsertRecord(ds, 'item', 'i1', { n }, at(100 + n))),
+        )
+        const detail = await q.object(ds, 'item', 'i1', 2)
+        expect(detail?.attribute_history).toEqual([
+          { time: at(102), position: positions[1], attributes: { n: 2 } },
+          { time: at(103), position: positions[2], attributes: { n: 3 } },
+        ])
+        expect(detail?.attribute_history_truncated).toBe(true)
+        expect(detail?.object.attributes).toEqual({ n: 3 })
+        expect((await q.object(ds, 'item', 'i1', 3))?.attribute_history_truncated).toBe(false)
       })
 
       it('cuts the trace and the related objects at the limit and says so', async () => {

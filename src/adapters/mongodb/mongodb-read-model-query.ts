@@ -186,7 +186,12 @@ export class MongoReadModelQuery implements ReadModelQuery {
     if (row === null) return null
     const mine = { dataset_id: datasetId, object_id: row.object_id }
     const [history, relationships, trace, related] = await Promise.all([
-      this.objectChangesC.find(mine).sort({ position: 1 }).toArray(),
+      // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
+      this.objectChangesC
+        .find(mine)
+        .sort({ position: -1 })
+        .limit(limit + 1)
+        .toArray(),
       this.objectRelationshipsC
         .find(mine)
         .sort({ target_type: 1, target_external_id: 1, qualifier: 1 })
@@ -257,7 +262,11 @@ export class MongoReadModelQuery implements ReadModelQuery {
         created_at: row.created_at,
         updated_at: row.updated_at,
       },
-      attribute_history: history.map((h) => ({ time: h.time, position: h.position, attributes: h.attributes })),
+      attribute_history: history
+        .slice(0, limit)
+        .reverse()
+        .map((h) => ({ time: h.time, position: h.position, attributes: h.attributes })),
+      attribute_history_truncated: history.length > limit,
       relationships: relationships
         .slice(0, limit)
         .map((r) => ({ object_id: r.target_object_id, type: r.target_type, id: r.target_external_id, qualifier: r.qualifier, time: r.time })),

@@ -212,11 +212,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: string; updated_at: string }
       | undefined
     if (row === undefined) return null
-    const history = this.db.prepare('SELECT time, position, attributes FROM rm_object_changes WHERE rid = ? ORDER BY position').all(row.rid) as {
-      time: string
-      position: number
-      attributes: string
-    }[]
+    // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
+    const history = this.db
+      .prepare('SELECT time, position, attributes FROM rm_object_changes WHERE rid = ? ORDER BY position DESC LIMIT ?')
+      .all(row.rid, limit + 1) as { time: string; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
         `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
@@ -251,7 +250,11 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         created_at: row.created_at,
         updated_at: row.updated_at,
       },
-      attribute_history: history.map((h) => ({ time: h.time, position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
+      attribute_history: history
+        .slice(0, limit)
+        .reverse()
+        .map((h) => ({ time: h.time, position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
+      attribute_history_truncated: history.length > limit,
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.event_id,
         event_type: t.event_type,
