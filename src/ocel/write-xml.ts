@@ -39,13 +39,28 @@ type XmlNode = Record<string, unknown>
 
 const REFERENCES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' }
 
+/** Characters outside XML 1.0's Char production (§ 2.2): C0 controls other than tab, line feed and carriage return, U+FFFE and U+FFFF. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it looks for
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
+
 /**
  * A value escaped for XML 1.0: `&`, `<` and `>` everywhere; in an attribute value also both quotes
  * and the tab, line feed and carriage return (which a reader's attribute-value normalization would
  * turn into spaces); in text also the carriage return (which its line-end handling would drop).
+ * @throws Error naming the character when the value holds one that XML 1.0 cannot carry at all (NOT_XML):
+ *   such a file would not be well-formed, and no reader would read any of it.
  */
 export function xmlEscape(value: unknown, inAttribute: boolean): string {
-  return String(value).replace(inAttribute ? /[&<>"'\t\n\r]/g : /[&<>\r]/g, (c) => REFERENCES[c] ?? c)
+  const text = String(value)
+  const forbidden = NOT_XML.exec(text)
+  if (forbidden !== null) {
+    const code = (forbidden[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text)
+    throw new Error(
+      `OCEL XML: the value ${shown} holds U+${code}, a character XML 1.0 cannot carry (not even escaped); export this dataset with --format json or --format sqlite`,
+    )
+  }
+  return text.replace(inAttribute ? /[&<>"'\t\n\r]/g : /[&<>\r]/g, (c) => REFERENCES[c] ?? c)
 }
 
 function declarations(types: OcelJson['eventTypes'], element: string): XmlNode {

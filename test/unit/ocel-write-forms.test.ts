@@ -169,6 +169,14 @@ describe('toOcelXml', () => {
     expect(logView(readOcelXml(xml, UTC))).toEqual(jsonView(doc))
   })
 
+  it('refuses a value XML 1.0 cannot carry, naming the character and the forms that can', () => {
+    const doc = whitespaceDoc()
+    const [object] = doc.objects
+    if (object?.attributes[0] !== undefined) object.attributes[0].value = 'bell\u0007rings'
+    expect(() => toOcelXml(doc)).toThrow('OCEL XML: the value "bell\\u0007rings" holds U+0007, a character XML 1.0 cannot carry')
+    expect(() => toOcelXml({ ...whitespaceDoc(), eventTypes: [{ name: 'E\uFFFF', attributes: [] }] })).toThrow(/U\+FFFF.*--format json or --format sqlite/)
+  })
+
   it('reads character references as pm4py (lxml) writes them', () => {
     const xml = [
       '<log><object-types><object-type name="order"><attributes><attribute name="note" type="string"/></attributes></object-type></object-types>',
