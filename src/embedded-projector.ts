@@ -8,6 +8,7 @@
  * minute. A projection that stopped on a record it cannot apply is not restarted: the worker has
  * logged and recorded the stop (`ocelog status`), and a restart of the service tries the record again.
  */
+import { getHeapStatistics } from 'node:v8'
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
@@ -29,9 +30,9 @@ export interface EmbeddedProjectorOptions {
 }
 
 /**
- * The ceiling of each V8 heap of the service, in MiB: the worker's old generation (its
- * `resourceLimits`) and the API thread's (`node --max-old-space-size`, which only a flag can set:
- * `npm start`, docker-compose.yml and the bench pass SERVICE_NODE_FLAGS).
+ * The ceiling of the service's V8 heaps, in MiB, that `npm start`, docker-compose.yml and the bench
+ * give the API thread (`node --max-old-space-size`, which only a flag can set: SERVICE_NODE_FLAGS).
+ * The worker follows the API thread's ceiling, whatever set it (workerHeapMb), so one flag sets both.
  *
  * Not a budget the service needs (its live heap after a worst-case load is about 35 MB on the API
  * thread) but what keeps its footprint near it: V8 lets garbage pile up until the heap reaches a
@@ -44,12 +45,22 @@ export interface EmbeddedProjectorOptions {
  * A thread that needs more than this dies: the worker is restarted (its reads of the log are
  * bounded in bytes, PROJECTOR_READ_BYTES_MAX, so a run fits), and the API process exits, as under
  * any memory limit: what it acknowledged is in the log, and clients retry the rest with their
- * idempotency keys. Raise it with NODE_OPTIONS=--max-old-space-size=N for the API thread.
+ * idempotency keys. To change it, start the service with another `--max-old-space-size` (a flag on
+ * node's command line wins over NODE_OPTIONS; docker-compose.yml sets NODE_OPTIONS).
  */
 export const SERVICE_HEAP_MB = 1024
 
 /** The node flags of the service's process (see SERVICE_HEAP_MB). */
 export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-old-space-size=${String(SERVICE_HEAP_MB)}`]
+
+/**
+ * The old-generation ceiling of the projector worker, in MiB: the API thread's heap limit (V8's
+ * `heap_size_limit`, which `--max-old-space-size` sets, young generation included), so that the
+ * worker keeps the footprint the process was started for; V8's default when no flag was given.
+ */
+export function workerHeapMb(): number {
+  return Math.round(getHeapStatistics().heap_size_limit / 2 ** 20)
+}
 
 /** How long `stop` waits for the worker to finish its run before it terminates it, ms. */
 const STOP_TIMEOUT_MS = 10_000
@@ -90,7 +101,7 @@ export class EmbeddedProjector {
     const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel }
     const worker = new Worker(new URL('./projector-worker.js', import.meta.url), {
       workerData: data,
-      resourceLimits: { maxOldGenerationSizeMb: SERVICE_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: workerHeapMb() },
     })
     this.worker = worker
     this.options.log.walAutocheckpoint(0)

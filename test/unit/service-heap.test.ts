@@ -3,9 +3,11 @@
  * thread only through node's flags, so every command that starts the service passes the same
  * ones: `npm start` and docker-compose.yml (the bench imports SERVICE_NODE_FLAGS itself).
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { SERVICE_HEAP_MB, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { requireBuild } from '../helpers/cli.js'
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
 
@@ -17,6 +19,17 @@ describe('the service heap ceiling', () => {
   it('is passed by npm start', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> }
     expect(pkg.scripts.start).toBe(`npm run build --silent && node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/cli/main.js serve`)
+  })
+
+  it('reaches the projector worker from the flag the process was started with', () => {
+    requireBuild()
+    const module = new URL('../../dist/src/embedded-projector.js', import.meta.url).href
+    const script = `import('${module}').then((m) => console.log(JSON.stringify([m.workerHeapMb(), require('node:v8').getHeapStatistics().heap_size_limit])))`
+    const [worker, limit] = JSON.parse(execFileSync(process.execPath, ['--max-old-space-size=512', '-e', script], { encoding: 'utf8' })) as [number, number]
+    expect(worker).toBe(Math.round(limit / 2 ** 20))
+    // The limit the flag set (old generation 512 MiB plus the young generation), not V8's default of several GiB.
+    expect(worker).toBeGreaterThanOrEqual(512)
+    expect(worker).toBeLessThan(700)
   })
 
   it('is passed to every Ocelog service of docker-compose.yml', () => {
