@@ -115,8 +115,9 @@ export const READ_TOOLS: readonly ReadTool[] = [
     title: 'One object',
     description:
       'One object by type and id: its current attributes and their history, its trace (its events in time order, with its qualifiers in each), ' +
-      `and the objects it shares events with (most shared first). Trace and related objects hold at most ${String(READ_LIMIT_MAX)} items; ` +
-      '`trace_truncated` says when there are more (page them with find_events and object_id).',
+      `and the objects it shares events with (most shared first). The attribute history (its latest changes), trace, related objects and O2O ` +
+      `relationships hold at most ${String(READ_LIMIT_MAX)} items each, and their \`…_truncated\` flags say when there are more ` +
+      '(page the trace with find_events and object_id).',
     inputSchema: GetObjectArgs,
     outputSchema: ObjectResponse,
     call: (reader, datasetId, a) => reader.object(datasetId, a.type, a.id),
