@@ -116,7 +116,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     description:
       'One object by type and id: its current attributes and their history, its trace (its events in time order, with its qualifiers in each), ' +
       `and the objects it shares events with (most shared first). The attribute history (its latest changes), trace, related objects and O2O ` +
-      `relationships hold at most ${String(READ_LIMIT_MAX)} items each, and their \`…_truncated\` flags say when there are more ` +
+      `relationships (its own, and other objects' to it) hold at most ${String(READ_LIMIT_MAX)} items each, and their \`…_truncated\` flags say when there are more ` +
       '(page the trace with find_events and object_id).',
     inputSchema: GetObjectArgs,
     outputSchema: ObjectResponse,

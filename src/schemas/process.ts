@@ -208,6 +208,10 @@ export const ObjectResponse = Type.Object({
     description: `Ocelog extension: this object's O2O relationships (to the target objects), by (type, id, qualifier), at most ${String(READ_LIMIT_MAX)}`,
   }),
   relationships_truncated: Type.Boolean(),
+  incoming_relationships: Type.Array(ObjectRelationship, {
+    description: `Ocelog extension: the O2O relationships of other objects to this one (object_id, type and id name the source), by (type, id, qualifier), at most ${String(READ_LIMIT_MAX)}`,
+  }),
+  incoming_relationships_truncated: Type.Boolean(),
 })
 export type ObjectResponse = Static<typeof ObjectResponse>
 

@@ -67,8 +67,13 @@ describe('POST /v1/object/upsert with timestamp and relationships', () => {
       { object_id: objectIdOf(k.datasetId, 'item', 'i1'), type: 'item', id: 'i1', qualifier: null, time: '2024-05-01T10:00:00.000Z' },
     ])
     expect(order.relationships_truncated).toBe(false)
-    // The targets exist from their first reference, and their types with them.
-    expect((await get(k.key, '/v1/process/objects/customer/c1')).statusCode).toBe(200)
+    // The targets exist from their first reference, and their types with them; each shows the relationship to it.
+    const customer = await get(k.key, '/v1/process/objects/customer/c1')
+    expect(customer.statusCode).toBe(200)
+    expect([customer.json().incoming_relationships, customer.json().incoming_relationships_truncated]).toEqual([
+      [{ object_id: objectIdOf(k.datasetId, 'order', 'o1'), type: 'order', id: 'o1', qualifier: 'placed by', time: '2024-05-01T10:00:00.000Z' }],
+      false,
+    ])
     const types = (await get(k.key, '/v1/process/object-types')).json()
     expect(types.object_types.map((x: { name: string; count: number }) => [x.name, x.count])).toEqual([
       ['customer', 1],

@@ -289,6 +289,39 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(await q.object(ds, 'item', 'i1', 10)).toMatchObject({ object: { type: 'item', id: 'i1', attributes: {} }, relationships: [] })
       })
 
+      it('gives the O2O relationships of other objects to it, by the source’s (type, id, qualifier), capped at the limit', async () => {
+        await load(ds, [
+          upsertRecord(ds, 'order', 'o2', {}, at(101), { timestamp: at(3), relationships: [{ type: 'item', id: 'i1', qualifier: 'contains' }] }),
+          upsertRecord(ds, 'order', 'o1', {}, at(102), {
+            relationships: [
+              { type: 'item', id: 'i1', qualifier: 'contains' },
+              { type: 'item', id: 'i1' },
+              { type: 'item', id: 'i2', qualifier: 'contains' },
+            ],
+          }),
+          upsertRecord(ds, 'box', 'b1', {}, at(103), { relationships: [{ type: 'item', id: 'i1', qualifier: 'holds' }] }),
+        ])
+        const o1 = objectIdOf(ds, 'order', 'o1')
+        const detail = await q.object(ds, 'item', 'i1', 10)
+        expect(detail?.incoming_relationships).toEqual([
+          { object_id: objectIdOf(ds, 'box', 'b1'), type: 'box', id: 'b1', qualifier: 'holds', time: at(103) },
+          { object_id: o1, type: 'order', id: 'o1', qualifier: null, time: at(102) },
+          { object_id: o1, type: 'order', id: 'o1', qualifier: 'contains', time: at(102) },
+          { object_id: objectIdOf(ds, 'order', 'o2'), type: 'order', id: 'o2', qualifier: 'contains', time: at(3) },
+        ])
+        expect(detail?.incoming_relationships_truncated).toBe(false)
+        expect(detail?.relationships).toEqual([])
+        const cut = await q.object(ds, 'item', 'i1', 2)
+        expect([cut?.incoming_relationships.map((r) => [r.id, r.qualifier]), cut?.incoming_relationships_truncated]).toEqual([
+          [
+            ['b1', 'holds'],
+            ['o1', null],
+          ],
+          true,
+        ])
+        expect((await q.object(ds, 'order', 'o1', 10))?.incoming_relationships).toEqual([])
+      })
+
       it('keeps the latest changes of the attribute history at the limit, in log order, and says older ones were left out', async () => {
         const positions = await load(
           ds,

@@ -26,7 +26,7 @@ import type {
   ReadModelQuery,
 } from '../../ports/read-model-query.js'
 import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
-import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
+import type { EventObjectLink, EventView, ObjectRelationship, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
 
@@ -185,7 +185,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
     const row = await this.objectsC.findOne({ dataset_id: datasetId, type, external_id: id })
     if (row === null) return null
     const mine = { dataset_id: datasetId, object_id: row.object_id }
-    const [history, relationships, trace, related] = await Promise.all([
+    const [history, relationships, incoming, trace, related] = await Promise.all([
       // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
       this.objectChangesC
         .find(mine)
@@ -196,6 +196,28 @@ export class MongoReadModelQuery implements ReadModelQuery {
         .find(mine)
         .sort({ target_type: 1, target_external_id: 1, qualifier: 1 })
         .limit(limit + 1)
+        .toArray(),
+      // Relationships of other objects to this one (index by_target), each with its source's type and id.
+      this.objectRelationshipsC
+        .aggregate<ObjectRelationship>(
+          [
+            { $match: { dataset_id: datasetId, target_object_id: row.object_id } },
+            {
+              $lookup: {
+                from: READ_MODEL_COLLECTIONS.objects,
+                localField: 'object_id',
+                foreignField: 'object_id',
+                pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, type: 1, external_id: 1 } }],
+                as: 's',
+              },
+            },
+            { $unwind: '$s' },
+            { $sort: { 's.type': 1, 's.external_id': 1, qualifier: 1 } },
+            { $limit: limit + 1 },
+            { $project: { _id: 0, object_id: 1, type: '$s.type', id: '$s.external_id', qualifier: 1, time: 1 } },
+          ],
+          AGGREGATE,
+        )
         .toArray(),
       this.eventObjectsC
         .aggregate<{ _id: string; qualifiers: (string | null)[]; e: EventRow }>(
@@ -271,6 +293,8 @@ export class MongoReadModelQuery implements ReadModelQuery {
         .slice(0, limit)
         .map((r) => ({ object_id: r.target_object_id, type: r.target_type, id: r.target_external_id, qualifier: r.qualifier, time: r.time })),
       relationships_truncated: relationships.length > limit,
+      incoming_relationships: incoming.slice(0, limit),
+      incoming_relationships_truncated: incoming.length > limit,
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.e.event_id,
         event_type: t.e.event_type,

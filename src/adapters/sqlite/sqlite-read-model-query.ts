@@ -241,6 +241,13 @@ export class SqliteReadModelQuery implements ReadModelQuery {
          WHERE r.rid = ? ORDER BY t.type, t.external_id, r.qualifier LIMIT ?`,
       )
       .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
+    // Relationships of other objects to this one (rm_object_relationships_by_target).
+    const incoming = this.db
+      .prepare(
+        `SELECT s.object_id, s.type, s.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
+         WHERE r.target_rid = ? ORDER BY s.type, s.external_id, r.qualifier LIMIT ?`,
+      )
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
     return {
       object: {
         object_id: row.object_id,
@@ -268,6 +275,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       related_truncated: related.length > limit,
       relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
       relationships_truncated: relationships.length > limit,
+      incoming_relationships: incoming.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+      incoming_relationships_truncated: incoming.length > limit,
     }
   }
 

@@ -456,7 +456,8 @@ class Client:
             ``{dataset_id, as_of, object: {object_id, type, id, attributes, created_at,
             updated_at}, attribute_history, attribute_history_truncated, trace,
             trace_truncated, related, related_truncated, relationships,
-            relationships_truncated}``. Each list holds at most 1,000 items (the latest
+            relationships_truncated, incoming_relationships,
+            incoming_relationships_truncated}``. Each list holds at most 1,000 items (the latest
             attribute changes, the first events); its ``…_truncated`` flag says when
             more were left out.
 
