@@ -50,7 +50,7 @@ const WORKER_MAX_BATCH_COST = 64_000
  * Largest read of the log, in characters of stored JSON (SqliteEventLog's `readBytesMax`): 1,000
  * records of events with 50 objects are about 4 MB, so only reads of large records (up to 512 KiB
  * each, § Limits) are cut, and a read of them, decoded, stays well inside this thread's heap
- * ceiling (SERVICE_HEAP_MB in embedded-projector.ts).
+ * ceiling (workerHeapMb in embedded-projector.ts: the API thread's, 1 GiB under `npm start`).
  */
 const PROJECTOR_READ_BYTES_MAX = 64 * 1024 * 1024
 

@@ -56,7 +56,7 @@ export interface SqliteEventLogOptions {
    * Largest read of `readAll` and `tail`, in characters of the records' stored JSON (about bytes):
    * a read stops after the record that reaches it (so it always holds one record), even short of
    * `maxCount`. Default: no bound. The projector worker sets it so that a read of large records
-   * fits its heap (embedded-projector.ts, SERVICE_HEAP_MB).
+   * fits its heap (workerHeapMb in embedded-projector.ts).
    */
   readBytesMax?: number
 }
