@@ -131,7 +131,7 @@ describe('Projector on SQLite', () => {
 
   it('replays a rebuild without the query indexes and makes them at the head of the log, by catchUp and by run', async () => {
     const queryIndexes = () => readModelIndexes(rmDb).filter((n) => n !== 'rm_objects_by_object_id')
-    const all = ['rm_event_objects_by_object', 'rm_events_by_time', 'rm_events_by_type', 'rm_object_relationships_by_target', 'rm_objects_by_type_id']
+    const all = ['rm_events_by_time', 'rm_events_by_type', 'rm_object_relationships_by_target', 'rm_objects_by_type_id']
     expect(queryIndexes()).toEqual([]) // a new file
     await seed()
     const seen: string[][] = []
@@ -157,6 +157,62 @@ describe('Projector on SQLite', () => {
     expect(await sqliteRows(rmDb)('ds1')).toEqual(before)
   })
 
+  /** E2O rows as [position, rid, qualifier, time] from the by-event table, the merged by-object table and the pending one. */
+  function e2oTables() {
+    const rows = (sql: string) => (rmDb.prepare(sql).raw().all() as unknown[][]).map((r) => JSON.stringify(r)).sort()
+    return {
+      byEvent: rows('SELECT position, rid, qualifier, time FROM rm_event_objects'),
+      merged: rows('SELECT position, rid, qualifier, time FROM rm_object_events'),
+      pending: rows('SELECT position, rid, qualifier, time FROM rm_object_events_pending'),
+    }
+  }
+
+  it('keeps every E2O row by object once, merged or pending, and merges the pending rows in bulk', async () => {
+    // A current file (its query indexes made) and a store that merges once 3 rows are pending.
+    await store.atHead()
+    const merging = new SqliteReadModelStore(rmDb, { e2oMergeRows: 3, e2oMergeRowsAtHead: 100 })
+    await seed()
+    await seed('ds2')
+    const seen: { merged: number; pending: number }[] = []
+    const watching = overriding(merging, 'apply', async (...args) => {
+      await merging.apply(...args)
+      const t = e2oTables()
+      seen.push({ merged: t.merged.length, pending: t.pending.length })
+    })
+    // One record per run: an event's 2 rows stay pending, the next event's take the pending rows to 4, and the run merges them.
+    await new Projector(log, watching, { maxBatch: 1 }).catchUp()
+    const t = e2oTables()
+    expect(t.byEvent).toHaveLength(8) // 2 datasets × 2 events × 2 objects
+    expect([...t.merged, ...t.pending].sort()).toEqual(t.byEvent)
+    expect(seen.map((s) => s.merged + s.pending)).toEqual([0, 2, 4, 4, 4, 6, 8, 8])
+    expect(seen.map((s) => s.pending)).toEqual([0, 2, 0, 0, 0, 2, 0, 0])
+    // At the head, fewer than e2oMergeRowsAtHead pending rows stay pending; a store with a lower threshold merges them.
+    await ingest.recordEvents([{ event: 'Ship Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], ctx('ds1'))
+    await new Projector(log, merging).catchUp()
+    expect(e2oTables().pending).toHaveLength(1)
+    await new SqliteReadModelStore(rmDb, { e2oMergeRowsAtHead: 1 }).atHead()
+    const after = e2oTables()
+    expect([after.pending, after.merged]).toEqual([[], after.byEvent])
+    expect(after.byEvent).toHaveLength(9)
+  })
+
+  it('leaves every E2O row pending while a rebuild replays, then merges them all at the head', async () => {
+    await seed()
+    // A store that would merge after every row, were it not replaying into a file without its query indexes.
+    const rebuilding = new SqliteReadModelStore(rmDb, { e2oMergeRows: 1 })
+    await rebuilding.reset()
+    const pendingSeen: number[] = []
+    const watching = overriding(rebuilding, 'apply', async (...args) => {
+      await rebuilding.apply(...args)
+      pendingSeen.push(e2oTables().pending.length)
+    })
+    await new Projector(log, watching, { maxBatch: 1 }).catchUp()
+    expect(pendingSeen).toEqual([0, 2, 4, 4]) // no merge during the replay
+    const t = e2oTables()
+    expect([t.pending, t.merged]).toEqual([[], t.byEvent])
+    expect(t.byEvent).toHaveLength(4)
+  })
+
   it('leaves the query indexes to a later call when another connection holds the write lock', async () => {
     await store.reset()
     const other = new Database(join(dir, 'read-models.db'))
@@ -168,7 +224,6 @@ describe('Projector on SQLite', () => {
     expect(readModelIndexes(rmDb)).toEqual(['rm_objects_by_object_id'])
     await store.atHead()
     expect(readModelIndexes(rmDb)).toEqual([
-      'rm_event_objects_by_object',
       'rm_events_by_time',
       'rm_events_by_type',
       'rm_object_relationships_by_target',

@@ -23,8 +23,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * remade and rebuilt from the log. 1: the read models of README § Read models, O2O included.
  * 2: the same read models in narrow rows: datasets and objects get integer row ids (`did`, `rid`),
  * events are keyed by their log position, and times are stored as milliseconds since the epoch.
+ * 3: E2O rows by object in a table of their own, merged in bulk (`rm_object_events`, with
+ * `rm_object_events_pending`), in place of an index on `rm_event_objects` kept row by row.
  */
-export const READ_MODELS_SCHEMA_VERSION = 2
+export const READ_MODELS_SCHEMA_VERSION = 3
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -41,6 +43,17 @@ const CACHE_KIB = 16 * 1024
  * - `time`/`end_time` columns: milliseconds since the epoch (the log's timestamps are UTC with
  *   milliseconds, so this is exact); readers turn them back into ISO 8601.
  * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
+ *
+ * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`, keyed
+ * by log position, so appended in key order) and by object (`rm_object_events`, keyed by object,
+ * time and position: each object's events in order, which the process map and an object's trace
+ * read). Kept row by row, the by-object order costs a random page per object per transaction, the
+ * largest part of a projector's work under live load (README § Performance). So the projector
+ * appends each E2O row to `rm_object_events_pending` too (no key: appended), and moves the pending
+ * rows into `rm_object_events` in bulk, sorted, once enough have gathered (E2O_MERGE_ROWS); a page
+ * of `rm_object_events` is then written once per merge instead of once per transaction. Readers
+ * take an object's E2O rows from both tables (`rm_object_events` UNION ALL the pending rows, at
+ * most a merge's worth, scanned).
  *
  * The tables, with the keys and the one index the projector itself reads (objects by object_id).
  * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
@@ -87,6 +100,13 @@ CREATE TABLE rm_event_objects (
   position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL,
   PRIMARY KEY (position, rid, qualifier)
 ) WITHOUT ROWID;
+CREATE TABLE rm_object_events (
+  rid INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL,
+  PRIMARY KEY (rid, time, position, qualifier)
+) WITHOUT ROWID;
+CREATE TABLE rm_object_events_pending (
+  rid INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL
+);
 CREATE TABLE rm_object_relationships (
   rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier)
@@ -119,14 +139,59 @@ const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'rm_objects_by_type_id', sql: 'CREATE UNIQUE INDEX IF NOT EXISTS rm_objects_by_type_id ON rm_objects (did, type, external_id)' },
   { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },
   { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type, time)' },
-  { name: 'rm_event_objects_by_object', sql: 'CREATE INDEX IF NOT EXISTS rm_event_objects_by_object ON rm_event_objects (rid, time)' },
   { name: 'rm_object_relationships_by_target', sql: 'CREATE INDEX IF NOT EXISTS rm_object_relationships_by_target ON rm_object_relationships (target_rid)' },
 ]
+
+/**
+ * Pending E2O rows (`rm_object_events_pending`) at which a projector's transaction moves them into
+ * `rm_object_events` (mergeObjectEvents). Larger: fewer writes of each page of `rm_object_events`;
+ * smaller: fewer rows that readers scan. 100,000 rows are about 4 MB, 2,000 events with 50 objects.
+ */
+export const E2O_MERGE_ROWS = 100_000
+
+/** The same at the head of the log (ReadModelStore.atHead), so that the rows readers scan stay few once the load stops. */
+export const E2O_MERGE_ROWS_AT_HEAD = 2_000
+
+/**
+ * The E2O rows by object as readers take them (README § Read models: the embedded layout): the
+ * merged rows and the pending ones, each with `rid`, `time`, `position` and `qualifier`. `where`
+ * is a condition on those columns (e.g. `rid = @rid`), pushed into both arms.
+ */
+export function objectEventsSql(where: string): string {
+  return `SELECT rid, time, position, qualifier FROM rm_object_events WHERE ${where}
+    UNION ALL SELECT rid, time, position, qualifier FROM rm_object_events_pending WHERE ${where}`
+}
+
+/** Rows of `rm_object_events_pending`: its largest rowid, since mergeObjectEvents only ever empties it whole (then rowids start at 1 again). */
+export function pendingObjectEvents(db: SqliteDatabase): number {
+  const row = db.prepare<[], { n: number | null }>('SELECT max(rowid) AS n FROM rm_object_events_pending').get()
+  return row?.n ?? 0
+}
+
+/**
+ * Moves every pending E2O row into `rm_object_events`, sorted by its key so that each page is
+ * written once, and empties the pending table. Runs inside the caller's transaction (readers see
+ * the rows in one table or the other, never in both nor in neither).
+ * @returns the rows moved.
+ */
+export function mergeObjectEvents(db: SqliteDatabase): number {
+  db.prepare(
+    `INSERT OR IGNORE INTO rm_object_events (rid, time, position, qualifier)
+     SELECT rid, time, position, qualifier FROM rm_object_events_pending ORDER BY rid, time, position, qualifier`,
+  ).run()
+  return db.prepare('DELETE FROM rm_object_events_pending').run().changes
+}
 
 /** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
 export function readModelIndexes(db: SqliteDatabase): string[] {
   const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[]
   return rows.map((r) => r.name)
+}
+
+/** Whether the file holds every query index (QUERY_INDEXES): false during a rebuild, until the replay reaches the head. */
+export function hasQueryIndexes(db: SqliteDatabase): boolean {
+  const present = new Set(readModelIndexes(db))
+  return QUERY_INDEXES.every((i) => present.has(i.name))
 }
 
 /**
@@ -201,6 +266,8 @@ const TABLES = [
   'rm_object_changes',
   'rm_events',
   'rm_event_objects',
+  'rm_object_events',
+  'rm_object_events_pending',
   'rm_object_relationships',
 ]
 

@@ -30,39 +30,48 @@ import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
-import { epochMsOf, isoOfEpochMs, qualifierOf } from './read-models-database.js'
+import { epochMsOf, isoOfEpochMs, objectEventsSql, qualifierOf } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
 
 /**
  * The process map's scratch table, in the connection's TEMP schema (never in the file): one row per
- * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position,
- * qualifier), so that an object's next E2O row is `i + 1` with the same object: a rowid lookup
+ * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position; the
+ * rows of one (event, object) pair, one per qualifier, are adjacent), so that an object's next E2O row is `i + 1` with the same object: a rowid lookup
  * instead of a window function over wide rows. `oid` is the object's row id, `eid` the event's log
  * position, times whole milliseconds since the epoch. Filled and emptied within one synchronous
  * call, so callers never see its rows.
  */
 const SEQUENCE_TABLE = `CREATE TEMP TABLE IF NOT EXISTS process_map_sequence (
-  i INTEGER PRIMARY KEY, ot TEXT NOT NULL, oid INTEGER NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL, t INTEGER NOT NULL, te INTEGER)`
+  i INTEGER PRIMARY KEY, ot TEXT NOT NULL, ext TEXT NOT NULL, oid INTEGER NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL, t INTEGER NOT NULL,
+  te INTEGER)`
 
 /**
  * SQL that fills the scratch table from the read models: the dataset's objects (of the asked
- * types), each with its E2O rows in the window in (timestamp, position) order, read straight from
- * the index rm_event_objects_by_object, joined to their events by position.
+ * types), each with its E2O rows in the window in (timestamp, position) order. The rows come from
+ * the merged E2O rows by object (`rm_object_events`, read in key order from each object) and the
+ * pending ones (`rm_object_events_pending`, read-models-database.ts), sorted together, each joined
+ * to its event by position.
  */
 function sequenceSql(window: TimeWindow, typeCount: number): string {
   const conditions = ['o.did = @did']
   if (window.from !== undefined) conditions.push('l.time >= @from')
   if (window.to !== undefined) conditions.push('l.time < @to')
   if (typeCount > 0) conditions.push(`o.type IN (SELECT value FROM json_each(@types))`)
-  return `INSERT INTO temp.process_map_sequence (ot, oid, eid, act, t, te)
-  SELECT o.type, o.rid, l.position, e.event_type, l.time, e.end_time
-  FROM rm_objects o
-    CROSS JOIN rm_event_objects l ON l.rid = o.rid
+  const where = conditions.join(' AND ')
+  const columns = 'o.type AS ot, o.external_id AS ext, o.rid AS oid, l.position AS eid, e.event_type AS act, l.time AS t, e.end_time AS te'
+  return `INSERT INTO temp.process_map_sequence (ot, ext, oid, eid, act, t, te)
+  SELECT ${columns} FROM rm_objects o
+    CROSS JOIN rm_object_events l ON l.rid = o.rid
     CROSS JOIN rm_events e ON e.position = l.position
-  WHERE ${conditions.join(' AND ')}
-  ORDER BY o.type, o.external_id, l.time, l.position, l.qualifier`
+  WHERE ${where}
+  UNION ALL
+  SELECT ${columns} FROM rm_object_events_pending l
+    CROSS JOIN rm_objects o ON o.rid = l.rid
+    CROSS JOIN rm_events e ON e.position = l.position
+  WHERE ${where}
+  ORDER BY ot, ext, t, eid`
 }
 
 /**
@@ -123,7 +132,9 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
     const type = filter.objectType === undefined ? 'o.type IN (SELECT name FROM rm_object_types WHERE dataset_id = @dataset)' : 'o.type = @objectType'
     if (filter.objectType !== undefined) params.objectType = filter.objectType
     conditions.push(
-      `e.position IN (SELECT l.position FROM rm_objects o JOIN rm_event_objects l ON l.rid = o.rid
+      `e.position IN (SELECT l.position FROM rm_objects o CROSS JOIN rm_object_events l ON l.rid = o.rid
+        WHERE o.did = @did AND ${type} AND o.external_id = @objectId
+        UNION ALL SELECT l.position FROM rm_objects o CROSS JOIN rm_object_events_pending l ON l.rid = o.rid
         WHERE o.did = @did AND ${type} AND o.external_id = @objectId)`,
     )
   } else if (filter.objectType !== undefined) {
@@ -219,22 +230,21 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const trace = this.db
       .prepare(
         `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
-         FROM rm_event_objects l CROSS JOIN rm_events e ON e.position = l.position
-         WHERE l.rid = ?
-         GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT ?`,
+         FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
+         GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT @limit`,
       )
-      .all(row.rid, limit + 1) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
+      .all({ rid: row.rid, limit: limit + 1 }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db
       .prepare(
         `SELECT o.object_id, o.type, o.external_id AS id, r.shared_events
          FROM (SELECT other.rid, COUNT(DISTINCT other.position) AS shared_events
-               FROM rm_event_objects me
+               FROM (${objectEventsSql('rid = @rid')}) me
                  CROSS JOIN rm_event_objects other ON other.position = me.position AND other.rid <> me.rid
-               WHERE me.rid = ? GROUP BY other.rid) AS r
+               GROUP BY other.rid) AS r
            JOIN rm_objects o ON o.rid = r.rid
-         ORDER BY r.shared_events DESC, o.type, o.external_id LIMIT ?`,
+         ORDER BY r.shared_events DESC, o.type, o.external_id LIMIT @limit`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; shared_events: number }[]
+      .all({ rid: row.rid, limit: limit + 1 }) as { object_id: string; type: string; id: string; shared_events: number }[]
     const relationships = this.db
       .prepare(
         `SELECT t.object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid

@@ -14,7 +14,17 @@ import type { Properties } from '../../schemas/api.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedQualifier } from './read-models-database.js'
+import {
+  E2O_MERGE_ROWS,
+  E2O_MERGE_ROWS_AT_HEAD,
+  ensureQueryIndexes,
+  epochMsOf,
+  hasQueryIndexes,
+  mergeObjectEvents,
+  pendingObjectEvents,
+  remakeReadModels,
+  storedQualifier,
+} from './read-models-database.js'
 
 function parseObject(text: string): Properties {
   return JSON.parse(text) as Properties
@@ -72,6 +82,8 @@ function prepareApplyStatements(db: SqliteDatabase) {
     10,
   )
   const putE2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_event_objects (position, rid, qualifier, time) VALUES', 4, '', 200)
+  // The same rows by object, pending their bulk merge into rm_object_events (read-models-database.ts).
+  const putPendingE2O = new MultiRowStatement(db, 'INSERT INTO rm_object_events_pending (position, rid, qualifier, time) VALUES', 4, '', 200)
   const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
   const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
   const putCheckpoint = db.prepare(
@@ -98,6 +110,7 @@ function prepareApplyStatements(db: SqliteDatabase) {
     putChanges,
     putEvents,
     putE2O,
+    putPendingE2O,
     putO2O,
     getCheckpoint,
     putCheckpoint,
@@ -186,20 +199,68 @@ function ridLookup(st: ApplyStatements, rids: Map<string, number>): (objectId: s
   }
 }
 
-/** E2O rows per event position: the distinct (object, qualifier) pairs (the rows rm_event_objects keeps). */
-function e2oCounts(links: readonly { position: number; object_id: string; qualifier: string | null }[]): Map<number, number> {
-  const pairs = new Map<number, Set<string>>()
+/**
+ * A run's E2O rows as the tables keep them, `[position, rid, qualifier, time]`: one per distinct
+ * (event, object, qualifier), in log order (an event that names an object twice with one qualifier
+ * gives one row), with the time as epoch milliseconds.
+ */
+function e2oRows(
+  links: readonly { position: number; object_id: string; qualifier: string | null; event_time: string }[],
+  ridOf: (objectId: string) => number,
+): [number, number, string, number][] {
+  const rows: [number, number, string, number][] = []
+  let seen = new Set<string>()
+  let position = -1
+  // An event's E2O rows are adjacent and share its time: parsed once per event.
+  let time = 0
   for (const l of links) {
-    const set = pairs.get(l.position) ?? new Set<string>()
-    set.add(`${l.object_id}\u0000${storedQualifier(l.qualifier)}`)
-    pairs.set(l.position, set)
+    if (l.position !== position) {
+      position = l.position
+      seen = new Set<string>()
+      time = epochMsOf(l.event_time)
+    }
+    const rid = ridOf(l.object_id)
+    const qualifier = storedQualifier(l.qualifier)
+    const key = `${String(rid)}\u0000${qualifier}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    rows.push([position, rid, qualifier, time])
   }
-  return new Map([...pairs].map(([position, set]) => [position, set.size]))
+  return rows
+}
+
+/** E2O rows per event position, of rows from e2oRows. */
+function e2oCounts(rows: readonly (readonly [number, ...unknown[]])[]): Map<number, number> {
+  const counts = new Map<number, number>()
+  for (const [position] of rows) counts.set(position, (counts.get(position) ?? 0) + 1)
+  return counts
+}
+
+export interface SqliteReadModelStoreOptions {
+  /** Pending E2O rows at which `apply` merges them (default E2O_MERGE_ROWS; tests pass a few). */
+  e2oMergeRows?: number
+  /** Pending E2O rows at which `atHead` merges them (default E2O_MERGE_ROWS_AT_HEAD). */
+  e2oMergeRowsAtHead?: number
 }
 
 export class SqliteReadModelStore implements ReadModelStore {
   private applyStatements: ReturnType<typeof prepareApplyStatements> | null = null
-  constructor(private readonly db: SqliteDatabase) {}
+  private readonly e2oMergeRows: number
+  private readonly e2oMergeRowsAtHead: number
+  /**
+   * Whether this store replays into a file without its query indexes (a rebuild, or a file made
+   * anew; null: not looked at yet). Then `apply` leaves every E2O row pending, and `atHead` merges
+   * them in one sorted pass when it makes the indexes: a bulk load, like the indexes' own.
+   */
+  private bulk: boolean | null = null
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: SqliteReadModelStoreOptions = {},
+  ) {
+    this.e2oMergeRows = options.e2oMergeRows ?? E2O_MERGE_ROWS
+    this.e2oMergeRowsAtHead = options.e2oMergeRowsAtHead ?? E2O_MERGE_ROWS_AT_HEAD
+  }
 
   async checkpoint(name: string): Promise<number | null> {
     const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
@@ -210,6 +271,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
     const st = this.applyStatements
+    this.bulk ??= !hasQueryIndexes(db)
+    const bulk = this.bulk
     // Datasets' row ids, read (or made) once per transaction: another process may remake the file between two.
     const dids = new Map<string, number>()
 
@@ -230,7 +293,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       const ridOf = ridLookup(st, rids)
 
       st.putChanges.run(changes.objectChanges.map((c) => [ridOf(c.object_id), c.position, c.time, JSON.stringify(c.attributes)]))
-      const e2o = e2oCounts(changes.eventObjects)
+      const e2oRowsOfRun = e2oRows(changes.eventObjects, ridOf)
+      const e2o = e2oCounts(e2oRowsOfRun)
       st.putEvents.run(
         changes.events.map((e) => [
           e.position,
@@ -245,14 +309,9 @@ export class SqliteReadModelStore implements ReadModelStore {
           e.received_at,
         ]),
       )
-      // An event's E2O rows are adjacent and share its time: parsed once per event.
-      let time = { text: '', ms: 0 }
-      st.putE2O.run(
-        changes.eventObjects.map((l) => {
-          if (l.event_time !== time.text) time = { text: l.event_time, ms: epochMsOf(l.event_time) }
-          return [l.position, ridOf(l.object_id), storedQualifier(l.qualifier), time.ms]
-        }),
-      )
+      st.putE2O.run(e2oRowsOfRun)
+      st.putPendingE2O.run(e2oRowsOfRun)
+      if (!bulk && e2oRowsOfRun.length > 0 && pendingObjectEvents(db) >= this.e2oMergeRows) mergeObjectEvents(db)
       st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
       st.putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
@@ -262,16 +321,23 @@ export class SqliteReadModelStore implements ReadModelStore {
     // The prepared statements name tables that are dropped and made again.
     this.applyStatements = null
     remakeReadModels(this.db)
+    this.bulk = true
   }
 
   /**
    * Makes the query indexes a rebuild or a new file left out (ensureQueryIndexes): a read of
-   * sqlite_schema when they are there. When another connection holds the file's write lock past the
-   * busy timeout (another projector making them, or a long apply), it leaves them to a later call.
+   * sqlite_schema when they are there; and merges the pending E2O rows when at least
+   * E2O_MERGE_ROWS_AT_HEAD have gathered (mergeObjectEvents). When another connection holds the
+   * file's write lock past the busy timeout (another projector, or a long apply), it leaves both to
+   * a later call.
    */
   async atHead(): Promise<void> {
     try {
       ensureQueryIndexes(this.db)
+      // After a bulk load every pending row is merged, however few.
+      const threshold = this.bulk === false ? this.e2oMergeRowsAtHead : 1
+      if (pendingObjectEvents(this.db) >= threshold) this.db.transaction(() => mergeObjectEvents(this.db)).immediate()
+      this.bulk = false
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') return
       throw error
