@@ -94,6 +94,11 @@ async function main(): Promise<void> {
     // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
     maxBatch: WORKER_MAX_BATCH,
     maxBatchCost: WORKER_MAX_BATCH_COST,
+    // At the head too, a whole read per transaction: the small runs that keep an HTTP server on the
+    // same thread responsive (the Projector's default) only cost this thread more commits (a catch-up
+    // of 304,700 batch records in reads of 1,000: 56-60 µs of CPU per record in whole reads, 64-66 µs
+    // in runs of 1,000 cost units).
+    headRunCost: WORKER_MAX_BATCH_COST,
   })
   lowerThreadPriority(logger)
 

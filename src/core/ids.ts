@@ -1,12 +1,17 @@
 /** Identifiers (README § Architecture: ids). */
+import { LRUCache } from 'lru-cache'
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid'
 
 /** Ocelog's UUIDv5 namespace for object ids. Never change it: every stored object_id depends on it. */
 export const OBJECT_ID_NAMESPACE = '8f4b3c2e-6a1d-5e7f-9b0c-1d2e3f4a5b6c'
 
-/** Objects recur across events (an order, its customer): the ids of recent ones are kept (a few MB at most). */
-const recentObjectIds = new Map<string, string>()
-const RECENT_OBJECT_IDS_MAX = 10_000
+/**
+ * Objects recur across events (an order, its customer, a product): the ids of the 50,000 most
+ * recently used are kept (about 10 MB at most), least recently used out first, so a hot set larger
+ * than a fixed window stays hashed once. (It was a map emptied whole at 10,000 entries: a sender
+ * naming 6,000 recurring objects and new orders hashed them all again at every emptying.)
+ */
+const recentObjectIds = new LRUCache<string, string>({ max: 50_000 })
 
 /**
  * The stable object_id of (dataset, type, id): a UUIDv5, so it needs no lookup and is the same on
@@ -17,7 +22,6 @@ export function objectIdOf(datasetId: string, type: string, id: string): string 
   const known = recentObjectIds.get(name)
   if (known !== undefined) return known
   const objectId = uuidv5(name, OBJECT_ID_NAMESPACE)
-  if (recentObjectIds.size >= RECENT_OBJECT_IDS_MAX) recentObjectIds.clear()
   recentObjectIds.set(name, objectId)
   return objectId
 }

@@ -146,12 +146,16 @@ export class SqliteEventLog implements EventLog {
     let results: AppendResult[]
     try {
       results = this.db.transaction(() => batch.map((p) => this.writeOne(p, appendedAt))).immediate()
+      this.objectClaims.settle(true)
     } catch {
+      this.objectClaims.settle(false)
       // One caller's bad write must not fail the others that shared the group commit: retry alone.
       for (const p of batch) {
         try {
           p.resolve(this.db.transaction(() => this.writeOne(p, appendedAt)).immediate())
+          this.objectClaims.settle(true)
         } catch (error) {
+          this.objectClaims.settle(false)
           p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} failed: ${(error as Error).message}`))
         }
       }
