@@ -4,8 +4,8 @@
  * its append transaction, so an append's records and its claims commit together.
  *
  * A claim is never taken back, so an object id once seen claimed in a committed transaction (by
- * this process or any other) stays claimed: the most recently used 100,000 of them are kept in
- * memory, and a claim of one of those is answered "not first" without a statement. Ids claimed in
+ * this process or any other) stays claimed: the most recently used 20,000 of them are kept in
+ * memory (about 3 MB), and a claim of one of those is answered "not first" without a statement. Ids claimed in
  * a transaction join them only once it has committed (`settle`), since a rollback undoes the claim.
  */
 import type { Statement } from 'better-sqlite3'
@@ -13,8 +13,8 @@ import { LRUCache } from 'lru-cache'
 import type { ObjectClaims } from '../../ports/object-claims.js'
 import type { SqliteDatabase } from './database.js'
 
-/** Object ids kept as known to be claimed (about 10 MB at most). */
-const KNOWN_CLAIMS_MAX = 100_000
+/** Object ids kept as known to be claimed: each costs about 150 bytes, and the service's peak RSS has a budget (README § Performance). */
+const KNOWN_CLAIMS_MAX = 20_000
 
 export class SqliteObjectClaims implements ObjectClaims {
   private readonly insert: Statement<[string, string]>
