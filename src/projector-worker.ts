@@ -38,11 +38,12 @@ export type FromWorker = { type: 'projection-stopped'; message: string }
 const WORKER_MAX_BATCH = 1000
 
 /**
- * Work applied in one transaction while behind (the Projector's `maxBatchCost`): a whole read of
- * 1,000 records, even of events with 50 objects. This thread shares nothing with the HTTP server
- * but the CPU, and each commit rewrites the index pages of every object the run touched, so fewer,
- * larger runs cost less: catching up on 44,700 events with 50 objects took 28 s in runs of 16,000
- * and 20 s in runs of 64,000 (README § Performance).
+ * Work applied in one transaction (the Projector's `maxBatchCost`, and here its `headRunCost` too):
+ * a whole read of 1,000 records, even of events with 50 objects. This thread shares nothing with
+ * the HTTP server but the CPU, and each commit rewrites the pages of every object row the run
+ * touched, so fewer, larger runs cost less: catching up on 44,700 events with 50 objects took 28 s
+ * in runs of 16,000 and 20 s in runs of 64,000 (README § Performance, measured when the E2O rows by
+ * object were still an index kept row by row).
  */
 const WORKER_MAX_BATCH_COST = 64_000
 
