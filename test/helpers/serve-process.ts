@@ -8,8 +8,9 @@ import { CLI } from './cli.js'
 import { SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 
 /**
- * Starts `ocelog serve`, with the node flags `npm start` gives it, and `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr is piped, stdout (the
- * service's log lines) is ignored unless `captureLog` pipes it too.
+ * Starts `ocelog serve`, with the node flags `npm start` gives it, and `env` (OCELOG_DATA_DIR, PORT,
+ * HOST, …); stderr is piped, stdout (the service's log lines) is ignored unless `captureLog` pipes
+ * it too.
  */
 export function spawnServe(env: NodeJS.ProcessEnv, captureLog = false): ChildProcess {
   return spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve'], { env, stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'] })

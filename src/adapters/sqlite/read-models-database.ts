@@ -188,10 +188,15 @@ export function readModelIndexes(db: SqliteDatabase): string[] {
   return rows.map((r) => r.name)
 }
 
+/** The query indexes (QUERY_INDEXES) the file lacks: one read of sqlite_schema. */
+function missingQueryIndexes(db: SqliteDatabase): { name: string; sql: string }[] {
+  const present = new Set(readModelIndexes(db))
+  return QUERY_INDEXES.filter((i) => !present.has(i.name))
+}
+
 /** Whether the file holds every query index (QUERY_INDEXES): false during a rebuild, until the replay reaches the head. */
 export function hasQueryIndexes(db: SqliteDatabase): boolean {
-  const present = new Set(readModelIndexes(db))
-  return QUERY_INDEXES.every((i) => present.has(i.name))
+  return missingQueryIndexes(db).length === 0
 }
 
 /**
@@ -199,8 +204,7 @@ export function hasQueryIndexes(db: SqliteDatabase): boolean {
  * @returns the names of the indexes it made (none when all were there: one read of sqlite_schema).
  */
 export function ensureQueryIndexes(db: SqliteDatabase): string[] {
-  const present = new Set(readModelIndexes(db))
-  const missing = QUERY_INDEXES.filter((i) => !present.has(i.name))
+  const missing = missingQueryIndexes(db)
   if (missing.length === 0) return []
   db.transaction(() => {
     for (const index of missing) db.exec(index.sql)

@@ -5,8 +5,9 @@
  *
  * A claim is never taken back, so an object id once seen claimed in a committed transaction (by
  * this process or any other) stays claimed: the most recently used 20,000 of them are kept in
- * memory (about 3 MB), and a claim of one of those is answered "not first" without a statement. Ids claimed in
- * a transaction join them only once it has committed (`settle`), since a rollback undoes the claim.
+ * memory (about 3 MB), and a claim of one of those is answered "not first" without a statement.
+ * Ids claimed in a transaction join them only once it has committed (`settle`), since a rollback
+ * undoes the claim.
  */
 import type { Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'

@@ -38,8 +38,8 @@ const isoOrNull = (ms: number | null): string | null => (ms === null ? null : is
 /**
  * The process map's scratch table, in the connection's TEMP schema (never in the file): one row per
  * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position; the
- * rows of one (event, object) pair, one per qualifier, are adjacent), so that an object's next E2O row is `i + 1` with the same object: a rowid lookup
- * instead of a window function over wide rows. `oid` is the object's row id, `eid` the event's log
+ * rows of one (event, object) pair, one per qualifier, are adjacent), so that an object's next E2O
+ * row is `i + 1` with the same object: a rowid lookup instead of a window function over wide rows. `oid` is the object's row id, `eid` the event's log
  * position, times whole milliseconds since the epoch. Filled and emptied within one synchronous
  * call, so callers never see its rows.
  */
@@ -131,12 +131,8 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
     params.dataset = datasetId
     const type = filter.objectType === undefined ? 'o.type IN (SELECT name FROM rm_object_types WHERE dataset_id = @dataset)' : 'o.type = @objectType'
     if (filter.objectType !== undefined) params.objectType = filter.objectType
-    conditions.push(
-      `e.position IN (SELECT l.position FROM rm_objects o CROSS JOIN rm_object_events l ON l.rid = o.rid
-        WHERE o.did = @did AND ${type} AND o.external_id = @objectId
-        UNION ALL SELECT l.position FROM rm_objects o CROSS JOIN rm_object_events_pending l ON l.rid = o.rid
-        WHERE o.did = @did AND ${type} AND o.external_id = @objectId)`,
-    )
+    const objects = `rid IN (SELECT o.rid FROM rm_objects o WHERE o.did = @did AND ${type} AND o.external_id = @objectId)`
+    conditions.push(`e.position IN (SELECT position FROM (${objectEventsSql(objects)}))`)
   } else if (filter.objectType !== undefined) {
     params.objectType = filter.objectType
     conditions.push('EXISTS (SELECT 1 FROM rm_event_objects l JOIN rm_objects o ON o.rid = l.rid WHERE l.position = e.position AND o.type = @objectType)')
