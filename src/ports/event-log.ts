@@ -38,9 +38,11 @@ export interface EventLog {
    * A record with an idempotency key already recorded in the dataset is not appended (see
    * AppendOutcome; the rule is decideKey in src/core/idempotency.ts), and the check is exact under
    * concurrency: two appends of one key record it once. Only the claims of appended records are taken.
-   * Resolves only once the records are durable (SQLite: committed with synchronous=FULL;
+   * Resolves only once the records are durable (SQLite: committed, then its WAL fdatasynced;
    * EventStoreDB: every append acknowledged). Rejects with LogUnavailableError when the engine
-   * cannot take the write; then no record of this call was acknowledged to the client.
+   * cannot take the write; then no record of this call was acknowledged to the client. (When SQLite
+   * committed but the WAL's fdatasync failed, the records may be in the log though the call
+   * rejects: a retry with the same idempotency keys is then answered as a duplicate.)
    */
   append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult>
 

@@ -1,8 +1,11 @@
 /**
  * EventLog adapter on the embedded SQLite file. Appends are group-committed: every append that
- * arrives within one turn of the event loop is written in one transaction (one fsync under
- * synchronous=FULL), and each caller's promise resolves only after that commit. Object identity
- * claims (SqliteObjectClaims) are taken inside the same transaction (README § Architecture: ids).
+ * arrives within one turn of the event loop is written in one transaction, and each caller's
+ * promise resolves only once that transaction is durable. On a connection set to
+ * synchronous=FULL (openDatabase's), the commit itself runs under NORMAL and the WAL is then
+ * fdatasynced in libuv's thread pool (WalSync), so the event loop serves requests while the disk
+ * syncs, and commits made meanwhile share the next fdatasync. Object identity claims
+ * (SqliteObjectClaims) are taken inside the same transaction (README § Architecture: ids).
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
@@ -13,6 +16,7 @@ import { decodeRecord } from '../../core/record-decoder.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
 import { SqliteObjectClaims } from './sqlite-object-claims.js'
+import { type FdatasyncFn, WalSync } from './wal-sync.js'
 
 interface PendingAppend {
   datasetId: string
@@ -59,6 +63,21 @@ export interface SqliteEventLogOptions {
    * fits its heap (workerHeapMb in embedded-projector.ts).
    */
   readBytesMax?: number
+  /** The WAL's fdatasync (default `fs.fdatasync`): tests pass one they hold or fail. */
+  fdatasync?: FdatasyncFn
+}
+
+/** SQLite's `synchronous` levels (PRAGMA synchronous): NORMAL syncs the WAL only at checkpoints. */
+const SYNCHRONOUS_NORMAL = 1
+const SYNCHRONOUS_FULL = 2
+
+/** Runs a statement that may fail only with the connection (then the next statement says so). */
+function runQuietly(statement: Statement | null): void {
+  try {
+    statement?.run()
+  } catch {
+    // The caller's next statement reports the connection's failure.
+  }
 }
 
 export class SqliteEventLog implements EventLog {
@@ -72,6 +91,10 @@ export class SqliteEventLog implements EventLog {
   private readonly selectAll: Statement<[number, number]>
   private readonly selectStream: Statement<[string, number, number]>
   private readonly pollMs: number
+  /** Null when the connection is not file-backed WAL at FULL or above: then the commit itself is as durable as the connection is set to be. */
+  private readonly walSync: WalSync | null
+  private readonly relaxSync: Statement | null
+  private readonly restoreSync: Statement | null
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -87,6 +110,19 @@ export class SqliteEventLog implements EventLog {
     this.objectClaims = new SqliteObjectClaims(db)
     this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
     this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
+    const level = Number(db.pragma('synchronous', { simple: true }))
+    const wal = String(db.pragma('journal_mode', { simple: true })) === 'wal'
+    if (wal && !db.memory && level >= SYNCHRONOUS_FULL) {
+      this.walSync = new WalSync(`${db.name}-wal`, options.fdatasync)
+      // Only the log's own commits are relaxed: other writes on this connection (the key store's)
+      // keep the connection's level.
+      this.relaxSync = db.prepare(`PRAGMA synchronous = ${String(SYNCHRONOUS_NORMAL)}`)
+      this.restoreSync = db.prepare(`PRAGMA synchronous = ${String(level)}`)
+    } else {
+      this.walSync = null
+      this.relaxSync = null
+      this.restoreSync = null
+    }
   }
 
   append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
@@ -142,31 +178,49 @@ export class SqliteEventLog implements EventLog {
     this.scheduled = false
     const batch = this.pending.splice(0)
     if (batch.length === 0) return
-    const appendedAt = new Date().toISOString()
-    let results: AppendResult[]
-    try {
-      results = this.db.transaction(() => batch.map((p) => this.writeOne(p, appendedAt))).immediate()
-      this.objectClaims.settle(true)
-    } catch {
-      this.objectClaims.settle(false)
-      // One caller's bad write must not fail the others that shared the group commit: retry alone.
-      for (const p of batch) {
-        try {
-          p.resolve(this.db.transaction(() => this.writeOne(p, appendedAt)).immediate())
-          this.objectClaims.settle(true)
-        } catch (error) {
-          this.objectClaims.settle(false)
-          p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} failed: ${(error as Error).message}`))
-        }
+    const committed: Array<{ p: PendingAppend; result: AppendResult }> = []
+    // A connection that cannot take the pragma cannot take the commit either: commit() answers.
+    runQuietly(this.relaxSync)
+    this.commit(batch, committed)
+    runQuietly(this.restoreSync)
+    const answer = (error: Error | null) => {
+      for (const { p, result } of committed) {
+        if (error === null) p.resolve(result)
+        else p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} was not made durable: ${error.message}`))
       }
       this.appended.emit('append')
-      return
     }
-    batch.forEach((p, i) => {
-      const result = results[i]
-      if (result !== undefined) p.resolve(result)
-    })
-    this.appended.emit('append')
+    if (this.walSync === null) answer(null)
+    else this.walSync.request(answer)
+  }
+
+  /**
+   * Writes the group in one transaction, adding each caller and its result to `committed`. When the
+   * transaction fails, one caller's bad write must not fail the others: each is retried alone, and a
+   * caller whose own transaction fails is rejected at once with LogUnavailableError.
+   */
+  private commit(batch: readonly PendingAppend[], committed: Array<{ p: PendingAppend; result: AppendResult }>): void {
+    const appendedAt = new Date().toISOString()
+    try {
+      const results = this.db.transaction(() => batch.map((p) => this.writeOne(p, appendedAt))).immediate()
+      this.objectClaims.settle(true)
+      batch.forEach((p, i) => {
+        const result = results[i]
+        if (result !== undefined) committed.push({ p, result })
+      })
+      return
+    } catch {
+      this.objectClaims.settle(false)
+    }
+    for (const p of batch) {
+      try {
+        committed.push({ p, result: this.db.transaction(() => this.writeOne(p, appendedAt)).immediate() })
+        this.objectClaims.settle(true)
+      } catch (error) {
+        this.objectClaims.settle(false)
+        p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} failed: ${(error as Error).message}`))
+      }
+    }
   }
 
   async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
@@ -220,8 +274,8 @@ export class SqliteEventLog implements EventLog {
   }
 
   /**
-   * Calls `listener` after each commit of this log's appends (one call per group commit), e.g. to
-   * wake a projector in another thread. Returns the function that removes it.
+   * Calls `listener` after each group commit of this log's appends is durable (one call per group
+   * commit, when its callers are answered), e.g. to wake a projector in another thread. Returns the function that removes it.
    */
   onCommit(listener: () => void): () => void {
     this.appended.on('append', listener)
@@ -263,5 +317,6 @@ export class SqliteEventLog implements EventLog {
 
   async close(): Promise<void> {
     if (this.pending.length > 0) this.flush()
+    await this.walSync?.close()
   }
 }

@@ -1,0 +1,178 @@
+/**
+ * The SQLite log's durable group commit (src/adapters/sqlite/wal-sync.ts): the commit runs under
+ * synchronous=NORMAL and the WAL is fdatasynced off the event loop, and a caller is answered only
+ * after an fdatasync that started after its commit. The fdatasync is held by hand here, so that the
+ * order can be observed; a failing disk cannot be made here, so its error is passed in.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import type { FdatasyncFn } from '../../src/adapters/sqlite/wal-sync.js'
+import { LogUnavailableError } from '../../src/ports/event-log.js'
+import { buildObjectUpserted } from '../../src/core/records.js'
+import { testContext } from '../helpers/sqlite.js'
+
+let dir: string
+let db: SqliteDatabase
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ocelog-wal-sync-'))
+  db = openDatabase(dir)
+})
+afterEach(() => {
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** An object upsert record of dataset d1, as the API builds it. */
+const upsert = (id: string) => buildObjectUpserted({ type: 't', id, properties: {} }, testContext('d1'))
+
+/** An fdatasync that runs the real one only when released, one call at a time, in order. */
+function heldFdatasync() {
+  const held: Array<() => void> = []
+  const fds: number[] = []
+  const sync: FdatasyncFn = (fd, callback) => {
+    fds.push(fd)
+    held.push(() => callback(null))
+  }
+  return {
+    sync,
+    fds,
+    get calls() {
+      return fds.length
+    },
+    release() {
+      const next = held.shift()
+      if (next === undefined) throw new Error('no fdatasync is waiting')
+      next()
+    },
+  }
+}
+
+/** Lets the group commit's setImmediate and the promise callbacks run. */
+const turns = async (n = 3) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+const count = () => db.prepare('SELECT count(*) FROM records').pluck().get() as number
+
+/** Whether `p` has settled, without waiting for it. */
+function tracked<T>(p: Promise<T>) {
+  const state = { settled: false, value: undefined as T | undefined, error: undefined as unknown }
+  p.then(
+    (value) => {
+      state.settled = true
+      state.value = value
+    },
+    (error: unknown) => {
+      state.settled = true
+      state.error = error
+    },
+  )
+  return state
+}
+
+describe('SqliteEventLog: durable group commit by fdatasync of the WAL', () => {
+  it('answers an append only after the fdatasync of the WAL that follows its commit, and wakes onCommit listeners then', async () => {
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    let commits = 0
+    log.onCommit(() => commits++)
+    const a = tracked(log.append('d1', [upsert('a')], ['t:a']))
+    await turns()
+    expect(count()).toBe(1) // committed,
+    expect(held.calls).toBe(1) // its fdatasync asked for,
+    expect(a.settled).toBe(false) // and the caller not answered yet
+    expect(commits).toBe(0)
+    expect(existsSync(join(dir, 'ocelog.db-wal'))).toBe(true)
+    held.release()
+    await turns()
+    expect(a.settled).toBe(true)
+    expect(a.value?.positions).toEqual([1])
+    expect([...(a.value?.claimed ?? [])]).toEqual(['t:a'])
+    expect(commits).toBe(1)
+    await log.close()
+  })
+
+  it('lets commits made during an fdatasync share the next one', async () => {
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    const a = tracked(log.append('d1', [upsert('a')], []))
+    await turns()
+    expect(held.calls).toBe(1)
+    // Two more group commits while the first fdatasync runs: they are in the log, unanswered.
+    const b = tracked(log.append('d1', [upsert('b')], []))
+    await turns()
+    const c = tracked(log.append('d1', [upsert('c')], []))
+    await turns()
+    expect(count()).toBe(3)
+    expect(held.calls).toBe(1)
+    held.release()
+    await turns()
+    expect([a.settled, b.settled, c.settled]).toEqual([true, false, false])
+    // One fdatasync for both, started only after the first returned.
+    expect(held.calls).toBe(2)
+    held.release()
+    await turns()
+    expect([b.value?.positions, c.value?.positions]).toEqual([[2], [3]])
+    expect(held.calls).toBe(2)
+    expect(held.fds[0]).toBe(held.fds[1])
+    await log.close()
+  })
+
+  it('keeps the connection at synchronous=FULL outside its own commits (the key store writes on it too)', async () => {
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    const a = log.append('d1', [upsert('a')], [])
+    await turns()
+    expect(db.pragma('synchronous', { simple: true })).toBe(2)
+    held.release()
+    await a
+    await log.close()
+  })
+
+  it('close() waits for the fdatasync in flight', async () => {
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    const a = tracked(log.append('d1', [upsert('a')], []))
+    await turns()
+    const closed = tracked(log.close())
+    await turns()
+    expect(closed.settled).toBe(false)
+    held.release()
+    await turns()
+    expect(a.settled && closed.settled).toBe(true)
+  })
+
+  it('rejects the callers of a failed fdatasync with LogUnavailableError, and every later append too', async () => {
+    let calls = 0
+    const failing: FdatasyncFn = (_fd, callback) => {
+      calls++
+      callback(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
+    }
+    const log = new SqliteEventLog(db, { fdatasync: failing })
+    const first = await log.append('d1', [upsert('a')], []).catch((e: unknown) => e)
+    expect(first).toBeInstanceOf(LogUnavailableError)
+    expect((first as Error).message).toMatch(/append to dataset-d1 was not made durable: fdatasync of .*ocelog\.db-wal failed: EIO/)
+    // Committed, though unconfirmed: a retry with the same idempotency key is then a duplicate.
+    expect(count()).toBe(1)
+    // The page cache's state is unknown after a failed fdatasync: no later append is confirmed.
+    const second = await log.append('d1', [upsert('b')], []).catch((e: unknown) => e)
+    expect(second).toBeInstanceOf(LogUnavailableError)
+    expect(calls).toBe(1)
+    await log.close()
+  })
+
+  it('leaves a connection below synchronous=FULL as it is: no fdatasync, answered after the commit', async () => {
+    db.pragma('synchronous = NORMAL')
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    const result = await log.append('d1', [upsert('a')], [])
+    expect(result.positions).toEqual([1])
+    expect(held.calls).toBe(0)
+    await log.close()
+  })
+})
