@@ -1,11 +1,11 @@
 /**
  * Messages between the benchmark orchestrator (bench/run.ts) and its load generator
- * (bench/load-worker.ts), which runs in a child process so autocannon never shares the
+ * (bench/load-worker.ts), which runs in a child process so the load never shares the
  * orchestrator's event loop.
  */
 import type { Scenario } from './bodies.js'
 
-/** One load run: `durationSec` of autocannon against `baseUrl + path`, after `warmupSec` unrecorded. */
+/** One load run: `durationSec` of load against `baseUrl + path`, after `warmupSec` unrecorded. */
 export interface LoadJob {
   /** Label for progress lines, e.g. `batch @ service`. */
   label: string
@@ -16,8 +16,11 @@ export interface LoadJob {
   connections: number
   durationSec: number
   warmupSec: number
-  /** Requests per second over all connections; unset: as fast as the server answers. */
-  overallRate?: number
+  /**
+   * Requests per second over all connections, each due at its time (open loop, bench/paced-load.ts);
+   * unset: autocannon, as fast as the server answers (closed loop).
+   */
+  pacedRate?: number
   seed: number
   /** Makes the object batch's new ids unique per run. */
   tag: string

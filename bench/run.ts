@@ -278,14 +278,14 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
             const base = await baselineRun(
               worker,
               baseline,
-              job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { overallRate: baseRate, warmupSec: 0 }),
+              job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { pacedRate: baseRate, warmupSec: 0 }),
             )
             m.halfRateBaseline = { ...base, rate: baseRate }
             const run = await serviceRun(
               worker,
               service,
               dirA,
-              job('batch @ service, half rate', service.url, 'batch', token, o, { overallRate: rate, warmupSec: 0 }),
+              job('batch @ service, half rate', service.url, 'batch', token, o, { pacedRate: rate, warmupSec: 0 }),
               o,
             )
             m.halfRate = { ...run, rate }
