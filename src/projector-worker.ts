@@ -22,7 +22,7 @@ import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
 import { createLogger } from './logger.js'
-import { Projector } from './projector.js'
+import { Projector, warnAndResetIfAhead } from './projector.js'
 
 /** What the parent passes as `workerData`. */
 export interface ProjectorWorkerData {
@@ -88,7 +88,9 @@ async function main(): Promise<void> {
   const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
   const log = new SqliteEventLog(db, { readBytesMax: PROJECTOR_READ_BYTES_MAX })
-  const projector = new Projector(log, new SqliteReadModelStore(readModels.db), {
+  const store = new SqliteReadModelStore(readModels.db)
+  await warnAndResetIfAhead(log, store, logger)
+  const projector = new Projector(log, store, {
     logger,
     isUnavailable: isSqliteUnavailable,
     // Reads of 1,000 records (not 2,000): a read of events with 50 objects each is then about

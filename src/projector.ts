@@ -18,6 +18,7 @@ import type { EventLog } from './ports/event-log.js'
 import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from './core/errors.js'
 import type { ReadModelStore } from './ports/read-model-store.js'
 import type { StoredRecord } from './schemas/records.js'
+import type { ProjectionState } from './schemas/projections.js'
 import { chunkByWeight } from './core/chunk.js'
 import { foldRecords } from '../projections/registry.js'
 import { datasetHash, type Shard } from './core/shards.js'
@@ -108,6 +109,45 @@ export function recordCost(record: StoredRecord): number {
 /** Splits records (log order kept) into runs of at most `maxCost` units; a record costlier than that runs alone. */
 export function splitByCost(records: readonly StoredRecord[], maxCost: number): StoredRecord[][] {
   return chunkByWeight(records, recordCost, maxCost)
+}
+
+/**
+ * Read models ahead of their log: projections whose checkpoint is past the log's head. That happens
+ * when the log lost its last records and the read models kept what they had applied of them: on
+ * the embedded default, a power cut after the projector read records whose log commit was not yet
+ * fdatasynced (src/adapters/sqlite/wal-sync.ts), or an older copy of ocelog.db put back beside newer
+ * read models. New appends would then take the lost positions again, and a projector already past
+ * them would never apply them. When any projection is ahead, the store is reset (every read model,
+ * checkpoint and stop dropped), so the projector rebuilds the read models from the log.
+ * @returns the projections that were ahead (empty when none was, and nothing was reset).
+ */
+export async function resetReadModelsAheadOfLog(
+  log: Pick<EventLog, 'lastPosition'>,
+  store: Pick<ReadModelStore, 'projections' | 'reset'>,
+): Promise<ProjectionState[]> {
+  const head = (await log.lastPosition()) ?? 0
+  const ahead = (await store.projections()).filter((p) => p.position !== null && p.position > head)
+  if (ahead.length > 0) await store.reset()
+  return ahead
+}
+
+/**
+ * Resets read models that are ahead of the log (resetReadModelsAheadOfLog), with a warning naming
+ * the checkpoints and the head: the projector then rebuilds them from the log.
+ */
+export async function warnAndResetIfAhead(
+  log: Pick<EventLog, 'lastPosition'>,
+  store: Pick<ReadModelStore, 'projections' | 'reset'>,
+  logger: Pick<Logger, 'warn'>,
+): Promise<void> {
+  const ahead = await resetReadModelsAheadOfLog(log, store)
+  if (ahead.length === 0) return
+  const head = await log.lastPosition()
+  const names = ahead.map((p) => `${p.projection} at ${String(p.position)}`).join(', ')
+  logger.warn(
+    { head, ahead },
+    `read models are ahead of the log (${names}; the log's head is ${String(head ?? 'empty')}): the log lost its last records, so the read models are rebuilt from it`,
+  )
 }
 
 export class Projector {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { Projector, type Shard } from '../../projector.js'
+import { Projector, type Shard, warnAndResetIfAhead } from '../../projector.js'
 import { createLogger } from '../../logger.js'
 import { CliError, withBackends } from '../context.js'
 
@@ -29,6 +29,8 @@ export function registerProject(program: Command): void {
       await withBackends(async (b, cfg) => {
         const logger = createLogger(cfg.logLevel)
         for (const notice of b.notices) logger.info(notice)
+        // A rebuild resets the read models anyway; a run from the checkpoint must not start past the log's head.
+        if (opts.rebuild !== true) await warnAndResetIfAhead(b.log, b.readModels, logger)
         const projector = new Projector(b.log, b.readModels, {
           logger,
           isUnavailable: b.isUnavailable,
