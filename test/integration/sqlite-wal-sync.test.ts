@@ -97,23 +97,24 @@ describe('SqliteEventLog: durable group commit by fdatasync of the WAL', () => {
     await log.close()
   })
 
-  it('lets commits made during an fdatasync share the next one', async () => {
+  it('gathers the appends made during an fdatasync into one commit after it, with one fdatasync of their own', async () => {
     const held = heldFdatasync()
     const log = new SqliteEventLog(db, { fdatasync: held.sync })
     const a = tracked(log.append('d1', [upsert('a')], []))
     await turns()
     expect(held.calls).toBe(1)
-    // Two more group commits while the first fdatasync runs: they are in the log, unanswered.
+    // Two appends in two turns while the first fdatasync runs: they wait, uncommitted.
     const b = tracked(log.append('d1', [upsert('b')], []))
     await turns()
     const c = tracked(log.append('d1', [upsert('c')], []))
     await turns()
-    expect(count()).toBe(3)
+    expect(count()).toBe(1)
     expect(held.calls).toBe(1)
     held.release()
     await turns()
     expect([a.settled, b.settled, c.settled]).toEqual([true, false, false])
-    // One fdatasync for both, started only after the first returned.
+    // Committed together once the first returned, and synced by one fdatasync.
+    expect(count()).toBe(3)
     expect(held.calls).toBe(2)
     held.release()
     await turns()

@@ -83,6 +83,8 @@ function runQuietly(statement: Statement | null): void {
 export class SqliteEventLog implements EventLog {
   private readonly pending: PendingAppend[] = []
   private scheduled = false
+  /** An fdatasync of this log's commit is running (see schedule). */
+  private syncing = false
   private readonly appended = new EventEmitter()
   private readonly readBytesMax: number
   private readonly insertRecord: Statement<[string, string, string, number, string, string, string | null, string | null]>
@@ -138,11 +140,19 @@ export class SqliteEventLog implements EventLog {
         return
       }
       this.pending.push({ datasetId, records, encoded, claims, resolve, reject })
-      if (!this.scheduled) {
-        this.scheduled = true
-        setImmediate(() => this.flush())
-      }
+      this.schedule()
     })
+  }
+
+  /**
+   * Flushes at the next turn of the event loop, unless an fdatasync is running: then the appends
+   * gather until it returns and go in one transaction (the group commit of a log that syncs in
+   * its own thread; committing every turn meanwhile would write the same hot pages again per commit).
+   */
+  private schedule(): void {
+    if (this.scheduled || this.syncing) return
+    this.scheduled = true
+    setImmediate(() => this.flush())
   }
 
   /**
@@ -190,8 +200,16 @@ export class SqliteEventLog implements EventLog {
       }
       this.appended.emit('append')
     }
-    if (this.walSync === null) answer(null)
-    else this.walSync.request(answer)
+    if (this.walSync === null) {
+      answer(null)
+      return
+    }
+    this.syncing = true
+    this.walSync.request((error) => {
+      this.syncing = false
+      answer(error)
+      if (this.pending.length > 0) this.schedule()
+    })
   }
 
   /**
