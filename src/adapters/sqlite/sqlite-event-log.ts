@@ -1,11 +1,11 @@
 /**
- * EventLog adapter on the embedded SQLite file. Appends are group-committed: every append that
- * arrives within one turn of the event loop is written in one transaction, and each caller's
- * promise resolves only once that transaction is durable. On a connection set to
- * synchronous=FULL (openDatabase's), the commit itself runs under NORMAL and the WAL is then
- * fdatasynced in libuv's thread pool (WalSync), so the event loop serves requests while the disk
- * syncs, and commits made meanwhile share the next fdatasync. Object identity claims
- * (SqliteObjectClaims) are taken inside the same transaction (README § Architecture: ids).
+ * EventLog adapter on the embedded SQLite file. Appends are group-committed: the appends that
+ * arrive within one turn of the event loop, or while the previous commit's fdatasync runs, are
+ * written in one transaction, and each caller's promise resolves only once that transaction is
+ * durable. On a connection set to synchronous=FULL (openDatabase's), the commit itself runs under
+ * NORMAL and the WAL is then fdatasynced in libuv's thread pool (WalSync), so the event loop goes
+ * on parsing requests while the disk syncs. Object identity claims (SqliteObjectClaims) are taken
+ * inside the same transaction (README § Architecture: ids).
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
@@ -293,7 +293,8 @@ export class SqliteEventLog implements EventLog {
 
   /**
    * Calls `listener` after each group commit of this log's appends is durable (one call per group
-   * commit, when its callers are answered), e.g. to wake a projector in another thread. Returns the function that removes it.
+   * commit, when its callers are answered), e.g. to wake a projector in another thread. Returns the
+   * function that removes it.
    */
   onCommit(listener: () => void): () => void {
     this.appended.on('append', listener)
