@@ -93,6 +93,21 @@ describe('the embedded projector worker', () => {
     expect(projector.stoppedWith).toBeNull()
   }, 30_000)
 
+  it("runs with the API thread's old generation and a 24 MiB young generation", async () => {
+    const EmbeddedProjector = await loadBuilt()
+    const built = (await import(join(process.cwd(), 'dist/src/embedded-projector.js'))) as { workerHeapMb: () => number; WORKER_YOUNG_GENERATION_MB: number }
+    const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log })
+    projector.start()
+    try {
+      await until(async () => projector.workerLimits !== null, 'the worker to start')
+      expect(built.WORKER_YOUNG_GENERATION_MB).toBe(24)
+      expect(projector.workerLimits).toMatchObject({ maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: built.workerHeapMb() })
+    } finally {
+      await projector.stop()
+    }
+    expect(projector.workerLimits).toBeNull()
+  })
+
   it('stops cleanly, and is not started again after a stop', async () => {
     const EmbeddedProjector = await loadBuilt()
     const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log })
