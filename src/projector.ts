@@ -119,16 +119,17 @@ export function splitByCost(records: readonly StoredRecord[], maxCost: number): 
  * read models. New appends would then take the lost positions again, and a projector already past
  * them would never apply them. When any projection is ahead, the store is reset (every read model,
  * checkpoint and stop dropped), so the projector rebuilds the read models from the log.
- * @returns the projections that were ahead (empty when none was, and nothing was reset).
+ * @returns the log's head (null for an empty log) and the projections that were ahead (empty when
+ *   none was, and nothing was reset).
  */
 export async function resetReadModelsAheadOfLog(
   log: Pick<EventLog, 'lastPosition'>,
   store: Pick<ReadModelStore, 'projections' | 'reset'>,
-): Promise<ProjectionState[]> {
-  const head = (await log.lastPosition()) ?? 0
-  const ahead = (await store.projections()).filter((p) => p.position !== null && p.position > head)
+): Promise<{ head: number | null; ahead: ProjectionState[] }> {
+  const head = await log.lastPosition()
+  const ahead = (await store.projections()).filter((p) => p.position !== null && p.position > (head ?? 0))
   if (ahead.length > 0) await store.reset()
-  return ahead
+  return { head, ahead }
 }
 
 /**
@@ -140,9 +141,8 @@ export async function warnAndResetIfAhead(
   store: Pick<ReadModelStore, 'projections' | 'reset'>,
   logger: Pick<Logger, 'warn'>,
 ): Promise<void> {
-  const ahead = await resetReadModelsAheadOfLog(log, store)
+  const { head, ahead } = await resetReadModelsAheadOfLog(log, store)
   if (ahead.length === 0) return
-  const head = await log.lastPosition()
   const names = ahead.map((p) => `${p.projection} at ${String(p.position)}`).join(', ')
   logger.warn(
     { head, ahead },

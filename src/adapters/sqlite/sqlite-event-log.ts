@@ -83,8 +83,6 @@ function runQuietly(statement: Statement | null): void {
 export class SqliteEventLog implements EventLog {
   private readonly pending: PendingAppend[] = []
   private scheduled = false
-  /** An fdatasync of this log's commit is running (see schedule). */
-  private syncing = false
   private readonly appended = new EventEmitter()
   private readonly readBytesMax: number
   private readonly insertRecord: Statement<[string, string, string, number, string, string, string | null, string | null]>
@@ -150,7 +148,7 @@ export class SqliteEventLog implements EventLog {
    * its own thread; committing every turn meanwhile would write the same hot pages again per commit).
    */
   private schedule(): void {
-    if (this.scheduled || this.syncing) return
+    if (this.scheduled || this.walSync?.busy === true) return
     this.scheduled = true
     setImmediate(() => this.flush())
   }
@@ -204,9 +202,7 @@ export class SqliteEventLog implements EventLog {
       answer(null)
       return
     }
-    this.syncing = true
     this.walSync.request((error) => {
-      this.syncing = false
       answer(error)
       if (this.pending.length > 0) this.schedule()
     })

@@ -54,6 +54,11 @@ export class WalSync {
     if (!this.inFlight) this.start()
   }
 
+  /** Whether an fdatasync is running or requested: a commit made now would wait for the next one. */
+  get busy(): boolean {
+    return this.inFlight || this.waiting.length > 0
+  }
+
   /** Resolves when no fdatasync is running or waiting (then every answered commit is on disk). */
   drained(): Promise<void> {
     if (!this.inFlight && this.waiting.length === 0) return Promise.resolve()
