@@ -2,6 +2,12 @@
  * Port: the append-only log (README § Architecture). One stream per dataset
  * (`dataset-<id>`), positions in one global order. Adapters: SQLite (embedded default),
  * EventStoreDB (production). Contract tests: test/contract/event-log.contract.ts.
+ *
+ * Reads (`readAll`, `readStream`, `tail`) return durable records only, as durable as an
+ * acknowledged append: a projector never applies, and a replay never shows, a record that a crash
+ * could still take from the log. SQLite: a read past what it knows to be on disk waits for an
+ * fdatasync of the WAL (sqlite-event-log.ts); EventStoreDB makes an event readable only once its
+ * write is flushed.
  */
 import type { NewRecord, StoredRecord } from '../schemas/records.js'
 

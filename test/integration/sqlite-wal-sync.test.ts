@@ -12,6 +12,7 @@ import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/dat
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import type { FdatasyncFn } from '../../src/adapters/sqlite/wal-sync.js'
 import { LogUnavailableError } from '../../src/ports/event-log.js'
+import type { StoredRecord } from '../../src/schemas/records.js'
 import { buildObjectUpserted } from '../../src/core/records.js'
 import { testContext } from '../helpers/sqlite.js'
 
@@ -175,5 +176,140 @@ describe('SqliteEventLog: durable group commit by fdatasync of the WAL', () => {
     expect(result.positions).toEqual([1])
     expect(held.calls).toBe(0)
     await log.close()
+  })
+})
+
+/**
+ * A writer and a reader log on two connections to one file, each with its own held fdatasync
+ * (`readerOptions` may give the reader another), closed after `body`.
+ */
+async function withWriterAndReader(
+  body: (w: {
+    writer: SqliteEventLog
+    writerSync: ReturnType<typeof heldFdatasync>
+    reader: SqliteEventLog
+    readerSync: ReturnType<typeof heldFdatasync>
+  }) => Promise<void>,
+  readerOptions: { fdatasync?: FdatasyncFn; pollMs?: number } = {},
+): Promise<void> {
+  const writerSync = heldFdatasync()
+  const writer = new SqliteEventLog(db, { fdatasync: writerSync.sync })
+  const readerDb = openDatabase(dir)
+  const readerSync = heldFdatasync()
+  const reader = new SqliteEventLog(readerDb, { fdatasync: readerSync.sync, ...readerOptions })
+  try {
+    await body({ writer, writerSync, reader, readerSync })
+  } finally {
+    await writer.close()
+    await reader.close()
+    readerDb.close()
+  }
+}
+
+describe('SqliteEventLog: reads return durable records only', () => {
+  it("a reader on another connection gets a writer's committed records only after an fdatasync of the WAL that started after its read", async () => {
+    await withWriterAndReader(async ({ writer, writerSync, reader, readerSync }) => {
+      const a = tracked(writer.append('d1', [upsert('a'), upsert('b')], []))
+      await turns()
+      expect(count()).toBe(2) // committed, not yet on disk (the writer's fdatasync is held)
+      const read = tracked(reader.readAll(null, 10))
+      await turns()
+      expect(readerSync.calls).toBe(1) // the read waits on an fdatasync of the reader's
+      expect(read.settled).toBe(false)
+      readerSync.release()
+      await turns()
+      expect(read.value?.map((r) => r.position)).toEqual([1, 2])
+      expect(a.settled).toBe(false) // the writer's own fdatasync is still held: its caller waits
+      // Known to be on disk now: reading them again, by either read, asks for no fdatasync.
+      expect((await reader.readAll(null, 10)).length).toBe(2)
+      expect((await reader.readStream('d1', null, 10)).map((r) => r.position)).toEqual([1, 2])
+      expect(readerSync.calls).toBe(1)
+      writerSync.release()
+      await turns()
+      expect(a.value?.positions).toEqual([1, 2])
+    })
+  })
+
+  it('reads of what its own answered appends wrote need no fdatasync; an empty read needs none either', async () => {
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    expect(await log.readAll(null, 10)).toEqual([])
+    const a = log.append('d1', [upsert('a')], [])
+    await turns()
+    held.release()
+    expect((await a).positions).toEqual([1])
+    expect((await log.readAll(null, 10)).map((r) => r.position)).toEqual([1])
+    expect((await log.readStream('d1', null, 10)).map((r) => r.position)).toEqual([1])
+    expect(held.calls).toBe(1) // the append's only
+    await log.close()
+  })
+
+  it('a tail yields a committed batch only once it is on disk', async () => {
+    await withWriterAndReader(
+      async ({ writer, writerSync, reader, readerSync }) => {
+        const abort = new AbortController()
+        const a = writer.append('d1', [upsert('a')], [])
+        await turns()
+        const it = reader.tail(null, { signal: abort.signal, maxBatch: 10 })[Symbol.asyncIterator]()
+        const next = tracked(it.next())
+        await turns()
+        expect(readerSync.calls).toBe(1)
+        expect(next.settled).toBe(false)
+        readerSync.release()
+        await turns()
+        expect((next.value?.value as StoredRecord[] | undefined)?.map((r) => r.position)).toEqual([1])
+        abort.abort()
+        writerSync.release()
+        await a
+      },
+      { pollMs: 5 },
+    )
+  })
+
+  it('a read past the durable head fails with LogUnavailableError when the fdatasync fails', async () => {
+    const failing: FdatasyncFn = (_fd, callback) => callback(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }))
+    await withWriterAndReader(
+      async ({ writer, writerSync, reader }) => {
+        const a = writer.append('d1', [upsert('a')], [])
+        await turns()
+        const error = await reader.readAll(null, 10).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(LogUnavailableError)
+        expect((error as Error).message).toMatch(/read of the log up to position 1: its durability is unknown: fdatasync of .*ocelog\.db-wal failed: EIO/)
+        writerSync.release()
+        await a
+      },
+      { fdatasync: failing },
+    )
+  })
+})
+
+describe('SqliteEventLog: the durable head after a read', () => {
+  it('one fdatasync covers every record committed before it, so a catch-up in several reads syncs once', async () => {
+    await withWriterAndReader(async ({ writer, writerSync, reader, readerSync }) => {
+      const a = writer.append('d1', [upsert('a'), upsert('b'), upsert('c')], [])
+      await turns()
+      const first = tracked(reader.readAll(null, 1))
+      await turns()
+      readerSync.release()
+      await turns()
+      expect(first.value?.map((r) => r.position)).toEqual([1])
+      // Positions 2 and 3 were committed before that fdatasync: read on without another.
+      expect((await reader.readAll(1, 1)).map((r) => r.position)).toEqual([2])
+      expect((await reader.readAll(2, 1)).map((r) => r.position)).toEqual([3])
+      expect(readerSync.calls).toBe(1)
+      writerSync.release()
+      await a
+      // A record committed after it needs an fdatasync of its own.
+      const d = writer.append('d1', [upsert('d')], [])
+      await turns()
+      writerSync.release()
+      await d
+      const later = tracked(reader.readAll(3, 10))
+      await turns()
+      expect(readerSync.calls).toBe(2)
+      readerSync.release()
+      await turns()
+      expect(later.value?.map((r) => r.position)).toEqual([4])
+    })
   })
 })

@@ -6,6 +6,13 @@
  * NORMAL and the WAL is then fdatasynced in libuv's thread pool (WalSync), so the event loop goes
  * on parsing requests while the disk syncs. Object identity claims (SqliteObjectClaims) are taken
  * inside the same transaction (README § Architecture: ids).
+ *
+ * Reads return durable records only. A commit is visible to readers before its fdatasync returns
+ * (on this connection, and on every other connection to the file: the projector's worker, `ocelog
+ * project`); so a read that reaches past the highest position this log knows to be on disk waits for
+ * an fdatasync of the WAL that starts after the read (it flushes every connection's frames: they
+ * are one file). A projector therefore never applies, and a replay never shows, a record that a
+ * power cut could still take from the log.
  */
 import { EventEmitter } from 'node:events'
 import type { Statement } from 'better-sqlite3'
@@ -90,11 +97,14 @@ export class SqliteEventLog implements EventLog {
   private readonly objectClaims: SqliteObjectClaims
   private readonly selectAll: Statement<[number, number]>
   private readonly selectStream: Statement<[string, number, number]>
+  private readonly selectHead: Statement<[]>
   private readonly pollMs: number
   /** Null when the connection is not file-backed WAL at FULL or above: then the commit itself is as durable as the connection is set to be. */
   private readonly walSync: WalSync | null
   private readonly relaxSync: Statement | null
   private readonly restoreSync: Statement | null
+  /** Every record at or below this position is known to be on disk (0: none known yet). */
+  private durableHead = 0
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -110,6 +120,7 @@ export class SqliteEventLog implements EventLog {
     this.objectClaims = new SqliteObjectClaims(db)
     this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
     this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
+    this.selectHead = db.prepare('SELECT max(position) AS position FROM records')
     const level = Number(db.pragma('synchronous', { simple: true }))
     const wal = String(db.pragma('journal_mode', { simple: true })) === 'wal'
     if (wal && !db.memory && level >= SYNCHRONOUS_FULL) {
@@ -193,8 +204,10 @@ export class SqliteEventLog implements EventLog {
     runQuietly(this.restoreSync)
     const answer = (error: Error | null) => {
       for (const { p, result } of committed) {
-        if (error === null) p.resolve(result)
-        else p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} was not made durable: ${error.message}`))
+        if (error === null) {
+          for (const position of result.positions) if (position > this.durableHead) this.durableHead = position
+          p.resolve(result)
+        } else p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} was not made durable: ${error.message}`))
       }
       this.appended.emit('append')
     }
@@ -237,8 +250,34 @@ export class SqliteEventLog implements EventLog {
     }
   }
 
+  /**
+   * `records` (ascending positions, as read) once they are all on disk: at once when the last is at
+   * or below the durable head; otherwise after an fdatasync of the WAL that started after they were
+   * read (see the module comment). Without a WalSync (an in-memory file, or a connection below
+   * synchronous=FULL), at once: such a log promises no more durability to readers than to writers.
+   * @throws LogUnavailableError when the fdatasync fails (now or earlier: WalSync's error is sticky).
+   */
+  private durable(records: StoredRecord[]): Promise<StoredRecord[]> {
+    const last = records[records.length - 1]
+    const walSync = this.walSync
+    if (walSync === null || last === undefined || last.position <= this.durableHead) return Promise.resolve(records)
+    // The fdatasync covers every commit visible now, so a catch-up over a long log syncs once, not once per read.
+    const head = Math.max(last.position, (this.selectHead.get() as { position: number | null } | undefined)?.position ?? 0)
+    return new Promise((resolve, reject) => {
+      walSync.request((error) => {
+        if (error !== null) {
+          reject(new LogUnavailableError(`read of the log up to position ${String(last.position)}: its durability is unknown: ${error.message}`))
+          return
+        }
+        if (head > this.durableHead) this.durableHead = head
+        resolve(records)
+      })
+    })
+  }
+
+  /** Durable records only (see `durable`): a read past the durable head waits for an fdatasync of the WAL. */
   async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    if (this.readBytesMax === Number.POSITIVE_INFINITY) return (this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map(rowToRecord)
+    if (this.readBytesMax === Number.POSITIVE_INFINITY) return this.durable((this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map(rowToRecord))
     const out: StoredRecord[] = []
     let bytes = 0
     for (const row of this.selectAll.iterate(after ?? 0, maxCount) as IterableIterator<RecordRow>) {
@@ -246,11 +285,12 @@ export class SqliteEventLog implements EventLog {
       bytes += row.data.length
       if (bytes >= this.readBytesMax) break
     }
-    return out
+    return this.durable(out)
   }
 
+  /** Durable records only, as readAll. */
   async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    return (this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map(rowToRecord)
+    return this.durable((this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map(rowToRecord))
   }
 
   async *tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
@@ -317,7 +357,7 @@ export class SqliteEventLog implements EventLog {
   async lastPosition(datasetId?: string): Promise<number | null> {
     const row = (
       datasetId === undefined
-        ? this.db.prepare('SELECT max(position) AS position FROM records').get()
+        ? this.selectHead.get()
         : this.db.prepare('SELECT max(position) AS position FROM records WHERE stream = ?').get(streamName(datasetId))
     ) as { position: number | null } | undefined
     return row?.position ?? null
