@@ -88,6 +88,8 @@ export class EmbeddedProjector {
   private delay: number
   private restartTimer: NodeJS.Timeout | null = null
   private wakePending = false
+  /** The API thread's log's durable head at its last commit (SqliteEventLog.onCommit). */
+  private durableHead = 0
   private readonly offCommit: () => void
   /** Workers started (the first one included); for tests and logs. */
   starts = 0
@@ -97,12 +99,14 @@ export class EmbeddedProjector {
   constructor(private readonly options: EmbeddedProjectorOptions) {
     this.delay = options.restartDelayMs ?? 100
     // One message per turn of the event loop at most: group commits within it need one wake-up.
-    this.offCommit = options.log.onCommit(() => {
+    // It carries the log's durable head, so the worker's reads up to it need no fdatasync of their own.
+    this.offCommit = options.log.onCommit((durableHead) => {
+      this.durableHead = durableHead
       if (this.wakePending || this.worker === null) return
       this.wakePending = true
       setImmediate(() => {
         this.wakePending = false
-        this.worker?.postMessage({ type: 'appended' } satisfies ToWorker)
+        this.worker?.postMessage({ type: 'appended', durableHead: this.durableHead } satisfies ToWorker)
       })
     })
   }

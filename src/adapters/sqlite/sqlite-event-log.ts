@@ -329,19 +329,25 @@ export class SqliteEventLog implements EventLog {
 
   /**
    * Calls `listener` after each group commit of this log's appends is durable (one call per group
-   * commit, when its callers are answered), e.g. to wake a projector in another thread. Returns the
+   * commit, when its callers are answered), e.g. to wake a projector in another thread. It gets the
+   * durable head: every record at or below that position is on disk (0: none known). Returns the
    * function that removes it.
    */
-  onCommit(listener: () => void): () => void {
-    this.appended.on('append', listener)
-    return () => this.appended.off('append', listener)
+  onCommit(listener: (durableHead: number) => void): () => void {
+    const call = () => listener(this.durableHead)
+    this.appended.on('append', call)
+    return () => this.appended.off('append', call)
   }
 
   /**
    * Wakes this log's `tail` at once, as its own append would: for a tail in another thread than the
    * appends, told of each commit by a message (the embedded projector's worker).
+   * @param durableHead the appending log's durable head (onCommit), when known: reads up to it then
+   *   need no fdatasync of their own. Pass only a position that an fdatasync of this same file
+   *   covered, after that fdatasync returned.
    */
-  wake(): void {
+  wake(durableHead?: number): void {
+    if (durableHead !== undefined && durableHead > this.durableHead) this.durableHead = durableHead
     this.appended.emit('append')
   }
 
