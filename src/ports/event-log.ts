@@ -6,8 +6,9 @@
  * Reads (`readAll`, `readStream`, `tail`) return durable records only, as durable as an
  * acknowledged append: a projector never applies, and a replay never shows, a record that a crash
  * could still take from the log. SQLite: a read past what it knows to be on disk waits for an
- * fdatasync of the WAL (sqlite-event-log.ts); EventStoreDB makes an event readable only once its
- * write is flushed.
+ * fdatasync of the WAL (sqlite-event-log.ts). EventStoreDB: the adapter relies on the server, whose
+ * readers follow its transaction file up to what the writer has flushed (not checked here, for want
+ * of an engine).
  */
 import type { NewRecord, StoredRecord } from '../schemas/records.js'
 
