@@ -23,7 +23,7 @@ export interface EmbeddedProjectorOptions {
    * WAL checkpoints to the worker (`walAutocheckpoint(0)`), so that no request waits for one;
    * SQLite's default (1,000 pages) is back whenever no worker runs.
    */
-  log: Pick<SqliteEventLog, 'onCommit' | 'walAutocheckpoint'>
+  log: Pick<SqliteEventLog, 'onCommit' | 'durablePosition' | 'walAutocheckpoint'>
   /** First back-off after a crash, ms (default 100); it doubles up to `maxRestartDelayMs` (default 30,000). */
   restartDelayMs?: number
   maxRestartDelayMs?: number
@@ -88,8 +88,6 @@ export class EmbeddedProjector {
   private delay: number
   private restartTimer: NodeJS.Timeout | null = null
   private wakePending = false
-  /** The API thread's log's durable head at its last commit (SqliteEventLog.onCommit). */
-  private durableHead = 0
   private readonly offCommit: () => void
   /** Workers started (the first one included); for tests and logs. */
   starts = 0
@@ -99,14 +97,13 @@ export class EmbeddedProjector {
   constructor(private readonly options: EmbeddedProjectorOptions) {
     this.delay = options.restartDelayMs ?? 100
     // One message per turn of the event loop at most: group commits within it need one wake-up.
-    // It carries the log's durable head, so the worker's reads up to it need no fdatasync of their own.
-    this.offCommit = options.log.onCommit((durableHead) => {
-      this.durableHead = durableHead
+    // It carries the log's durable position, so the worker's reads up to it need no fdatasync of their own.
+    this.offCommit = options.log.onCommit(() => {
       if (this.wakePending || this.worker === null) return
       this.wakePending = true
       setImmediate(() => {
         this.wakePending = false
-        this.worker?.postMessage({ type: 'appended', durableHead: this.durableHead } satisfies ToWorker)
+        this.worker?.postMessage({ type: 'appended', durablePosition: options.log.durablePosition } satisfies ToWorker)
       })
     })
   }

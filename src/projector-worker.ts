@@ -7,8 +7,9 @@
  * It also checkpoints the log's WAL (the API thread's connection leaves that to it), and runs at a
  * lower CPU priority than the API thread (Linux: nice 10 for this thread only).
  *
- * Messages from the parent: `{type: 'appended', durableHead}` after each commit of the log (wakes the
- * tail at once; records up to `durableHead` are on disk, so reading them needs no fdatasync here), `{type: 'stop'}` (finishes the run in hand, closes the files, exits). To the parent:
+ * Messages from the parent: `{type: 'appended', durablePosition}` after each commit of the log
+ * (wakes the tail at once; records up to `durablePosition` are on disk, so reading them needs no
+ * fdatasync here), `{type: 'stop'}` (finishes the run in hand, closes the files, exits). To the parent:
  * `{type: 'projection-stopped', message}` when the projection stopped on a record it cannot apply
  * (then the worker exits, and is not restarted: see README § Operations).
  */
@@ -31,7 +32,7 @@ export interface ProjectorWorkerData {
 }
 
 /** Messages between the parent and the worker. */
-export type ToWorker = { type: 'appended'; durableHead: number } | { type: 'stop' }
+export type ToWorker = { type: 'appended'; durablePosition: number } | { type: 'stop' }
 export type FromWorker = { type: 'projection-stopped'; message: string }
 
 /** Records read from the log at once (see the Projector's `maxBatch`). */
@@ -118,7 +119,7 @@ async function main(): Promise<void> {
   const checkpoints = setInterval(checkpointLog, CHECKPOINT_MS)
   const abort = new AbortController()
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'appended') log.wake(message.durableHead)
+    if (message.type === 'appended') log.wake(message.durablePosition)
     else abort.abort()
   })
 

@@ -116,8 +116,8 @@ export function splitByCost(records: readonly StoredRecord[], maxCost: number): 
  * when the log lost its last records and the read models kept what they had applied of them: an
  * older copy of ocelog.db put back beside newer read models, or a disk that acknowledged an
  * fdatasync it did not keep (the log's reads return durable records only, so a power cut alone
- * cannot do it: src/ports/event-log.ts). New appends would then take the lost positions again, and a projector already past
- * them would never apply them. When any projection is ahead, the store is reset (every read model,
+ * cannot do it: src/ports/event-log.ts). New appends would then take the lost positions again,
+ * and a projector already past them would never apply them. When any projection is ahead, the store is reset (every read model,
  * checkpoint and stop dropped), so the projector rebuilds the read models from the log.
  * @returns the log's head (null for an empty log) and the projections that were ahead (empty when
  *   none was, and nothing was reset).

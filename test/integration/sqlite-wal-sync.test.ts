@@ -315,16 +315,16 @@ describe('SqliteEventLog: the durable head after a read', () => {
 })
 
 describe('SqliteEventLog: the durable head passed from the appending log (the embedded projector)', () => {
-  it('onCommit gives the durable head, and a reader woken with it reads up to it without an fdatasync of its own', async () => {
+  it('at each commit the durable position is known, and a reader woken with it reads up to it without an fdatasync of its own', async () => {
     await withWriterAndReader(async ({ writer, writerSync, reader, readerSync }) => {
       const heads: number[] = []
-      writer.onCommit((head) => heads.push(head))
+      writer.onCommit(() => heads.push(writer.durablePosition))
       const a = writer.append('d1', [upsert('a'), upsert('b')], [])
       await turns()
       writerSync.release()
       await a
       expect(heads).toEqual([2])
-      reader.wake(heads[0])
+      reader.wake(writer.durablePosition)
       expect((await reader.readAll(null, 10)).map((r) => r.position)).toEqual([1, 2])
       expect(readerSync.calls).toBe(0)
       // A record past the head it was given still waits for its own fdatasync.

@@ -103,7 +103,7 @@ export class SqliteEventLog implements EventLog {
   private readonly walSync: WalSync | null
   private readonly relaxSync: Statement | null
   private readonly restoreSync: Statement | null
-  /** Every record at or below this position is known to be on disk (0: none known yet). */
+  /** Every record at or below this position is known to be on disk (0: none known yet); see `durablePosition`. */
   private durableHead = 0
 
   constructor(
@@ -205,7 +205,7 @@ export class SqliteEventLog implements EventLog {
     const answer = (error: Error | null) => {
       for (const { p, result } of committed) {
         if (error === null) {
-          for (const position of result.positions) if (position > this.durableHead) this.durableHead = position
+          this.durableHead = Math.max(this.durableHead, ...result.positions)
           p.resolve(result)
         } else p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} was not made durable: ${error.message}`))
       }
@@ -329,25 +329,28 @@ export class SqliteEventLog implements EventLog {
 
   /**
    * Calls `listener` after each group commit of this log's appends is durable (one call per group
-   * commit, when its callers are answered), e.g. to wake a projector in another thread. It gets the
-   * durable head: every record at or below that position is on disk (0: none known). Returns the
+   * commit, when its callers are answered), e.g. to wake a projector in another thread. Returns the
    * function that removes it.
    */
-  onCommit(listener: (durableHead: number) => void): () => void {
-    const call = () => listener(this.durableHead)
-    this.appended.on('append', call)
-    return () => this.appended.off('append', call)
+  onCommit(listener: () => void): () => void {
+    this.appended.on('append', listener)
+    return () => this.appended.off('append', listener)
+  }
+
+  /** The durable head: every record at or below this position is known to be on disk (0: none known yet). */
+  get durablePosition(): number {
+    return this.durableHead
   }
 
   /**
    * Wakes this log's `tail` at once, as its own append would: for a tail in another thread than the
    * appends, told of each commit by a message (the embedded projector's worker).
-   * @param durableHead the appending log's durable head (onCommit), when known: reads up to it then
+   * @param durablePosition the appending log's `durablePosition` (0: none known): reads up to it then
    *   need no fdatasync of their own. Pass only a position that an fdatasync of this same file
    *   covered, after that fdatasync returned.
    */
-  wake(durableHead?: number): void {
-    if (durableHead !== undefined && durableHead > this.durableHead) this.durableHead = durableHead
+  wake(durablePosition: number): void {
+    if (durablePosition > this.durableHead) this.durableHead = durablePosition
     this.appended.emit('append')
   }
 
