@@ -9,6 +9,8 @@ import { freshDatasetId } from './fixtures.js'
 
 export interface KeyStoreHarness {
   keys: KeyStore
+  /** A second store on the same engine and data, as another process (`ocelog keys revoke`) opens it. */
+  peer(): Promise<KeyStore>
   close(): Promise<void>
 }
 
@@ -91,6 +93,49 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreHa
       expect(await keys.revokeKey(k.key_id, '2024-05-04T00:00:00.000Z')).toBe(false)
       expect(await keys.revokeKey('key_missing', '2024-05-04T00:00:00.000Z')).toBe(false)
       expect((await keys.findKey(k.key_id))?.revoked_at).toBe('2024-05-03T00:00:00.000Z')
+    })
+
+    it('sees at once a revoke and a new key written through another store on the same data (a CLI beside the service)', async () => {
+      const peer = await h.peer()
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const k = apiKey(d.id, '2024-05-01T10:00:01.000Z')
+      await keys.createKey(k)
+      // Found twice first, so that a store that keeps keys has kept this one.
+      expect(await keys.findKey(k.key_id)).toEqual(k)
+      expect(await keys.findKey(k.key_id)).toEqual(k)
+      expect(await peer.revokeKey(k.key_id, '2024-05-03T00:00:00.000Z')).toBe(true)
+      expect((await keys.findKey(k.key_id))?.revoked_at).toBe('2024-05-03T00:00:00.000Z')
+
+      const later = apiKey(d.id, '2024-05-01T10:00:02.000Z')
+      expect(await keys.findKey(later.key_id)).toBeNull()
+      await peer.createKey(later)
+      expect(await keys.findKey(later.key_id)).toEqual(later)
+      // And the other way round: this store's own revoke is seen by its next find.
+      expect(await keys.revokeKey(later.key_id, '2024-05-04T00:00:00.000Z')).toBe(true)
+      expect((await keys.findKey(later.key_id))?.revoked_at).toBe('2024-05-04T00:00:00.000Z')
+    })
+
+    it('hands out keys that cannot be changed in place, so that one request cannot alter what the next one sees', async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const k = apiKey(d.id, '2024-05-01T10:00:01.000Z', ['ingest:write'])
+      await keys.createKey(k)
+      const found = await keys.findKey(k.key_id)
+      if (found === null) throw new Error('key not found')
+      // A frozen key throws in strict mode; a fresh copy per find takes the change harmlessly.
+      const attempt = (change: () => void) => {
+        try {
+          change()
+        } catch {
+          // refused: what the next find returns is checked below
+        }
+      }
+      attempt(() => found.scopes.push('process:read'))
+      attempt(() => {
+        found.revoked_at = 'tampered'
+      })
+      expect(await keys.findKey(k.key_id)).toEqual(k)
     })
   })
 }

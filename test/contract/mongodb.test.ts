@@ -104,6 +104,9 @@ describe.skipIf(!engine.available)('MongoDB', () => {
     await keys.createIndexes()
     return {
       keys,
+      async peer() {
+        return new MongoKeyStore(db)
+      },
       async close() {
         await keys.close()
         await db.dropDatabase()

@@ -22,11 +22,12 @@ import { overriding } from '../helpers/override.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
 
 /** ocelog.db and read-models.db in a fresh temp folder. */
-function tempDatabase(): { db: SqliteDatabase; rmDb: SqliteDatabase; remove(): void } {
+function tempDatabase(): { dir: string; db: SqliteDatabase; rmDb: SqliteDatabase; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'ocelog-contract-'))
   const db = openDatabase(dir)
   const rmDb = openReadModelsDatabase(dir).db
   return {
+    dir,
     db,
     rmDb,
     remove() {
@@ -65,10 +66,18 @@ readModelStoreContract('SQLite', async () => {
 keyStoreContract('SQLite', async () => {
   const t = tempDatabase()
   const keys = new SqliteKeyStore(t.db)
+  const peers: SqliteDatabase[] = []
   return {
     keys,
+    async peer() {
+      // Its own connection to the same file, as `ocelog keys` opens it beside a running service.
+      const db = openDatabase(t.dir)
+      peers.push(db)
+      return new SqliteKeyStore(db)
+    },
     async close() {
       await keys.close()
+      for (const db of peers) db.close()
       t.remove()
     },
   }

@@ -19,9 +19,23 @@ function toKey(row: KeyRow): ApiKey {
   return { ...row, scopes: JSON.parse(row.scopes) as Scope[] }
 }
 
+/** Keys kept by one store (found keys only, so unknown key ids sent at random cannot grow it). */
+const CACHED_KEYS_MAX = 10_000
+
 export class SqliteKeyStore implements KeyStore {
-  /** findKey runs on every request (auth): its statement is prepared once. */
+  /** findKey runs on every request (auth): its statements are prepared once. */
   private selectKey: Statement<[string], KeyRow> | null = null
+  private dataVersion: Statement<[], number> | null = null
+  /**
+   * Keys found, valid while the file's `PRAGMA data_version` stays what it was when they were
+   * read: SQLite changes it on this connection whenever another connection (another process,
+   * such as `ocelog keys revoke`) commits to the file. This store's own writes (createKey,
+   * revokeKey) empty it themselves, since the pragma does not count a connection's own commits.
+   * So a revoke is seen by the next request, as the spec's 401 asks, and a request costs one pragma
+   * instead of a read of `api_keys` (README § Performance).
+   */
+  private readonly cached = new Map<string, ApiKey>()
+  private cachedAt: number | null = null
 
   constructor(private readonly db: SqliteDatabase) {}
 
@@ -45,10 +59,26 @@ export class SqliteKeyStore implements KeyStore {
       .run(key.key_id, key.name, key.dataset_id, JSON.stringify(key.scopes), key.secret_hash, key.created_at, key.revoked_at)
   }
 
+  /** The key, from the cache while no other connection has committed to the file since it was read (see `cached`). */
   async findKey(keyId: string): Promise<ApiKey | null> {
+    this.dataVersion ??= this.db.prepare<[], number>('PRAGMA data_version').pluck()
+    const version = this.dataVersion.get() ?? null
+    if (version !== this.cachedAt) {
+      this.cached.clear()
+      this.cachedAt = version
+    }
+    const hit = this.cached.get(keyId)
+    if (hit !== undefined) return hit
     this.selectKey ??= this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_id = ?')
     const row = this.selectKey.get(keyId)
-    return row === undefined ? null : toKey(row)
+    if (row === undefined) return null
+    const key = toKey(row)
+    // Shared by every request that presents the key: nobody may change it in place.
+    Object.freeze(key.scopes)
+    Object.freeze(key)
+    if (this.cached.size >= CACHED_KEYS_MAX) this.cached.clear()
+    this.cached.set(keyId, key)
+    return key
   }
 
   async listKeys(): Promise<ApiKey[]> {
@@ -56,7 +86,9 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revokeKey(keyId: string, at: string): Promise<boolean> {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(at, keyId).changes === 1
+    const revoked = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(at, keyId).changes === 1
+    this.cached.clear()
+    return revoked
   }
 
   async close(): Promise<void> {}
