@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { foldRecords } from '../../projections/registry.js'
 import { datasetHash, Projector } from '../../src/projector.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { ensureQueryIndexes, openReadModelsDatabase, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
+import { ensureQueryIndexes, openReadModelsDatabase, PENDING_E2O, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/core/ingest.js'
@@ -157,15 +157,43 @@ describe('Projector on SQLite', () => {
     expect(await sqliteRows(rmDb)('ds1')).toEqual(before)
   })
 
-  /** E2O rows as [position, rid, qualifier, time] from the by-event table, the merged by-object table and the pending one. */
+  /** E2O rows as [position, rid, qualifier, time]: by event, merged by object, and by event past the merge watermark (pending). */
   function e2oTables() {
     const rows = (sql: string) => (rmDb.prepare(sql).raw().all() as unknown[][]).map((r) => JSON.stringify(r)).sort()
     return {
       byEvent: rows('SELECT position, rid, qualifier, time FROM rm_event_objects'),
       merged: rows('SELECT position, rid, qualifier, time FROM rm_object_events'),
-      pending: rows('SELECT position, rid, qualifier, time FROM rm_object_events_pending'),
+      pending: rows(`SELECT position, rid, qualifier, time FROM rm_event_objects WHERE ${PENDING_E2O}`),
     }
   }
+
+  it('merges by object the E2O rows of sharded projectors, whose positions interleave, each once', async () => {
+    await store.atHead()
+    await seed('ds1')
+    await seed('ds2')
+    await seed('ds3')
+    // Shard 0 runs first and merges what it wrote (every run merges); shard 1 then writes rows at
+    // positions below the ones already merged: they must still be pending, then merged.
+    const merging = new SqliteReadModelStore(rmDb, { e2oMergeRows: 1 })
+    const shards = [0, 1].map((index) => new Projector(log, merging, { shard: { index, count: 2 } }))
+    const first = shards[0]
+    const second = shards[1]
+    if (first === undefined || second === undefined) throw new Error('two shards')
+    await first.catchUp()
+    const afterFirst = e2oTables()
+    expect(afterFirst.pending).toEqual([])
+    expect(afterFirst.merged).toEqual(afterFirst.byEvent)
+    const positionsOf = (rows: string[]) => rows.map((r) => (JSON.parse(r) as number[])[0] ?? 0)
+    await second.catchUp()
+    const afterSecond = e2oTables()
+    expect(afterSecond.byEvent).toHaveLength(12) // 3 datasets × 2 events × 2 objects
+    expect(afterSecond.merged).toEqual(afterSecond.byEvent)
+    // The shards' positions do interleave, so the second shard wrote below the first one's merged rows.
+    expect(Math.min(...positionsOf(afterSecond.byEvent.filter((r) => !afterFirst.byEvent.includes(r))))).toBeLessThan(
+      Math.max(...positionsOf(afterFirst.byEvent)),
+    )
+    for (const d of ['ds1', 'ds2', 'ds3']) expect((await sqliteRows(rmDb)(d).then((r) => r.eventObjects)).length).toBe(4)
+  })
 
   it('keeps every E2O row by object once, merged or pending, and merges the pending rows in bulk', async () => {
     // A current file (its query indexes made) and a store that merges once 3 rows are pending.

@@ -25,8 +25,11 @@ export const READ_MODELS_FILE = 'read-models.db'
  * events are keyed by their log position, and times are stored as milliseconds since the epoch.
  * 3: E2O rows by object in a table of their own, merged in bulk (`rm_object_events`, with
  * `rm_object_events_pending`), in place of an index on `rm_event_objects` kept row by row.
+ * 4: E2O rows by event in the order they were written (`rm_event_objects.seq`), each event naming
+ * its first row (`rm_events.e2o_first`); the rows not yet merged by object are those past a
+ * watermark (`rm_object_events_merged`), so the pending table and its copy of every row are gone.
  */
-export const READ_MODELS_SCHEMA_VERSION = 3
+export const READ_MODELS_SCHEMA_VERSION = 4
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -44,16 +47,23 @@ const CACHE_KIB = 16 * 1024
  *   milliseconds, so this is exact); readers turn them back into ISO 8601.
  * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
  *
- * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`, keyed
- * by log position, so appended in key order) and by object (`rm_object_events`, keyed by object,
- * time and position: each object's events in order, which the process map and an object's trace
- * read). Kept row by row, the by-object order costs a random page per object per transaction, the
- * largest part of a projector's work under live load (README § Performance). So the projector
- * appends each E2O row to `rm_object_events_pending` too (no key: appended), and moves the pending
- * rows into `rm_object_events` in bulk, sorted, once enough have gathered (E2O_MERGE_ROWS); a page
- * of `rm_object_events` is then written once per merge instead of once per transaction. Readers
- * take an object's E2O rows from both tables (`rm_object_events` UNION ALL the pending rows, at
- * most a merge's worth, scanned).
+ * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
+ * by object (`rm_object_events`, keyed by object, time and position: each object's events in
+ * order, which the process map and an object's trace read). Kept row by row, the by-object order
+ * costs a random page per object per transaction, the largest part of a projector's work under live
+ * load (README § Performance). So:
+ * - `rm_event_objects` is written in append order: each row gets the next `seq` (its rowid) when it
+ *   is written, and an event's rows are consecutive, from `rm_events.e2o_first`, `rm_events.e2o`
+ *   of them; readers take an event's rows as that rowid range, with no index to keep;
+ * - the projector moves the rows past the watermark `rm_object_events_merged.through` into
+ *   `rm_object_events` in bulk, sorted, once enough have gathered (E2O_MERGE_ROWS), and moves the
+ *   watermark in the same transaction; a page of `rm_object_events` is then written once per merge
+ *   instead of once per transaction. Readers take an object's E2O rows from both (`rm_object_events`
+ *   UNION ALL the rows past the watermark: at most a merge's worth, scanned; objectEventsSql).
+ * Since `seq` follows the order of writing, not of log positions, rows written by sharded projectors
+ * (interleaved positions) are past the watermark until a merge takes them, whichever shard wrote
+ * them. A record's rows are written once: its run's transaction moves the projector's checkpoint
+ * past it (apply's checkpoint check), and shards take disjoint datasets.
  *
  * The tables, with the keys and the one index the projector itself reads (objects by object_id).
  * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
@@ -94,19 +104,19 @@ CREATE TABLE rm_object_changes (
 CREATE TABLE rm_events (
   position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
   time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
-  e2o INTEGER NOT NULL, received_at TEXT NOT NULL
+  e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at TEXT NOT NULL
 );
 CREATE TABLE rm_event_objects (
-  position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL,
-  PRIMARY KEY (position, rid, qualifier)
-) WITHOUT ROWID;
+  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL
+);
 CREATE TABLE rm_object_events (
   rid INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL,
   PRIMARY KEY (rid, time, position, qualifier)
 ) WITHOUT ROWID;
-CREATE TABLE rm_object_events_pending (
-  rid INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL
+CREATE TABLE rm_object_events_merged (
+  one INTEGER PRIMARY KEY CHECK (one = 1), through INTEGER NOT NULL
 );
+INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
   rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier)
@@ -143,7 +153,7 @@ const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
 ]
 
 /**
- * Pending E2O rows (`rm_object_events_pending`) at which a projector's transaction moves them into
+ * Pending E2O rows (`rm_event_objects` past the watermark) at which a projector's transaction moves them into
  * `rm_object_events` (mergeObjectEvents). Larger: fewer writes of each page of `rm_object_events`;
  * smaller: fewer rows that readers scan. 100,000 rows are about 4 MB, 2,000 events with 50 objects.
  */
@@ -153,33 +163,64 @@ export const E2O_MERGE_ROWS = 100_000
 export const E2O_MERGE_ROWS_AT_HEAD = 2_000
 
 /**
+ * The condition that an `rm_event_objects` row (alias `rows`) is one of the event `event`'s (an
+ * `rm_events` alias): its rowid range, from `e2o_first`, `e2o` rows.
+ */
+export const EVENT_E2O_ROWS = (rows: string, event: string): string => `${rows}.seq BETWEEN ${event}.e2o_first AND ${event}.e2o_first + ${event}.e2o - 1`
+
+/** The E2O rows by event that are not yet merged by object: `seq` past the watermark (a rowid range). */
+export const PENDING_E2O = 'seq > (SELECT through FROM rm_object_events_merged)'
+
+/**
  * The E2O rows by object as readers take them (README § Read models: the embedded layout): the
- * merged rows and the pending ones, each with `rid`, `time`, `position` and `qualifier`. `where`
- * is a condition on those columns (e.g. `rid = @rid`), pushed into both arms.
+ * merged rows and the pending ones (PENDING_E2O), each with `rid`, `time`, `position` and
+ * `qualifier`. `where` is a condition on those columns (e.g. `rid = @rid`), pushed into both arms.
  */
 export function objectEventsSql(where: string): string {
   return `SELECT rid, time, position, qualifier FROM rm_object_events WHERE ${where}
-    UNION ALL SELECT rid, time, position, qualifier FROM rm_object_events_pending WHERE ${where}`
+    UNION ALL SELECT rid, time, position, qualifier FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
 }
 
-/** Rows of `rm_object_events_pending`: its largest rowid, since mergeObjectEvents only ever empties it whole (then rowids start at 1 again). */
+/** The watermark and the last `seq` written. */
+function e2oSpan(db: SqliteDatabase): { through: number; last: number } {
+  const row = db
+    .prepare<[], { through: number; last: number }>(
+      'SELECT (SELECT through FROM rm_object_events_merged) AS through, coalesce((SELECT max(seq) FROM rm_event_objects), 0) AS last',
+    )
+    .get()
+  return { through: row?.through ?? 0, last: row?.last ?? 0 }
+}
+
+/** E2O rows written and not yet merged by object (past the watermark). */
 export function pendingObjectEvents(db: SqliteDatabase): number {
-  const row = db.prepare<[], { n: number | null }>('SELECT max(rowid) AS n FROM rm_object_events_pending').get()
-  return row?.n ?? 0
+  const { through, last } = e2oSpan(db)
+  return Math.max(0, last - through)
 }
 
 /**
- * Moves every pending E2O row into `rm_object_events`, sorted by its key so that each page is
- * written once, and empties the pending table. Runs inside the caller's transaction (readers see
- * the rows in one table or the other, never in both nor in neither).
- * @returns the rows moved.
+ * The `seq` of the next E2O row: after every row written and after the watermark (so that no row is
+ * ever written at or below a watermark, even if rows past it were removed).
+ */
+export function nextE2oSeq(db: SqliteDatabase): number {
+  const { through, last } = e2oSpan(db)
+  return Math.max(through, last) + 1
+}
+
+/**
+ * Copies every pending E2O row into `rm_object_events`, sorted by its key so that each page is
+ * written once, and moves the watermark past them. Runs inside the caller's transaction (readers
+ * see each row merged or pending, never both nor neither).
+ * @returns the rows merged.
  */
 export function mergeObjectEvents(db: SqliteDatabase): number {
+  const { through, last } = e2oSpan(db)
+  if (last <= through) return 0
   db.prepare(
     `INSERT OR IGNORE INTO rm_object_events (rid, time, position, qualifier)
-     SELECT rid, time, position, qualifier FROM rm_object_events_pending ORDER BY rid, time, position, qualifier`,
-  ).run()
-  return db.prepare('DELETE FROM rm_object_events_pending').run().changes
+     SELECT rid, time, position, qualifier FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, time, position, qualifier`,
+  ).run(through, last)
+  db.prepare('UPDATE rm_object_events_merged SET through = ?').run(last)
+  return last - through
 }
 
 /** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
@@ -271,7 +312,7 @@ const TABLES = [
   'rm_events',
   'rm_event_objects',
   'rm_object_events',
-  'rm_object_events_pending',
+  'rm_object_events_merged',
   'rm_object_relationships',
 ]
 

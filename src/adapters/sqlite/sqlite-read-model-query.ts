@@ -30,7 +30,7 @@ import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
-import { epochMsOf, isoOfEpochMs, objectEventsSql, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, PENDING_E2O, qualifierOf } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
@@ -51,8 +51,8 @@ const SEQUENCE_TABLE = `CREATE TEMP TABLE IF NOT EXISTS process_map_sequence (
  * SQL that fills the scratch table from the read models: the dataset's objects (of the asked
  * types), each with its E2O rows in the window in (timestamp, position) order. The rows come from
  * the merged E2O rows by object (`rm_object_events`, read in key order from each object) and the
- * pending ones (`rm_object_events_pending`, read-models-database.ts), sorted together, each joined
- * to its event by position.
+ * pending ones (`rm_event_objects` past the merge watermark, read-models-database.ts), sorted
+ * together, each joined to its event by position.
  */
 function sequenceSql(window: TimeWindow, typeCount: number): string {
   const conditions = ['o.did = @did']
@@ -67,10 +67,10 @@ function sequenceSql(window: TimeWindow, typeCount: number): string {
     CROSS JOIN rm_events e ON e.position = l.position
   WHERE ${where}
   UNION ALL
-  SELECT ${columns} FROM rm_object_events_pending l
+  SELECT ${columns} FROM rm_event_objects l
     CROSS JOIN rm_objects o ON o.rid = l.rid
     CROSS JOIN rm_events e ON e.position = l.position
-  WHERE ${where}
+  WHERE l.${PENDING_E2O} AND ${where}
   ORDER BY ot, ext, t, eid`
 }
 
@@ -135,7 +135,7 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
     conditions.push(`e.position IN (SELECT position FROM (${objectEventsSql(objects)}))`)
   } else if (filter.objectType !== undefined) {
     params.objectType = filter.objectType
-    conditions.push('EXISTS (SELECT 1 FROM rm_event_objects l JOIN rm_objects o ON o.rid = l.rid WHERE l.position = e.position AND o.type = @objectType)')
+    conditions.push(`EXISTS (SELECT 1 FROM rm_event_objects l JOIN rm_objects o ON o.rid = l.rid WHERE ${EVENT_E2O_ROWS('l', 'e')} AND o.type = @objectType)`)
   }
   return { where: conditions.join(' AND '), params }
 }
@@ -235,7 +235,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         `SELECT o.object_id, o.type, o.external_id AS id, r.shared_events
          FROM (SELECT other.rid, COUNT(DISTINCT other.position) AS shared_events
                FROM (${objectEventsSql('rid = @rid')}) me
-                 CROSS JOIN rm_event_objects other ON other.position = me.position AND other.rid <> me.rid
+                 CROSS JOIN rm_events e ON e.position = me.position
+                 CROSS JOIN rm_event_objects other ON ${EVENT_E2O_ROWS('other', 'e')} AND other.rid <> me.rid
                GROUP BY other.rid) AS r
            JOIN rm_objects o ON o.rid = r.rid
          ORDER BY r.shared_events DESC, o.type, o.external_id LIMIT @limit`,
@@ -301,9 +302,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (page.length > 0) {
       const linkRows = this.db
         .prepare(
-          `SELECT l.position, o.object_id, o.type, o.external_id AS id, l.qualifier FROM rm_event_objects l JOIN rm_objects o ON o.rid = l.rid
-           WHERE l.position IN (SELECT value FROM json_each(?))
-           ORDER BY l.position, o.type, o.external_id, l.qualifier`,
+          `SELECT e.position, o.object_id, o.type, o.external_id AS id, l.qualifier
+           FROM rm_events e CROSS JOIN rm_event_objects l ON ${EVENT_E2O_ROWS('l', 'e')} JOIN rm_objects o ON o.rid = l.rid
+           WHERE e.position IN (SELECT value FROM json_each(?))
+           ORDER BY e.position, o.type, o.external_id, l.qualifier`,
         )
         .all(JSON.stringify(page.map((e) => e.position))) as (EventObjectLink & { position: number; qualifier: string })[]
       for (const { position, qualifier, ...link } of linkRows) {

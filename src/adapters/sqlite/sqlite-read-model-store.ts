@@ -21,6 +21,7 @@ import {
   epochMsOf,
   hasQueryIndexes,
   mergeObjectEvents,
+  nextE2oSeq,
   pendingObjectEvents,
   remakeReadModels,
   storedQualifier,
@@ -78,13 +79,13 @@ function prepareApplyStatements(db: SqliteDatabase) {
   const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4)
   const putEvents = new MultiRowStatement(
     db,
-    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type, time, end_time, properties, objects_count, e2o, received_at) VALUES',
-    10,
+    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
+    11,
   )
-  const putE2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_event_objects (position, rid, qualifier, time) VALUES', 4, '', 200)
-  // The same rows by object, pending their bulk merge into rm_object_events (read-models-database.ts).
-  const putPendingE2O = new MultiRowStatement(db, 'INSERT INTO rm_object_events_pending (position, rid, qualifier, time) VALUES', 4, '', 200)
+  // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
+  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier, time) VALUES', 5, '', 200)
   const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
+  const eventsBetween = db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck()
   const getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
   const putCheckpoint = db.prepare(
     `INSERT INTO rm_checkpoints (projector, position, updated_at) VALUES (?, ?, ?)
@@ -110,7 +111,7 @@ function prepareApplyStatements(db: SqliteDatabase) {
     putChanges,
     putEvents,
     putE2O,
-    putPendingE2O,
+    eventsBetween,
     putO2O,
     getCheckpoint,
     putCheckpoint,
@@ -200,15 +201,17 @@ function ridLookup(st: ApplyStatements, rids: Map<string, number>): (objectId: s
 }
 
 /**
- * A run's E2O rows as the tables keep them, `[position, rid, qualifier, time]`: one per distinct
- * (event, object, qualifier), in log order (an event that names an object twice with one qualifier
- * gives one row), with the time as epoch milliseconds.
+ * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier, time]`: one
+ * per distinct (event, object, qualifier), in log order (an event that names an object twice with
+ * one qualifier gives one row), numbered from `firstSeq`, with the time as epoch milliseconds. An
+ * event's rows are consecutive.
  */
 function e2oRows(
   links: readonly { position: number; object_id: string; qualifier: string | null; event_time: string }[],
   ridOf: (objectId: string) => number,
-): [number, number, string, number][] {
-  const rows: [number, number, string, number][] = []
+  firstSeq: number,
+): [number, number, number, string, number][] {
+  const rows: [number, number, number, string, number][] = []
   let seen = new Set<string>()
   let position = -1
   // An event's E2O rows are adjacent and share its time: parsed once per event.
@@ -224,16 +227,32 @@ function e2oRows(
     const key = `${String(rid)}\u0000${qualifier}`
     if (seen.has(key)) continue
     seen.add(key)
-    rows.push([position, rid, qualifier, time])
+    rows.push([firstSeq + rows.length, position, rid, qualifier, time])
   }
   return rows
 }
 
-/** E2O rows per event position, of rows from e2oRows. */
-function e2oCounts(rows: readonly (readonly [number, ...unknown[]])[]): Map<number, number> {
-  const counts = new Map<number, number>()
-  for (const [position] of rows) counts.set(position, (counts.get(position) ?? 0) + 1)
-  return counts
+/** The positions of a run's events that rm_events already holds (one read of the run's position range, usually empty). */
+function writtenEvents(st: ApplyStatements, events: readonly { position: number }[]): Set<number> {
+  if (events.length === 0) return new Set()
+  let low = Number.POSITIVE_INFINITY
+  let high = Number.NEGATIVE_INFINITY
+  for (const e of events) {
+    low = Math.min(low, e.position)
+    high = Math.max(high, e.position)
+  }
+  return new Set(st.eventsBetween.all(low, high))
+}
+
+/** Per event position, of rows from e2oRows: the seq of its first row and how many it has. */
+function e2oSpans(rows: readonly (readonly [number, number, ...unknown[]])[]): Map<number, { first: number; count: number }> {
+  const spans = new Map<number, { first: number; count: number }>()
+  for (const [seq, position] of rows) {
+    const span = spans.get(position)
+    if (span === undefined) spans.set(position, { first: seq, count: 1 })
+    else span.count += 1
+  }
+  return spans
 }
 
 export interface SqliteReadModelStoreOptions {
@@ -293,10 +312,17 @@ export class SqliteReadModelStore implements ReadModelStore {
       const ridOf = ridLookup(st, rids)
 
       st.putChanges.run(changes.objectChanges.map((c) => [ridOf(c.object_id), c.position, c.time, JSON.stringify(c.attributes)]))
-      const e2oRowsOfRun = e2oRows(changes.eventObjects, ridOf)
-      const e2o = e2oCounts(e2oRowsOfRun)
+      // Events another projector has written (the replay rule: every write is idempotent) keep their
+      // rows: rm_event_objects has no key that would ignore a second copy of an event's E2O rows.
+      const written = writtenEvents(st, changes.events)
+      const events = written.size === 0 ? changes.events : changes.events.filter((e) => !written.has(e.position))
+      const links = written.size === 0 ? changes.eventObjects : changes.eventObjects.filter((l) => !written.has(l.position))
+      // Read inside the write transaction: no other writer can take the same seqs.
+      const firstSeq = nextE2oSeq(db)
+      const e2oRowsOfRun = e2oRows(links, ridOf, firstSeq)
+      const e2o = e2oSpans(e2oRowsOfRun)
       st.putEvents.run(
-        changes.events.map((e) => [
+        events.map((e) => [
           e.position,
           didOf(e.dataset_id),
           e.event_id,
@@ -305,12 +331,13 @@ export class SqliteReadModelStore implements ReadModelStore {
           e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
           JSON.stringify(e.properties),
           e.objects_count,
-          e2o.get(e.position) ?? 0,
+          e2o.get(e.position)?.count ?? 0,
+          // An event without rows (none in practice: every event names an object) gets an empty range.
+          e2o.get(e.position)?.first ?? firstSeq + e2oRowsOfRun.length,
           e.received_at,
         ]),
       )
       st.putE2O.run(e2oRowsOfRun)
-      st.putPendingE2O.run(e2oRowsOfRun)
       if (!bulk && e2oRowsOfRun.length > 0 && pendingObjectEvents(db) >= this.e2oMergeRows) mergeObjectEvents(db)
       st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
       st.putCheckpoint.run(name, to, new Date().toISOString())
