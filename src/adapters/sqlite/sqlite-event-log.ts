@@ -113,8 +113,10 @@ export class SqliteEventLog implements EventLog {
     this.pollMs = options.pollMs ?? 250
     this.readBytesMax = options.readBytesMax ?? Number.POSITIVE_INFINITY
     this.appended.setMaxListeners(0)
+    // A record whose key the dataset's stream holds already is not inserted (changes: 0): writeOne then reads the holder.
     this.insertRecord = db.prepare(
-      'INSERT INTO records (stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO records (stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dataset_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
     )
     this.selectByKey = db.prepare('SELECT * FROM records WHERE dataset_id = ? AND idempotency_key = ?')
     this.objectClaims = new SqliteObjectClaims(db)
@@ -165,9 +167,11 @@ export class SqliteEventLog implements EventLog {
   }
 
   /**
-   * Writes one caller's records inside the group's transaction. A record's key is looked up in that
-   * same transaction (the unique index backs it), so the check is exact under concurrency, and a
-   * key repeated within one append is recorded by its first record.
+   * Writes one caller's records inside the group's transaction. A record with a key is inserted
+   * unless the unique index on (dataset, key) holds the key already; only then is the record that
+   * holds it read, to tell a duplicate from a conflict (decideKey). Both happen in that same
+   * transaction, so the check is exact under concurrency, and a key repeated within one append is
+   * recorded by its first record. A new key costs one descent of the index, not a read and a write.
    */
   private writeOne(p: PendingAppend, appendedAt: string): AppendResult {
     const stream = streamName(p.datasetId)
@@ -175,19 +179,22 @@ export class SqliteEventLog implements EventLog {
     const outcomes: AppendOutcome[] = []
     const appended: NewRecord[] = []
     p.records.forEach((r, i) => {
-      const row = r.idempotency === undefined ? undefined : (this.selectByKey.get(p.datasetId, r.idempotency.key) as RecordRow | undefined)
-      const original = row === undefined ? undefined : rowToRecord(row)
-      const decision = decideKey(r.idempotency, original?.idempotency)
-      if (decision === 'duplicate' && original !== undefined) outcomes.push({ kind: 'duplicate', original })
-      else if (decision === 'conflict') outcomes.push({ kind: 'conflict', key: r.idempotency?.key ?? '' })
-      else {
-        const key = r.idempotency?.key ?? null
-        const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, p.encoded[i] ?? '', appendedAt, key, r.idempotency?.fingerprint ?? null)
+      const key = r.idempotency?.key ?? null
+      const info = this.insertRecord.run(stream, p.datasetId, r.type, r.version, p.encoded[i] ?? '', appendedAt, key, r.idempotency?.fingerprint ?? null)
+      if (info.changes === 1) {
         const position = Number(info.lastInsertRowid)
         positions.push(position)
         outcomes.push({ kind: 'appended', position })
         appended.push(r)
+        return
       }
+      const row = key === null ? undefined : (this.selectByKey.get(p.datasetId, key) as RecordRow | undefined)
+      const original = row === undefined ? undefined : rowToRecord(row)
+      const decision = decideKey(r.idempotency, original?.idempotency)
+      if (decision === 'duplicate' && original !== undefined) outcomes.push({ kind: 'duplicate', original })
+      else if (decision === 'conflict' && key !== null) outcomes.push({ kind: 'conflict', key })
+      // Not inserted, yet no record holds its key: the engine's state contradicts its own index.
+      else throw new Error(`record ${String(i)} of an append to ${stream} was not inserted, and no record holds its idempotency key`)
     })
     const claims = appended.length === p.records.length ? p.claims : claimsOfAppended(p.claims, appended)
     return { positions, outcomes, claimed: this.objectClaims.claimWithin(p.datasetId, claims) }
