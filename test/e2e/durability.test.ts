@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireBuild, runCli } from '../helpers/cli.js'
+import { requireBuild, runCliOk } from '../helpers/cli.js'
 import { spawnServe, waitUntilUp as waitUntilUpOn } from '../helpers/serve-process.js'
 import { freePort } from '../helpers/free-port.js'
 
@@ -24,11 +24,7 @@ function startService(): ChildProcess {
 
 const waitUntilUp = () => waitUntilUpOn(port, key)
 
-async function cli(args: string[]): Promise<string> {
-  const r = await runCli(dataDir, args)
-  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
-  return r.stdout
-}
+const cli = (args: string[]): Promise<string> => runCliOk(dataDir, args)
 
 beforeAll(async () => {
   requireBuild()

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OcelogClient } from '../../clients/typescript/src/index.js'
-import { requireBuild, runCli } from '../helpers/cli.js'
+import { requireBuild, runCliOk } from '../helpers/cli.js'
 import { freePort } from '../helpers/free-port.js'
 import { exited, spawnServe, waitUntilUp } from '../helpers/serve-process.js'
 
@@ -80,11 +80,7 @@ async function startProxy(): Promise<KillingProxy> {
   }
 }
 
-async function cli(args: string[]): Promise<string> {
-  const r = await runCli(dataDir, args)
-  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
-  return r.stdout
-}
+const cli = (args: string[]): Promise<string> => runCliOk(dataDir, args)
 
 async function newKey(): Promise<{ key: string; datasetId: string }> {
   const created = JSON.parse(await cli(['keys', 'create', '--name', 'exactly-once', '--json'])) as { key: string; dataset_id: string }

@@ -8,18 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireBuild, runCli } from '../helpers/cli.js'
+import { requireBuild, runCliOk } from '../helpers/cli.js'
 import { freePort } from '../helpers/free-port.js'
 import { exited, spawnServe, waitUntilUp } from '../helpers/serve-process.js'
 
 let dataDir: string
 let port: number
 
-async function cli(args: string[]): Promise<string> {
-  const r = await runCli(dataDir, args)
-  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
-  return r.stdout
-}
+const cli = (args: string[]): Promise<string> => runCliOk(dataDir, args)
 
 async function createKey(name: string): Promise<{ key: string; key_id: string }> {
   return JSON.parse(await cli(['keys', 'create', '--name', name, '--json'])) as { key: string; key_id: string }

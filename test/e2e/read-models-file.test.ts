@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
-import { requireBuild, runCli } from '../helpers/cli.js'
+import { requireBuild, runCliOk } from '../helpers/cli.js'
 import { freePort } from '../helpers/free-port.js'
 import { type ReadModelRows, sqliteRows } from '../helpers/read-model-rows.js'
 import { exited, spawnServe, waitUntilUp } from '../helpers/serve-process.js'
@@ -21,11 +21,7 @@ let env: NodeJS.ProcessEnv
 let key: string
 let datasetId: string
 
-async function cli(args: string[]): Promise<string> {
-  const r = await runCli(dataDir, args)
-  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
-  return r.stdout
-}
+const cli = (args: string[]): Promise<string> => runCliOk(dataDir, args)
 
 /** Starts the service, collecting its log lines. */
 async function start(): Promise<{ child: ChildProcess; lines: () => string }> {

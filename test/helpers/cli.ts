@@ -37,3 +37,13 @@ export async function runCli(dataDir: string, args: string[], extraEnv: Record<s
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
   }
 }
+
+/**
+ * Runs `ocelog <args>` as runCli does and returns its stdout.
+ * @throws Error naming the command, its exit code and its stderr when it exits non-zero.
+ */
+export async function runCliOk(dataDir: string, args: string[]): Promise<string> {
+  const r = await runCli(dataDir, args)
+  if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
+  return r.stdout
+}

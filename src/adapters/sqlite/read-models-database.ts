@@ -181,8 +181,12 @@ export function objectEventsSql(where: string): string {
     UNION ALL SELECT rid, time, position, qualifier FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
 }
 
-/** The watermark and the last `seq` written. */
-function e2oSpan(db: SqliteDatabase): { through: number; last: number } {
+/**
+ * The merge watermark (`through`) and the last `seq` written (`last`). The next row takes
+ * `max(through, last) + 1`, so that no row is ever written at or below a watermark, even if rows
+ * past it were removed; the rows pending are those after `through`.
+ */
+export function e2oSpan(db: SqliteDatabase): { through: number; last: number } {
   const row = db
     .prepare<[], { through: number; last: number }>(
       'SELECT (SELECT through FROM rm_object_events_merged) AS through, coalesce((SELECT max(seq) FROM rm_event_objects), 0) AS last',
@@ -195,15 +199,6 @@ function e2oSpan(db: SqliteDatabase): { through: number; last: number } {
 export function pendingObjectEvents(db: SqliteDatabase): number {
   const { through, last } = e2oSpan(db)
   return Math.max(0, last - through)
-}
-
-/**
- * The `seq` of the next E2O row: after every row written and after the watermark (so that no row is
- * ever written at or below a watermark, even if rows past it were removed).
- */
-export function nextE2oSeq(db: SqliteDatabase): number {
-  const { through, last } = e2oSpan(db)
-  return Math.max(through, last) + 1
 }
 
 /**

@@ -29,8 +29,9 @@ export class SqliteKeyStore implements KeyStore {
   /**
    * Keys found, valid while the file's `PRAGMA data_version` stays what it was when they were
    * read: SQLite changes it on this connection whenever another connection (another process,
-   * such as `ocelog keys revoke`) commits to the file. This store's own writes (createKey,
-   * revokeKey) empty it themselves, since the pragma does not count a connection's own commits.
+   * such as `ocelog keys revoke`) commits to the file. The pragma does not count this connection's
+   * own commits, so this store's revokeKey empties it itself (createKey need not: only keys found
+   * are kept, never an absence).
    * So a revoke is seen by the next request, as the spec's 401 asks, and a request costs one pragma
    * instead of a read of `api_keys` (README § Performance).
    */

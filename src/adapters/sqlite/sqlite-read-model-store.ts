@@ -20,8 +20,8 @@ import {
   ensureQueryIndexes,
   epochMsOf,
   hasQueryIndexes,
+  e2oSpan,
   mergeObjectEvents,
-  nextE2oSeq,
   pendingObjectEvents,
   remakeReadModels,
   storedQualifier,
@@ -318,7 +318,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       const events = written.size === 0 ? changes.events : changes.events.filter((e) => !written.has(e.position))
       const links = written.size === 0 ? changes.eventObjects : changes.eventObjects.filter((l) => !written.has(l.position))
       // Read inside the write transaction: no other writer can take the same seqs.
-      const firstSeq = nextE2oSeq(db)
+      const span = e2oSpan(db)
+      const firstSeq = Math.max(span.through, span.last) + 1
       const e2oRowsOfRun = e2oRows(links, ridOf, firstSeq)
       const e2o = e2oSpans(e2oRowsOfRun)
       st.putEvents.run(
@@ -338,7 +339,9 @@ export class SqliteReadModelStore implements ReadModelStore {
         ]),
       )
       st.putE2O.run(e2oRowsOfRun)
-      if (!bulk && e2oRowsOfRun.length > 0 && pendingObjectEvents(db) >= this.e2oMergeRows) mergeObjectEvents(db)
+      // Pending now: this run's rows and those before them past the watermark.
+      const pending = firstSeq + e2oRowsOfRun.length - 1 - span.through
+      if (!bulk && e2oRowsOfRun.length > 0 && pending >= this.e2oMergeRows) mergeObjectEvents(db)
       st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
       st.putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
