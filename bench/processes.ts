@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SERVICE_NODE_FLAGS } from '../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/embedded-projector.js'
 
 /** The repository root (this file runs as dist/bench/processes.js). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -94,14 +94,14 @@ function pidOf(child: ChildProcess): number {
 
 /**
  * Starts `ocelog serve` on the embedded default with rate limits out of the way, and with the node
- * flags `npm start` gives it (SERVICE_NODE_FLAGS), and waits until
+ * flags and environment `npm start` gives it (SERVICE_NODE_FLAGS, SERVICE_ENV), and waits until
  * GET /v1/health answers 200 with `token`.
  * @param nodeArgs extra node flags, e.g. `--cpu-prof`.
  * @param serveArgs extra arguments of `serve`, e.g. `--no-projector`.
  */
 export async function startService(dataDir: string, token: string, nodeArgs: readonly string[] = [], serveArgs: readonly string[] = []): Promise<Running> {
   const port = await freePort()
-  const env = embeddedEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1', OCELOG_RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' })
+  const env = embeddedEnv(dataDir, { ...SERVICE_ENV, PORT: String(port), HOST: '127.0.0.1', OCELOG_RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' })
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, CLI, 'serve', ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = track(child)
   const url = `http://127.0.0.1:${String(port)}`
@@ -123,7 +123,7 @@ export async function startService(dataDir: string, token: string, nodeArgs: rea
 /** Starts a projector process following the log until SIGTERM (bench/projector-process.ts) on the embedded default. */
 export function startProjector(dataDir: string, nodeArgs: readonly string[] = []): { child: ChildProcess; pid: number; output(): string } {
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, join(BENCH_DIST, 'projector-process.js')], {
-    env: embeddedEnv(dataDir, { LOG_LEVEL: 'warn' }),
+    env: embeddedEnv(dataDir, { ...SERVICE_ENV, LOG_LEVEL: 'warn' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   return { child, pid: pidOf(child), output: track(child) }

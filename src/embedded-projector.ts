@@ -54,6 +54,20 @@ export const SERVICE_HEAP_MB = 1024
 export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-old-space-size=${String(SERVICE_HEAP_MB)}`]
 
 /**
+ * The environment `npm start`, docker-compose.yml and the bench give the service's process, beside
+ * SERVICE_NODE_FLAGS: `MALLOC_ARENA_MAX=2` caps glibc's malloc at two arenas. glibc otherwise gives
+ * threads that allocate at once arenas of their own (up to 8 per core), and memory freed in one is
+ * not reused by another: here the API thread, the projector worker and libuv's threads, whose
+ * SQLite page caches, statements and buffers are malloc'd (V8's heaps are not). Only the C library
+ * reads it, when the process starts, so it cannot be set from inside. Measured with
+ * `node dist/bench/run.js --scenarios worst` in one session (2026-11-25): peak RSS 292 and 284 MB
+ * against 301 and 298 MB; in `--scenarios single,batch` (two alternating pairs) single events
+ * 6,632 and 6,566 against 6,261 and 6,411 req/s, batches 43,626 and 41,069 against 44,940 and
+ * 43,237 events/s. Other C libraries (musl, macOS) ignore it.
+ */
+export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' }
+
+/**
  * The old-generation ceiling of the projector worker, in MiB: the API thread's heap limit (V8's
  * `heap_size_limit`, which `--max-old-space-size` sets, young generation included), so that the
  * worker keeps the footprint the process was started for; V8's default when no flag was given.

@@ -6,9 +6,12 @@
  * falls back to an in-memory insurance limiter (per replica) instead of failing requests: a brief
  * Redis outage loosens the limit by at most the replica count, and ingestion keeps working.
  */
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js'
+
+/** ioredis is loaded by the Redis limiter only, so that a service without REDIS_URL does not carry it. */
+const requireModule = createRequire(import.meta.url)
 
 /** Budget per window: `perMinute` scaled to the window, at least 1 request. */
 export interface RateBudget {
@@ -62,6 +65,7 @@ export interface RedisRateLimiterOptions extends RateBudget {
  * @param url a redis:// or rediss:// URL.
  */
 export function redisRateLimiter(url: string, options: RedisRateLimiterOptions): RateLimiter {
+  const { Redis } = requireModule('ioredis') as typeof import('ioredis')
   const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
   let warned = false
   client.on('error', (error: Error) => {

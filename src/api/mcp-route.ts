@@ -9,11 +9,12 @@
  *    of them too. Otherwise 403.
  * 2. The /v1 authentication hook: key (401), rate limit (429, the request counts against the key's
  *    budget), scope (403).
+ *
+ * The MCP SDK and its zod schemas are loaded on the first call (mcpModules), not at start: a
+ * service that no agent reads through MCP does not carry them in its heap (README § Performance).
  */
 import { hostname, networkInterfaces } from 'node:os'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { createReadServer } from '../mcp/server.js'
 import { type AuthDeps, authHook } from './auth.js'
 import type { ProcessReads } from './process-routes.js'
 import { problem, sendProblem } from './problem.js'
@@ -68,6 +69,13 @@ export function hostGuard(allowedHosts: readonly string[]) {
   }
 }
 
+/** The modules that answer an MCP message, loaded once on the first `/mcp` call (see module comment). */
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('../mcp/server.js')]> | null = null
+function loadMcpModules() {
+  mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../mcp/server.js')])
+  return mcpModules
+}
+
 /** Registers `/mcp` on `app` (call inside its own encapsulated plugin). */
 export async function mcpRoute(app: FastifyInstance, deps: McpRouteDeps): Promise<void> {
   app.decorateRequest('auth', null)
@@ -86,6 +94,7 @@ export async function mcpRoute(app: FastifyInstance, deps: McpRouteDeps): Promis
         reply.header('allow', 'POST')
         return sendProblem(reply, problem(405, `${req.method} /mcp: this MCP endpoint is stateless; send each JSON-RPC message as a POST`))
       }
+      const [{ StreamableHTTPServerTransport }, { createReadServer }] = await loadMcpModules()
       const server = createReadServer(deps.reader, req.auth.datasetId, { version: deps.version })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       // The transport writes the answer itself: keep the headers set so far (request id, rate limit).

@@ -4,17 +4,10 @@
  * builds, so that every form carries the same log.
  */
 import { renameSync, writeFileSync } from 'node:fs'
+import type { OcelForm } from './forms.js'
 import type { OcelJson } from './ocel-json.js'
 import { writeOcelSqlite } from './write-sqlite.js'
 import { toOcelXml } from './write-xml.js'
-
-export const OCEL_FORMS = ['json', 'xml', 'sqlite'] as const
-export type OcelForm = (typeof OCEL_FORMS)[number]
-
-/** Whether `raw` names one of the forms (`json`, `xml`, `sqlite`; lower case). */
-export function isOcelForm(raw: string): raw is OcelForm {
-  return (OCEL_FORMS as readonly string[]).includes(raw)
-}
 
 /** Writes `text` to `path` atomically: beside it first, then renamed, so a reader never sees half a file. */
 function writeTextAtomically(path: string, text: string): void {

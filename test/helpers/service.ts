@@ -22,7 +22,7 @@ import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { CLI, requireBuild, runCli, type CliResult } from './cli.js'
 import { freePort } from './free-port.js'
-import { SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 
 export interface ServiceOptions {
   /** Extra environment of the service and of `cli()` (e.g. OCELOG_RATE_LIMIT_PER_MINUTE). */
@@ -31,6 +31,8 @@ export interface ServiceOptions {
   readyTimeoutMs?: number
   /** Extra arguments of `ocelog serve`, e.g. `['--no-projector']`. */
   args?: string[]
+  /** Extra node flags, after the service's own (SERVICE_NODE_FLAGS), e.g. `['--import', file]`. */
+  nodeArgs?: string[]
 }
 
 export interface RunningService {
@@ -68,8 +70,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = await freePort()
   const env = { OCELOG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env }
   const url = `http://127.0.0.1:${String(port)}`
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve', ...(options.args ?? [])], {
-    env: { ...process.env, ...env },
+  // As `npm start` runs it: the same node flags and environment.
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, 'serve', ...(options.args ?? [])], {
+    env: { ...process.env, ...SERVICE_ENV, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let stderr = ''

@@ -1,12 +1,13 @@
 /**
  * The service's V8 heap ceiling (SERVICE_HEAP_MB, src/embedded-projector.ts) reaches the API
- * thread only through node's flags, so every command that starts the service passes the same
- * ones: `npm start` and docker-compose.yml (the bench imports SERVICE_NODE_FLAGS itself).
+ * thread only through node's flags, and glibc's arena cap (SERVICE_ENV) only through the
+ * environment the process starts with, so every command that starts the service passes the same
+ * ones: `npm start` and docker-compose.yml (the bench imports SERVICE_NODE_FLAGS and SERVICE_ENV itself).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { SERVICE_HEAP_MB, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_HEAP_MB, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 import { requireBuild } from '../helpers/cli.js'
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -16,9 +17,11 @@ describe('the service heap ceiling', () => {
     expect([SERVICE_HEAP_MB, SERVICE_NODE_FLAGS]).toEqual([1024, ['--max-old-space-size=1024']])
   })
 
-  it('is passed by npm start', () => {
+  it('is passed by npm start, with the environment', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> }
-    expect(pkg.scripts.start).toBe(`npm run build --silent && node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/cli/main.js serve`)
+    const env = Object.entries(SERVICE_ENV).map(([name, value]) => `${name}=${value}`)
+    expect(env).toEqual(['MALLOC_ARENA_MAX=2'])
+    expect(pkg.scripts.start).toBe(`npm run build --silent && ${env.join(' ')} node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/cli/main.js serve`)
   })
 
   it('reaches the projector worker from the flag the process was started with', () => {
@@ -36,5 +39,13 @@ describe('the service heap ceiling', () => {
     const options = [...read('docker-compose.yml').matchAll(/^\s+NODE_OPTIONS:\s*"([^"]*)"\s*$/gm)].map((m) => m[1])
     expect(options).toEqual([SERVICE_NODE_FLAGS.join(' ')])
     expect(read('docker-compose.yml')).toMatch(/x-ocelog-environment: &ocelog-environment\n(?: {2}.*\n)* {2}NODE_OPTIONS:/)
+  })
+
+  it('has the environment in every Ocelog service of docker-compose.yml', () => {
+    const compose = read('docker-compose.yml')
+    for (const [name, value] of Object.entries(SERVICE_ENV)) {
+      expect([...compose.matchAll(new RegExp(`^\\s+${name}:\\s*"([^"]*)"\\s*$`, 'gm'))].map((m) => m[1])).toEqual([value])
+      expect(compose).toMatch(new RegExp(`x-ocelog-environment: &ocelog-environment\\n(?: {2}.*\\n)* {2}${name}:`))
+    }
   })
 })

@@ -1,17 +1,12 @@
 import type { Command } from 'commander'
-import { Compile } from 'typebox/compile'
 import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
-import { exportOcel, summarize } from '../../ocel/export.js'
-import { OcelJsonStrict } from '../../ocel/ocel-json.js'
-import { isOcelForm, OCEL_FORMS, writeOcelForm } from '../../ocel/write-forms.js'
+import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { catchUpReadModels } from '../catch-up.js'
 import { CliError, withBackends } from '../context.js'
 
 /** The projector whose read models are exported (shards: `read-models-i-of-n`). */
 const PROJECTOR = READ_MODELS_PROJECTION
-
-const checkOcel = Compile(OcelJsonStrict)
 
 export function registerExport(program: Command): void {
   program
@@ -27,6 +22,14 @@ export function registerExport(program: Command): void {
       const form = opts.format
       if (!isOcelForm(form)) throw new CliError(`--format ${form}: must be one of ${OCEL_FORMS.join(', ')}`)
       if (form === 'sqlite' && opts.out === undefined) throw new CliError('--format sqlite writes a binary file: give it with --out FILE')
+      // Loaded here, not at start, so that other commands (`serve` above all) do not carry the writers.
+      const [{ Compile }, { exportOcel, summarize }, { OcelJsonStrict }, { writeOcelForm }] = await Promise.all([
+        import('typebox/compile'),
+        import('../../ocel/export.js'),
+        import('../../ocel/ocel-json.js'),
+        import('../../ocel/write-forms.js'),
+      ])
+      const checkOcel = Compile(OcelJsonStrict)
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
         if (b.mode === 'embedded') {

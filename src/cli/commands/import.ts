@@ -8,12 +8,10 @@
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { existsSync } from 'node:fs'
-import { OcelogClient } from '../../../clients/typescript/src/client.js'
-import { OcelogRequestError } from '../../../clients/typescript/src/errors.js'
+import type { OcelogClient } from '../../../clients/typescript/src/client.js'
 import type { RetryCause, RetryNotice } from '../../../clients/typescript/src/types.js'
 import { LIMITS } from '../../core/limits.js'
 import { planImport, UNDEFINED_OBJECT_TYPE } from '../../ocel/import/plan.js'
-import { readOcelFile } from '../../ocel/import/read.js'
 import { runPlan, type ImportProgress } from '../../ocel/import/run.js'
 import { formatSummary, summarize } from '../../ocel/import/summary.js'
 import { parseTimeZone, type TimeZone } from '../../ocel/import/time.js'
@@ -126,6 +124,12 @@ export function registerImport(program: Command): void {
       const unknownObjectType = unknownTypeOf(opts.unknownObjectType)
       const keyPrefix = keyPrefixOf(opts.keyPrefix)
       if (!existsSync(file)) throw new CliError(`${file}: no such file`)
+      // Loaded here, not at start, so that other commands (`serve` above all) do not carry the client and the readers.
+      const [{ OcelogClient }, { OcelogRequestError }, { readOcelFile }] = await Promise.all([
+        import('../../../clients/typescript/src/client.js'),
+        import('../../../clients/typescript/src/errors.js'),
+        import('../../ocel/import/read.js'),
+      ])
       const started = Date.now()
       const retries: Record<RetryCause, number> = { 'rate-limited': 0, network: 0, timeout: 0, 'server-error': 0 }
       let onRetry: (notice: RetryNotice) => void = () => {}

@@ -1,9 +1,6 @@
 import type { Command } from 'commander'
 import { createRequire } from 'node:module'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { openBackends } from '../../composition.js'
-import { createReadServer } from '../../mcp/server.js'
-import { ProcessReader } from '../../read/process-reader.js'
 import { catchUpReadModels } from '../catch-up.js'
 import { CliError, config } from '../context.js'
 
@@ -14,7 +11,8 @@ const pkg = createRequire(import.meta.url)('../../../../package.json') as { vers
  * § Transports, stdio) for an agent on this machine, reading the configured database directly
  * (no API key: whoever can open the database may read it). On the embedded default the read
  * models are brought up to date from the log before each tool call. stdout carries only MCP
- * messages; messages for people go to stderr.
+ * messages; messages for people go to stderr. The MCP SDK is loaded when the command runs, so
+ * that other commands (`serve` above all) do not carry it.
  */
 export function registerMcp(program: Command): void {
   program
@@ -22,6 +20,11 @@ export function registerMcp(program: Command): void {
     .description('Serve the read tools (process map, events, objects, types, summary) to an MCP client over stdio, for one dataset')
     .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
     .action(async (opts: { dataset: string }) => {
+      const [{ StdioServerTransport }, { createReadServer }, { ProcessReader }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../../mcp/server.js'),
+        import('../../read/process-reader.js'),
+      ])
       const backends = await openBackends(config())
       const closing = async () => {
         await backends.close()
