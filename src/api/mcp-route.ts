@@ -72,7 +72,11 @@ export function hostGuard(allowedHosts: readonly string[]) {
 /** The modules that answer an MCP message, loaded once on the first `/mcp` call (see module comment). */
 let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('../mcp/server.js')]> | null = null
 function loadMcpModules() {
-  mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../mcp/server.js')])
+  // A load that failed is tried again on the next call, not remembered.
+  mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../mcp/server.js')]).catch((error: unknown) => {
+    mcpModules = null
+    throw error
+  })
   return mcpModules
 }
 
