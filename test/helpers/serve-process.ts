@@ -5,15 +5,18 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { CLI } from './cli.js'
-import { SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 
 /**
- * Starts `ocelog serve`, with the node flags `npm start` gives it, and `env` (OCELOG_DATA_DIR, PORT,
- * HOST, …); stderr is piped, stdout (the service's log lines) is ignored unless `captureLog` pipes
- * it too.
+ * Starts `ocelog serve` with the node flags and environment `npm start` gives it (SERVICE_NODE_FLAGS,
+ * SERVICE_ENV, as test/helpers/service.ts does), and `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr
+ * is piped, stdout (the service's log lines) is ignored unless `captureLog` pipes it too.
  */
 export function spawnServe(env: NodeJS.ProcessEnv, captureLog = false): ChildProcess {
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve'], { env, stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'] })
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve'], {
+    env: { ...env, ...SERVICE_ENV },
+    stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'],
+  })
 }
 
 /**
