@@ -16,9 +16,12 @@
  * - compression (option `compress`): request bodies of at least `compressMinBytes` are gzipped and
  *   sent with `Content-Encoding: gzip` (RFC 9110 § 8.4.1.3).
  *
- * At-least-once caveat: when a response is lost after the service recorded the request (a dropped
- * connection, a timeout), the retry records those items again. The API has no idempotency key, so
- * no client can tell the two cases apart; the default timeout is generous to make this rare.
+ * Exactly once: every item is sent with an idempotency key (the caller's, or a UUIDv7 made once,
+ * before the first attempt: withIdempotencyKey), so when a response is lost after the service
+ * recorded the request (a dropped connection, a timeout), the retry is answered as first recorded
+ * and records nothing twice (README § Exactly once).
+ *
+ * Transport: Node's http/https modules with a keep-alive agent (transport.ts), or the `fetch` option.
  */
 import { v7 as uuidv7 } from 'uuid'
 import { promisify } from 'node:util'
@@ -27,6 +30,7 @@ import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUps
 import { OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
 import { SendQueue } from './queue.js'
+import { fetchTransport, nodeTransport, type Transport } from './transport.js'
 import { describeAnswer, isObjectResult, isRecord, problemFieldErrors, readBatchAnswer } from './response.js'
 import { backoffDelayMs, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfterMs, type RetryCause, type RetryPolicy } from './retry.js'
 import type { BatchNotice, BulkOptions, BulkResult, ClientStats, ItemFailure, OcelogClientOptions, RetryNotice } from './types.js'
@@ -129,7 +133,7 @@ export class OcelogClient {
   private readonly timeoutMs: number
   private readonly requests: Semaphore
   private readonly concurrency: number
-  private readonly fetchFn: typeof fetch
+  private readonly transport: Transport
   private readonly random: () => number
   private readonly userAgent: string
   private readonly onRetry: ((notice: RetryNotice) => void) | undefined
@@ -160,7 +164,7 @@ export class OcelogClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
     this.requests = new Semaphore(this.concurrency)
-    this.fetchFn = options.fetch ?? fetch
+    this.transport = options.fetch === undefined ? nodeTransport(this.concurrency) : fetchTransport(options.fetch)
     this.random = options.random ?? Math.random
     this.userAgent = options.userAgent ?? 'ocelog-client'
     this.onRetry = options.onRetry
@@ -305,20 +309,21 @@ export class OcelogClient {
       const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', 'user-agent': this.userAgent }
       if (body !== undefined) headers['content-type'] = 'application/json'
       if (body?.encoding === 'gzip') headers['content-encoding'] = 'gzip'
-      const res = await this.fetchFn(this.url(path), {
+      const answer = await this.transport({
         method,
+        url: this.url(path),
         headers,
         ...(body === undefined ? {} : { body: body.data }),
         signal: AbortSignal.timeout(this.timeoutMs),
       })
-      const text = await res.text()
+      const text = answer.text
       let parsed: unknown
       try {
         parsed = text === '' ? undefined : JSON.parse(text)
       } catch {
         parsed = undefined
       }
-      return { kind: 'answer', status: res.status, retryAfter: res.headers.get('retry-after'), body: parsed, text }
+      return { kind: 'answer', status: answer.status, retryAfter: answer.retryAfter, body: parsed, text }
     } catch (error) {
       const timeout = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''

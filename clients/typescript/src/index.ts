@@ -12,7 +12,7 @@
  * await client.close() // flushes the queue
  * ```
  * Input and result types are the server's TypeBox types (src/schemas/api.ts), imported as types
- * only: at run time the client needs nothing but Node 20's fetch and zlib.
+ * only: at run time the client needs nothing but Node's http, https and zlib modules.
  */
 export { OcelogClient, BATCH_MAX } from './client.js'
 export { OcelogQueueError, OcelogRequestError, type FieldErrorLike } from './errors.js'

@@ -1,7 +1,7 @@
 /**
  * Types of the Ocelog client: its options, hooks and results. Request and response shapes are the
  * server's own TypeBox types (src/schemas/api.ts), imported as types only, so the client carries
- * no runtime dependency beyond Node 20's fetch and zlib.
+ * no runtime dependency beyond Node's http, https and zlib modules.
  */
 import type { OcelogQueueError } from './errors.js'
 import type { EventInput, ItemErrorDetail, ObjectUpsertInput } from './api.js'
@@ -46,13 +46,17 @@ export interface OcelogClientOptions {
   /** Retry bounds; missing fields take the defaults of DEFAULT_RETRY_POLICY. */
   retry?: Partial<RetryPolicy>
   /**
-   * Time limit of one HTTP request in ms (default 120 000). A request that times out is retried,
-   * and, like a lost response, may then record its items twice (the API has no idempotency key).
+   * Time limit of one HTTP request in ms (default 120 000). A request that times out is retried
+   * with the same idempotency keys, so items it had recorded are answered as first recorded.
    */
   timeoutMs?: number
   /** Called before every retry and every Retry-After wait. */
   onRetry?: (notice: RetryNotice) => void
-  /** The fetch to use (default: the global fetch of Node 20). */
+  /**
+   * A fetch to send requests with instead of the default transport (Node's http/https with a
+   * keep-alive agent of `concurrency` connections; see transport.ts): a test double, or a fetch with
+   * a proxy dispatcher. Redirects are then what that fetch does with them.
+   */
   fetch?: typeof fetch
   /** The random source of the back-off jitter (default Math.random). */
   random?: () => number
