@@ -282,6 +282,30 @@ describe('planImport skips', () => {
     expect(plan.skipped.e2o_duplicate?.count).toBe(1)
   })
 
+  it('keeps apart (object, qualifier) pairs whose texts run together, and no qualifier from an empty one', () => {
+    const objects = ['a', 'ba', 'b', ''].map((id) => order(id))
+    const e: OcelEvent = {
+      ...event('e1', T(1), []),
+      relationships: [
+        { objectId: 'ba', qualifier: 'x' },
+        { objectId: 'a', qualifier: 'xb' },
+        { objectId: 'b', qualifier: null },
+        { objectId: 'b', qualifier: '' },
+        { objectId: '', qualifier: 'b' },
+        { objectId: 'b', qualifier: null },
+      ],
+    }
+    const plan = planImport(log(objects, [e]))
+    expect(plan.batches.find((b) => b.kind === 'events')?.items[0]?.objects).toEqual([
+      { type: 'order', id: 'ba', qualifier: 'x' },
+      { type: 'order', id: 'a', qualifier: 'xb' },
+      { type: 'order', id: 'b' },
+      { type: 'order', id: 'b', qualifier: '' },
+      { type: 'order', id: '', qualifier: 'b' },
+    ])
+    expect(plan.skipped).toEqual({ e2o_duplicate: { count: 1, examples: ['e1 → b'] } })
+  })
+
   it('sends O2O relationships on the first upsert, the target typed as the log defines it, a repeated one once', () => {
     const customer: OcelObject = { id: 'c1', type: 'customer', attributes: [], relationships: [] }
     const o1 = order(

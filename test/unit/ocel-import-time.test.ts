@@ -40,6 +40,40 @@ describe('parseOcelTime', () => {
     expect(parseOcelTime('2023-04-03T12:08:18.120000Z', utc)?.truncated).toBe(false)
   })
 
+  it('reads YYYY-MM-DDTHH:MM:SS[.sss]Z on its fast path exactly as the general path does', () => {
+    // A leading space takes a text off the fast path (it needs the exact form); the general path trims it.
+    const general = (text: string) => parseOcelTime(` ${text}`, utc)
+    const texts: string[] = []
+    for (const date of [
+      '2024-02-29',
+      '2023-02-29',
+      '2023-04-31',
+      '2023-12-31',
+      '2023-13-01',
+      '2023-00-10',
+      '2023-01-00',
+      '0050-06-01',
+      '0100-01-01',
+      '9999-12-31',
+      '1970-01-01',
+    ]) {
+      for (const time of ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60', '1a:00:00']) {
+        for (const fraction of ['', '.000', '.999', '.12', '.1234', '.x00']) texts.push(`${date}T${time}${fraction}Z`, `${date}t${time}${fraction}z`)
+      }
+    }
+    texts.push('2023-04-03 12:08:18Z', '2023-04-03T12:08:18+00:00', '2023/04/03T12:08:18Z', '+02023-04-03T12:08:18Z')
+    let read = 0
+    for (const text of texts) {
+      const answer = parseOcelTime(text, utc)
+      expect([text, answer]).toEqual([text, general(text)])
+      if (answer !== null) read += 1
+    }
+    // 5 real dates × 2 real times × 5 readable fractions with an upper-case T, and the two other forms pushed last
+    expect(read).toBe(52)
+    expect(parseOcelTime('2024-02-29T23:59:59.999Z', utc)).toEqual({ ms: Date.UTC(2024, 1, 29, 23, 59, 59, 999), naive: false, truncated: false })
+    expect(parseOcelTime('0050-06-01T00:00:00Z', utc)).toBeNull()
+  })
+
   it('rejects text that names no real date', () => {
     expect(parseOcelTime('2023-02-30 00:00:00', utc)).toBeNull()
     expect(parseOcelTime('yesterday', utc)).toBeNull()

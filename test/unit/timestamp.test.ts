@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseTimestamp } from '../../src/core/timestamp.js'
+import { canonicalUtcMs, parseTimestamp } from '../../src/core/timestamp.js'
 
 function utcOf(text: string): string | null {
   const p = parseTimestamp(text)
@@ -75,6 +75,54 @@ describe('parseTimestamp: accepted forms', () => {
 
   it('reads a year-0000 local time whose UTC instant is in year 0001', () => {
     expect(utcOf('0000-12-31T23:00:00-02:00')).toBe('0001-01-01T01:00:00.000Z')
+  })
+})
+
+describe('parseTimestamp: the fast path of YYYY-MM-DDTHH:MM:SS[.sss]Z', () => {
+  const texts: string[] = []
+  for (const date of [
+    '2024-02-29',
+    '2023-02-29',
+    '2023-04-31',
+    '2023-04-30',
+    '2023-13-01',
+    '2023-00-10',
+    '2023-01-00',
+    '0000-01-01',
+    '0001-01-01',
+    '0050-06-01',
+    '9999-12-31',
+  ]) {
+    for (const time of ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60', '1a:00:00']) {
+      for (const fraction of ['', '.000', '.999', '.x00']) texts.push(`${date}T${time}${fraction}Z`)
+    }
+  }
+
+  it('answers every text of that shape as the general path does (reached with a lower-case t, RFC 3339 § 5.6)', () => {
+    let accepted = 0
+    for (const text of texts) {
+      const general = parseTimestamp(text.replace('T', 't'))
+      expect([text, parseTimestamp(text)]).toEqual([text, general])
+      if (general.ok) accepted += 1
+    }
+    // 5 real dates × 2 times × 3 fractions of digits, and 24:00:00 (the general path's alone) with no or a zero fraction on
+    // the 4 dates whose next day has a four-digit year
+    expect(accepted).toBe(5 * 2 * 3 + 4 * 2)
+  })
+
+  it('takes the fast path only for texts it reads exactly, with the instant of the text', () => {
+    expect(canonicalUtcMs('2024-02-29T23:59:59.999Z')).toBe(Date.UTC(2024, 1, 29, 23, 59, 59, 999))
+    expect(canonicalUtcMs('0050-06-01T12:00:00Z')).toBe(Date.parse('0050-06-01T12:00:00Z'))
+    for (const text of [
+      '2024-02-30T00:00:00Z',
+      '2024-01-01T24:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '2024-01-01t00:00:00Z',
+      '2024-01-01T00:00:00.5Z',
+      '2024-01-01T00:00:00+00:00',
+    ]) {
+      expect([text, canonicalUtcMs(text)]).toEqual([text, null])
+    }
   })
 })
 

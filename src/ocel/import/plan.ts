@@ -130,6 +130,11 @@ function objectKey(type: string, id: string): string {
   return `${type}\u0000${id}`
 }
 
+/** A key of (object id, qualifier) that tells every two pairs apart: the qualifier's length ends it. */
+function pairKey(objectId: string, qualifier: string | null): string {
+  return qualifier === null ? `-${objectId}` : `${String(qualifier.length)}:${qualifier}${objectId}`
+}
+
 function isoOf(ms: number): string {
   return new Date(ms).toISOString()
 }
@@ -214,7 +219,7 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
     const relationships: RelationshipInput[] = []
     const seen = new Set<string>()
     for (const r of o.relationships) {
-      const pair = JSON.stringify([r.objectId, r.qualifier])
+      const pair = pairKey(r.objectId, r.qualifier)
       if (seen.has(pair)) {
         tally(skipped, 'o2o_duplicate', `${o.id} → ${r.objectId}`)
         continue
@@ -236,7 +241,7 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
     const undefinedHere: string[] = []
     for (const r of e.relationships) {
       const o = byId.get(r.objectId) ?? { type: unknownType, id: r.objectId }
-      const pair = JSON.stringify([r.objectId, r.qualifier])
+      const pair = pairKey(r.objectId, r.qualifier)
       if (seen.has(pair)) {
         tally(skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
         continue

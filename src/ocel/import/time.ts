@@ -5,6 +5,7 @@
  * time in a chosen zone (`ocelog import --timezone`, default UTC); the caller counts those.
  * Pure: the only environment used is Intl's time-zone database.
  */
+import { canonicalUtcMs } from '../../core/timestamp.js'
 
 /** A zone in which wall-clock times without a zone are read. */
 export interface TimeZone {
@@ -91,6 +92,12 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[
 const EPOCH_SECONDS = /^[+-]?\d+(?:\.\d+)?$/
 
 /**
+ * Date.UTC reads years 0–99 as 1900–1999, so the general path below refuses them (the date it
+ * builds does not match the text); the fast path (canonicalUtcMs) gives way to it there.
+ */
+const YEAR_100_MS = Date.parse('0100-01-01T00:00:00Z')
+
+/**
  * Reads one OCEL timestamp.
  * - `2023-04-03T12:08:18Z`, `2022-01-09T14:00:00+00:00`, `2024-05-14 13:00:00+00:00`: that instant.
  * - `2023-04-03 12:08:18`, `2022-01-09T15:00:00`, `2023-04-03`: wall-clock time in `zone` (naive).
@@ -101,6 +108,8 @@ const EPOCH_SECONDS = /^[+-]?\d+(?:\.\d+)?$/
 export function parseOcelTime(raw: unknown, zone: TimeZone): ParsedTime | null {
   if (typeof raw === 'number') return Number.isFinite(raw) ? { ms: Math.round(raw * 1000), naive: false, truncated: false } : null
   if (typeof raw !== 'string') return null
+  const canonical = canonicalUtcMs(raw)
+  if (canonical !== null && canonical >= YEAR_100_MS) return { ms: canonical, naive: false, truncated: false }
   const s = raw.trim()
   if (EPOCH_SECONDS.test(s)) return parseOcelTime(Number(s), zone)
   const m = DATE_TIME.exec(s)
