@@ -2,7 +2,8 @@
  * The service's V8 heap ceiling (SERVICE_HEAP_MB, src/embedded-projector.ts) reaches the API
  * thread only through node's flags, and glibc's arena cap (SERVICE_ENV) only through the
  * environment the process starts with, so every command that starts the service passes the same
- * ones: `npm start` and docker-compose.yml (the bench imports SERVICE_NODE_FLAGS and SERVICE_ENV itself).
+ * ones: `npm start` and docker-compose.yml (the bench imports SERVICE_NODE_FLAGS and SERVICE_ENV itself); the
+ * image (Dockerfile) carries SERVICE_ENV too, for `docker run` without compose.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -41,7 +42,14 @@ describe('the service heap ceiling', () => {
     expect(read('docker-compose.yml')).toMatch(/x-ocelog-environment: &ocelog-environment\n(?: {2}.*\n)* {2}NODE_OPTIONS:/)
   })
 
-  it('has the environment in every Ocelog service of docker-compose.yml', () => {
+  it('has the environment in the image, for `docker run` without docker-compose.yml', () => {
+    const runtime = read('Dockerfile').split(/^FROM /m).at(-1) ?? ''
+    for (const [name, value] of Object.entries(SERVICE_ENV)) {
+      expect([...runtime.matchAll(new RegExp(`^ENV ${name}=(\\S+)$`, 'gm'))].map((m) => m[1])).toEqual([value])
+    }
+  })
+
+    it('has the environment in every Ocelog service of docker-compose.yml', () => {
     const compose = read('docker-compose.yml')
     for (const [name, value] of Object.entries(SERVICE_ENV)) {
       expect([...compose.matchAll(new RegExp(`^\\s+${name}:\\s*"([^"]*)"\\s*$`, 'gm'))].map((m) => m[1])).toEqual([value])
