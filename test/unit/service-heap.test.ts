@@ -43,13 +43,16 @@ describe('the service heap ceiling', () => {
   })
 
   it('has the environment in the image, for `docker run` without docker-compose.yml', () => {
-    const runtime = read('Dockerfile').split(/^FROM /m).at(-1) ?? ''
+    const runtime =
+      read('Dockerfile')
+        .split(/^FROM /m)
+        .at(-1) ?? ''
     for (const [name, value] of Object.entries(SERVICE_ENV)) {
       expect([...runtime.matchAll(new RegExp(`^ENV ${name}=(\\S+)$`, 'gm'))].map((m) => m[1])).toEqual([value])
     }
   })
 
-    it('has the environment in every Ocelog service of docker-compose.yml', () => {
+  it('has the environment in every Ocelog service of docker-compose.yml', () => {
     const compose = read('docker-compose.yml')
     for (const [name, value] of Object.entries(SERVICE_ENV)) {
       expect([...compose.matchAll(new RegExp(`^\\s+${name}:\\s*"([^"]*)"\\s*$`, 'gm'))].map((m) => m[1])).toEqual([value])
