@@ -35,6 +35,39 @@ describe('client transport', () => {
     expect(server.requests.every((r) => r.headers['content-length'] === String(r.wireBytes))).toBe(true)
   })
 
+  it('closes a kept-alive connection idle for idleMs, and answers the next request on a new one', async () => {
+    const sockets = new Set<unknown>()
+    server = await scripted((req, body, n, res) => {
+      sockets.add(req.socket)
+      acceptAll(res, body, n)
+    })
+    const send = nodeTransport(1, 100)
+    const request = () =>
+      send({ method: 'POST', url: `${server?.url ?? ''}/v1/event/batch`, headers: {}, body: '{"events":[]}', signal: AbortSignal.timeout(5_000) })
+    await request()
+    await request()
+    expect(sockets.size).toBe(1)
+    await new Promise((r) => setTimeout(r, 300))
+    const third = await request()
+    expect(third.status).toBe(200)
+    expect(sockets.size).toBe(2)
+  })
+
+  it('keeps a request that outlasts idleMs waiting for its answer', async () => {
+    server = await scripted((_req, body, n, res) => acceptAll(res, body, n), 300)
+    const answer = await nodeTransport(
+      1,
+      100,
+    )({
+      method: 'POST',
+      url: `${server.url}/v1/event/batch`,
+      headers: {},
+      body: '{"events":[]}',
+      signal: AbortSignal.timeout(5_000),
+    })
+    expect(answer.status).toBe(200)
+  })
+
   it('reports a request that outlives timeoutMs as a timeout and retries it', async () => {
     server = await scripted((_req, body, n, res) => {
       if (n === 1) return // never answered: the client's timer ends it

@@ -64,14 +64,25 @@ function readBody(res: IncomingMessage): Promise<string> {
 }
 
 /**
- * The default transport: `http.request` / `https.request` on keep-alive agents that hold at most
- * `maxSockets` connections per origin (the client's `concurrency`). Idle connections do not keep
- * the process alive (Node unrefs a kept-alive socket while it waits).
+ * Ms after which a kept-alive connection that carries no request is closed: below the 5 s for which
+ * Node's HTTP server keeps an idle connection by default (Fastify keeps it 72 s), so the client
+ * rarely sends on a connection the server is closing; undici, behind fetch, also closes after 4 s.
+ * A request that meets such a close anyway fails as a network error and is retried.
  */
-export function nodeTransport(maxSockets: number): Transport {
+export const IDLE_CONNECTION_MS = 4_000
+
+/**
+ * The default transport: `http.request` / `https.request` on keep-alive agents that hold at most
+ * `maxSockets` connections per origin (the client's `concurrency`) and close a connection idle for
+ * `idleMs`. Idle connections do not keep the process alive (Node unrefs a kept-alive socket while it
+ * waits).
+ */
+export function nodeTransport(maxSockets: number, idleMs = IDLE_CONNECTION_MS): Transport {
+  // An agent's `timeout` closes a connection only while it waits in the agent's free list; a request
+  // in flight is bounded by `signal` instead.
   const agents = {
-    'http:': new HttpAgent({ keepAlive: true, maxSockets }),
-    'https:': new HttpsAgent({ keepAlive: true, maxSockets }),
+    'http:': new HttpAgent({ keepAlive: true, maxSockets, timeout: idleMs }),
+    'https:': new HttpsAgent({ keepAlive: true, maxSockets, timeout: idleMs }),
   }
   return ({ method, url, headers, body, signal }) =>
     new Promise<TransportAnswer>((resolve, reject) => {
