@@ -30,12 +30,13 @@ export interface ProcessMapResult {
   runMs: number[]
   medianMs: number
   /**
-   * `ocelog import` of the log, end to end (its own summary: events sent over its elapsed time):
-   * `eventsPerSec` is the median of `runsPerSec`, one import into a fresh service each, in order.
+   * `ocelog import` of the log, end to end: the first import, except `eventsPerSec`, which is the
+   * median of `runsPerSec`, one import into a fresh service each, in order.
    */
-  import: { events: number; seconds: number; eventsPerSec: number; runsPerSec: number[] }
+  import: ImportRun & { runsPerSec: number[] }
 }
 
+/** One `ocelog import` of the log, end to end (its own summary: events sent over its elapsed time). */
 interface ImportRun {
   events: number
   seconds: number
@@ -111,7 +112,7 @@ export async function measureProcessMap(dataDir: string, runs: number, importRun
       rmSync(dir, { recursive: true, force: true })
     }
   }
-  const imported: ProcessMapResult['import'] = { events: first.events, seconds: first.seconds, eventsPerSec: median(runsPerSec), runsPerSec }
+  const imported: ProcessMapResult['import'] = { ...first, eventsPerSec: median(runsPerSec), runsPerSec }
   if (importRuns > 1) log(`import: median ${String(imported.eventsPerSec)} events/s of ${String(importRuns)} runs (${runsPerSec.join(', ')})`)
   const db = openDatabase(dataDir)
   const rmDb = openReadModelsDatabase(dataDir).db
