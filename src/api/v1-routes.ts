@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Ingest, ItemFailure } from '../core/ingest.js'
 import { LIMITS } from '../core/limits.js'
 import type { RecordContext } from '../core/records.js'
+import { isoNow } from '../core/timestamp.js'
 import { itemErrorString, type FieldError } from '../core/validation.js'
 import {
   EventBatchBody,
@@ -45,7 +46,7 @@ const security: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKeyHead
 const parseOnly = () => (data: unknown) => ({ value: data })
 
 function contextOf(req: FastifyRequest, auth: AuthContext): RecordContext {
-  return { datasetId: auth.datasetId, keyId: auth.keyId, requestId: req.id, receivedAt: new Date().toISOString() }
+  return { datasetId: auth.datasetId, keyId: auth.keyId, requestId: req.id, receivedAt: isoNow() }
 }
 
 /** Size of the body as parsed, when known: Content-Length, unless the body came compressed (then its decompressed size is unknown here). */

@@ -3,7 +3,8 @@
  * stored key, and only the SHA-256 of the secret is stored (the secret has 256 random bits, so a
  * fast hash is enough). The token is shown once, at creation.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { sha256Hex } from './sha256.js'
 
 const TOKEN = /^ocl_([a-z0-9]{16})_([A-Za-z0-9_-]{43})$/
 
@@ -14,8 +15,9 @@ export interface NewKeyToken {
   secretHash: string
 }
 
+/** The stored form of a key's secret: sha256 of its UTF-8 text, 64 lowercase hex characters. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
+  return sha256Hex(secret)
 }
 
 /** A fresh key id and secret. */

@@ -4,7 +4,7 @@
  * draft "The Idempotency-Key HTTP Header Field", with one difference: the log is the source of
  * truth, so a key is remembered for ever, not for a window.
  */
-import * as crypto from 'node:crypto'
+import { sha256Hex } from './sha256.js'
 import type { NewRecord, RecordIdempotency } from '../schemas/records.js'
 
 /** Member names as JSON strings, for the names that recur (an item's fields, common property names); bounded in count and length. */
@@ -60,10 +60,6 @@ function canonicalMembers(value: Readonly<Record<string, unknown>>, skip: string
   }
   return `${out}}`
 }
-
-/** sha256 (hex) of UTF-8 `text`: Node's one-shot crypto.hash where it exists (Node ≥ 20.12), else a Hash object. */
-const sha256Hex: (text: string) => string =
-  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex')
 
 /**
  * The fingerprint of an item as sent: sha256 (hex) of its canonical JSON without `idempotency_key`.

@@ -14,6 +14,9 @@ export interface KeyStoreHarness {
   close(): Promise<void>
 }
 
+/** Resolves in the next turn of the event loop (after its check phase). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 function dataset(created_at: string, name = 'Orders'): Dataset {
   return { id: freshDatasetId(), name, created_at }
 }
@@ -95,7 +98,7 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreHa
       expect((await keys.findKey(k.key_id))?.revoked_at).toBe('2024-05-03T00:00:00.000Z')
     })
 
-    it('sees at once a revoke and a new key written through another store on the same data (a CLI beside the service)', async () => {
+    it('sees a revoke and a new key written through another store on the same data (a CLI beside the service) from the next turn of the event loop', async () => {
       const peer = await h.peer()
       const d = dataset('2024-05-01T10:00:00.000Z')
       await keys.createDataset(d)
@@ -105,11 +108,15 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreHa
       expect(await keys.findKey(k.key_id)).toEqual(k)
       expect(await keys.findKey(k.key_id)).toEqual(k)
       expect(await peer.revokeKey(k.key_id, '2024-05-03T00:00:00.000Z')).toBe(true)
+      // Another process's write reaches the service as a later request, in a later turn: a store may
+      // check for others' writes once per turn (the SQLite adapter does).
+      await nextTurn()
       expect((await keys.findKey(k.key_id))?.revoked_at).toBe('2024-05-03T00:00:00.000Z')
 
       const later = apiKey(d.id, '2024-05-01T10:00:02.000Z')
       expect(await keys.findKey(later.key_id)).toBeNull()
       await peer.createKey(later)
+      await nextTurn()
       expect(await keys.findKey(later.key_id)).toEqual(later)
       // And the other way round: this store's own revoke is seen by its next find.
       expect(await keys.revokeKey(later.key_id, '2024-05-04T00:00:00.000Z')).toBe(true)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { canonicalUtcMs, parseTimestamp } from '../../src/core/timestamp.js'
+import { canonicalUtcMs, isoNow, parseTimestamp } from '../../src/core/timestamp.js'
 
 function utcOf(text: string): string | null {
   const p = parseTimestamp(text)
@@ -201,5 +201,25 @@ describe('parseTimestamp: refused forms', () => {
 
   it('refuses text that is no date-time at all', () => {
     expect(reasonOf('yesterday')).toBe('is not a valid ISO 8601 date-time with Z or an offset')
+  })
+})
+
+describe('isoNow: the current time as Date#toISOString, formatted once per millisecond', () => {
+  it('is the clock at the call, to the millisecond, in the form toISOString writes', () => {
+    for (let i = 0; i < 2_000; i++) {
+      const before = Date.now()
+      const now = isoNow()
+      const after = Date.now()
+      expect(now).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+      const ms = Date.parse(now)
+      expect(ms).toBeGreaterThanOrEqual(before)
+      expect(ms).toBeLessThanOrEqual(after)
+    }
+  })
+
+  it('moves on with the clock', async () => {
+    const first = isoNow()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(Date.parse(isoNow())).toBeGreaterThan(Date.parse(first))
   })
 })

@@ -3,7 +3,7 @@ import { itemErrorString, validateEvent, validateObjectUpsert } from '../../src/
 import { mergeProperties } from '../../src/core/merge.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import { buildEventRecorded, toUtcIso } from '../../src/core/records.js'
-import { parseToken, newKeyToken, secretMatches } from '../../src/core/api-keys.js'
+import { hashSecret, parseToken, newKeyToken, secretMatches } from '../../src/core/api-keys.js'
 
 describe('validateEvent', () => {
   it('accepts a minimal event', () => {
@@ -112,6 +112,11 @@ describe('API key tokens', () => {
     expect(parsed?.keyId).toBe(t.keyId)
     expect(secretMatches(parsed?.secret ?? '', t.secretHash)).toBe(true)
     expect(secretMatches('B'.repeat(43), t.secretHash)).toBe(false)
+  })
+
+  it('stores a secret as the SHA-256 hex of its text, so keys made by earlier builds still match (FIPS 180-4 test vector "abc")', () => {
+    expect(hashSecret('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+    expect(secretMatches('abc', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')).toBe(true)
   })
 
   it('rejects tokens of the wrong shape', () => {

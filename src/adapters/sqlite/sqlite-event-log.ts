@@ -15,11 +15,12 @@
  * power cut could still take from the log.
  */
 import { EventEmitter } from 'node:events'
-import type { Statement } from 'better-sqlite3'
+import type { Statement, Transaction } from 'better-sqlite3'
 import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
 import { decodeRecord } from '../../core/record-decoder.js'
+import { isoNow } from '../../core/timestamp.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
 import { SqliteObjectClaims } from './sqlite-object-claims.js'
@@ -105,6 +106,9 @@ export class SqliteEventLog implements EventLog {
   private readonly restoreSync: Statement | null
   /** Every record at or below this position is known to be on disk (0: none known yet); see `durablePosition`. */
   private durableHead = 0
+  /** The group commit's transactions (`commit`), made once: better-sqlite3 builds a wrapper per `transaction()` call. */
+  private readonly writeGroup: Transaction<(batch: readonly PendingAppend[], appendedAt: string) => AppendResult[]>
+  private readonly writeAlone: Transaction<(p: PendingAppend, appendedAt: string) => AppendResult>
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -136,6 +140,8 @@ export class SqliteEventLog implements EventLog {
       this.relaxSync = null
       this.restoreSync = null
     }
+    this.writeGroup = db.transaction((batch: readonly PendingAppend[], appendedAt: string) => batch.map((p) => this.writeOne(p, appendedAt)))
+    this.writeAlone = db.transaction((p: PendingAppend, appendedAt: string) => this.writeOne(p, appendedAt))
   }
 
   append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
@@ -234,9 +240,9 @@ export class SqliteEventLog implements EventLog {
    * caller whose own transaction fails is rejected at once with LogUnavailableError.
    */
   private commit(batch: readonly PendingAppend[], committed: Array<{ p: PendingAppend; result: AppendResult }>): void {
-    const appendedAt = new Date().toISOString()
+    const appendedAt = isoNow()
     try {
-      const results = this.db.transaction(() => batch.map((p) => this.writeOne(p, appendedAt))).immediate()
+      const results = this.writeGroup.immediate(batch, appendedAt)
       this.objectClaims.settle(true)
       batch.forEach((p, i) => {
         const result = results[i]
@@ -248,7 +254,7 @@ export class SqliteEventLog implements EventLog {
     }
     for (const p of batch) {
       try {
-        committed.push({ p, result: this.db.transaction(() => this.writeOne(p, appendedAt)).immediate() })
+        committed.push({ p, result: this.writeAlone.immediate(p, appendedAt) })
         this.objectClaims.settle(true)
       } catch (error) {
         this.objectClaims.settle(false)

@@ -32,11 +32,17 @@ export class SqliteKeyStore implements KeyStore {
    * such as `ocelog keys revoke`) commits to the file. The pragma does not count this connection's
    * own commits, so this store's revokeKey empties it itself (createKey need not: only keys found
    * are kept, never an absence).
-   * So a revoke is seen by the next request, as the spec's 401 asks, and a request costs one pragma
-   * instead of a read of `api_keys` (README § Performance).
+   * So a revoke is seen by the next request, as the spec's 401 asks, and a request costs at most one
+   * pragma instead of a read of `api_keys` (README § Performance).
+   *
+   * The pragma is read at most once per turn of the event loop (`checkedThisTurn`): the requests
+   * one turn authenticates arrived together, before any of them was answered, so none can follow a
+   * revoke that committed during the turn. Under load a turn carries several requests, and the
+   * pragma, which opens a read transaction on the WAL, cost about 9 µs each.
    */
   private readonly cached = new Map<string, ApiKey>()
   private cachedAt: number | null = null
+  private checkedThisTurn = false
 
   constructor(private readonly db: SqliteDatabase) {}
 
@@ -62,11 +68,17 @@ export class SqliteKeyStore implements KeyStore {
 
   /** The key, from the cache while no other connection has committed to the file since it was read (see `cached`). */
   async findKey(keyId: string): Promise<ApiKey | null> {
-    this.dataVersion ??= this.db.prepare<[], number>('PRAGMA data_version').pluck()
-    const version = this.dataVersion.get() ?? null
-    if (version !== this.cachedAt) {
-      this.cached.clear()
-      this.cachedAt = version
+    if (!this.checkedThisTurn) {
+      this.dataVersion ??= this.db.prepare<[], number>('PRAGMA data_version').pluck()
+      const version = this.dataVersion.get() ?? null
+      if (version !== this.cachedAt) {
+        this.cached.clear()
+        this.cachedAt = version
+      }
+      this.checkedThisTurn = true
+      setImmediate(() => {
+        this.checkedThisTurn = false
+      })
     }
     const hit = this.cached.get(keyId)
     if (hit !== undefined) return hit
