@@ -14,7 +14,7 @@ import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
 import { registerServe } from './commands/serve.js'
 import { registerStatus } from './commands/status.js'
-import { fail } from './context.js'
+import { exitWhenStdoutCloses, fail } from './context.js'
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string }
 
@@ -48,4 +48,5 @@ registerReplay(program)
 registerMcp(program)
 registerStatus(program)
 
+exitWhenStdoutCloses()
 program.parseAsync(process.argv).catch(fail)

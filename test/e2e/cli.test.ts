@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, requireBuild, runCli } from '../helpers/cli.js'
+import { CLI, requireBuild, runCli, runCliReaderLeaves } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
@@ -140,6 +140,18 @@ describe('ocelog replay and project', () => {
       worker.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
+  })
+
+  it('stops a replay quietly with status 141 when the reader of stdout leaves (`ocelog replay | head`)', async () => {
+    const k = JSON.parse((await ocelog(['keys', 'create', '--name', 'replay-head', '--json'])).stdout)
+    const db = openDatabase(dataDir)
+    const ctx = { datasetId: k.dataset_id, keyId: k.key_id, requestId: 'req-h', receivedAt: new Date().toISOString() }
+    await new Ingest(new SqliteEventLog(db)).recordEvents([{ event: 'A', objects: [{ type: 't', id: 'h' }] }], ctx)
+    db.close()
+    for (const args of [[], ['--json']]) {
+      // Without the fix: exit 1 after Node's "Error: write EPIPE" stack, or 0 with the record count on stderr.
+      expect(await runCliReaderLeaves(dataDir, ['replay', '--dataset', k.dataset_id, ...args])).toEqual({ code: 141, stderr: '' })
+    }
   })
 
   it('refuses to replay a dataset that does not exist', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { requireBuild, runCli } from '../helpers/cli.js'
+import { requireBuild, runCli, runCliReaderLeaves } from '../helpers/cli.js'
 import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { Ingest } from '../../src/core/ingest.js'
@@ -64,6 +64,10 @@ describe('ocelog export', () => {
         ],
       ],
     ])
+  })
+
+  it('stops quietly with status 141 when the reader of stdout leaves (`ocelog export | head`): no stack trace, and no summary claiming the export', async () => {
+    expect(await runCliReaderLeaves(dataDir, ['export', '--dataset', datasetId])).toEqual({ code: 141, stderr: '' })
   })
 
   it('writes the same document to stdout without --out', async () => {

@@ -1,5 +1,5 @@
 /** Runs the built `ocelog` CLI (dist/) as a real process, for e2e tests. */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -46,4 +46,23 @@ export async function runCliOk(dataDir: string, args: string[]): Promise<string>
   const r = await runCli(dataDir, args)
   if (r.code !== 0) throw new Error(`ocelog ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`)
   return r.stdout
+}
+
+/**
+ * Runs `ocelog <args>` as runCli does, with a reader of its stdout that leaves at once (the shell's
+ * `ocelog … | head -c 0`): the read end of the pipe is closed before the command writes, so its
+ * first write to stdout meets EPIPE. Resolves with the exit code and everything on stderr.
+ */
+export async function runCliReaderLeaves(dataDir: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout.destroy()
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)))
+  return { code, stderr }
 }

@@ -3,7 +3,7 @@ import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
 import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { catchUpReadModels } from '../catch-up.js'
-import { CliError, withBackends } from '../context.js'
+import { CliError, stdoutClosed, stdoutFlushed, withBackends } from '../context.js'
 
 /** The projector whose read models are exported (shards: `read-models-i-of-n`). */
 const PROJECTOR = READ_MODELS_PROJECTION
@@ -54,6 +54,12 @@ export function registerExport(program: Command): void {
           )
         }
         writeOcelForm(doc, form, opts.out, opts.pretty === true)
+        if (opts.out === undefined) {
+          // The summary follows the document out: when the reader of stdout left (`ocelog export | head`),
+          // the export is cut, so no summary claims it, and the command exits 141 (exitWhenStdoutCloses).
+          await stdoutFlushed()
+          if (stdoutClosed()) return
+        }
         const s = summarize(doc)
         process.stderr.write(
           `exported dataset ${opts.dataset}: ${String(s.events)} events, ${String(s.objects)} objects, ${String(s.eventTypes)} event types, ` +
