@@ -35,10 +35,10 @@ export class SqliteKeyStore implements KeyStore {
    * So a revoke is seen by the next request, as the spec's 401 asks, and a request costs at most one
    * pragma instead of a read of `api_keys` (README § Performance).
    *
-   * The pragma is read at most once per turn of the event loop (`checkedThisTurn`): the requests
-   * one turn authenticates arrived together, before any of them was answered, so none can follow a
-   * revoke that committed during the turn. Under load a turn carries several requests, and the
-   * pragma, which opens a read transaction on the WAL, cost about 9 µs each.
+   * The pragma is read at most once per turn of the event loop (`checkedThisTurn`), for all the
+   * requests that turn authenticates: under load a turn carries several, and the pragma, which opens
+   * a read transaction on the WAL, cost about 9 µs each. So a revoke that commits while a turn runs
+   * takes effect from the next turn, a few milliseconds at most under load.
    */
   private readonly cached = new Map<string, ApiKey>()
   private cachedAt: number | null = null
