@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import { Command } from 'commander'
+import { exitWhenStdoutCloses } from '../src/cli/stdout.js'
 import { ROOT } from './processes.js'
 
 interface ProfileNode {
@@ -126,4 +127,5 @@ function main(): void {
   }
 }
 
+exitWhenStdoutCloses()
 main()

@@ -14,7 +14,8 @@ import { registerProject } from './commands/project.js'
 import { registerReplay } from './commands/replay.js'
 import { registerServe } from './commands/serve.js'
 import { registerStatus } from './commands/status.js'
-import { exitWhenStdoutCloses, fail } from './context.js'
+import { fail } from './context.js'
+import { exitWhenStdoutCloses } from './stdout.js'
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string }
 

@@ -3,7 +3,8 @@ import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
 import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { catchUpReadModels } from '../catch-up.js'
-import { CliError, stdoutClosed, stdoutFlushed, withBackends } from '../context.js'
+import { CliError, withBackends } from '../context.js'
+import { stdoutClosed, stdoutFlushed } from '../stdout.js'
 
 /** The projector whose read models are exported (shards: `read-models-i-of-n`). */
 const PROJECTOR = READ_MODELS_PROJECTION

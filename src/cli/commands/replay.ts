@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
 import { unhandledRecord } from '../../core/record-decoder.js'
 import type { StoredRecord } from '../../schemas/records.js'
-import { CliError, printJson, stdoutClosed, stdoutFlushed, withBackends } from '../context.js'
+import { CliError, printJson, withBackends } from '../context.js'
+import { stdoutClosed, stdoutFlushed } from '../stdout.js'
 
 const PAGE = 1000
 

@@ -1,0 +1,32 @@
+/**
+ * stdout of the command-line tools (`ocelog`, and the bench's own): what they do when the reader of
+ * stdout leaves early, as in `ocelog replay --dataset ID | head`. No I/O beyond stdout and stderr.
+ */
+
+/** The status of a writer whose reader went away: 128 + SIGPIPE (13), what a shell reports for `seq 1e9 | head`. */
+export const EXIT_STDOUT_CLOSED = 141
+
+/** Whether stdout's reader has gone away (EPIPE): then what a command still writes there is lost, and it should not claim success. */
+export function stdoutClosed(): boolean {
+  const error = process.stdout.errored as NodeJS.ErrnoException | null
+  return error?.code === 'EPIPE'
+}
+
+/** Resolves once everything written to stdout so far has left this process (a pipe's writes are queued), or stdout failed (then see stdoutClosed). */
+export function stdoutFlushed(): Promise<void> {
+  return new Promise((resolve) => process.stdout.write('', () => resolve()))
+}
+
+/**
+ * Makes a closed stdout end the command quietly, as a Unix tool ends on SIGPIPE (Node ignores that
+ * signal, so a write to a pipe whose reader left, as in `ocelog export | head`, raises EPIPE on
+ * stdout instead): exit EXIT_STDOUT_CLOSED, with no stack trace. Any other stdout error fails the
+ * command as `fail` (context.ts) does: a line on stderr, exit 1.
+ */
+export function exitWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_STDOUT_CLOSED)
+    process.stderr.write(`ocelog: cannot write to stdout: ${error.message}\n`)
+    process.exit(1)
+  })
+}
