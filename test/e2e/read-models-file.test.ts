@@ -25,7 +25,7 @@ const cli = (args: string[]): Promise<string> => runCliOk(dataDir, args)
 
 /** Starts the service, collecting its log lines. */
 async function start(): Promise<{ child: ChildProcess; lines: () => string }> {
-  const child = spawnServe(env, true)
+  const child = spawnServe(env, { captureLog: true })
   let out = ''
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   await waitUntilUp(port, key)

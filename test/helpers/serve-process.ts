@@ -7,15 +7,25 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { CLI } from './cli.js'
 import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
 
+export interface ServeSpawnOptions {
+  /** Pipe stdout (the service's log lines) too; it is ignored otherwise. */
+  captureLog?: boolean
+  /** Extra node flags, after the service's own (SERVICE_NODE_FLAGS), e.g. `['--import', file]`. */
+  nodeArgs?: readonly string[]
+  /** Extra arguments of `ocelog serve`, e.g. `['--no-projector']`. */
+  args?: readonly string[]
+}
+
 /**
- * Starts `ocelog serve` with the node flags and environment `npm start` gives it (SERVICE_NODE_FLAGS,
- * SERVICE_ENV, as test/helpers/service.ts does), and `env` (OCELOG_DATA_DIR, PORT, HOST, …); stderr
- * is piped, stdout (the service's log lines) is ignored unless `captureLog` pipes it too.
+ * Starts `ocelog serve` as `npm start` runs it: its node flags (SERVICE_NODE_FLAGS) and environment
+ * (SERVICE_ENV, over `env`), with `env` (OCELOG_DATA_DIR, PORT, HOST, …) otherwise. stderr is piped;
+ * stdout (the service's log lines) is ignored unless `captureLog` pipes it too. The one way the
+ * e2e tests start the service (test/helpers/service.ts builds on it).
  */
-export function spawnServe(env: NodeJS.ProcessEnv, captureLog = false): ChildProcess {
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'serve'], {
+export function spawnServe(env: NodeJS.ProcessEnv, options: ServeSpawnOptions = {}): ChildProcess {
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, 'serve', ...(options.args ?? [])], {
     env: { ...env, ...SERVICE_ENV },
-    stdio: ['ignore', captureLog ? 'pipe' : 'ignore', 'pipe'],
+    stdio: ['ignore', options.captureLog === true ? 'pipe' : 'ignore', 'pipe'],
   })
 }
 

@@ -13,16 +13,15 @@
  * Needs dist/ (`npm run build`; `npm test` builds first). CLI commands run against the same data
  * dir through test/helpers/cli.ts, so `keys`, `replay` and `export` see what the service stored.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CreatedKey } from '../../src/admin.js'
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
-import { CLI, requireBuild, runCli, type CliResult } from './cli.js'
+import { requireBuild, runCli, type CliResult } from './cli.js'
 import { freePort } from './free-port.js'
-import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { exited, spawnServe } from './serve-process.js'
 
 export interface ServiceOptions {
   /** Extra environment of the service and of `cli()` (e.g. OCELOG_RATE_LIMIT_PER_MINUTE). */
@@ -54,11 +53,6 @@ export interface RunningService {
   stop(): Promise<void>
 }
 
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => child.once('exit', () => resolve()))
-}
-
 /**
  * Starts the built service and waits until it answers HTTP.
  * @throws Error when dist/ is missing, or the process exits or stays silent before it listens
@@ -71,10 +65,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const env = { OCELOG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env }
   const url = `http://127.0.0.1:${String(port)}`
   // As `npm start` runs it: the same node flags and environment.
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, 'serve', ...(options.args ?? [])], {
-    env: { ...process.env, ...SERVICE_ENV, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+  const child = spawnServe({ ...process.env, ...env }, { nodeArgs: options.nodeArgs, args: options.args })
   let stderr = ''
   child.stderr?.setEncoding('utf8')
   child.stderr?.on('data', (chunk: string) => {
