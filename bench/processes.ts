@@ -183,13 +183,15 @@ export function rssOf(pid: number): { peak: number; current: number } {
 }
 
 /**
- * CPU time (user + system, in seconds) a live process has used so far, from /proc/<pid>/stat;
- * 0 when unreadable. Unlike wall-clock rates, CPU per item barely moves when other work shares the machine.
+ * CPU time (user + system, in seconds) a live process has used so far, from /proc/<pid>/stat, or
+ * one of its threads, from /proc/<pid>/task/<tid>/stat (a Node process's main thread, which runs
+ * the event loop, has tid = pid); 0 when unreadable. Unlike wall-clock rates, CPU per item barely
+ * moves when other work shares the machine.
  */
-export function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number, tid?: number): number {
   let stat = ''
   try {
-    stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+    stat = readFileSync(tid === undefined ? `/proc/${String(pid)}/stat` : `/proc/${String(pid)}/task/${String(tid)}/stat`, 'utf8')
   } catch {
     return 0
   }
