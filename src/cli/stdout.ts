@@ -6,15 +6,15 @@
 /** The status of a writer whose reader went away: 128 + SIGPIPE (13), what a shell reports for `seq 1e9 | head`. */
 export const EXIT_STDOUT_CLOSED = 141
 
-/** Whether stdout's reader has gone away (EPIPE): then what a command still writes there is lost, and it should not claim success. */
-export function stdoutClosed(): boolean {
+/**
+ * Waits until everything written to stdout so far has left this process (a pipe's writes are
+ * queued), and tells whether it was delivered: false when the reader of stdout left (EPIPE), so that
+ * what was written is cut and the command must not claim success.
+ */
+export async function stdoutDelivered(): Promise<boolean> {
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()))
   const error = process.stdout.errored as NodeJS.ErrnoException | null
-  return error?.code === 'EPIPE'
-}
-
-/** Resolves once everything written to stdout so far has left this process (a pipe's writes are queued), or stdout failed (then see stdoutClosed). */
-export function stdoutFlushed(): Promise<void> {
-  return new Promise((resolve) => process.stdout.write('', () => resolve()))
+  return error?.code !== 'EPIPE'
 }
 
 /**

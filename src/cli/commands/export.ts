@@ -4,7 +4,7 @@ import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { catchUpReadModels } from '../catch-up.js'
 import { CliError, withBackends } from '../context.js'
-import { stdoutClosed, stdoutFlushed } from '../stdout.js'
+import { stdoutDelivered } from '../stdout.js'
 
 /** The projector whose read models are exported (shards: `read-models-i-of-n`). */
 const PROJECTOR = READ_MODELS_PROJECTION
@@ -55,12 +55,9 @@ export function registerExport(program: Command): void {
           )
         }
         writeOcelForm(doc, form, opts.out, opts.pretty === true)
-        if (opts.out === undefined) {
-          // The summary follows the document out: when the reader of stdout left (`ocelog export | head`),
-          // the export is cut, so no summary claims it, and the command exits 141 (exitWhenStdoutCloses).
-          await stdoutFlushed()
-          if (stdoutClosed()) return
-        }
+        // The summary follows the document out: when the reader of stdout left (`ocelog export | head`),
+        // the export is cut, so no summary claims it, and the command exits 141 (exitWhenStdoutCloses).
+        if (opts.out === undefined && !(await stdoutDelivered())) return
         const s = summarize(doc)
         process.stderr.write(
           `exported dataset ${opts.dataset}: ${String(s.events)} events, ${String(s.objects)} objects, ${String(s.eventTypes)} event types, ` +

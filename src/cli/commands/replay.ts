@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { unhandledRecord } from '../../core/record-decoder.js'
 import type { StoredRecord } from '../../schemas/records.js'
 import { CliError, printJson, withBackends } from '../context.js'
-import { stdoutClosed, stdoutFlushed } from '../stdout.js'
+import { stdoutDelivered } from '../stdout.js'
 
 const PAGE = 1000
 
@@ -83,14 +83,12 @@ export function registerReplay(program: Command): void {
           count += page.length
           // A page at a time into stdout's queue: a slow reader (`| less`) holds the replay back
           // instead of the whole stream piling up in memory; a reader that left ends it (exit 141).
-          if (process.stdout.writableNeedDrain) await stdoutFlushed()
-          if (stdoutClosed()) return
+          if (process.stdout.writableNeedDrain && !(await stdoutDelivered())) return
           const last = page[page.length - 1]
           if (last === undefined || page.length < PAGE) break
           after = last.position
         }
-        await stdoutFlushed()
-        if (stdoutClosed()) return
+        if (!(await stdoutDelivered())) return
         if (opts.json !== true) process.stderr.write(`${String(count)} record(s) in stream dataset-${opts.dataset}\n`)
       })
     })
