@@ -5,6 +5,9 @@ import { cpuSecondsOf } from '../../bench/processes.js'
 const onLinux = process.platform === 'linux'
 if (!onLinux) console.log(`skip: the bench reads CPU time from /proc, which ${process.platform} lacks`)
 
+/** A CPU time in seconds as a whole number of /proc ticks (10 ms). */
+const ticks = (seconds: number): number => Math.round(seconds * 100)
+
 describe.skipIf(!onLinux)('cpuSecondsOf', () => {
   it("counts this thread's work in the main thread (tid = pid) and in the process, the process at least as much", () => {
     const thread0 = cpuSecondsOf(process.pid, process.pid)
@@ -12,12 +15,15 @@ describe.skipIf(!onLinux)('cpuSecondsOf', () => {
     // Work on this thread until its reading has moved 0.1 s (/proc counts in ticks of 10 ms), or 10 s have passed.
     const deadline = Date.now() + 10_000
     let x = 0
-    while (cpuSecondsOf(process.pid, process.pid) - thread0 < 0.1 && Date.now() < deadline) for (let i = 0; i < 100_000; i++) x += Math.sqrt(x + i)
+    while (ticks(cpuSecondsOf(process.pid, process.pid) - thread0) < 10 && Date.now() < deadline) for (let i = 0; i < 100_000; i++) x += Math.sqrt(x + i)
     expect(x).toBeGreaterThan(0)
-    const thread = cpuSecondsOf(process.pid, process.pid) - thread0
-    const whole = cpuSecondsOf(process.pid) - process0
-    expect(thread).toBeGreaterThanOrEqual(0.1)
-    expect(whole).toBeGreaterThanOrEqual(thread)
+    // Compared in whole ticks: seconds are ticks / 100, and their float differences can land a hair off (0.09999999999999998).
+    const thread = ticks(cpuSecondsOf(process.pid, process.pid) - thread0)
+    const whole = ticks(cpuSecondsOf(process.pid) - process0)
+    expect(thread).toBeGreaterThanOrEqual(10)
+    // The two readings are not taken at the same instant (the process's start is read a moment after the thread's), and the
+    // kernel rounds each of utime and stime down to a tick on its own, so the process may show one tick less than the thread.
+    expect(whole).toBeGreaterThanOrEqual(thread - 1)
   })
 
   it('reads 0 for a process or thread that does not exist', () => {
