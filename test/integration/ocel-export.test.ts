@@ -4,7 +4,7 @@
  * standard's JSON schema (pm4py schema_ocel2.json, from the shared folder: skipped when absent).
  * The generated log goes through the import plan; the official example (shared) directly.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Ajv, type ValidateFunction } from 'ajv'
@@ -239,6 +239,23 @@ describe('exportOcel on SQLite read models', () => {
     const before = await exportOcel(query, 'ds1')
     await projector.rebuild()
     expect(await exportOcel(query, 'ds1')).toEqual(before)
+  })
+
+  it('writes an event of year 0050, which the API accepts, so that the import reads it back as year 0050', async () => {
+    const old = { event: 'Found Order', timestamp: '0050-06-01T12:00:00+01:00', objects: [{ type: 'order', id: 'roman' }] }
+    expect((await ingest.recordEvents([old], ctx('ds1'))).failures).toEqual([])
+    await new Projector(log, store).catchUp()
+    const doc = await exportOcel(query, 'ds1')
+    expect(doc.events.map((e) => e.time)).toEqual(['0050-06-01T11:00:00.000Z'])
+    // The exported document, read by the importer and sent to another dataset, gives the same instant.
+    const file = join(dir, 'year-50.json')
+    writeFileSync(file, JSON.stringify(doc))
+    for (const batch of planImport(readOcelFile(file, parseTimeZone('UTC'))).batches) {
+      const { failures } = batch.kind === 'events' ? await ingest.recordEvents(batch.items, ctx('ds2')) : await ingest.upsertObjects(batch.items, ctx('ds2'))
+      expect(failures).toEqual([])
+    }
+    await new Projector(log, store).catchUp()
+    expect((await exportOcel(query, 'ds2')).events.map((e) => [e.type, e.time])).toEqual([['Found Order', '0050-06-01T11:00:00.000Z']])
   })
 })
 

@@ -68,10 +68,22 @@ describe('parseOcelTime', () => {
       expect([text, answer]).toEqual([text, general(text)])
       if (answer !== null) read += 1
     }
-    // 5 real dates × 2 real times × 5 readable fractions with an upper-case T, and the two other forms pushed last
-    expect(read).toBe(52)
+    // 6 real dates × 2 real times × 5 readable fractions with an upper-case T, and the two other forms pushed last
+    expect(read).toBe(62)
     expect(parseOcelTime('2024-02-29T23:59:59.999Z', utc)).toEqual({ ms: Date.UTC(2024, 1, 29, 23, 59, 59, 999), naive: false, truncated: false })
-    expect(parseOcelTime('0050-06-01T00:00:00Z', utc)).toBeNull()
+  })
+
+  it('reads years 0001-0099 as those years, not 1901-1999 (the API accepts them, so the export writes them)', () => {
+    const year50 = Date.parse('0050-06-01T00:00:00.000Z')
+    expect(new Date(year50).getUTCFullYear()).toBe(50)
+    expect(parseOcelTime('0050-06-01T00:00:00Z', utc)).toEqual({ ms: year50, naive: false, truncated: false })
+    // The general path: a space instead of T, an offset, a naive time, a date alone.
+    expect(parseOcelTime('0050-06-01 02:00:00+02:00', utc)?.ms).toBe(year50)
+    expect(parseOcelTime('0050-06-01 00:00:00', utc)).toEqual({ ms: year50, naive: true, truncated: false })
+    expect(parseOcelTime('0001-01-01', utc)?.ms).toBe(Date.parse('0001-01-01T00:00:00.000Z'))
+    // 0004 is a leap year, 0100 is not (proleptic Gregorian, as Date counts).
+    expect(parseOcelTime('0004-02-29 12:00:00Z', utc)?.ms).toBe(Date.parse('0004-02-29T12:00:00.000Z'))
+    expect(parseOcelTime('0100-02-29 12:00:00Z', utc)).toBeNull()
   })
 
   it('rejects text that names no real date', () => {

@@ -92,10 +92,17 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[
 const EPOCH_SECONDS = /^[+-]?\d+(?:\.\d+)?$/
 
 /**
- * Date.UTC reads years 0–99 as 1900–1999, so the general path below refuses them (the date it
- * builds does not match the text); the fast path (canonicalUtcMs) gives way to it there.
+ * The UTC epoch milliseconds of a proleptic Gregorian date and time, fields as Date.UTC takes them
+ * (month from 0), overflowing fields carried as Date.UTC carries them. Unlike Date.UTC, years 0–99
+ * are those years, not 1900–1999 (setUTCFullYear does not remap them): the API accepts years from
+ * 0001 (core/timestamp.ts), so the import reads what the export writes.
+ * @returns NaN when the instant is outside the range of a Date.
  */
-const YEAR_100_MS = Date.parse('0100-01-01T00:00:00Z')
+function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month, day)
+  return date.setUTCHours(hour, minute, second, ms)
+}
 
 /**
  * Reads one OCEL timestamp.
@@ -109,14 +116,14 @@ export function parseOcelTime(raw: unknown, zone: TimeZone): ParsedTime | null {
   if (typeof raw === 'number') return Number.isFinite(raw) ? { ms: Math.round(raw * 1000), naive: false, truncated: false } : null
   if (typeof raw !== 'string') return null
   const canonical = canonicalUtcMs(raw)
-  if (canonical !== null && canonical >= YEAR_100_MS) return { ms: canonical, naive: false, truncated: false }
+  if (canonical !== null) return { ms: canonical, naive: false, truncated: false }
   const s = raw.trim()
   if (EPOCH_SECONDS.test(s)) return parseOcelTime(Number(s), zone)
   const m = DATE_TIME.exec(s)
   if (m === null) return null
   const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', tz] = m
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)] as const
-  const wall = Date.UTC(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], Number(frac.slice(0, 3).padEnd(3, '0')))
+  const wall = utcMs(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], Number(frac.slice(0, 3).padEnd(3, '0')))
   const check = new Date(wall)
   if (
     Number.isNaN(wall) ||
