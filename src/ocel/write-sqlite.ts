@@ -22,7 +22,7 @@
  */
 import Database from 'better-sqlite3'
 import { existsSync, renameSync, rmSync } from 'node:fs'
-import { typedValue } from './import/read-xml.js'
+import { typedValue } from './import/model.js'
 import type { OcelJson } from './ocel-json.js'
 
 /** Columns of the per-type tables that the standard reserves. */

@@ -241,6 +241,31 @@ describe('exportOcel on SQLite read models', () => {
     expect(await exportOcel(query, 'ds1')).toEqual(before)
   })
 
+  it('gives numbers and booleans back as such after an export and an import: the values are text, typed by their declarations', async () => {
+    await seed()
+    await new Projector(log, store).catchUp()
+    const file = join(dir, 'ds1.json')
+    writeFileSync(file, JSON.stringify(await exportOcel(query, 'ds1')))
+    for (const batch of planImport(readOcelFile(file, parseTimeZone('UTC'))).batches) {
+      const { failures } = batch.kind === 'events' ? await ingest.recordEvents(batch.items, ctx('ds2')) : await ingest.upsertObjects(batch.items, ctx('ds2'))
+      expect(failures).toEqual([])
+    }
+    await new Projector(log, store).catchUp()
+    // The export names order o1 `order/o1`, since an item has the id o1 too (exportedIds).
+    const properties = async (dataset: string, orderId: string) => {
+      const page = await query.events(dataset, { limit: 100 })
+      const events = page.events.filter((e) => e.event_type !== 'Other').map((e) => [e.event_type, e.properties])
+      const order = await query.object(dataset, 'order', orderId, 10)
+      const customer = await query.object(dataset, 'customer', 'c1', 10)
+      return { events, order: order?.object.attributes, customer: customer?.object.attributes }
+    }
+    const original = await properties('ds1', 'o1')
+    expect(original.events).toContainEqual(['Create Order', { channel: 'web', lines: 2 }])
+    expect(original.order).toEqual({ amount: 12, paid: true })
+    expect(original.customer).toEqual({ tier: 'gold', city: 'Oslo' })
+    expect(await properties('ds2', 'order/o1')).toEqual(original)
+  })
+
   it('writes an event of year 0050, which the API accepts, so that the import reads it back as year 0050', async () => {
     const old = { event: 'Found Order', timestamp: '0050-06-01T12:00:00+01:00', objects: [{ type: 'order', id: 'roman' }] }
     expect((await ingest.recordEvents([old], ctx('ds1'))).failures).toEqual([])

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OcelReadError, type OcelLog } from '../../src/ocel/import/model.js'
+import { OcelReadError, type OcelLog, typedValue } from '../../src/ocel/import/model.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { readOcelJson } from '../../src/ocel/import/read-json.js'
-import { readOcelXml, typedValue } from '../../src/ocel/import/read-xml.js'
+import { readOcelXml } from '../../src/ocel/import/read-xml.js'
 import { planImport } from '../../src/ocel/import/plan.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { writeOcelSqlite } from '../../src/ocel/write-sqlite.js'
@@ -278,6 +278,65 @@ describe('readOcelJson', () => {
     const log = readOcelJson(JSON.stringify({ events: [{ id: 'e1', type: 'x', time: 'soon' }], objects: [] }), utc)
     expect(log.events).toEqual([])
     expect(log.notes.unreadable).toEqual({ event_unreadable_time: { count: 1, examples: ['e1 (soon)'] } })
+  })
+
+  it("types text values by their declaration, as the standard's schema writes them (and Ocelog's export), and keeps typed ones", () => {
+    const doc = {
+      eventTypes: [
+        {
+          name: 'pay',
+          attributes: [
+            { name: 'amount', type: 'float' },
+            { name: 'lines', type: 'integer' },
+            { name: 'paid', type: 'boolean' },
+            { name: 'code', type: 'string' },
+            { name: 'odd', type: 'integer' },
+          ],
+        },
+      ],
+      objectTypes: [{ name: 'order', attributes: [{ name: 'total', type: 'float' }] }],
+      events: [
+        {
+          id: 'e1',
+          type: 'pay',
+          time: '2024-01-01T00:00:00Z',
+          attributes: [
+            { name: 'amount', value: '12.50' },
+            { name: 'lines', value: '2' },
+            { name: 'paid', value: 'true' },
+            { name: 'code', value: '007' },
+            { name: 'odd', value: 'two' },
+            { name: 'undeclared', value: '3' },
+          ],
+        },
+        {
+          id: 'e2',
+          type: 'pay',
+          time: '2024-01-01T00:00:00Z',
+          attributes: [
+            { name: 'amount', value: 4 },
+            { name: 'paid', value: false },
+          ],
+        },
+      ],
+      objects: [
+        {
+          id: 'o1',
+          type: 'order',
+          attributes: [
+            { name: 'total', value: '12.5', time: '2024-01-01T00:00:00Z' },
+            { name: 'total', value: null, time: '2024-01-02T00:00:00Z' },
+          ],
+        },
+      ],
+    }
+    const log = readOcelJson(JSON.stringify(doc), utc)
+    // Text that does not read as its declared type, and attributes nothing declares, stay text.
+    expect(log.events.map((e) => e.attributes)).toEqual([
+      { amount: 12.5, lines: 2, paid: true, code: '007', odd: 'two', undeclared: '3' },
+      { amount: 4, paid: false },
+    ])
+    expect(log.objects[0]?.attributes.map((a) => a.value)).toEqual([12.5, null])
   })
 
   it('refuses OCEL 1.0 JSON with a message that says so', () => {

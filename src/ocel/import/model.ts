@@ -54,6 +54,36 @@ export interface OcelTypeDeclaration {
   attributes: { name: string; type: string }[]
 }
 
+/**
+ * An attribute value given as text, typed by its declared OCEL type: `integer` (digits, a safe
+ * integer) and `float` (a finite number) → numbers, `boolean` (`true`/`false`, `1`/`0`, any case) →
+ * true/false; `string`, `time`, no declaration, or text that does not read as the declared type →
+ * the text as written. The OCEL 2.0 JSON schema and the XML XSD carry every value as a string and
+ * type it in the event or object type's declaration (OCEL 2.0 specification, § attribute types).
+ */
+export function typedValue(raw: string, type: string | undefined): AttributeValue {
+  const s = raw.trim()
+  switch (type) {
+    case 'integer':
+      return /^[+-]?\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : raw
+    case 'float': {
+      const n = Number(s)
+      return s !== '' && Number.isFinite(n) ? n : raw
+    }
+    case 'boolean':
+      if (/^(true|1)$/i.test(s)) return true
+      if (/^(false|0)$/i.test(s)) return false
+      return raw
+    default:
+      return raw
+  }
+}
+
+/** The declared OCEL type of each attribute, by event or object type name, then attribute name. */
+export function attributeTypesOf(declarations: readonly OcelTypeDeclaration[]): Map<string, Map<string, string>> {
+  return new Map(declarations.map((d) => [d.name, new Map(d.attributes.map((a) => [a.name, a.type]))]))
+}
+
 /** Something a reader counted: how often, and a few examples (ids, table names) for the summary. */
 export interface Tally {
   count: number

@@ -2,13 +2,16 @@
  * Reader of OCEL 2.0 JSON (`.json`, `.jsonocel`): the layout of src/ocel/ocel-json.ts
  * (`eventTypes`, `objectTypes`, `events`, `objects`), read as tolerantly as OcelJsonTolerant and a
  * little more, because real files differ from the standard's schema: attribute values are numbers
- * or booleans where the schema says string, ids and qualifiers may be numbers, times may have no
+ * or booleans where the schema says string (kept; text values are typed by their declaration, as
+ * the XML reader types element text), ids and qualifiers may be numbers, times may have no
  * zone, `attributes`/`relationships` may be missing, and an object attribute may have no `time`
  * (read as the epoch: an initial value). Items that cannot be read are counted in `notes.unreadable`.
  */
 import {
   asQualifier,
   asText,
+  attributeTypesOf,
+  type AttributeValue,
   newNotes,
   OcelReadError,
   tally,
@@ -19,6 +22,7 @@ import {
   type OcelTypeDeclaration,
   type ReadNotes,
   putAttribute,
+  typedValue,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
@@ -66,16 +70,26 @@ function relationships(value: unknown, where: string, cause: string, notes: Read
   return out
 }
 
-/** Event attributes: `[{name, value}]` as the standard says, or a plain `{name: value}` object. */
-function eventAttributes(value: unknown): Record<string, unknown> {
+/**
+ * An attribute's value as the file gives it, typed by its declaration when it is text: the
+ * standard's schema writes every value as a string (so do Ocelog's exports) and declares its type;
+ * real files often write numbers and booleans as such, which are kept. See typedValue.
+ */
+function declaredValue(value: unknown, declared: ReadonlyMap<string, string> | undefined, name: string): AttributeValue {
+  if (value === undefined || value === null) return null
+  return typeof value === 'string' ? typedValue(value, declared?.get(name)) : value
+}
+
+/** Event attributes: `[{name, value}]` as the standard says, or a plain `{name: value}` object; typed by `declared` (declaredValue). */
+function eventAttributes(value: unknown, declared: ReadonlyMap<string, string> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (Array.isArray(value)) {
     for (const a of value) {
       const name = isRecord(a) ? asText(a.name) : null
-      if (name !== null && isRecord(a)) putAttribute(out, name, a.value ?? null)
+      if (name !== null && isRecord(a)) putAttribute(out, name, declaredValue(a.value, declared, name))
     }
   } else if (isRecord(value)) {
-    for (const [name, v] of Object.entries(value)) putAttribute(out, name, v)
+    for (const [name, v] of Object.entries(value)) putAttribute(out, name, declaredValue(v, declared, name))
   }
   return out
 }
@@ -97,6 +111,10 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
   if ('ocel:events' in doc || 'ocel:global-log' in doc) throw new OcelReadError('this is OCEL 1.0 JSON ("ocel:events"); only OCEL 2.0 logs can be imported')
   if (!('events' in doc) && !('objects' in doc)) throw new OcelReadError('no "events" or "objects": not an OCEL 2.0 JSON log')
   const notes = newNotes(zone.label)
+  const eventTypes = declarations(arrayAt(doc, 'eventTypes'), 'event', notes)
+  const objectTypes = declarations(arrayAt(doc, 'objectTypes'), 'object', notes)
+  const eventAttributeTypes = attributeTypesOf(eventTypes)
+  const objectAttributeTypes = attributeTypesOf(objectTypes)
 
   const events: OcelEvent[] = []
   arrayAt(doc, 'events').forEach((e, i) => {
@@ -115,7 +133,7 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
       id: asText(e.id) ?? `#${String(i)}`,
       type,
       time,
-      attributes: eventAttributes(e.attributes),
+      attributes: eventAttributes(e.attributes, eventAttributeTypes.get(type)),
       relationships: relationships(e.relationships, where, 'e2o_unreadable', notes),
     })
   })
@@ -128,6 +146,7 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
       tally(notes.unreadable, 'object_unreadable', id ?? `objects[${String(i)}]`)
       return
     }
+    const declared = objectAttributeTypes.get(type)
     const attributes: OcelObject['attributes'] = []
     if (Array.isArray(o.attributes)) {
       for (const a of o.attributes) {
@@ -141,7 +160,7 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
           tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${name} (${String(a.time)})`)
           continue
         }
-        attributes.push({ name, time, value: a.value ?? null })
+        attributes.push({ name, time, value: declaredValue(a.value, declared, name) })
       }
     }
     objects.push({ id, type, attributes, relationships: relationships(o.relationships, id, 'o2o_unreadable', notes) })
@@ -149,8 +168,8 @@ export function readOcelJson(text: string, zone: TimeZone): OcelLog {
 
   return {
     format: 'json',
-    eventTypes: declarations(arrayAt(doc, 'eventTypes'), 'event', notes),
-    objectTypes: declarations(arrayAt(doc, 'objectTypes'), 'object', notes),
+    eventTypes,
+    objectTypes,
     events,
     objects,
     notes,

@@ -9,6 +9,7 @@
 import { XMLParser } from 'fast-xml-parser'
 import {
   asQualifier,
+  attributeTypesOf,
   asText,
   newNotes,
   OcelReadError,
@@ -19,6 +20,7 @@ import {
   type OcelRelationship,
   type OcelTypeDeclaration,
   type ReadNotes,
+  typedValue,
   putAttribute,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
@@ -53,25 +55,6 @@ function text(node: Node): string {
   return typeof t === 'string' ? t : (asText(t) ?? '')
 }
 
-/** An attribute value typed by its declaration (see module comment). */
-export function typedValue(raw: string, type: string | undefined): unknown {
-  const s = raw.trim()
-  switch (type) {
-    case 'integer':
-      return /^[+-]?\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : raw
-    case 'float': {
-      const n = Number(s)
-      return s !== '' && Number.isFinite(n) ? n : raw
-    }
-    case 'boolean':
-      if (/^(true|1)$/i.test(s)) return true
-      if (/^(false|0)$/i.test(s)) return false
-      return raw
-    default:
-      return raw
-  }
-}
-
 function declarations(log: Node, container: string, child: string, cause: string, notes: ReadNotes): OcelTypeDeclaration[] {
   const out: OcelTypeDeclaration[] = []
   children(log, container, child).forEach((t, i) => {
@@ -87,10 +70,6 @@ function declarations(log: Node, container: string, child: string, cause: string
     out.push({ name, attributes })
   })
   return out
-}
-
-function typesOf(decls: readonly OcelTypeDeclaration[]): Map<string, Map<string, string>> {
-  return new Map(decls.map((d) => [d.name, new Map(d.attributes.map((a) => [a.name, a.type]))]))
 }
 
 function relationships(node: Node, where: string, cause: string, notes: ReadNotes): OcelRelationship[] {
@@ -136,8 +115,8 @@ export function readOcelXml(xml: string, zone: TimeZone): OcelLog {
   const notes = newNotes(zone.label)
   const eventTypes = declarations(log, 'event-types', 'event-type', 'event_declaration_unreadable', notes)
   const objectTypes = declarations(log, 'object-types', 'object-type', 'object_declaration_unreadable', notes)
-  const eventAttributeTypes = typesOf(eventTypes)
-  const objectAttributeTypes = typesOf(objectTypes)
+  const eventAttributeTypes = attributeTypesOf(eventTypes)
+  const objectAttributeTypes = attributeTypesOf(objectTypes)
 
   const objects: OcelObject[] = []
   children(log, 'objects', 'object').forEach((o, i) => {
