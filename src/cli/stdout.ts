@@ -2,6 +2,7 @@
  * stdout of the command-line tools (`ocelog`, and the bench's own): what they do when the reader of
  * stdout leaves early, as in `ocelog replay --dataset ID | head`. No I/O beyond stdout and stderr.
  */
+import type { Writable } from 'node:stream'
 
 /** The status of a writer whose reader went away: 128 + SIGPIPE (13), what a shell reports for `seq 1e9 | head`. */
 export const EXIT_STDOUT_CLOSED = 141
@@ -12,8 +13,17 @@ export const EXIT_STDOUT_CLOSED = 141
  * what was written is cut and the command must not claim success.
  */
 export async function stdoutDelivered(): Promise<boolean> {
-  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()))
-  const error = process.stdout.errored as NodeJS.ErrnoException | null
+  return delivered(process.stdout)
+}
+
+/**
+ * stdoutDelivered for any writable stream: waits until everything written to `out` so far has been
+ * handed on (its queue flushed), then tells whether it was delivered: false when the stream failed
+ * with EPIPE (its reader left).
+ */
+export async function delivered(out: Writable): Promise<boolean> {
+  await new Promise<void>((resolve) => out.write('', () => resolve()))
+  const error = out.errored as NodeJS.ErrnoException | null
   return error?.code !== 'EPIPE'
 }
 

@@ -1,10 +1,13 @@
 import type { Command } from 'commander'
+import type { Writable } from 'node:stream'
 import { unhandledRecord } from '../../core/record-decoder.js'
+import type { EventLog } from '../../ports/event-log.js'
 import type { StoredRecord } from '../../schemas/records.js'
-import { CliError, printJson, withBackends } from '../context.js'
-import { stdoutDelivered } from '../stdout.js'
+import { CliError, withBackends } from '../context.js'
+import { delivered, stdoutDelivered } from '../stdout.js'
 
-const PAGE = 1000
+/** Records read from the log per page of a replay (replayStream). */
+export const REPLAY_PAGE = 1000
 
 /**
  * One line of the text replay after its position and append time: the record type, its id, what it
@@ -38,6 +41,56 @@ export function replayLine(r: StoredRecord): string {
   }
 }
 
+/** One record as a line of `ocelog replay --json` (NDJSON; the option's help names the fields). */
+export function replayJsonLine(r: StoredRecord): string {
+  return JSON.stringify({
+    position: r.position,
+    stream: r.stream,
+    type: r.type,
+    version: r.version,
+    ...(r.upcastFrom === undefined ? {} : { upcast_from: r.upcastFrom }),
+    appended_at: r.appendedAt,
+    ...(r.idempotency === undefined ? {} : { idempotency_key: r.idempotency.key, fingerprint: r.idempotency.fingerprint }),
+    data: r.data,
+  })
+}
+
+/** One record as a line of the text replay: position, append time, replayLine, and the idempotency key when it has one. */
+export function replayTextLine(r: StoredRecord): string {
+  return `${String(r.position).padStart(8)}  ${r.appendedAt}  ${replayLine(r)}${r.idempotency === undefined ? '' : `  idempotency_key=${JSON.stringify(r.idempotency.key)}`}`
+}
+
+/**
+ * Writes the records of a dataset's stream after `after` (exclusive; null: from the start) to
+ * `out`, one line each (replayJsonLine or replayTextLine), reading the log a page of REPLAY_PAGE records
+ * at a time. When `out`'s queue is full (a slow reader, as `| less`), it waits for the queue to
+ * drain before it reads the next page, so the stream never piles up in memory.
+ * @returns how many records were written, or null when `out` failed with EPIPE (its reader left).
+ * @throws the stream's error when `out` failed otherwise, and the log's when a read fails.
+ */
+export async function replayStream(
+  log: Pick<EventLog, 'readStream'>,
+  datasetId: string,
+  after: number | null,
+  json: boolean,
+  out: Writable,
+): Promise<number | null> {
+  let count = 0
+  let from = after
+  for (;;) {
+    const page = await log.readStream(datasetId, from, REPLAY_PAGE)
+    for (const r of page) out.write(`${json ? replayJsonLine(r) : replayTextLine(r)}\n`)
+    count += page.length
+    if (out.writableNeedDrain || out.errored !== null) {
+      if (!(await delivered(out))) return null
+      if (out.errored !== null) throw out.errored
+    }
+    const last = page[page.length - 1]
+    if (last === undefined || page.length < REPLAY_PAGE) return count
+    from = last.position
+  }
+}
+
 export function registerReplay(program: Command): void {
   program
     .command('replay')
@@ -56,39 +109,9 @@ export function registerReplay(program: Command): void {
       }
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
-        let count = 0
-        for (;;) {
-          const page = await b.log.readStream(opts.dataset, after, PAGE)
-          for (const r of page) {
-            if (opts.json === true) {
-              printJson(
-                {
-                  position: r.position,
-                  stream: r.stream,
-                  type: r.type,
-                  version: r.version,
-                  ...(r.upcastFrom === undefined ? {} : { upcast_from: r.upcastFrom }),
-                  appended_at: r.appendedAt,
-                  ...(r.idempotency === undefined ? {} : { idempotency_key: r.idempotency.key, fingerprint: r.idempotency.fingerprint }),
-                  data: r.data,
-                },
-                true,
-              )
-            } else {
-              process.stdout.write(
-                `${String(r.position).padStart(8)}  ${r.appendedAt}  ${replayLine(r)}${r.idempotency === undefined ? '' : `  idempotency_key=${JSON.stringify(r.idempotency.key)}`}\n`,
-              )
-            }
-          }
-          count += page.length
-          // A page at a time into stdout's queue: a slow reader (`| less`) holds the replay back
-          // instead of the whole stream piling up in memory; a reader that left ends it (exit 141).
-          if (process.stdout.writableNeedDrain && !(await stdoutDelivered())) return
-          const last = page[page.length - 1]
-          if (last === undefined || page.length < PAGE) break
-          after = last.position
-        }
-        if (!(await stdoutDelivered())) return
+        const count = await replayStream(b.log, opts.dataset, after, opts.json === true, process.stdout)
+        // null: the reader of stdout left (the global handler ends the command with exit 141).
+        if (count === null || !(await stdoutDelivered())) return
         if (opts.json !== true) process.stderr.write(`${String(count)} record(s) in stream dataset-${opts.dataset}\n`)
       })
     })
