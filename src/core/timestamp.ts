@@ -43,9 +43,19 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146_097 + doe - 719_468
 }
 
-function daysInMonth(y: number, m: number): number {
+/** Days in month `m` (1–12) of the proleptic Gregorian year `y`. */
+export function daysInMonth(y: number, m: number): number {
   if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28
   return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31
+}
+
+/**
+ * Epoch milliseconds of a proleptic Gregorian date and time of day read as UTC, fields as written
+ * (month 1–12). Linear in the day and the time fields, so hour 24 is 00:00 of the next day. Unlike
+ * Date.UTC, years 0–99 are those years, not 1900–1999. Callers check the fields' ranges.
+ */
+export function civilMs(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): number {
+  return (((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millis
 }
 
 /** First and last millisecond that still have a four-digit UTC year (0001-01-01 … 9999-12-31). */
@@ -98,7 +108,7 @@ export function canonicalUtcMs(text: string): number | null {
   const millis = n === 24 ? digitsAt(text, 20, 23) : 0
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millis < 0) return null
-  return (((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millis
+  return civilMs(year, month, day, hour, minute, second, millis)
 }
 
 function refusalOf(text: string): string {
@@ -139,7 +149,7 @@ export function parseTimestamp(text: string): ParsedTimestamp {
   const offset = offsetMinutes(offsetText)
   if (offset === null) return { ok: false, reason: `${INVALID}: offset ${offsetText} is out of range (hours 00–23, minutes 00–59)` }
   const millis = Number(fraction.slice(0, 3).padEnd(3, '0'))
-  const ms = (((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute - offset) * 60 + second) * 1000 + millis
+  const ms = civilMs(year, month, day, hour, minute, second, millis) - offset * 60_000
   if (ms < MIN_MS || ms > MAX_MS) {
     return { ok: false, reason: 'is outside the years 0001–9999 once converted to UTC; Ocelog stores UTC date-times with four-digit years' }
   }

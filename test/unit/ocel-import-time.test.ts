@@ -86,6 +86,31 @@ describe('parseOcelTime', () => {
     expect(parseOcelTime('0100-02-29 12:00:00Z', utc)).toBeNull()
   })
 
+  it('reads a naive time of year 0050 in an IANA zone as that wall-clock time there', () => {
+    const berlin = parseTimeZone('Europe/Berlin')
+    // The inverse, by Intl alone: the instant read, shown as Berlin's wall clock, is the text again.
+    const wallClock = (ms: number) =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: 'Europe/Berlin',
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      })
+        .formatToParts(new Date(ms))
+        .filter((p) => p.type !== 'literal')
+        .map((p) => `${p.type}=${p.value}`)
+        .join(' ')
+    const year50 = parseOcelTime('0050-06-01 12:00:00', berlin)
+    expect(year50?.naive).toBe(true)
+    expect(new Date(year50?.ms ?? Number.NaN).getUTCFullYear()).toBe(50)
+    expect(wallClock(year50?.ms ?? Number.NaN)).toBe('month=6 day=1 year=50 hour=12 minute=00 second=00')
+    expect(wallClock(parseOcelTime('2024-06-01 12:00:00', berlin)?.ms ?? Number.NaN)).toBe('month=6 day=1 year=2024 hour=12 minute=00 second=00')
+  })
+
   it('rejects text that names no real date', () => {
     expect(parseOcelTime('2023-02-30 00:00:00', utc)).toBeNull()
     expect(parseOcelTime('yesterday', utc)).toBeNull()

@@ -5,7 +5,7 @@
  * time in a chosen zone (`ocelog import --timezone`, default UTC); the caller counts those.
  * Pure: the only environment used is Intl's time-zone database.
  */
-import { canonicalUtcMs } from '../../core/timestamp.js'
+import { canonicalUtcMs, civilMs, daysInMonth } from '../../core/timestamp.js'
 
 /** A zone in which wall-clock times without a zone are read. */
 export interface TimeZone {
@@ -13,7 +13,7 @@ export interface TimeZone {
   readonly label: string
   /**
    * The instant of a wall-clock time in this zone.
-   * @param wallMs the wall-clock time written as if it were UTC (Date.UTC of its fields).
+   * @param wallMs the wall-clock time written as if it were UTC (civilMs of its fields).
    * @returns ms since the epoch. In a DST gap the time is read with the offset before the gap.
    */
   toUtc(wallMs: number): number
@@ -34,7 +34,7 @@ function offsetMsOf(sign: string, hours: string, minutes: string | undefined): n
 function ianaOffsetMs(format: Intl.DateTimeFormat, utcMs: number): number {
   const f: Record<string, number> = {}
   for (const p of format.formatToParts(new Date(utcMs))) if (p.type !== 'literal') f[p.type] = Number(p.value)
-  const wall = Date.UTC(f.year ?? 1970, (f.month ?? 1) - 1, f.day ?? 1, f.hour ?? 0, f.minute ?? 0, f.second ?? 0)
+  const wall = civilMs(f.year ?? 1970, f.month ?? 1, f.day ?? 1, f.hour ?? 0, f.minute ?? 0, f.second ?? 0, 0)
   return wall - Math.floor(utcMs / 1000) * 1000
 }
 
@@ -92,19 +92,6 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[
 const EPOCH_SECONDS = /^[+-]?\d+(?:\.\d+)?$/
 
 /**
- * The UTC epoch milliseconds of a proleptic Gregorian date and time, fields as Date.UTC takes them
- * (month from 0), overflowing fields carried as Date.UTC carries them. Unlike Date.UTC, years 0–99
- * are those years, not 1900–1999 (setUTCFullYear does not remap them): the API accepts years from
- * 0001 (core/timestamp.ts), so the import reads what the export writes.
- * @returns NaN when the instant is outside the range of a Date.
- */
-function utcMs(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
-  const date = new Date(0)
-  date.setUTCFullYear(year, month, day)
-  return date.setUTCHours(hour, minute, second, ms)
-}
-
-/**
  * Reads one OCEL timestamp.
  * - `2023-04-03T12:08:18Z`, `2022-01-09T14:00:00+00:00`, `2024-05-14 13:00:00+00:00`: that instant.
  * - `2023-04-03 12:08:18`, `2022-01-09T15:00:00`, `2023-04-03`: wall-clock time in `zone` (naive).
@@ -122,20 +109,9 @@ export function parseOcelTime(raw: unknown, zone: TimeZone): ParsedTime | null {
   const m = DATE_TIME.exec(s)
   if (m === null) return null
   const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', tz] = m
-  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)] as const
-  const wall = utcMs(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], Number(frac.slice(0, 3).padEnd(3, '0')))
-  const check = new Date(wall)
-  if (
-    Number.isNaN(wall) ||
-    check.getUTCFullYear() !== fields[0] ||
-    check.getUTCMonth() !== fields[1] ||
-    check.getUTCDate() !== fields[2] ||
-    check.getUTCHours() !== fields[3] ||
-    check.getUTCMinutes() !== fields[4] ||
-    check.getUTCSeconds() !== fields[5]
-  ) {
-    return null
-  }
+  const [year, month, day, hour, minute, second] = [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(sec)]
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return null
+  const wall = civilMs(year, month, day, hour, minute, second, Number(frac.slice(0, 3).padEnd(3, '0')))
   const truncated = /[1-9]/.test(frac.slice(3))
   if (tz === undefined) return { ms: zone.toUtc(wall), naive: true, truncated }
   if (tz === 'Z' || tz === 'z' || tz === 'UTC') return { ms: wall, naive: false, truncated }
