@@ -8,18 +8,10 @@ import type { Writable } from 'node:stream'
 export const EXIT_STDOUT_CLOSED = 141
 
 /**
- * Waits until everything written to stdout so far has left this process (a pipe's writes are
- * queued), and tells whether it was delivered: false when the reader of stdout left (EPIPE), so that
- * what was written is cut and the command must not claim success.
- */
-export async function stdoutDelivered(): Promise<boolean> {
-  return delivered(process.stdout)
-}
-
-/**
- * stdoutDelivered for any writable stream: waits until everything written to `out` so far has been
- * handed on (its queue flushed), then tells whether it was delivered: false when the stream failed
- * with EPIPE (its reader left).
+ * Waits until everything written to `out` so far has been handed on (its queue flushed: for
+ * stdout, a pipe's writes are queued), and tells whether it was delivered: false when `out` failed
+ * with EPIPE (its reader left), so that what was written is cut and the command must not claim
+ * success. Commands pass `process.stdout`.
  */
 export async function delivered(out: Writable): Promise<boolean> {
   await new Promise<void>((resolve) => out.write('', () => resolve()))

@@ -21,6 +21,11 @@ export interface CliResult {
   stderr: string
 }
 
+/** The environment of a CLI run: this process's, with OCELOG_DATA_DIR = `dataDir`, LOG_LEVEL=warn, and `extraEnv` on top. */
+function cliEnv(dataDir: string, extraEnv: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv }
+}
+
 /**
  * Runs `ocelog <args>` with OCELOG_DATA_DIR = `dataDir`, LOG_LEVEL=warn, and `extraEnv` on top of this
  * process's environment. Never rejects for a non-zero exit: the code is in the result.
@@ -28,7 +33,7 @@ export interface CliResult {
 export async function runCli(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await execFileP(process.execPath, [CLI, ...args], {
-      env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv },
+      env: cliEnv(dataDir, extraEnv),
       maxBuffer: 256 * 1024 * 1024,
     })
     return { code: 0, stdout, stderr }
@@ -55,7 +60,7 @@ export async function runCliOk(dataDir: string, args: string[]): Promise<string>
  */
 export async function runCliReaderLeaves(dataDir: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: cliEnv(dataDir),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stdout.destroy()

@@ -4,7 +4,7 @@ import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
 import { catchUpReadModels } from '../catch-up.js'
 import { CliError, withBackends } from '../context.js'
-import { stdoutDelivered } from '../stdout.js'
+import { delivered } from '../stdout.js'
 
 /** The projector whose read models are exported (shards: `read-models-i-of-n`). */
 const PROJECTOR = READ_MODELS_PROJECTION
@@ -57,7 +57,7 @@ export function registerExport(program: Command): void {
         writeOcelForm(doc, form, opts.out, opts.pretty === true)
         // The summary follows the document out: when the reader of stdout left (`ocelog export | head`),
         // the export is cut, so no summary claims it, and the command exits 141 (exitWhenStdoutCloses).
-        if (opts.out === undefined && !(await stdoutDelivered())) return
+        if (opts.out === undefined && !(await delivered(process.stdout))) return
         const s = summarize(doc)
         process.stderr.write(
           `exported dataset ${opts.dataset}: ${String(s.events)} events, ${String(s.objects)} objects, ${String(s.eventTypes)} event types, ` +

@@ -4,7 +4,7 @@ import { unhandledRecord } from '../../core/record-decoder.js'
 import type { EventLog } from '../../ports/event-log.js'
 import type { StoredRecord } from '../../schemas/records.js'
 import { CliError, withBackends } from '../context.js'
-import { delivered, stdoutDelivered } from '../stdout.js'
+import { delivered } from '../stdout.js'
 
 /** Records read from the log per page of a replay (replayStream). */
 export const REPLAY_PAGE = 1000
@@ -111,7 +111,7 @@ export function registerReplay(program: Command): void {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
         const count = await replayStream(b.log, opts.dataset, after, opts.json === true, process.stdout)
         // null: the reader of stdout left (the global handler ends the command with exit 141).
-        if (count === null || !(await stdoutDelivered())) return
+        if (count === null || !(await delivered(process.stdout))) return
         if (opts.json !== true) process.stderr.write(`${String(count)} record(s) in stream dataset-${opts.dataset}\n`)
       })
     })
