@@ -1,6 +1,6 @@
 # Ocelog image for docker-compose.yml: `ocelog <command>` (ENTRYPOINT is the CLI; default `serve`).
 # Build stage compiles TypeScript and better-sqlite3's native module; the runtime stage keeps only
-# production dependencies and dist/. Node 20 as in PLATFORM.md (better-sqlite3 12, vitest 4).
+# production dependencies and dist/. Node 20, the oldest that package.json "engines" allows (better-sqlite3 12, vitest 4).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 builds from source when its prebuilt binary cannot be fetched.

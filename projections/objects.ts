@@ -73,7 +73,7 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
       const u = record.data
       touchObject(cs, datasetId, u.object_id, u.type, u.id, u.properties, u.received_at, position)
       addObjectChange(cs, datasetId, u.object_id, position, u.time, u.properties)
-      // O2O targets exist from their first reference (spec § Auto-creation), without attributes.
+      // O2O targets exist from their first reference (docs/api.md#auto-creation), without attributes.
       for (const r of u.relationships) touchObject(cs, datasetId, r.object_id, r.type, r.id, undefined, u.received_at, position)
       return
     }

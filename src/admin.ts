@@ -1,5 +1,5 @@
 /**
- * Key and dataset administration (spec § Authentication, items 2-6; § Resources, Dataset), used by
+ * Key and dataset administration (docs/api.md#authentication-and-scopes: keys and datasets), used by
  * `ocelog keys …` and `ocelog datasets …`. A key targets a new, automatically named dataset unless
  * an existing dataset is named.
  */
@@ -16,7 +16,7 @@ export interface CreateKeyInput {
   datasetId?: string
   /** Name for the new dataset (ignored with datasetId). */
   datasetName?: string
-  /** Empty or omitted: every scope (spec § Authentication, item 6). */
+  /** Empty or omitted: every scope (docs/api.md#authentication-and-scopes). */
   scopes?: readonly string[]
   now?: Date
 }

@@ -1,5 +1,5 @@
 /**
- * RateLimiter adapters on rate-limiter-flexible (spec § Limits, Rate): a fixed window per API
+ * RateLimiter adapters on rate-limiter-flexible (docs/api.md#rate-limit): a fixed window per API
  * key (OCELOG_RATE_LIMIT_WINDOW_SECONDS, default 60 s; the per-minute budget scaled to it),
  * counted per request. In memory by default; on Redis (ioredis) when REDIS_URL is set,
  * so every API replica shares one budget per key. If Redis is unreachable, the Redis limiter
@@ -16,7 +16,7 @@ const requireModule = createRequire(import.meta.url)
 /** Budget per window: `perMinute` scaled to the window, at least 1 request. */
 export interface RateBudget {
   perMinute: number
-  /** Window length in seconds (default 60: the spec's "per minute"). */
+  /** Window length in seconds (default 60: "per minute", docs/api.md#rate-limit). */
   windowSeconds?: number
 }
 

@@ -43,7 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const bodyLimit = deps.bodyLimitBytes ?? LIMITS.bodyBytesDefault
   const app = Fastify({
     bodyLimit,
-    // `__proto__` and `constructor` are ordinary attribute names in JSON (spec § Event input,
+    // `__proto__` and `constructor` are ordinary attribute names in JSON (docs/api.md#event-input,
     // properties: any JSON data). JSON.parse makes them own data properties, which cannot reach a
     // prototype; the code after it copies attributes by spread (own data properties again), never
     // by assignment.
@@ -56,7 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   })
 
-  // Only JSON bodies are accepted (spec § Endpoints): without the built-in text parser, text/plain answers 415.
+  // Only JSON bodies are accepted (docs/api.md#endpoints): without the built-in text parser, text/plain answers 415.
   app.removeContentTypeParser('text/plain')
 
   app.addHook('onRequest', async (req, reply) => {
@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         title: 'Ocelog ingestion API',
         version: deps.version ?? '1',
         description:
-          'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. Contract: the Ocelog ingestion API specification; errors are RFC 9457 problem details.',
+          'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. This document is the contract, explained in docs/api.md of the repository; errors are RFC 9457 problem details.',
       },
       components: {
         securitySchemes: {

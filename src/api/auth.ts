@@ -1,5 +1,5 @@
 /**
- * Authentication, rate limit and scopes for /v1 (spec § Authentication, § Errors, § Limits).
+ * Authentication, rate limit and scopes for /v1 (docs/api.md#authentication-and-scopes, #errors, #rate-limit).
  * Order: key (401) → budget (429, every request of a valid key counts) → scope (403).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -47,7 +47,7 @@ function fieldLines(req: FastifyRequest, name: string): string[] {
 const BEARER = /^bearer +(\S+)$/i
 
 /**
- * The presented token, or a reason why there is none (spec § Authentication, item 1).
+ * The presented token, or a reason why there is none (docs/api.md#authentication-and-scopes).
  * Every field line counts (Node's `req.headers` keeps only the first Authorization), so two
  * different credentials in one request are refused as ambiguous, like Authorization and
  * X-Ocelog-Api-Key that disagree.

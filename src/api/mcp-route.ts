@@ -1,7 +1,7 @@
 /**
  * MCP over Streamable HTTP at `/mcp` (Model Context Protocol 2025-06-18, § Transports, Streamable
  * HTTP), stateless: every POST gets a new server and transport for the key's dataset, answered as
- * one JSON response. Scope `process:read` (spec § Authentication, scopes).
+ * one JSON response. Scope `process:read` (docs/api.md#authentication-and-scopes).
  *
  * Order of checks, all before any MCP message is read:
  * 1. Host and Origin against DNS rebinding (the transport section's security warning): the Host

@@ -1,6 +1,6 @@
 /**
- * The read side over HTTP: `GET /v1/process/*` (scope `process:read`, spec § Authentication,
- * scopes). Registered inside the /v1 plugin, so the same hook authenticates, counts the request
+ * The read side over HTTP: `GET /v1/process/*` (scope `process:read`,
+ * docs/api.md#authentication-and-scopes). Registered inside the /v1 plugin, so the same hook authenticates, counts the request
  * against the key's rate limit and checks the scope. Every answer reads only the key's own dataset
  * and carries `as_of`, the log position the read models had reached.
  *

@@ -1,5 +1,5 @@
 /**
- * The five /v1 endpoints (spec § Endpoints). Bodies are declared in TypeBox for the OpenAPI
+ * The five /v1 endpoints (docs/api.md#endpoints). Bodies are declared in TypeBox for the OpenAPI
  * document, but validated item by item by src/core/validation.ts, so that a batch's bad item
  * fails alone and single requests and batch items get the same messages.
  */

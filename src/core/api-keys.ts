@@ -1,5 +1,5 @@
 /**
- * API key tokens (spec § Authentication). A token is `ocl_<key_id>_<secret>`: the key id finds the
+ * API key tokens (docs/api.md#authentication-and-scopes). A token is `ocl_<key_id>_<secret>`: the key id finds the
  * stored key, and only the SHA-256 of the secret is stored (the secret has 256 random bits, so a
  * fast hash is enough). The token is shown once, at creation.
  */

@@ -2,7 +2,7 @@
  * Ingest: the decisions between a validated HTTP body and the log (README § Architecture).
  * `planEvents` / `planObjects` are pure (validation, ids, records, claims); `Ingest` appends the
  * plan in one `append` call, so a request's accepted items become durable together or not at all.
- * Items are independent (spec § POST /v1/event/batch): a bad item fails alone. An item whose
+ * Items are independent (docs/api.md#batches): a bad item fails alone. An item whose
  * idempotency key is already recorded (README § Exactly once) is answered as first recorded
  * (a duplicate, counted as processed) or fails as a conflict; the log decides, in its append.
  */
@@ -103,7 +103,7 @@ export function planObjects(items: readonly unknown[], ctx: RecordContext, size:
     plan.records.push(record)
     plan.accepted.push({ objectId, type: record.data.type, id: record.data.id, firstInRequest })
     if (firstInRequest && !targets.has(objectId)) plan.claims.push(objectId)
-    // O2O targets are created on first reference (spec § Auto-creation), so they are claimed too.
+    // O2O targets are created on first reference (docs/api.md#auto-creation), so they are claimed too.
     for (const r of record.data.relationships) {
       if (seen.has(r.object_id) || targets.has(r.object_id)) continue
       targets.add(r.object_id)

@@ -1,6 +1,6 @@
 /**
- * The numeric limits of the ingestion contract (the ingestion API spec § Limits) and the
- * limits the spec leaves "not shown", which Ocelog chooses and documents in the README.
+ * The numeric limits of the ingestion contract and the limits Ocelog chooses beyond it (item
+ * size, nesting, extensions), all documented in docs/api.md#limits.
  */
 export const LIMITS = {
   /** § Limits: event name, 1 to 200 characters (Unicode code points). */
@@ -16,13 +16,13 @@ export const LIMITS = {
   /** § Limits: events per event batch and objects per object batch. */
   batchItemsMax: 100,
   /**
-   * Not shown in the spec; chosen: one item (an event with its inline object properties, or an
+   * Ocelog's choice: one item (an event with its inline object properties, or an
    * object upsert) serialises to at most 512 KiB of JSON. This keeps every record far below
    * EventStoreDB's 1 MiB default append size, so no accepted record can fail to append there.
    */
   itemBytesMax: 512 * 1024,
   /**
-   * Not shown in the spec; chosen: `properties` (of an event, of an object inside an event, of an
+   * Ocelog's choice: `properties` (of an event, of an object inside an event, of an
    * upsert) nest at most 64 levels of objects and arrays, the properties object itself being level 1.
    * Deeper items are rejected with 422 naming the path (Segment and Mixpanel cap property depth too);
    * the cap keeps every recursive step after validation (JSON encoding, the log's encoders) far from
@@ -30,15 +30,15 @@ export const LIMITS = {
    */
   propertiesDepthMax: 64,
   /**
-   * Ocelog extension (not in the spec): an item's optional `idempotency_key`, 1 to 255 characters,
+   * Ocelog extension (docs/api.md#idempotency-keys): an item's optional `idempotency_key`, 1 to 255 characters,
    * unique per dataset for ever (the length follows the common practice of Stripe's keys).
    */
   idempotencyKeyMax: 255,
   /**
-   * Ocelog extension (not in the spec): an object upsert's optional `relationships` (OCEL 2.0 O2O),
+   * Ocelog extension (docs/api.md#o2o-relationships-and-attribute-times): an object upsert's optional `relationships` (OCEL 2.0 O2O),
    * 0 to 100 per upsert; an object with more sends several upserts (relationships accumulate).
    */
   relationshipsPerObjectMax: 100,
-  /** Not shown in the spec; chosen default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
+  /** Ocelog's choice: the default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
   bodyBytesDefault: 5 * 1024 * 1024,
 } as const

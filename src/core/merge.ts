@@ -1,8 +1,8 @@
 import type { Properties } from '../schemas/api.js'
 
 /**
- * Per-top-level-key merge of object attributes (README § Read models, merging; spec § Object
- * upsert input: "merged into existing properties, never replacing them wholesale").
+ * Per-top-level-key merge of object attributes (README § Read models, merging; docs/api.md#object-upsert-input:
+ * "merged into existing properties, never replacing them wholesale").
  * An incoming key replaces that key's value (nested objects are replaced, not deep-merged, and a
  * `null` value is stored as null, not deleted); keys that are not sent are kept.
  * Unlike SQLite's json_patch (RFC 7396), which deep-merges and deletes keys set to null.

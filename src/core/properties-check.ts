@@ -1,6 +1,6 @@
 /**
- * Checks of the JSON values inside `properties` that a schema cannot state (spec § Event input,
- * `properties`: "any JSON-serializable data"; the limits are Ocelog's choice, § Limits "not shown").
+ * Checks of the JSON values inside `properties` that a schema cannot state (docs/api.md#event-input,
+ * `properties`: "any JSON-serializable data"; the limits are Ocelog's choice, docs/api.md#limits).
  * Pure and iterative: it runs before anything recursive (JSON.stringify, the log's encoders)
  * touches the value, so no input can overflow the call stack.
  */

@@ -27,7 +27,7 @@ export function toUtcIso(timestamp: string): string {
 }
 
 /**
- * Builds an `EventRecorded` v1 record. `timestamp` defaults to `receivedAt` (spec § Event input).
+ * Builds an `EventRecorded` v1 record. `timestamp` defaults to `receivedAt` (docs/api.md#event-input).
  * @param eventId a fresh UUIDv7 (newEventId()).
  */
 export function buildEventRecorded(input: EventInput, eventId: string, ctx: RecordContext): NewRecord & { data: EventRecordedV1 } {

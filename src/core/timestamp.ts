@@ -1,5 +1,5 @@
 /**
- * Reading the API's date-times (spec § Event input, `timestamp`: "ISO 8601 with a Z or an
+ * Reading the API's date-times (docs/api.md#date-times: "ISO 8601 with a Z or an
  * offset") into the log's form: UTC ISO 8601 with milliseconds. Pure. Every place that reads a
  * date-time from a caller (ingest fields, query parameters such as `from`/`to`) uses this one
  * function, so that what is accepted is the same everywhere.

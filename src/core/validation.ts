@@ -1,5 +1,5 @@
 /**
- * Validation of ingest items (spec § Resources and their fields, § Limits). Pure: no I/O.
+ * Validation of ingest items (docs/api.md#fields, #limits). Pure: no I/O.
  * Schema rules come from the TypeBox schemas in src/schemas/api.ts; the rules a schema cannot say
  * (date-times as parseTimestamp reads them, end_timestamp ≥ timestamp, end_timestamp only with
  * timestamp, the nesting, numbers and strings inside properties, item size) are checked here.
@@ -200,7 +200,7 @@ export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Va
   return { ok: true, value: item }
 }
 
-/** Formats a batch item failure as the spec's `errors` string: `Event 3: /objects/0/type: must …`. */
+/** Formats a batch item failure as the batch answer's `errors` string (docs/api.md#batches): `Event 3: /objects/0/type: must …`. */
 export function itemErrorString(label: 'Event' | 'Object', index: number, errors: readonly FieldError[]): string {
   const parts = errors.map((e) => (e.path === '' ? e.message : `${e.path}: ${e.message}`))
   return `${label} ${String(index)}: ${parts.join('; ')}`

@@ -1,6 +1,6 @@
 /**
  * The read side as MCP tools for AI agents (Model Context Protocol, server features § Tools;
- * scope `process:read`, spec § Authentication). Each tool answers exactly what its HTTP endpoint
+ * scope `process:read`, docs/api.md#authentication-and-scopes). Each tool answers exactly what its HTTP endpoint
  * answers (`structuredContent` is the endpoint's body; only `as_of` may differ between two calls),
  * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items: events
  * page with a cursor, an object's trace and related objects say when they were truncated.

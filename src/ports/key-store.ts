@@ -1,5 +1,5 @@
 /**
- * Port: datasets and API keys (spec § Authentication). Object identity claims have their own port (object-claims.ts).
+ * Port: datasets and API keys (docs/api.md#authentication-and-scopes). Object identity claims have their own port (object-claims.ts).
  * Adapters: SQLite (embedded default), MongoDB (production). Only a hash of a key's secret is stored.
  * Contract tests: test/contract/key-store.contract.ts.
  */
@@ -16,7 +16,7 @@ export interface ApiKey {
   key_id: string
   name: string
   dataset_id: string
-  /** Empty: the key may do everything in its dataset (spec § Authentication, item 6). */
+  /** Empty: the key may do everything in its dataset (docs/api.md#authentication-and-scopes). */
   scopes: Scope[]
   /** Hex SHA-256 of the secret part of the key. */
   secret_hash: string

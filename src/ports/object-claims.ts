@@ -1,7 +1,7 @@
 /**
  * Port: object identity claims, a write-side concern of the log (README § Architecture: ids). The
  * first append to name an object claims it; that append's answer says `created: true` for it
- * (spec § Object upsert: `created`). Adapters: SQLite (used inside the SQLite log's own append
+ * (docs/api.md#responses: `created`). Adapters: SQLite (used inside the SQLite log's own append
  * transaction), MongoDB (used by the EventStoreDB log, whose appends cannot claim). Contract tests:
  * test/contract/object-claims.contract.ts.
  */

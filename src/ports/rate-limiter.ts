@@ -1,5 +1,5 @@
 /**
- * Port: per-key request budget (spec § Limits, Rate; § Errors, 429). Adapters: in-memory
+ * Port: per-key request budget (docs/api.md#rate-limit). Adapters: in-memory
  * (embedded default) and Redis (shared by API replicas), both on rate-limiter-flexible.
  * Contract tests: test/contract/rate-limiter.contract.ts.
  */

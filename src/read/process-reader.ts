@@ -1,5 +1,5 @@
 /**
- * The one query layer of the read side (scope `process:read`, spec § Authentication, scopes):
+ * The one query layer of the read side (scope `process:read`, docs/api.md#authentication-and-scopes):
  * `/v1/process/*`, the MCP tools and `/ui/` all call this class. It checks the parameters
  * (InvalidParameterError naming the parameter, 422), turns them into a ReadModelQuery filter,
  * encodes and decodes the opaque events cursor, and wraps each answer in its envelope:

@@ -1,12 +1,12 @@
 /**
- * TypeBox schemas of the HTTP contract (the ingestion API spec § Resources and their fields,
- * § Response shapes). Every request and response type in Ocelog is derived from these with
+ * TypeBox schemas of the HTTP contract (docs/api.md#fields,
+ * #responses). Every request and response type in Ocelog is derived from these with
  * `Static<typeof …>`; the OpenAPI document at /openapi.json is generated from them too.
  */
 import { Type, type Static } from 'typebox'
 import { LIMITS } from '../core/limits.js'
 
-/** Any JSON object: OCEL 2.0 attributes (the spec's `properties`). */
+/** Any JSON object: OCEL 2.0 attributes (`properties`, docs/api.md#event-input). */
 export const Properties = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Attributes: any JSON object. Merged per top-level key into what the object already has.',
 })
@@ -68,7 +68,7 @@ export type EventInput = Static<typeof EventInput>
 /**
  * Ocelog extension: one OCEL 2.0 object-to-object (O2O) relationship from the upserted object to
  * the object (`type`, `id`), with the same limits as an event's objects. The target object (and its
- * type) is created on first reference, as the spec's § Auto-creation creates an event's objects.
+ * type) is created on first reference, as an event's objects are (docs/api.md#auto-creation).
  */
 export const RelationshipInput = Type.Object(
   {
@@ -120,7 +120,7 @@ export const EventResponse = Type.Object({
 })
 export type EventResponse = Static<typeof EventResponse>
 
-/** One failed batch item, beside the spec's `errors` strings: `index` is 0-based, `path` a JSON pointer inside the item. */
+/** One failed batch item, beside the `errors` strings: `index` is 0-based, `path` a JSON pointer inside the item. */
 export const ItemErrorDetail = Type.Object({
   index: Type.Integer(),
   path: Type.String(),
@@ -149,7 +149,7 @@ export const ObjectResult = Type.Object({
 })
 export type ObjectResult = Static<typeof ObjectResult>
 
-/** POST /v1/object/upsert response (spec: "not shown"; chosen: success plus the object result). */
+/** POST /v1/object/upsert response (Ocelog's choice: success plus the object result). */
 export const ObjectUpsertResponse = Type.Object({
   success: Type.Boolean(),
   object_id: Type.String({ format: 'uuid' }),
@@ -171,7 +171,7 @@ export const ObjectBatchResponse = Type.Object({
 })
 export type ObjectBatchResponse = Static<typeof ObjectBatchResponse>
 
-/** GET /v1/health response (spec: "not shown"; chosen: the key's dataset, name and scopes). */
+/** GET /v1/health response (Ocelog's choice: the key's dataset, name and scopes). */
 export const HealthResponse = Type.Object({
   status: Type.Literal('ok'),
   dataset_id: Type.String(),

@@ -1,7 +1,7 @@
 /**
  * TypeBox schemas of the read side (`/v1/process/*`, the MCP tools, `/ui/`): the single source of
- * their types and of their OpenAPI and MCP input schemas. Scope `process:read` (spec
- * § Authentication, scopes). Every answer carries `as_of`: the log position that the read models
+ * their types and of their OpenAPI and MCP input schemas. Scope `process:read`
+ * (docs/api.md#authentication-and-scopes). Every answer carries `as_of`: the log position that the read models
  * had reached when the answer was computed.
  *
  * Times in statistics are seconds (numbers, millisecond precision). Date-times are UTC ISO 8601
@@ -163,7 +163,7 @@ export const TraceEvent = Type.Object({
 })
 export type TraceEvent = Static<typeof TraceEvent>
 
-/** An object that shares events with the object asked for (spec: objects in one event are linked through it). */
+/** An object that shares events with the object asked for (objects in one event are linked to each other through it). */
 export const RelatedObject = Type.Object({
   object_id: Type.String({ format: 'uuid' }),
   type: Type.String(),

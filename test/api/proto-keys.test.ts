@@ -1,5 +1,5 @@
 /**
- * `__proto__` and `constructor` are ordinary attribute names in JSON (spec § Event input,
+ * `__proto__` and `constructor` are ordinary attribute names in JSON (docs/api.md#event-input,
  * `properties`: any JSON-serializable data): accepted as plain data, stored, projected and exported
  * unchanged, and never touching any object's prototype.
  */

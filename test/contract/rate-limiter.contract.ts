@@ -1,5 +1,5 @@
 /**
- * Contract of the RateLimiter port (src/ports/rate-limiter.ts; spec § Limits, Rate; § Errors, 429):
+ * Contract of the RateLimiter port (src/ports/rate-limiter.ts; docs/api.md#rate-limit):
  * the same cases for every adapter. Keys are fresh per case, since a Redis server may outlive a case.
  */
 import { randomUUID } from 'node:crypto'

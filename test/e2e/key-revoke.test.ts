@@ -1,6 +1,6 @@
 /**
  * e2e: `ocelog keys revoke` run beside the built service (two processes on one ocelog.db) takes
- * effect on the service's next request (README § CLI: "401 from then on"; spec § Authentication).
+ * effect on the service's next request (README § CLI: "401 from then on"; docs/api.md#authentication-and-scopes).
  * The service keeps the keys it has found and checks SQLite's data_version at most once per turn of its event loop
  * (src/adapters/sqlite/sqlite-key-store.ts); this proves the check across processes.
  */

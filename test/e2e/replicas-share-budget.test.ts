@@ -1,6 +1,6 @@
 /**
  * e2e: two API replicas (the built service, two processes) on one SQLite file share each key's
- * rate budget through a real redis-server (spec § Limits, Rate; REDIS_URL), and write one stream.
+ * rate budget through a real redis-server (docs/api.md#rate-limit; REDIS_URL), and write one stream.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,8 +1,8 @@
 /**
  * An oracle for the ingestion rules, written for the tests apart from src/core (it imports nothing
  * from there): from a parsed JSON item it says whether the service must accept it, and what UTC
- * timestamp it must record. The rules are the spec's (§ Event input, § Object input, § Object
- * upsert input, § Limits) with Ocelog's documented choices (item size, nesting, date-time forms).
+ * timestamp it must record. The rules are those of docs/api.md (#event-input, #object-input,
+ * #object-upsert-input, #limits) with Ocelog's documented choices (item size, nesting, date-time forms).
  */
 
 /** The limits as the README states them. */

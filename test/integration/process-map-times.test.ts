@@ -1,5 +1,5 @@
 /**
- * Run and waiting times of the process map against hand-computed values (spec § Event input,
+ * Run and waiting times of the process map against hand-computed values (docs/api.md#event-input,
  * end_timestamp: "the process map shows run time, and the gap to the next step is treated as
  * true waiting time"). Events go through the real ingest path (validation, records, the SQLite
  * log), the real Projector and the ProcessReader, sent out of time order, with offsets.

@@ -1,5 +1,5 @@
 /**
- * OcelogClient: the Node.js / TypeScript client of the ingestion API (spec § What the service does:
+ * OcelogClient: the Node.js / TypeScript client of the ingestion API (README § Clients:
  * "official client libraries … handle authentication, batching and retries"). It wraps the five
  * /v1 endpoints and adds no behaviour beyond the HTTP contract:
  * - authentication: `Authorization: Bearer <key>` on every request;

@@ -6,7 +6,7 @@
  *
  * Each batch goes through the client's bulk calls (sendEvents, upsertObjects), so it gets their
  * retries: a 429 is waited out for its Retry-After, network errors and 5xx back off with jitter, a
- * 413 splits the batch (spec § Errors, § Batch item failures). Items that are still not recorded go
+ * 413 splits the batch (docs/api.md#errors, #batches). Items that are still not recorded go
  * to `onError`, one OcelogQueueError each. One batch in flight at a time keeps the log's arrival
  * order equal to the enqueue order (an object's merges apply in the order they were enqueued).
  *

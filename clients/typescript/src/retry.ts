@@ -1,5 +1,5 @@
 /**
- * The client's retry policy (spec § Errors: 429 and Retry-After; § Batch item failures, item 4),
+ * The client's retry policy (docs/api.md#errors: 429 and Retry-After; #batches: failed items are retried),
  * as pure functions: which answers are worth another attempt, and how long to wait before it.
  * No I/O and no clock of their own: the caller passes `now` and a random source, so tests are exact.
  */

@@ -32,7 +32,7 @@ export class SqliteKeyStore implements KeyStore {
    * such as `ocelog keys revoke`) commits to the file. The pragma does not count this connection's
    * own commits, so this store's revokeKey empties it itself (createKey need not: only keys found
    * are kept, never an absence).
-   * So a revoke is seen by the next request, as the spec's 401 asks, and a request costs at most one
+   * So a revoke is seen by the next request, as a revoked key's 401 asks (docs/api.md#authentication-and-scopes), and a request costs at most one
    * pragma instead of a read of `api_keys` (README § Performance).
    *
    * The pragma is read at most once per turn of the event loop (`checkedThisTurn`), for all the

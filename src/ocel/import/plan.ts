@@ -16,7 +16,7 @@
  *
  * Objects the log references but never defines (E2O to an id no object has) keep their events:
  * they are sent with the type `unknownObjectType` (`--unknown-object-type`, default
- * `ocelog:undefined`), and the API creates them on first reference (spec § Auto-creation). So are
+ * `ocelog:undefined`), and the API creates them on first reference (docs/api.md#auto-creation). So are
  * the targets of O2O relationships the log never defines. How many such objects there are and how
  * many events name them is in `undefinedObjects`.
  *

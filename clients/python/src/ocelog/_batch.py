@@ -1,5 +1,5 @@
-"""Batches of at most 100 items (spec § Limits) through ``POST /v1/event/batch`` and
-``POST /v1/object/batch``, and how their answers account for every item (spec § Batch item failures).
+"""Batches of at most 100 items (docs/api.md#limits) through ``POST /v1/event/batch`` and
+``POST /v1/object/batch``, and how their answers account for every item (docs/api.md#batches).
 
 A whole-request failure means none of its items was recorded, so the same items are sent again;
 item failures inside a 200 batch answer are validation failures and permanent, so they are
@@ -17,7 +17,7 @@ from ._retry import FATAL, OK, TOO_LARGE, classify_status
 from ._transport import Counters, Exhausted, NoAnswer, Transport, describe_answer, problem_field_errors
 from ._types import Failure
 
-#: Items per batch request (spec § Limits).
+#: Items per batch request (docs/api.md#limits).
 BATCH_MAX = 100
 
 _LEADING_INDEX = re.compile(r"^(Event|Object) (\d+):")

@@ -1,4 +1,4 @@
-"""Turning the caller's values into the API's JSON (spec § Event input, § Object upsert input)."""
+"""Turning the caller's values into the API's JSON (docs/api.md#event-input, #object-upsert-input)."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class APIError(OcelogError):
 
 
 class AuthenticationError(APIError):
-    """401: the API key is missing, malformed, unknown or revoked (spec § Authentication)."""
+    """401: the API key is missing, malformed, unknown or revoked (docs/api.md#authentication-and-scopes)."""
 
 
 class PermissionDeniedError(APIError):

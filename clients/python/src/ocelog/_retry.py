@@ -1,4 +1,4 @@
-"""Retry rules of the client, the same as the TypeScript client's (spec § Errors, § Batch item failures).
+"""Retry rules of the client, the same as the TypeScript client's (docs/api.md#errors, #batches).
 
 - 2xx: read the body.
 - 429: wait out ``Retry-After`` (RFC 9110 § 10.2.3) and send again; every request of the client

@@ -1,10 +1,10 @@
-"""The Python client of the Ocelog ingestion API (spec § What the service does: "official client
+"""The Python client of the Ocelog ingestion API (README § Clients: "official client
 libraries ... handle authentication, batching and retries"). It wraps the ``/v1`` endpoints and adds
 no behaviour beyond the HTTP contract:
 
 - authentication: ``Authorization: Bearer <key>`` on every request;
 - batching: ``send_events`` / ``upsert_objects`` take any iterable and send batches of at most 100
-  (spec § Limits), at most ``concurrency`` requests in flight over the whole client;
+  (docs/api.md#limits), at most ``concurrency`` requests in flight over the whole client;
 - retries, as the TypeScript client does them: a 429 is waited out for its ``Retry-After`` and all
   requests of the client pause with it (the budget is per key); network errors, timeouts and 5xx
   are retried with exponential back-off and jitter, at most ``max_retries`` times; a 413 splits a
@@ -173,7 +173,7 @@ class Client:
         properties: Optional[Mapping[str, Any]] = None,
         idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
-        """``POST /v1/event``: records one event (spec § POST /v1/event).
+        """``POST /v1/event``: records one event (docs/api.md#event-input).
 
         Args:
             event: the activity (event type name), 1-200 characters.
@@ -211,7 +211,7 @@ class Client:
         idempotency_key: Optional[str] = None,
     ) -> Dict[str, Any]:
         """``POST /v1/object/upsert``: creates the object or merges ``properties`` into it, per
-        top-level key (spec § POST /v1/object/upsert).
+        top-level key (docs/api.md#object-upsert-input).
 
         Args:
             type: the object type, 1-100 characters.
