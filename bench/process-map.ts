@@ -18,8 +18,16 @@ import { SqliteReadModelQuery } from '../src/adapters/sqlite/sqlite-read-model-q
 import { ProcessReader } from '../src/read/process-reader.js'
 import { createKey, embeddedEnv, ROOT, runCli, startService, stopProcess } from './processes.js'
 
-/** The log measured (beside the repository; never copied into it). */
-export const PROCESS_MAP_LOG = join(ROOT, '..', 'shared', 'data', 'ocel', 'derived', 'ocpa__running-example.ocel2.json')
+/**
+ * The log measured, never copied into the repository: `derived/ocpa__running-example.ocel2.json` in the folder of real OCEL 2.0
+ * logs that the tests read too (`OCELOG_TEST_OCEL_DIR`, else `data/ocel/` of the shared folder beside the repository).
+ */
+const OCEL_DIR = process.env.OCELOG_TEST_OCEL_DIR
+export const PROCESS_MAP_LOG = join(
+  OCEL_DIR !== undefined && OCEL_DIR !== '' ? OCEL_DIR : join(ROOT, '..', 'shared', 'data', 'ocel'),
+  'derived',
+  'ocpa__running-example.ocel2.json',
+)
 
 export interface ProcessMapResult {
   events: number
@@ -99,7 +107,7 @@ async function importOnce(dataDir: string, thenProject: boolean, log: (line: str
  */
 export async function measureProcessMap(dataDir: string, runs: number, importRuns: number, log: (line: string) => void): Promise<ProcessMapResult | null> {
   if (!existsSync(PROCESS_MAP_LOG)) {
-    log(`process map: skipped, ${PROCESS_MAP_LOG} is missing (the shared/ folder beside the repository)`)
+    log(`process map: skipped, ${PROCESS_MAP_LOG} is missing (set OCELOG_TEST_OCEL_DIR to the folder of real OCEL 2.0 logs)`)
     return null
   }
   const first = await importOnce(dataDir, true, log)
