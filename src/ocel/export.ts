@@ -1,6 +1,6 @@
 /**
- * OCEL 2.0 JSON export of one dataset's read models (README § OCEL 2.0 export;
- * § Read models). `toOcelJson` is the pure mapping from read-model rows to the document;
+ * OCEL 2.0 JSON export of one dataset's read models (docs/ocel.md#export;
+ * README § Read models). `toOcelJson` is the pure mapping from read-model rows to the document;
  * `exportOcel` reads the rows page by page through the query port (ReadModelQuery) and applies it.
  */
 import type { ReadModelQuery } from '../ports/read-model-query.js'

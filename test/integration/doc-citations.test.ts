@@ -47,8 +47,8 @@ const FORBIDDEN: readonly { name: string; pattern: RegExp }[] = [
   { name: 'the design notes', pattern: new RegExp(['DESIGN', 'md'].join('\\.')) },
   { name: 'the platform notes', pattern: new RegExp(['PLATFORM', 'md'].join('\\.')) },
   { name: 'the shared folder', pattern: new RegExp(['\\.\\.', 'shared'].join('/')) },
-  { name: '"the spec"', pattern: new RegExp(`\\bthe ${'spec'}('s)?\\b`, 'i') },
-  { name: 'the ingestion API specification', pattern: new RegExp(`ingestion API ${'specification'}`, 'i') },
+  { name: 'a contract called "spec"', pattern: new RegExp(`\\bthe ${'spec'}('s)?\\b`, 'i') },
+  { name: 'the private specification by title', pattern: new RegExp(`ingestion API ${'specification'}`, 'i') },
 ]
 
 /**
