@@ -12,6 +12,7 @@ import { LIMITS } from '../core/limits.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import { defaultAllowedHosts, mcpRoute } from './mcp-route.js'
+import { openApiDescription } from './openapi-description.js'
 import { processRoutes, type ProcessReads } from './process-routes.js'
 import { closeInStagesIfBodyUnread } from './staged-close.js'
 import { uiRoutes } from './ui-routes.js'
@@ -117,8 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Ocelog ingestion API',
         version: deps.version ?? '1',
-        description:
-          'Object-centric process events (OCEL 2.0) in, an append-only log and read models out. This document is the contract, explained in docs/api.md of the repository; errors are RFC 9457 problem details.',
+        description: openApiDescription(bodyLimit),
       },
       components: {
         securitySchemes: {
