@@ -14,6 +14,7 @@ COPY clients/typescript/src ./clients/typescript/src
 COPY src ./src
 COPY projections ./projections
 COPY bench ./bench
+COPY scripts ./scripts
 COPY ui ./ui
 # `npm ci` runs the `prepare` script, which builds dist/.
 RUN npm ci --no-audit --no-fund \
@@ -21,7 +22,7 @@ RUN npm ci --no-audit --no-fund \
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# glibc's arena cap of the service (SERVICE_ENV in src/embedded-projector.ts; README § Operations: Memory), so that
+# glibc's arena cap of the service (SERVICE_ENV in src/app/runtime.ts; README § Operations: Memory), so that
 # `docker run` without docker-compose.yml gets it too. It is read at start and harmless for the other commands.
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app

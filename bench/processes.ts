@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/app/runtime.js'
 
 /** The repository root (this file runs as dist/bench/processes.js). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')

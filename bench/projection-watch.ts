@@ -3,6 +3,7 @@
  * file opened read-only (WAL lets this reader run beside the service's writer without blocking
  * it). `head` is the last appended position, `checkpoint` the projector's last applied one.
  */
+import { READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 
@@ -33,7 +34,7 @@ export class ProjectionWatch {
   /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` and `read-models.db` must exist). */
   constructor(
     dataDir: string,
-    private readonly projector = 'read-models',
+    private readonly projector = READ_MODELS_PROJECTION,
   ) {
     this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
     this.head = this.db.prepare('SELECT max(position) AS p FROM records')

@@ -1,16 +1,17 @@
 /**
  * The projector as its own process, for `npm run bench -- --split` (the production process
- * layout: `ocelog serve --no-projector` plus a projector worker). It runs the same Projector as
- * `ocelog project`, but holds the event loop open: on SQLite, `ocelog project` exits once it has
+ * layout: `ocelog serve --no-projector` plus a projector worker). It runs the same Projector, with
+ * the same tunings (projectorOptions('process')), as `ocelog project`, but holds the event loop open: on SQLite, `ocelog project` exits once it has
  * caught up, because the log's tail then waits only on an unreferenced timer (reported; not
  * this harness's to change). Stops on SIGTERM/SIGINT.
  *
  * Env: as `ocelog project` (OCELOG_DATA_DIR, LOG_LEVEL).
  */
-import { Projector } from '../src/projector.js'
-import { createLogger } from '../src/logger.js'
-import { openBackends } from '../src/composition.js'
-import { loadConfig } from '../src/config.js'
+import { projectorOptions } from '../src/projector/options.js'
+import { Projector } from '../src/projector/runner.js'
+import { createLogger } from '../src/app/logger.js'
+import { openBackends } from '../src/app/composition.js'
+import { loadConfig } from '../src/app/config.js'
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => abort.abort())
   const keepAlive = setInterval(() => {}, 60_000)
   try {
-    await new Projector(backends.log, backends.readModels, { logger }).run(abort.signal)
+    await new Projector(backends.log, backends.readModels, projectorOptions('process', { logger, isUnavailable: backends.isUnavailable })).run(abort.signal)
   } finally {
     clearInterval(keepAlive)
     await backends.close()

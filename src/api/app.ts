@@ -1,13 +1,13 @@
 /**
  * The Fastify application, built from its dependencies (pure core, thin adapters): no listening
- * here, so tests drive it through `inject` and the server entry (src/server.ts) listens.
+ * here, so tests drive it through `inject` and the server entry (src/app/server.ts) listens.
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify'
 import compress from '@fastify/compress'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { Ingest } from '../core/ingest.js'
+import type { Ingest } from '../write/ingest.js'
 import { LIMITS } from '../core/limits.js'
 import type { KeyStore } from '../ports/key-store.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'

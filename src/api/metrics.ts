@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { EventLog } from '../ports/event-log.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
-import { readStatus } from '../status.js'
+import { readStatus } from '../projector/status.js'
 
 export interface MetricsSource {
   log: EventLog

@@ -23,12 +23,11 @@ import {
   ProcessMapResponse,
   SummaryResponse,
 } from '../schemas/process.js'
-import type { ProcessReader } from '../read/process-reader.js'
+import type { ProcessReads } from '../read/process-reader.js'
 import type { AuthContext } from './auth.js'
 import { problem, sendProblem } from './problem.js'
 
-/** What the read routes and the MCP tools need of the reader. */
-export type ProcessReads = Pick<ProcessReader, 'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events'>
+export type { ProcessReads }
 
 export interface ProcessRouteDeps {
   reader: ProcessReads

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
-import { UI_ASSET_DIR } from '../build/ui-assets.js'
+import { UI_ASSET_DIR } from './ui-assets.js'
 import { problem, sendProblem } from './problem.js'
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Ingest, ItemFailure } from '../core/ingest.js'
+import type { Ingest, ItemFailure } from '../write/ingest.js'
 import { LIMITS } from '../core/limits.js'
 import type { RecordContext } from '../core/records.js'
 import { isoNow } from '../core/timestamp.js'

@@ -2,8 +2,8 @@
  * Shared plumbing of CLI commands: configuration, backends, and one way to fail — a message on
  * stderr naming what went wrong and exit code 1 (2 for usage errors, from commander).
  */
-import { loadConfig, type Config } from '../config.js'
-import { openBackends, type Backends } from '../composition.js'
+import { loadConfig, type Config } from '../app/config.js'
+import { openBackends, type Backends } from '../app/composition.js'
 import { CliError, isOcelogError, type OcelogError, unreachable } from '../core/errors.js'
 
 export { CliError }

@@ -5,7 +5,13 @@
  * touches the value, so no input can overflow the call stack.
  */
 import { LIMITS } from './limits.js'
-import type { FieldError } from './validation.js'
+
+/** One failed rule of an item: where (a JSON pointer) and which rule. */
+export interface FieldError {
+  /** JSON pointer inside the item, e.g. `/objects/3/type`; '' for the item itself. */
+  path: string
+  message: string
+}
 
 /** A UTF-16 surrogate without its partner: not a Unicode character, and lost (as U+FFFD) when written as UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/

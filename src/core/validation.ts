@@ -8,14 +8,10 @@
 import { Compile } from 'typebox/compile'
 import { EventInput, ObjectUpsertInput } from '../schemas/api.js'
 import { LIMITS } from './limits.js'
-import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE, pointerSegment, propertiesErrors } from './properties-check.js'
+import { type FieldError, hasLoneSurrogate, LONE_SURROGATE_MESSAGE, pointerSegment, propertiesErrors } from './properties-check.js'
 import { parseTimestamp } from './timestamp.js'
 
-export interface FieldError {
-  /** JSON pointer inside the item, e.g. `/objects/3/type`; '' for the item itself. */
-  path: string
-  message: string
-}
+export type { FieldError }
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] }
 

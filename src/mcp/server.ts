@@ -9,7 +9,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { ProcessReads } from '../api/process-routes.js'
+import type { ProcessReads } from '../read/process-reader.js'
 import { isOcelogError } from '../core/errors.js'
 import { checkArgs, READ_TOOLS } from './tools.js'
 

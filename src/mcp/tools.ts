@@ -10,7 +10,7 @@
  */
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
-import type { ProcessReads } from '../api/process-routes.js'
+import type { ProcessReads } from '../read/process-reader.js'
 import { FindEventsArgs, GetObjectArgs, NoArgs, ProcessMapArgs } from '../schemas/mcp.js'
 import {
   EventsResponse,

@@ -29,6 +29,9 @@ import {
   type SummaryResponse,
 } from '../schemas/process.js'
 
+/** What the read routes and the MCP tools need of the reader. */
+export type ProcessReads = Pick<ProcessReader, 'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events'>
+
 export interface ProcessMapParams {
   object_type?: string | string[]
   from?: string

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { revokeKey } from '../../src/admin.js'
+import { revokeKey } from '../../src/write/admin.js'
 import { eventBody, makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp

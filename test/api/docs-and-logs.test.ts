@@ -3,7 +3,7 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/api/app.js'
 import { memoryRateLimiter } from '../../src/adapters/rate-limiter.js'
-import { Ingest } from '../../src/core/ingest.js'
+import { Ingest } from '../../src/write/ingest.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp

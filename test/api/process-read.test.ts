@@ -5,7 +5,7 @@
  * parameter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CreatedKey } from '../../src/admin.js'
+import type { CreatedKey } from '../../src/write/admin.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp

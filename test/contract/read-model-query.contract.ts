@@ -5,7 +5,7 @@
  * including every edge case the process map's definitions decide.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Projector } from '../../src/projector.js'
+import { Projector } from '../../src/projector/runner.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import type { EventLog } from '../../src/ports/event-log.js'
 import type { EventsAfter, ReadModelQuery } from '../../src/ports/read-model-query.js'

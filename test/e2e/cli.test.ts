@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/adapters/sqlite/database.js'
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import { Ingest } from '../../src/core/ingest.js'
+import { Ingest } from '../../src/write/ingest.js'
 
 let dataDir: string
 

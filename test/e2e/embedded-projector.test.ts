@@ -1,6 +1,6 @@
 /**
  * e2e (README § Architecture): the embedded projector's worker thread, from the build (a worker
- * thread runs the compiled projector-worker.js). A worker that crashes is logged and started again
+ * thread runs the compiled thread entry, dist/src/app/projector-thread.js). A worker that crashes is logged and started again
  * with a doubling back-off; once the cause is gone, it projects what the log holds, and each
  * commit of the log wakes it. `stop` ends it cleanly.
  */
@@ -10,15 +10,15 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import { Ingest } from '../../src/core/ingest.js'
-import type { EmbeddedProjector as EmbeddedProjectorClass } from '../../src/embedded-projector.js'
+import { Ingest } from '../../src/write/ingest.js'
+import type { EmbeddedProjector as EmbeddedProjectorClass } from '../../src/projector/embedded.js'
 import { requireBuild } from '../helpers/cli.js'
 import { testContext } from '../helpers/sqlite.js'
 
-/** The compiled class: its worker is the compiled projector-worker.js beside it. */
+/** The compiled class: its worker is the compiled thread entry, dist/src/app/projector-thread.js beside it. */
 async function loadBuilt(): Promise<typeof EmbeddedProjectorClass> {
   requireBuild()
-  const built = (await import(join(process.cwd(), 'dist/src/embedded-projector.js'))) as { EmbeddedProjector: typeof EmbeddedProjectorClass }
+  const built = (await import(join(process.cwd(), 'dist/src/projector/embedded.js'))) as { EmbeddedProjector: typeof EmbeddedProjectorClass }
   return built.EmbeddedProjector
 }
 
@@ -95,7 +95,7 @@ describe('the embedded projector worker', () => {
 
   it("runs with the API thread's old generation and a 24 MiB young generation", async () => {
     const EmbeddedProjector = await loadBuilt()
-    const built = (await import(join(process.cwd(), 'dist/src/embedded-projector.js'))) as { workerHeapMb: () => number; WORKER_YOUNG_GENERATION_MB: number }
+    const built = (await import(join(process.cwd(), 'dist/src/projector/embedded.js'))) as { workerHeapMb: () => number; WORKER_YOUNG_GENERATION_MB: number }
     const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log })
     projector.start()
     try {

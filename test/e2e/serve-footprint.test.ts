@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CreatedKey } from '../../src/admin.js'
+import type { CreatedKey } from '../../src/write/admin.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
 const TRACER = fileURLToPath(new URL('../helpers/trace-modules.mjs', import.meta.url))

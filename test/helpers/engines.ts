@@ -7,7 +7,7 @@
 import type { EventStoreDBClient } from '@eventstore/db-client'
 import { MongoClient } from 'mongodb'
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers'
-import { connectEventStore, connectMongo } from '../../src/adapters/production.js'
+import { connectEventStore, connectMongo } from '../../src/app/production.js'
 
 /** The pinned images, the same as docker-compose.yml (test/unit/compose-file.test.ts checks it). */
 export const ENGINE_IMAGES = {

@@ -6,7 +6,7 @@
  * positions in file order.
  */
 import { randomUUID } from 'node:crypto'
-import { Projector } from '../../src/projector.js'
+import { Projector } from '../../src/projector/runner.js'
 import { newEventId } from '../../src/core/ids.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import type { OcelLog } from '../../src/ocel/import/model.js'

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { CLI } from './cli.js'
-import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../../src/app/runtime.js'
 
 export interface ServeSpawnOptions {
   /** Pipe stdout (the service's log lines) too; it is ignored otherwise. */

@@ -16,7 +16,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { CreatedKey } from '../../src/admin.js'
+import type { CreatedKey } from '../../src/write/admin.js'
 import type { ImportSummary } from '../../src/ocel/import/summary.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { requireBuild, runCli, type CliResult } from './cli.js'

@@ -6,7 +6,7 @@ import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/dat
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog, type SqliteEventLogOptions } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
-import { Ingest } from '../../src/core/ingest.js'
+import { Ingest } from '../../src/write/ingest.js'
 
 export interface SqliteFixture {
   dir: string

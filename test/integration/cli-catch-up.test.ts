@@ -1,11 +1,11 @@
 /**
- * The CLI's catch-up on the embedded default (src/cli/catch-up.ts: `ocelog export`, `ocelog mcp`)
+ * The CLI's catch-up on the embedded default (src/projector/catch-up.ts: `ocelog export`, `ocelog mcp`)
  * while another projector (a running `serve`'s worker) applies the same records: it reaches the
  * head of the log without failing on the moved checkpoint.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { catchUpReadModels } from '../../src/cli/catch-up.js'
-import { Projector } from '../../src/projector.js'
+import { catchUpReadModels } from '../../src/projector/catch-up.js'
+import { Projector } from '../../src/projector/runner.js'
 import { overriding } from '../helpers/override.js'
 import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
 

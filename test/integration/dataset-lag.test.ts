@@ -4,14 +4,14 @@
  * as the unsharded `read-models` one or another shard's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { datasetCheckpoint, keepsDataset, parseCheckpointName } from '../../projections/checkpoints.js'
+import { datasetCheckpoint, keepsDataset, parseCheckpointName } from '../../src/projector/checkpoints.js'
 import { foldRecords } from '../../projections/registry.js'
-import { datasetHash, Projector } from '../../src/projector.js'
+import { datasetHash, Projector } from '../../src/projector/runner.js'
 import type { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
-import type { Ingest } from '../../src/core/ingest.js'
+import type { Ingest } from '../../src/write/ingest.js'
 import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
-import { datasetLag, readStatus } from '../../src/status.js'
+import { datasetLag, readStatus } from '../../src/projector/status.js'
 
 let fx: SqliteFixture
 let log: SqliteEventLog

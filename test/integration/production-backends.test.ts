@@ -1,10 +1,10 @@
 /**
- * Opening the production backends (src/adapters/production.ts) when an engine is missing or
+ * Opening the production backends (src/app/production.ts) when an engine is missing or
  * unreachable: the error names the variable. Uses closed local ports, so it runs without engines.
  */
 import { describe, expect, it } from 'vitest'
-import { connectEventStore, connectMongo, openProductionBackends } from '../../src/adapters/production.js'
-import { EngineUnavailableError } from '../../src/composition.js'
+import { connectEventStore, connectMongo, openProductionBackends } from '../../src/app/production.js'
+import { EngineUnavailableError } from '../../src/app/composition.js'
 import { freePort } from '../helpers/free-port.js'
 
 const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@')

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Projector } from '../../src/projector.js'
+import { Projector } from '../../src/projector/runner.js'
 import { EventStoreEventLog } from '../../src/adapters/eventstore/eventstore-event-log.js'
 import { MongoObjectClaims } from '../../src/adapters/mongodb/mongodb-object-claims.js'
 import { MongoReadModelStore } from '../../src/adapters/mongodb/mongodb-read-model-store.js'
-import { connectEventStore, connectMongo } from '../../src/adapters/production.js'
+import { connectEventStore, connectMongo } from '../../src/app/production.js'
 import { eventRecord, freshDatasetId, objectIdsOf, upsertRecord } from '../contract/fixtures.js'
 import { announceSkip, eventStoreEngine, mongoEngine } from '../helpers/engines.js'
 import { mongoRows } from '../helpers/read-model-rows.js'

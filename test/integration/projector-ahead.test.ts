@@ -1,12 +1,12 @@
 /**
- * Read models ahead of their log (resetReadModelsAheadOfLog in src/projector.ts): when the log has
+ * Read models ahead of their log (resetReadModelsAheadOfLog in src/projector/runner.ts): when the log has
  * lost its last records (a power cut before their fdatasync, or an older ocelog.db put back) and
  * the read models kept them, the read models are reset and rebuilt from the log as it now is.
  * Two real SQLite data dirs stand for "before" and "after" the loss.
  */
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Projector, resetReadModelsAheadOfLog, warnAndResetIfAhead } from '../../src/projector.js'
+import { Projector, resetReadModelsAheadOfLog, warnAndResetIfAhead } from '../../src/projector/runner.js'
 import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
 
 let full: SqliteFixture

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { REPLAY_PAGE, replayStream } from '../../src/cli/commands/replay.js'
-import { Ingest } from '../../src/core/ingest.js'
+import { Ingest } from '../../src/write/ingest.js'
 import type { EventLog } from '../../src/ports/event-log.js'
 
 /** Records in the stream: three and a half pages. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/app/config.js'
 
 describe('loadConfig', () => {
   it('uses the documented defaults', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { recordCost, splitByCost } from '../../src/projector.js'
+import { recordCost, splitByCost } from '../../src/projector/runner.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import type { NewRecord, StoredRecord } from '../../src/schemas/records.js'
 

@@ -1,5 +1,5 @@
 /**
- * The service's V8 heap ceiling (SERVICE_HEAP_MB, src/embedded-projector.ts) reaches the API
+ * The service's V8 heap ceiling (SERVICE_HEAP_MB, src/app/runtime.ts) reaches the API
  * thread only through node's flags, and glibc's arena cap (SERVICE_ENV) only through the
  * environment the process starts with, so every command that starts the service passes the same
  * ones: `npm start` and docker-compose.yml (the bench imports SERVICE_NODE_FLAGS and SERVICE_ENV itself); the
@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { SERVICE_ENV, SERVICE_HEAP_MB, SERVICE_NODE_FLAGS } from '../../src/embedded-projector.js'
+import { SERVICE_ENV, SERVICE_HEAP_MB, SERVICE_NODE_FLAGS } from '../../src/app/runtime.js'
 import { requireBuild } from '../helpers/cli.js'
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -27,7 +27,7 @@ describe('the service heap ceiling', () => {
 
   it('reaches the projector worker from the flag the process was started with', () => {
     requireBuild()
-    const module = new URL('../../dist/src/embedded-projector.js', import.meta.url).href
+    const module = new URL('../../dist/src/projector/embedded.js', import.meta.url).href
     const script = `import('${module}').then((m) => console.log(JSON.stringify([m.workerHeapMb(), require('node:v8').getHeapStatistics().heap_size_limit])))`
     const [worker, limit] = JSON.parse(execFileSync(process.execPath, ['--max-old-space-size=512', '-e', script], { encoding: 'utf8' })) as [number, number]
     expect(worker).toBe(Math.round(limit / 2 ** 20))

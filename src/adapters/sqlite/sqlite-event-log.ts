@@ -68,7 +68,7 @@ export interface SqliteEventLogOptions {
    * Largest read of `readAll` and `tail`, in characters of the records' stored JSON (about bytes):
    * a read stops after the record that reaches it (so it always holds one record), even short of
    * `maxCount`. Default: no bound. The projector worker sets it so that a read of large records
-   * fits its heap (workerHeapMb in embedded-projector.ts).
+   * fits its heap (workerHeapMb in src/projector/embedded.ts).
    */
   readBytesMax?: number
   /** The WAL's fdatasync (default `fs.fdatasync`): tests pass one they hold or fail. */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander'
-import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
+import { READ_MODELS_PROJECTION } from '../../projector/checkpoints.js'
 import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
-import { datasetLag, LAG_COUNT_MAX } from '../../status.js'
-import { catchUpReadModels } from '../catch-up.js'
+import { datasetLag, LAG_COUNT_MAX } from '../../projector/status.js'
+import { catchUpReadModels } from '../../projector/catch-up.js'
 import { CliError, withBackends } from '../context.js'
 import { delivered } from '../stdout.js'
 

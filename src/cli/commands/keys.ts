@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createKey, listKeys, revokeKey } from '../../admin.js'
+import { createKey, listKeys, revokeKey } from '../../write/admin.js'
 import { printJson, table, withBackends } from '../context.js'
 
 export function registerKeys(program: Command): void {

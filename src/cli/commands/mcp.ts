@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { createRequire } from 'node:module'
-import { openBackends } from '../../composition.js'
-import { catchUpReadModels } from '../catch-up.js'
+import { openBackends } from '../../app/composition.js'
+import { catchUpReadModels } from '../../projector/catch-up.js'
 import { CliError, config } from '../context.js'
 
 const pkg = createRequire(import.meta.url)('../../../../package.json') as { version: string }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
-import { Projector, type Shard, warnAndResetIfAhead } from '../../projector.js'
-import { createLogger } from '../../logger.js'
+import { projectorOptions } from '../../projector/options.js'
+import { Projector, type Shard, warnAndResetIfAhead } from '../../projector/runner.js'
+import { createLogger } from '../../app/logger.js'
 import { CliError, withBackends } from '../context.js'
 
 function parseShard(text: string): Shard {
@@ -10,12 +11,6 @@ function parseShard(text: string): Shard {
   if (m === null || count < 1 || index >= count) throw new CliError(`--shard ${text}: must be I/N with 0 ≤ I < N, e.g. 0/2`)
   return { index, count }
 }
-
-/** Records read from the log at once by `ocelog project` (the Projector's `maxBatch`). */
-const PROCESS_MAX_BATCH = 5000
-
-/** Work applied in one transaction by `ocelog project` (the Projector's `maxBatchCost`). */
-const PROCESS_MAX_BATCH_COST = 64_000
 
 export function registerProject(program: Command): void {
   program
@@ -31,16 +26,11 @@ export function registerProject(program: Command): void {
         for (const notice of b.notices) logger.info(notice)
         // A rebuild resets the read models anyway; a run from the checkpoint must not start past the log's head.
         if (opts.rebuild !== true) await warnAndResetIfAhead(b.log, b.readModels, logger)
-        const projector = new Projector(b.log, b.readModels, {
-          logger,
-          isUnavailable: b.isUnavailable,
-          // A process of its own: larger reads and transactions than the shared defaults cost memory
-          // only here, and each commit rewrites fewer pages per record (a rebuild of 446,100 records:
-          // 21,180 records/s at 2,000/16,000, 23,312 at 5,000/64,000; peak RSS 266 → 300 MB).
-          maxBatch: PROCESS_MAX_BATCH,
-          maxBatchCost: PROCESS_MAX_BATCH_COST,
-          ...(shard === undefined ? {} : { shard }),
-        })
+        const projector = new Projector(
+          b.log,
+          b.readModels,
+          projectorOptions('process', { logger, isUnavailable: b.isUnavailable, ...(shard === undefined ? {} : { shard }) }),
+        )
         if (opts.rebuild === true || opts.once === true) {
           const started = performance.now()
           const n = opts.rebuild === true ? await projector.rebuild() : await projector.catchUp()

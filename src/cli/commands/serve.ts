@@ -9,7 +9,7 @@ export function registerServe(program: Command): void {
     .action(async (opts: { projector: boolean }) => {
       const cfg = config()
       // Loaded here so that other commands start without Fastify.
-      const { startServer } = await import('../../server.js')
+      const { startServer } = await import('../../app/server.js')
       const server = await startServer(cfg, opts.projector ? {} : { projector: false })
       const stop = (signal: string) => {
         server.app.log.info(`${signal}: finishing requests in flight, then stopping`)

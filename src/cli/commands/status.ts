@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
-import { READ_MODELS_PROJECTION } from '../../../projections/checkpoints.js'
+import { READ_MODELS_PROJECTION } from '../../projector/checkpoints.js'
 import type { Status } from '../../schemas/projections.js'
-import { LAG_COUNT_MAX, readStatus } from '../../status.js'
+import { LAG_COUNT_MAX, readStatus } from '../../projector/status.js'
 import { printJson, table, withBackends } from '../context.js'
 
 /** `ocelog status` as text: the log head, a table of projections, then one line per stopped projection. */

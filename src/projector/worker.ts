@@ -1,5 +1,5 @@
 /**
- * The embedded projector's worker thread (`node:worker_threads`; started by embedded-projector.ts,
+ * The embedded projector's worker thread (`node:worker_threads`; started by embedded.ts,
  * README § Architecture). It opens its own connections to the data dir's two files (the log's
  * ocelog.db, read; read-models.db, written), so the API's event loop never runs projection code and
  * a second core does the projecting.
@@ -17,13 +17,10 @@ import { readlinkSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { Logger } from 'pino'
-import { openDatabase } from './adapters/sqlite/database.js'
-import { openReadModelsDatabase } from './adapters/sqlite/read-models-database.js'
-import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
-import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
-import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
-import { createLogger } from './logger.js'
-import { Projector, warnAndResetIfAhead } from './projector.js'
+import type { EventLog } from '../ports/event-log.js'
+import type { ReadModelStore } from '../ports/read-model-store.js'
+import { projectorOptions } from './options.js'
+import { Projector, warnAndResetIfAhead } from './runner.js'
 
 /** What the parent passes as `workerData`. */
 export interface ProjectorWorkerData {
@@ -31,28 +28,33 @@ export interface ProjectorWorkerData {
   logLevel: string
 }
 
+/**
+ * What the thread projects with, opened by the composition root (openEmbeddedProjectorBackends in
+ * src/app/composition.ts): its own connections to the data dir's log and read models.
+ */
+export interface EmbeddedProjectorBackends {
+  /** The log, read only here; `wake` tells its tail of a commit in the API thread (SqliteEventLog.wake). */
+  log: EventLog & { wake(durablePosition: number): void }
+  readModels: ReadModelStore
+  /** Whether an error means the engine is away (see ProjectorOptions.isUnavailable). */
+  isUnavailable(error: unknown): boolean
+  /** Copies the log's WAL into its file (SQLite's PASSIVE checkpoint): the API thread leaves that to this thread. */
+  checkpointLog(): void
+  close(): Promise<void>
+}
+
+/** Opens the thread's backends: `readBytesMax` bounds one read of the log, in characters of stored JSON. */
+export type OpenEmbeddedProjectorBackends = (dataDir: string, options: { readBytesMax: number }) => EmbeddedProjectorBackends
+
 /** Messages between the parent and the worker. */
 export type ToWorker = { type: 'appended'; durablePosition: number } | { type: 'stop' }
 export type FromWorker = { type: 'projection-stopped'; message: string }
-
-/** Records read from the log at once (see the Projector's `maxBatch`). */
-const WORKER_MAX_BATCH = 1000
-
-/**
- * Work applied in one transaction (the Projector's `maxBatchCost`, and here its `headRunCost` too):
- * a whole read of 1,000 records, even of events with 50 objects. This thread shares nothing with
- * the HTTP server but the CPU, and each commit rewrites the pages of every object row the run
- * touched, so fewer, larger runs cost less: catching up on 44,700 events with 50 objects took 28 s
- * in runs of 16,000 and 20 s in runs of 64,000 (README § Performance, measured when the E2O rows by
- * object were still an index kept row by row).
- */
-const WORKER_MAX_BATCH_COST = 64_000
 
 /**
  * Largest read of the log, in characters of stored JSON (SqliteEventLog's `readBytesMax`): 1,000
  * records of events with 50 objects are about 4 MB, so only reads of large records (up to 512 KiB
  * each, § Limits) are cut, and a read of them, decoded, stays well inside this thread's heap
- * ceiling (workerHeapMb in embedded-projector.ts: the API thread's, 1 GiB under `npm start`).
+ * ceiling (workerHeapMb in embedded.ts: the API thread's, 1 GiB under `npm start`).
  */
 const PROJECTOR_READ_BYTES_MAX = 64 * 1024 * 1024
 
@@ -80,38 +82,31 @@ function lowerThreadPriority(logger: Pick<Logger, 'warn'>): void {
 const PROGRESS_BEHIND = 10_000
 const PROGRESS_MS = 5_000
 
-async function main(): Promise<void> {
+/**
+ * The body of the worker thread: opens its backends with `open`, catches up and follows the log
+ * until the parent says stop (or the projection stops), then closes them. The thread's entry
+ * (src/app/projector-thread.ts, the composition root's) calls it.
+ * @param open the composition root's opener of this thread's backends.
+ * @param createLogger the service's logger factory (a pino level such as `info`).
+ * @throws when called outside a worker thread.
+ */
+export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, createLogger: (level: string) => Logger): Promise<void> {
   const port = parentPort
-  if (port === null) throw new Error('projector-worker.js runs as a worker thread (see embedded-projector.ts)')
+  if (port === null) throw new Error('the projector thread runs as a worker thread (see src/projector/embedded.ts)')
   const { dataDir, logLevel } = workerData as ProjectorWorkerData
   const logger = createLogger(logLevel).child({ thread: 'projector' })
-  // This connection reads the log in order (and checkpoints it): SQLite's default 2 MiB cache does.
-  const db = openDatabase(dataDir, { cacheKiB: 2048 })
-  const readModels = openReadModelsDatabase(dataDir)
-  const log = new SqliteEventLog(db, { readBytesMax: PROJECTOR_READ_BYTES_MAX })
-  const store = new SqliteReadModelStore(readModels.db)
+  const backends = open(dataDir, { readBytesMax: PROJECTOR_READ_BYTES_MAX })
+  const { log, readModels: store } = backends
   await warnAndResetIfAhead(log, store, logger)
-  const projector = new Projector(log, store, {
-    logger,
-    isUnavailable: isSqliteUnavailable,
-    // Reads of 1,000 records (not 2,000): a read of events with 50 objects each is then about
-    // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
-    maxBatch: WORKER_MAX_BATCH,
-    maxBatchCost: WORKER_MAX_BATCH_COST,
-    // At the head too, a whole read per transaction: the small runs that keep an HTTP server on the
-    // same thread responsive (the Projector's default) only cost this thread more commits (a catch-up
-    // of 304,700 batch records in reads of 1,000: 56-60 µs of CPU per record in whole reads, 64-66 µs
-    // in runs of 1,000 cost units).
-    headRunCost: WORKER_MAX_BATCH_COST,
-  })
+  const projector = new Projector(log, store, projectorOptions('worker', { logger, isUnavailable: backends.isUnavailable }))
   lowerThreadPriority(logger)
 
-  // The API thread leaves the log's WAL checkpoints to this thread (embedded-projector.ts), so that
+  // The API thread leaves the log's WAL checkpoints to this thread (embedded.ts), so that
   // copying the WAL into ocelog.db and its fsyncs never stall a request. The projector yields
   // between its runs, so the timer fires during a catch-up too.
   const checkpointLog = () => {
     try {
-      db.pragma('wal_checkpoint(PASSIVE)')
+      backends.checkpointLog()
     } catch (error) {
       logger.warn({ err: error }, 'projector worker: checkpoint of the log failed; the next one retries')
     }
@@ -139,11 +134,7 @@ async function main(): Promise<void> {
     if (stopped !== null) port.postMessage({ type: 'projection-stopped', message: stopped.message } satisfies FromWorker)
   } finally {
     clearInterval(checkpoints)
-    await log.close()
-    db.close()
-    readModels.db.close()
+    await backends.close()
     port.close()
   }
 }
-
-void main()

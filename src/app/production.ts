@@ -1,19 +1,19 @@
 /**
  * Production backends (README § Architecture, § Production): the EventStoreDB log, the MongoDB read models and
- * the MongoDB key store, chosen when EVENTSTORE_URL and MONGODB_URL are set (src/composition.ts).
+ * the MongoDB key store, chosen when EVENTSTORE_URL and MONGODB_URL are set (src/app/composition.ts).
  * Both engines are reached with a short timeout at start, so a missing or unreachable engine stops
  * the process with a message naming its variable instead of failing the first request.
  */
 import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client'
 import { MongoClient, MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb'
-import type { Backends } from '../composition.js'
-import { EngineUnavailableError } from '../composition.js'
-import { EventStoreEventLog } from './eventstore/eventstore-event-log.js'
-import { MongoKeyStore } from './mongodb/mongodb-key-store.js'
-import { MongoIdempotencyClaims } from './mongodb/mongodb-idempotency-claims.js'
-import { MongoObjectClaims } from './mongodb/mongodb-object-claims.js'
-import { MongoReadModelQuery } from './mongodb/mongodb-read-model-query.js'
-import { MongoReadModelStore } from './mongodb/mongodb-read-model-store.js'
+import { EngineUnavailableError } from '../core/errors.js'
+import type { Backends } from './backends.js'
+import { EventStoreEventLog } from '../adapters/eventstore/eventstore-event-log.js'
+import { MongoKeyStore } from '../adapters/mongodb/mongodb-key-store.js'
+import { MongoIdempotencyClaims } from '../adapters/mongodb/mongodb-idempotency-claims.js'
+import { MongoObjectClaims } from '../adapters/mongodb/mongodb-object-claims.js'
+import { MongoReadModelQuery } from '../adapters/mongodb/mongodb-read-model-query.js'
+import { MongoReadModelStore } from '../adapters/mongodb/mongodb-read-model-store.js'
 
 /** How long each engine may take to answer at start, in ms. */
 export const ENGINE_START_TIMEOUT_MS = 5000

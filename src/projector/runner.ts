@@ -14,14 +14,15 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import type { EventLog } from './ports/event-log.js'
-import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from './core/errors.js'
-import type { ReadModelStore } from './ports/read-model-store.js'
-import type { StoredRecord } from './schemas/records.js'
-import type { ProjectionState } from './schemas/projections.js'
-import { chunkByWeight } from './core/chunk.js'
-import { foldRecords } from '../projections/registry.js'
-import { datasetHash, type Shard } from './core/shards.js'
+import type { EventLog } from '../ports/event-log.js'
+import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from '../core/errors.js'
+import type { ReadModelStore } from '../ports/read-model-store.js'
+import type { StoredRecord } from '../schemas/records.js'
+import type { ProjectionState } from '../schemas/projections.js'
+import { chunkByWeight } from '../core/chunk.js'
+import { foldRecords } from '../../projections/registry.js'
+import { checkpointName, READ_MODELS_PROJECTION } from './checkpoints.js'
+import { datasetHash, type Shard } from './shards.js'
 
 /** Re-exported for the projector's callers: sharding is part of its options. */
 export { datasetHash, type Shard }
@@ -170,12 +171,8 @@ export class Projector {
     private readonly store: ReadModelStore,
     private readonly options: ProjectorOptions = {},
   ) {
-    const base = options.name ?? 'read-models'
     this.shard = options.shard
-    if (this.shard !== undefined && (this.shard.count < 1 || this.shard.index < 0 || this.shard.index >= this.shard.count)) {
-      throw new Error(`projector shard ${String(this.shard.index)} of ${String(this.shard.count)} is out of range`)
-    }
-    this.name = this.shard === undefined || this.shard.count === 1 ? base : `${base}-${String(this.shard.index)}-of-${String(this.shard.count)}`
+    this.name = checkpointName(options.name ?? READ_MODELS_PROJECTION, this.shard)
     this.maxBatch = options.maxBatch ?? 2000
     this.maxBatchCost = options.maxBatchCost ?? 16000
     this.headRunCost = options.headRunCost ?? 1000

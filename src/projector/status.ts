@@ -4,10 +4,10 @@
  * checkpoint, up to the head (EventLog.countBetween): a count of records, not a difference of
  * positions, so it means the same on SQLite (positions are row ids) and EventStoreDB (byte offsets).
  */
-import { datasetCheckpoint, parseCheckpointName, READ_MODELS_PROJECTION } from '../projections/checkpoints.js'
-import type { EventLog } from './ports/event-log.js'
-import type { ReadModelStore } from './ports/read-model-store.js'
-import type { Status } from './schemas/projections.js'
+import { datasetCheckpoint, parseCheckpointName, READ_MODELS_PROJECTION } from './checkpoints.js'
+import type { EventLog } from '../ports/event-log.js'
+import type { ReadModelStore } from '../ports/read-model-store.js'
+import type { Status } from '../schemas/projections.js'
 
 /** Lags are counted up to this many records; a larger lag shows as this number. */
 export const LAG_COUNT_MAX = 100_000
@@ -47,7 +47,7 @@ const PAGE = 1000
 /**
  * How many records of `datasetId` the log holds beyond the read models of projector `base`
  * (default `read-models`), reading every checkpoint in the store: `base` and its shards
- * `base-i-of-n`, of which only the one that keeps the dataset counts (see projections/checkpoints.ts).
+ * `base-i-of-n`, of which only the one that keeps the dataset counts (see checkpoints.ts).
  */
 export async function datasetLag(log: EventLog, store: ReadModelStore, datasetId: string, base = READ_MODELS_PROJECTION): Promise<DatasetLag> {
   const checkpoint = datasetCheckpoint(await store.projections(), base, datasetId)

@@ -3,10 +3,10 @@
  * `ocelog keys …` and `ocelog datasets …`. A key targets a new, automatically named dataset unless
  * an existing dataset is named.
  */
-import { AdminError } from './core/errors.js'
-import { DATASET_ID, newDatasetId, newKeyToken } from './core/api-keys.js'
-import type { ApiKey, Dataset, KeyStore } from './ports/key-store.js'
-import { ALL_SCOPES, type Scope } from './schemas/api.js'
+import { AdminError } from '../core/errors.js'
+import { DATASET_ID, newDatasetId, newKeyToken } from '../core/api-keys.js'
+import type { ApiKey, Dataset, KeyStore } from '../ports/key-store.js'
+import { ALL_SCOPES, type Scope } from '../schemas/api.js'
 
 export { AdminError }
 

@@ -1,5 +1,6 @@
 /**
- * Builds the `/ui/` page's assets into `dist/ui` (run by `npm run build`, hence by `npm install`):
+ * Builds the `/ui/` page's assets into `dist/ui` (run by `npm run build`, hence by `npm install`, as
+ * `node dist/scripts/build-ui-assets.js`):
  * the page and its stylesheet from `ui/`, the page script compiled by `tsc -p ui/tsconfig.json`
  * (into `dist/ui-tsc`), and Graphviz as WebAssembly (the ESM bundle of @hpcc-js/wasm-graphviz,
  * which carries its wasm inline) as `vendor/graphviz.js`. Everything the page loads comes from the
@@ -7,22 +8,9 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-
-/** The package's root: the nearest folder above this module with a package.json (from src/ or dist/src/). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir)
-    if (up === dir) throw new Error('no package.json above the server module')
-    dir = up
-  }
-  return dir
-}
-
-/** Where the page's assets are built and served from. */
-export const UI_ASSET_DIR = join(packageRoot(), 'dist', 'ui')
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { packageRoot, UI_ASSET_DIR } from '../src/api/ui-assets.js'
 
 /**
  * Copies the assets into UI_ASSET_DIR, replacing what was there.

@@ -2,10 +2,11 @@
  * Bringing the read models up to date from a CLI command on the embedded default, where no
  * separate projector process keeps them (`ocelog export`, `ocelog mcp`).
  */
-import { READ_MODELS_PROJECTION } from '../../projections/checkpoints.js'
-import { Projector } from '../projector.js'
-import type { Backends } from '../composition.js'
-import { CheckpointConflictError } from '../ports/read-model-store.js'
+import { READ_MODELS_PROJECTION } from './checkpoints.js'
+import { Projector } from './runner.js'
+import type { EventLog } from '../ports/event-log.js'
+import { projectorOptions } from './options.js'
+import { CheckpointConflictError, type ReadModelStore } from '../ports/read-model-store.js'
 
 /** The projector whose read models the CLI reads (the default name of Projector). */
 export const READ_MODELS_PROJECTOR = READ_MODELS_PROJECTION
@@ -23,9 +24,9 @@ const STALLED_MAX_MS = 10_000
  * @throws CheckpointConflictError when the checkpoint keeps moving under this projector's feet and
  *   yet stays short of the head for STALLED_MAX_MS; the log's and the store's errors.
  */
-export async function catchUpReadModels(backends: Pick<Backends, 'log' | 'readModels'>): Promise<number> {
+export async function catchUpReadModels(backends: { log: EventLog; readModels: ReadModelStore }): Promise<number> {
   const head = (await backends.log.lastPosition()) ?? 0
-  const projector = new Projector(backends.log, backends.readModels, { name: READ_MODELS_PROJECTOR })
+  const projector = new Projector(backends.log, backends.readModels, projectorOptions('catch-up', { name: READ_MODELS_PROJECTOR }))
   let last = await backends.readModels.checkpoint(READ_MODELS_PROJECTOR)
   let stalledMs = 0
   for (;;) {

@@ -1,5 +1,5 @@
 /**
- * The embedded default's projector, run in a worker thread (projector-worker.ts) beside the API
+ * The embedded default's projector, run in a worker thread (worker.ts, entered by src/app/projector-thread.ts) beside the API
  * (README § Architecture). The API thread tells it of each commit of the log with a message, so
  * the read models follow at once without a poll, and it never runs projection code itself.
  *
@@ -11,8 +11,20 @@
 import { getHeapStatistics } from 'node:v8'
 import { type ResourceLimits, Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
-import type { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
-import type { FromWorker, ProjectorWorkerData, ToWorker } from './projector-worker.js'
+import type { FromWorker, ProjectorWorkerData, ToWorker } from './worker.js'
+
+/**
+ * A log that tells of its commits and lets another thread checkpoint its WAL (SqliteEventLog on the
+ * embedded default): the capability `Backends.commitFeed` that makes `serve` run this projector.
+ */
+export interface CommitFeed {
+  /** Calls `listener` after each durable group commit; returns the function that removes it. */
+  onCommit(listener: () => void): () => void
+  /** Every record at or below this position is known to be on disk (0: none known yet). */
+  readonly durablePosition: number
+  /** Sets this connection's WAL auto-checkpoint, in pages (0: never; another connection checkpoints). */
+  walAutocheckpoint(pages: number): void
+}
 
 export interface EmbeddedProjectorOptions {
   dataDir: string
@@ -23,49 +35,13 @@ export interface EmbeddedProjectorOptions {
    * WAL checkpoints to the worker (`walAutocheckpoint(0)`), so that no request waits for one;
    * SQLite's default (1,000 pages) is back whenever no worker runs.
    */
-  log: Pick<SqliteEventLog, 'onCommit' | 'durablePosition' | 'walAutocheckpoint'>
+  log: CommitFeed
+  /** The worker thread's entry module (default: the service's, src/app/projector-thread.ts, beside this module's folder). */
+  entry?: URL
   /** First back-off after a crash, ms (default 100); it doubles up to `maxRestartDelayMs` (default 30,000). */
   restartDelayMs?: number
   maxRestartDelayMs?: number
 }
-
-/**
- * The ceiling of the service's V8 heaps, in MiB, that `npm start`, docker-compose.yml and the bench
- * give the API thread (`node --max-old-space-size`, which only a flag can set: SERVICE_NODE_FLAGS).
- * The worker follows the API thread's ceiling, whatever set it (workerHeapMb), so one flag sets both.
- *
- * Not a budget the service needs (its live heap after a worst-case load is about 35 MB on the API
- * thread) but what keeps its footprint near it: V8 lets garbage pile up until the heap reaches a
- * limit it sets after each full collection, the live size times a growing factor that it derives
- * from this ceiling (4 for the default ceiling of about 4 GiB on a 24 GiB machine, about 1.6 for
- * 1 GiB). Measured with the bench (README § Performance): peak RSS in the worst case 445–477 MB
- * with V8's defaults, 294–323 MB with 1 GiB for both threads; in the batch scenario 318–345 MB
- * against 260–266 MB, for about 10% more CPU per event (more frequent full collections).
- *
- * A thread that needs more than this dies: the worker is restarted (its reads of the log are
- * bounded in bytes, PROJECTOR_READ_BYTES_MAX, so a run fits), and the API process exits, as under
- * any memory limit: what it acknowledged is in the log, and clients retry the rest with their
- * idempotency keys. To change it, start the service with another `--max-old-space-size` (a flag on
- * node's command line wins over NODE_OPTIONS; docker-compose.yml sets NODE_OPTIONS).
- */
-export const SERVICE_HEAP_MB = 1024
-
-/** The node flags of the service's process (see SERVICE_HEAP_MB). */
-export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-old-space-size=${String(SERVICE_HEAP_MB)}`]
-
-/**
- * The environment `npm start`, docker-compose.yml and the bench give the service's process, beside
- * SERVICE_NODE_FLAGS: `MALLOC_ARENA_MAX=2` caps glibc's malloc at two arenas. glibc otherwise gives
- * threads that allocate at once arenas of their own (up to 8 per core), and memory freed in one is
- * not reused by another: here the API thread, the projector worker and libuv's threads, whose
- * SQLite page caches, statements and buffers are malloc'd (V8's heaps are not). Only the C library
- * reads it, when the process starts, so it cannot be set from inside. Measured with
- * `node dist/bench/run.js --scenarios worst` in one session (2026-11-25): peak RSS 292 and 284 MB
- * against 301 and 298 MB; in `--scenarios single,batch` (two alternating pairs) single events
- * 6,632 and 6,566 against 6,261 and 6,411 req/s, batches 43,626 and 41,069 against 44,940 and
- * 43,237 events/s. Other C libraries (musl, macOS) ignore it.
- */
-export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' }
 
 /**
  * The old-generation ceiling of the projector worker, in MiB: the API thread's heap limit (V8's
@@ -132,7 +108,7 @@ export class EmbeddedProjector {
   start(): void {
     if (this.stopping || this.worker !== null) return
     const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel }
-    const worker = new Worker(new URL('./projector-worker.js', import.meta.url), {
+    const worker = new Worker(this.options.entry ?? new URL('../app/projector-thread.js', import.meta.url), {
       workerData: data,
       resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(), maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     })

@@ -4,15 +4,30 @@
  * of them may have applied a dataset's records, so the read models hold a dataset's records up to
  * the highest checkpoint among those that keep it.
  */
-import type { ProjectionState } from '../src/schemas/projections.js'
-import { datasetHash, type Shard } from '../src/core/shards.js'
+import type { ProjectionState } from '../schemas/projections.js'
+import { datasetHash, type Shard } from './shards.js'
+
+export type { Shard }
 
 /** The name of the projector that keeps the read models (Projector's default); its shards are `read-models-<i>-of-<n>`. */
 export const READ_MODELS_PROJECTION = 'read-models'
 
 const SHARDED = /^(.+)-(\d+)-of-(\d+)$/
 
-/** The base name and shard of a checkpoint name; no shard for an unsharded projector. */
+/**
+ * The checkpoint name of projector `base` on `shard`: `base` alone when unsharded (no shard, or one
+ * of one), else `<base>-<i>-of-<n>`.
+ * @throws Error when the shard is out of range (count < 1, or index outside 0..count-1).
+ */
+export function checkpointName(base: string, shard?: Shard): string {
+  if (shard === undefined) return base
+  if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
+    throw new Error(`projector shard ${String(shard.index)} of ${String(shard.count)} is out of range`)
+  }
+  return shard.count === 1 ? base : `${base}-${String(shard.index)}-of-${String(shard.count)}`
+}
+
+/** The base name and shard of a checkpoint name (checkpointName's inverse); no shard for an unsharded projector. */
 export function parseCheckpointName(name: string): { base: string; shard?: Shard } {
   const m = SHARDED.exec(name)
   if (m === null) return { base: name }

@@ -9,10 +9,10 @@
 import type { EventLog } from '../ports/event-log.js'
 import type { ObjectResult } from '../schemas/api.js'
 import type { EventRecordedV1, NewRecord } from '../schemas/records.js'
-import { fingerprintOf } from './idempotency.js'
-import { newEventId } from './ids.js'
-import { buildEventRecorded, buildObjectUpserted, type RecordContext } from './records.js'
-import { type FieldError, type SizeCheck, validateEvent, validateObjectUpsert } from './validation.js'
+import { fingerprintOf } from '../core/idempotency.js'
+import { newEventId } from '../core/ids.js'
+import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../core/records.js'
+import { type FieldError, type SizeCheck, validateEvent, validateObjectUpsert } from '../core/validation.js'
 
 export interface ItemFailure {
   /** 0-based index in the request array. */

@@ -4,39 +4,21 @@
  * projector in process and `export` catches up first) and `isUnavailable` (which engine errors the
  * projector waits out).
  */
-import { EngineUnavailableError } from './core/errors.js'
+import { EngineUnavailableError } from '../core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
-import { openDatabase } from './adapters/sqlite/database.js'
-import { openReadModelsDatabase, READ_MODELS_FILE } from './adapters/sqlite/read-models-database.js'
-import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
-import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
-import { SqliteReadModelQuery } from './adapters/sqlite/sqlite-read-model-query.js'
-import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
-import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
-import type { EventLog } from './ports/event-log.js'
-import type { KeyStore } from './ports/key-store.js'
-import type { RateLimiter } from './ports/rate-limiter.js'
-import type { ReadModelQuery } from './ports/read-model-query.js'
-import type { ReadModelStore } from './ports/read-model-store.js'
+import { openDatabase } from '../adapters/sqlite/database.js'
+import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models-database.js'
+import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.js'
+import { SqliteKeyStore } from '../adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelQuery } from '../adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelStore } from '../adapters/sqlite/sqlite-read-model-store.js'
+import { isSqliteUnavailable } from '../adapters/sqlite/unavailable.js'
+import type { RateLimiter } from '../ports/rate-limiter.js'
+import type { EmbeddedProjectorBackends } from '../projector/worker.js'
+import type { Backends } from './backends.js'
 
-export interface Backends {
-  /** 'embedded': one SQLite file; 'production': EventStoreDB + MongoDB. */
-  mode: 'embedded' | 'production'
-  /** Where the data lives, for logs and messages (never a password). */
-  describe: string
-  log: EventLog
-  /** The projector's writer port of the read models. */
-  readModels: ReadModelStore
-  /** The read side's query port over the same read models (`/v1/process/*`, MCP, `/ui/`, `ocelog export`). */
-  query: ReadModelQuery
-  keys: KeyStore
-  /** Whether an error of these engines means one is away (retry later) rather than a failed write; for the projector. */
-  isUnavailable(error: unknown): boolean
-  /** What opening the engines did that an operator should read in the log, e.g. a read-model file made anew (then rebuilt from the log). */
-  notices: readonly string[]
-  close(): Promise<void>
-}
+export type { Backends }
 
 /** A configured engine could not be reached or opened; the message names it. */
 export { EngineUnavailableError }
@@ -51,7 +33,7 @@ function redactUrl(url: string): string {
  */
 export async function openBackends(config: Config): Promise<Backends> {
   if (config.eventstoreUrl !== null && config.mongodbUrl !== null) {
-    const { openProductionBackends } = await import('./adapters/production.js')
+    const { openProductionBackends } = await import('./production.js')
     return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
   }
   let db: ReturnType<typeof openDatabase>
@@ -77,6 +59,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     query: new SqliteReadModelQuery(rm),
     keys: new SqliteKeyStore(db),
     isUnavailable: isSqliteUnavailable,
+    commitFeed: log,
     notices: readModels.made === null ? [] : [`read models: ${readModels.made}; made it anew, and the projector rebuilds the read models from the log`],
     async close() {
       await log.close()
@@ -86,10 +69,34 @@ export async function openBackends(config: Config): Promise<Backends> {
   }
 }
 
+/**
+ * The embedded projector's worker thread's backends (src/projector/worker.ts), on the data dir's
+ * files: its own connection to ocelog.db (reading the log in order and checkpointing its WAL:
+ * SQLite's default 2 MiB page cache does) and to read-models.db.
+ * @param readBytesMax largest read of the log, in characters of stored JSON (SqliteEventLog's option).
+ * @throws when a file cannot be opened (the worker then crashes and is started again).
+ */
+export function openEmbeddedProjectorBackends(dataDir: string, options: { readBytesMax: number }): EmbeddedProjectorBackends {
+  const db = openDatabase(dataDir, { cacheKiB: 2048 })
+  const readModels = openReadModelsDatabase(dataDir)
+  const log = new SqliteEventLog(db, { readBytesMax: options.readBytesMax })
+  return {
+    log,
+    readModels: new SqliteReadModelStore(readModels.db),
+    isUnavailable: isSqliteUnavailable,
+    checkpointLog: () => db.pragma('wal_checkpoint(PASSIVE)'),
+    async close() {
+      await log.close()
+      db.close()
+      readModels.db.close()
+    },
+  }
+}
+
 /** The rate limiter chosen by `config`: Redis when REDIS_URL is set, else in memory. */
 export async function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>): Promise<RateLimiter> {
   // Loaded on demand: only `serve` needs rate-limiter-flexible and ioredis.
-  const { memoryRateLimiter, redisRateLimiter } = await import('./adapters/rate-limiter.js')
+  const { memoryRateLimiter, redisRateLimiter } = await import('../adapters/rate-limiter.js')
   const budget = { perMinute: config.rateLimitPerMinute, windowSeconds: config.rateLimitWindowSeconds }
   if (config.redisUrl === null) return memoryRateLimiter(budget)
   const url = redactUrl(config.redisUrl)

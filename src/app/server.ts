@@ -1,21 +1,21 @@
 /**
  * The server entry (`ocelog serve`): opens the backends, builds the app, listens, and in embedded
- * mode runs the projector beside the API, in a worker thread (embedded-projector.ts). On SIGTERM/SIGINT it stops taking requests, lets the
+ * mode runs the projector beside the API, in a worker thread (src/projector/embedded.ts). On SIGTERM/SIGINT it stops taking requests, lets the
  * ones in flight finish (their records are durable before they answer), stops the projector and
  * closes the engines.
  */
 import type { FastifyInstance } from 'fastify'
-import { READ_MODELS_PROJECTION } from '../projections/checkpoints.js'
-import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
-import { EmbeddedProjector } from './embedded-projector.js'
-import { Projector } from './projector.js'
-import { buildApp } from './api/app.js'
+import { READ_MODELS_PROJECTION } from '../projector/checkpoints.js'
+import { EmbeddedProjector } from '../projector/embedded.js'
+import { projectorOptions } from '../projector/options.js'
+import { Projector } from '../projector/runner.js'
+import { buildApp } from '../api/app.js'
 import { createLogger } from './logger.js'
 import type { Config } from './config.js'
 import { openBackends, openRateLimiter, type Backends } from './composition.js'
-import { Ingest } from './core/ingest.js'
-import { ProcessReader } from './read/process-reader.js'
-import type { RateLimiter } from './ports/rate-limiter.js'
+import { Ingest } from '../write/ingest.js'
+import { ProcessReader } from '../read/process-reader.js'
+import type { RateLimiter } from '../ports/rate-limiter.js'
 
 export interface ServeOptions {
   /** Run the projector in this process (default: only in embedded mode). */
@@ -56,12 +56,12 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     // `serve` asked to project), in this process.
     let projector: EmbeddedProjector | Projector | null = null
     let projecting: Promise<unknown> = Promise.resolve()
-    if (runProjector && backends.log instanceof SqliteEventLog) {
-      const embedded = new EmbeddedProjector({ dataDir: config.dataDir, logLevel: config.logLevel, logger: app.log, log: backends.log })
+    if (runProjector && backends.commitFeed !== undefined) {
+      const embedded = new EmbeddedProjector({ dataDir: config.dataDir, logLevel: config.logLevel, logger: app.log, log: backends.commitFeed })
       embedded.start()
       projector = embedded
     } else if (runProjector) {
-      const inProcess = new Projector(backends.log, backends.readModels, { logger: app.log, isUnavailable: backends.isUnavailable })
+      const inProcess = new Projector(backends.log, backends.readModels, projectorOptions('api', { logger: app.log, isUnavailable: backends.isUnavailable }))
       projecting = inProcess.run(abort.signal)
       projector = inProcess
     }

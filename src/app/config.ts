@@ -2,10 +2,10 @@
  * Configuration (README § Configuration): one TypeBox schema, validated at start. A bad value
  * stops the process with a message that names the variable.
  */
-import { ConfigError } from './core/errors.js'
+import { ConfigError } from '../core/errors.js'
 import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
-import { LIMITS } from './core/limits.js'
+import { LIMITS } from '../core/limits.js'
 
 const IntString = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
 

@@ -1,0 +1,33 @@
+/**
+ * What the composition root (composition.ts) hands the rest of the service: the ports, opened on
+ * the engines the configuration chose (README § Architecture). Above the ports, code sees the
+ * engines only through this.
+ */
+import type { EventLog } from '../ports/event-log.js'
+import type { KeyStore } from '../ports/key-store.js'
+import type { ReadModelQuery } from '../ports/read-model-query.js'
+import type { ReadModelStore } from '../ports/read-model-store.js'
+import type { CommitFeed } from '../projector/embedded.js'
+
+export interface Backends {
+  /** 'embedded': one SQLite file; 'production': EventStoreDB + MongoDB. */
+  mode: 'embedded' | 'production'
+  /** Where the data lives, for logs and messages (never a password). */
+  describe: string
+  log: EventLog
+  /** The projector's writer port of the read models. */
+  readModels: ReadModelStore
+  /** The read side's query port over the same read models (`/v1/process/*`, MCP, `/ui/`, `ocelog export`). */
+  query: ReadModelQuery
+  keys: KeyStore
+  /**
+   * Present when the log is an embedded file that another thread can read and be told of each
+   * commit (the embedded default): `serve` then runs the projector in a worker thread woken by it.
+   */
+  commitFeed?: CommitFeed
+  /** Whether an error of these engines means one is away (retry later) rather than a failed write; for the projector. */
+  isUnavailable(error: unknown): boolean
+  /** What opening the engines did that an operator should read in the log, e.g. a read-model file made anew (then rebuilt from the log). */
+  notices: readonly string[]
+  close(): Promise<void>
+}
