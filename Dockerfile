@@ -22,7 +22,7 @@ RUN npm ci --no-audit --no-fund \
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
-# glibc's arena cap of the service (SERVICE_ENV in src/app/runtime.ts; README § Operations: Memory), so that
+# glibc's arena cap of the service (SERVICE_ENV in src/app/runtime.ts; docs/operations.md#glibc-arenas), so that
 # `docker run` without docker-compose.yml gets it too. It is read at start and harmless for the other commands.
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app

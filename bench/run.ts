@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (issue 5): measures ingest, projection and rebuild of the built service on the
  * embedded default against raw baselines measured in the same run, and prints one table with
- * every ratio and the issue's targets (also saved as JSON under bench/results/).
+ * every ratio and the targets (also saved as JSON as bench/results/<date>-<commit>.json; docs/performance.md).
  *
  * Processes: this orchestrator; the service (`ocelog serve`, fresh OCELOG_DATA_DIR, rate limits
  * out of the way); the bare-Fastify baseline (bench/baseline-server.ts); and the load worker
@@ -9,7 +9,7 @@
  * orchestrator's projection polling. Baseline (b), raw SQLite appends, runs here once the
  * servers are stopped.
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -557,7 +557,7 @@ async function main(): Promise<void> {
     .description(
       'Benchmark the built Ocelog service on the embedded default against raw baselines in the same run: ' +
         '(a) bare Fastify with the same schemas and validation, (b) raw SQLite appends of the same records. ' +
-        'Prints one table and writes it as JSON to bench/results/<timestamp>.json.',
+        'Prints one table and writes it as JSON to bench/results/<date>-<commit>.json.',
     )
     .option('--duration <s>', 'seconds of load per scenario and target', seconds('--duration'), 10)
     .option('--worst-duration <s>', 'seconds of load for the worst case', seconds('--worst-duration'), 8)
@@ -615,13 +615,35 @@ async function main(): Promise<void> {
   if (o.markdown) process.stdout.write(`\n${markdownTable(rows)}\n`)
 
   mkdirSync(o.out, { recursive: true })
-  const stamp = new Date(started).toISOString().replace(/[:.]/g, '-')
-  const file = join(o.out, `${stamp}.json`)
+  const commit = gitCommit()
+  const file = resultFile(o.out, new Date(started).toISOString().slice(0, 10), commit.id)
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: new Date(started).toISOString(), machine, options: o, rows, targets, markdown: markdownTable(rows), measurements: m }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: new Date(started).toISOString(), commit, machine, options: o, rows, targets, markdown: markdownTable(rows), measurements: m }, null, 2)}\n`,
   )
   log(`results written to ${file}`)
+}
+
+/** The checked-out commit (short id, `unknown` outside a git checkout) and whether the work tree differed from it. */
+function gitCommit(): { id: string; dirty: boolean } {
+  try {
+    const id = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' })
+    return { id, dirty: status.trim() !== '' }
+  } catch {
+    return { id: 'unknown', dirty: false }
+  }
+}
+
+/**
+ * Where a run's JSON goes: `<dir>/<date>-<commit>.json` (docs/performance.md), or `-2`, `-3`, … after it when a run of the same
+ * commit on the same day is already there, so no result is overwritten.
+ */
+function resultFile(dir: string, date: string, commit: string): string {
+  for (let n = 1; ; n++) {
+    const file = join(dir, `${date}-${commit}${n === 1 ? '' : `-${String(n)}`}.json`)
+    if (!existsSync(file)) return file
+  }
 }
 
 main().catch((error: unknown) => {

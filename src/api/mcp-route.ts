@@ -11,7 +11,7 @@
  *    budget), scope (403).
  *
  * The MCP SDK and its zod schemas are loaded on the first call (mcpModules), not at start: a
- * service that no agent reads through MCP does not carry them in its heap (README § Performance).
+ * service that no agent reads through MCP does not carry them in its heap (docs/operations.md#lazy-modules).
  */
 import { hostname, networkInterfaces } from 'node:os'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

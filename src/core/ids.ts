@@ -1,4 +1,4 @@
-/** Identifiers (README § Architecture: ids). */
+/** Identifiers (docs/architecture.md#records-and-ids). */
 import { LRUCache } from 'lru-cache'
 import { parse as parseUuid, v5 as uuidv5, v7 as uuidv7 } from 'uuid'
 

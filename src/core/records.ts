@@ -1,5 +1,5 @@
 /**
- * Building records from validated input (README § Architecture: records). Pure: ids and clocks come in
+ * Building records from validated input (docs/architecture.md#records-and-ids). Pure: ids and clocks come in
  * through `RecordContext`, so the same input and context always give the same record.
  */
 import type { EventInput, ObjectUpsertInput } from '../schemas/api.js'

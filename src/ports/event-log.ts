@@ -27,7 +27,7 @@ export interface AppendResult {
   /**
    * The object ids among `claims` that this append claimed first (the objects it created).
    * Claims are write-side identity claims for the `created` flag of object results
-   * (README § Architecture: ids); an id already claimed is not in the set.
+   * (docs/architecture.md#records-and-ids); an id already claimed is not in the set.
    */
   claimed: ReadonlySet<string>
 }

@@ -1,5 +1,5 @@
 /**
- * Port: object identity claims, a write-side concern of the log (README § Architecture: ids). The
+ * Port: object identity claims, a write-side concern of the log (docs/architecture.md#records-and-ids). The
  * first append to name an object claims it; that append's answer says `created: true` for it
  * (docs/api.md#responses: `created`). Adapters: SQLite (used inside the SQLite log's own append
  * transaction), MongoDB (used by the EventStoreDB log, whose appends cannot claim). Contract tests:

@@ -1,5 +1,5 @@
 /**
- * The log's vocabulary (README § Architecture: records): immutable, versioned records. A record type's
+ * The log's vocabulary (docs/architecture.md#records-and-ids): immutable, versioned records. A record type's
  * shape never changes once written; a new shape is a new version, and readers keep reading old ones.
  */
 import { Type, type Static } from 'typebox'

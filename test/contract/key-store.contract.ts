@@ -1,5 +1,5 @@
 /**
- * Contract of the KeyStore port (src/ports/key-store.ts; docs/api.md#authentication-and-scopes; README § Architecture: ids):
+ * Contract of the KeyStore port (src/ports/key-store.ts; docs/api.md#authentication-and-scopes; docs/architecture.md#records-and-ids):
  * the same cases for every adapter, each on a fresh, empty store.
  */
 import { randomUUID } from 'node:crypto'

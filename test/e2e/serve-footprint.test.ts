@@ -1,7 +1,7 @@
 /**
  * e2e: what `ocelog serve` loads. Every module it loads stays in its heap for good, in the API
  * thread (and the projector worker's modules in the worker's), so the modules that only other
- * commands or rare routes need are loaded when they are used (README § Operations, Memory):
+ * commands or rare routes need are loaded when they are used (docs/operations.md#lazy-modules):
  * - the MCP SDK and zod, on the first `/mcp` call (src/api/mcp-route.ts);
  * - the OCEL readers and writers (fast-xml-parser) and the HTTP client, by `import` and `export`;
  * - ioredis, only with REDIS_URL (src/adapters/rate-limiter.ts).

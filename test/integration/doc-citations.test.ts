@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -132,6 +132,32 @@ describe.skipIf(NO_GIT)('docs and comments stand alone', () => {
     }
     expect(broken, broken.join('\n')).toEqual([])
     expect(cited).toBeGreaterThan(0)
+  })
+
+  it('links, in README.md and docs/, only to Markdown files and sections that exist', () => {
+    const broken: string[] = []
+    let links = 0
+    for (const file of (FILES ?? []).filter((f) => f === 'README.md' || (f.startsWith('docs/') && f.endsWith('.md')))) {
+      const text = textOf(file) ?? ''
+      const dir = dirname(file)
+      text.split('\n').forEach((line, i) => {
+        for (const m of line.matchAll(/\]\(([^)\s#]*)(#[^)\s]+)?\)/g)) {
+          const target = m[1] ?? ''
+          if (/^[a-z]+:/.test(target)) continue
+          links++
+          const path = target === '' ? file : join(dir, target)
+          const where = `${file}:${String(i + 1)}: ${m[0]}`
+          if (!existsSync(join(ROOT, path))) {
+            broken.push(`${where}: no such file`)
+            continue
+          }
+          if (m[2] === undefined || !path.endsWith('.md')) continue
+          if (!anchorsOf(textOf(path) ?? '').has(m[2].slice(1))) broken.push(`${where}: no such section`)
+        }
+      })
+    }
+    expect(broken, broken.join('\n')).toEqual([])
+    expect(links).toBeGreaterThan(0)
   })
 })
 

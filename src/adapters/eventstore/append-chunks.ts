@@ -24,7 +24,7 @@ export const EVENT_OVERHEAD_BYTES = 256
 /** The default budget of one append, in bytes: 1 MiB minus the headroom (983,040 bytes). */
 export const DEFAULT_APPEND_BUDGET_BYTES = EVENTSTORE_MAX_APPEND_SIZE - APPEND_HEADROOM_BYTES
 
-/** The custom metadata of every Ocelog event in EventStoreDB (README § Architecture: records). */
+/** The custom metadata of every Ocelog event in EventStoreDB (docs/architecture.md#records-and-ids). */
 export interface RecordMetadata {
   key_id: string
   request_id: string

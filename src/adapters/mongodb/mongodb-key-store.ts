@@ -1,5 +1,5 @@
 /**
- * KeyStore adapter on MongoDB (docs/api.md#authentication-and-scopes; README § Architecture: ids). Collections:
+ * KeyStore adapter on MongoDB (docs/api.md#authentication-and-scopes; docs/architecture.md#records-and-ids). Collections:
  * `datasets` (unique on id), `api_keys` (unique on key_id). Only the hash of a key's secret is stored.
  * Object identity claims are in mongodb-object-claims.ts.
  */

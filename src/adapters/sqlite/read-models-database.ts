@@ -35,7 +35,7 @@ export const READ_MODELS_SCHEMA_VERSION = 4
 const CACHE_KIB = 16 * 1024
 
 /**
- * The read models in narrow rows (README § Read models: the embedded layout). The projector's cost
+ * The read models in narrow rows (docs/read-models.md#the-embedded-layout). The projector's cost
  * is the pages it dirties per transaction, and an index keyed by a random UUID dirties one page per
  * row; so the wide text keys of the records (dataset id, object id, event id) are stored once, and
  * every other row and index holds integers:
@@ -51,7 +51,7 @@ const CACHE_KIB = 16 * 1024
  * by object (`rm_object_events`, keyed by object, time and position: each object's events in
  * order, which the process map and an object's trace read). Kept row by row, the by-object order
  * costs a random page per object per transaction, the largest part of a projector's work under live
- * load (README § Performance). So:
+ * load (docs/performance-log.md). So:
  * - `rm_event_objects` is written in append order: each row gets the next `seq` (its rowid) when it
  *   is written, and an event's rows are consecutive, from `rm_events.e2o_first`, `rm_events.e2o`
  *   of them; readers take an event's rows as that rowid range, with no index to keep;
@@ -172,7 +172,7 @@ export const EVENT_E2O_ROWS = (rows: string, event: string): string => `${rows}.
 export const PENDING_E2O = 'seq > (SELECT through FROM rm_object_events_merged)'
 
 /**
- * The E2O rows by object as readers take them (README § Read models: the embedded layout): the
+ * The E2O rows by object as readers take them (docs/read-models.md#the-embedded-layout): the
  * merged rows and the pending ones (PENDING_E2O), each with `rid`, `time`, `position` and
  * `qualifier`. `where` is a condition on those columns (e.g. `rid = @rid`), pushed into both arms.
  */

@@ -5,7 +5,7 @@
  * durable. On a connection set to synchronous=FULL (openDatabase's), the commit itself runs under
  * NORMAL and the WAL is then fdatasynced in libuv's thread pool (WalSync), so the event loop goes
  * on parsing requests while the disk syncs. Object identity claims (SqliteObjectClaims) are taken
- * inside the same transaction (README § Architecture: ids).
+ * inside the same transaction (docs/architecture.md#records-and-ids).
  *
  * Reads return durable records only. A commit is visible to readers before its fdatasync returns
  * (on this connection, and on every other connection to the file: the projector's worker, `ocelog

@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache'
 import type { ObjectClaims } from '../../ports/object-claims.js'
 import type { SqliteDatabase } from './database.js'
 
-/** Object ids kept as known to be claimed: each costs about 150 bytes, and the service's peak RSS has a budget (README § Performance). */
+/** Object ids kept as known to be claimed: each costs about 150 bytes, and the service's peak RSS has a budget (docs/performance.md#targets). */
 const KNOWN_CLAIMS_MAX = 20_000
 
 export class SqliteObjectClaims implements ObjectClaims {
