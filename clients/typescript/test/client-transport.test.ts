@@ -6,9 +6,9 @@
  * and the body arrive as sent, and a redirect is answered as it is.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../clients/typescript/src/index.js'
-import { nodeTransport } from '../../clients/typescript/src/transport.js'
-import { acceptAll, events, json, type Scripted, scripted } from '../helpers/scripted-api.js'
+import { OcelogClient, OcelogRequestError, type RetryNotice } from '../src/index.js'
+import { nodeTransport } from '../src/transport.js'
+import { acceptAll, events, json, type Scripted, scripted } from './helpers/scripted-api.js'
 
 const fast = { baseDelayMs: 5, maxDelayMs: 20 }
 
