@@ -29,6 +29,9 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The service imports the API contract from the client package (@ocelog/client/contract), linked from node_modules.
+COPY --from=build /app/clients/typescript/package.json ./clients/typescript/package.json
+COPY --from=build /app/clients/typescript/dist ./clients/typescript/dist
 # OCELOG_DATA_DIR for the embedded default (unused when EVENTSTORE_URL and MONGODB_URL are set).
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -1,11 +1,33 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Test tiers, one vitest project per folder (README § Tests):
+ * - unit: test/unit, no I/O at all (no files, sockets, processes); test/integration/unit-tier.test.ts keeps it so;
+ * - api: HTTP through the Fastify app (inject or a socket of 127.0.0.1), real SQLite files;
+ * - integration: real files, SQLite, redis-server, child processes;
+ * - contract: one suite per port, run against every adapter (MongoDB and EventStoreDB skip when absent);
+ * - client: the TypeScript client's own tests (clients/typescript/test, its own vitest config);
+ * - e2e: the built service and CLI as processes, and what reads the build's output (needs `npm run build`).
+ * `npm run test:fast` runs every project but e2e: nothing there needs a build.
+ */
+const tier = (name: string, include: string[]) => ({ extends: true as const, test: { name, include } })
+
 export default defineConfig({
+  // Resolve `@ocelog/client` (a workspace) to its TypeScript sources, as `npm run typecheck` does, so no tier needs the client built.
+  resolve: { conditions: ['ocelog-source'] },
+  ssr: { resolve: { conditions: ['ocelog-source'] } },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration and e2e suites start real processes (redis-server, the built service); keep the 2-core machine breathing.
     maxWorkers: 2,
+    projects: [
+      tier('unit', ['test/unit/**/*.test.ts']),
+      tier('api', ['test/api/**/*.test.ts']),
+      tier('integration', ['test/integration/**/*.test.ts']),
+      tier('contract', ['test/contract/**/*.test.ts']),
+      'clients/typescript',
+      tier('e2e', ['test/e2e/**/*.test.ts']),
+    ],
   },
 })

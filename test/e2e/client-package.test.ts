@@ -16,7 +16,7 @@ import { startService, type RunningService } from '../helpers/service.js'
 const execFileP = promisify(execFile)
 const ROOT = process.cwd()
 const CLIENT_DIR = join(ROOT, 'clients/typescript')
-const CLIENT_ENTRY = join(CLIENT_DIR, 'dist/clients/typescript/src/index.js')
+const CLIENT_ENTRY = join(CLIENT_DIR, 'dist/index.js')
 /** The server's dependencies that the client package must not bring along. */
 const SERVER_ONLY = ['better-sqlite3', 'mongodb', '@eventstore/db-client', 'fastify', 'ioredis']
 /** 600 per minute in a 2 s window: a budget of 20 requests per window. */
@@ -69,10 +69,11 @@ afterAll(async () => {
 describe('@ocelog/client installed alone in a fresh project', () => {
   it('packs only its built files and package.json', () => {
     expect(tarballFiles).toContain('package.json')
-    expect(tarballFiles).toContain('dist/clients/typescript/src/index.js')
-    expect(tarballFiles).toContain('dist/clients/typescript/src/index.d.ts')
-    // The server's schema module that the declarations import, compiled into the package.
-    expect(tarballFiles).toContain('dist/src/schemas/api.d.ts')
+    expect(tarballFiles).toContain('dist/index.js')
+    expect(tarballFiles).toContain('dist/index.d.ts')
+    // The contract (request and response schemas, limits) that the declarations import and the service validates with.
+    expect(tarballFiles).toContain('dist/contract/schemas.d.ts')
+    expect(tarballFiles).toContain('dist/contract/limits.js')
     expect(tarballFiles.filter((f) => f !== 'package.json' && !/^dist\/.+\.(js|d\.ts)$/.test(f))).toEqual([])
   })
 
@@ -129,6 +130,22 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(result.stdout).toBe('')
     expect(result.stderr).toBe('')
   }, 120_000)
+
+  it('exports the contract (the schemas the service validates with, and its limits) as @ocelog/client/contract', async () => {
+    const out = await runScript(
+      'contract.mjs',
+      [
+        "import { EventInput, LIMITS } from '@ocelog/client/contract'",
+        "import { Compile } from 'typebox/compile'",
+        'const check = Compile(EventInput)',
+        "const ok = check.Check({ event: 'place order', objects: [{ type: 'order', id: 'o1' }] })",
+        "const tooLong = check.Check({ event: 'x'.repeat(LIMITS.eventNameMax + 1), objects: [{ type: 'order', id: 'o1' }] })",
+        'console.log(JSON.stringify({ ok, tooLong, batchItemsMax: LIMITS.batchItemsMax }))',
+      ].join('\n'),
+      {},
+    )
+    expect(out).toEqual({ ok: true, tooLong: false, batchItemsMax: 100 })
+  })
 
   it('sends an event from a script that imports it', async () => {
     const key = await service.createKey({ name: 'package-send' })

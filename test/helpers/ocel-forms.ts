@@ -14,9 +14,11 @@
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { it } from 'vitest'
 import { ocelValue } from '../../src/ocel/export.js'
 import type { OcelAttributeType, OcelJson, OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import type { OcelLog, OcelRelationship } from '../../src/ocel/import/model.js'
+import { SHARED_OCEL_PRESENT, SHARED_SKIP_REASON } from './fixtures.js'
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -75,6 +77,18 @@ export function sharesAttributeNames(doc: OcelJson): boolean {
 /** Whether xmllint runs here; when not, `XMLLINT_SKIP_REASON` says why tests that need it were skipped. */
 export const XMLLINT_PRESENT = spawnSync('xmllint', ['--version']).status === 0
 export const XMLLINT_SKIP_REASON = 'xmllint is not installed (Debian: apt-get install libxml2-utils; .ci/run installs it)'
+
+/**
+ * `it` for a test that runs xmllint, and with `needsSharedOcel` also reads the OCEL 2.0 XSD from the
+ * shared logs: skipped, with the reason printed, when either is missing here.
+ */
+export function itWithXmllint(name: string, fn: () => unknown, needsSharedOcel = false): void {
+  const reason = !XMLLINT_PRESENT ? XMLLINT_SKIP_REASON : needsSharedOcel && !SHARED_OCEL_PRESENT ? SHARED_SKIP_REASON : null
+  if (reason !== null) console.info(`skip: ${name}: ${reason}`)
+  it.skipIf(reason !== null)(name, async () => {
+    await fn()
+  })
+}
 
 /** `xmllint --noout --schema xsd file`: whether it validates, and what xmllint said. */
 export function xmllint(xsd: string, file: string): { valid: boolean; output: string } {

@@ -40,17 +40,24 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** The log, counting its stream reads (pages). */
-function countingLog(): { log: Pick<EventLog, 'readStream'>; reads: () => number } {
+/** The log, counting its stream reads (pages); `firstPage` settles when the first read has returned its page. */
+function countingLog(): { log: Pick<EventLog, 'readStream'>; reads: () => number; firstPage: Promise<void> } {
   let reads = 0
+  let firstRead: () => void = () => {}
+  const firstPage = new Promise<void>((resolve) => {
+    firstRead = resolve
+  })
   return {
     log: {
-      readStream: (datasetId, after, maxCount) => {
+      readStream: async (datasetId, after, maxCount) => {
         reads += 1
-        return log.readStream(datasetId, after, maxCount)
+        const page = await log.readStream(datasetId, after, maxCount)
+        firstRead()
+        return page
       },
     },
     reads: () => reads,
+    firstPage,
   }
 }
 
@@ -78,13 +85,16 @@ function heldReader(): { out: Writable; lines: string[]; release: () => void } {
   }
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100))
+/** Lets every pending promise callback run (one turn of the event loop): a replay that would read on reads now. */
+const settle = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('replayStream', () => {
   it('reads no further page while the reader takes nothing, and writes every record once it reads', async () => {
-    const { log: counted, reads } = countingLog()
+    const { log: counted, reads, firstPage } = countingLog()
     const { out, lines, release } = heldReader()
     const replay = replayStream(counted, 'ds1', null, true, out)
+    // The first page is read and written; the replay then either waits for the reader or reads on within this turn.
+    await firstPage
     await settle()
     // One page is written (over the stream's high-water mark): the replay waits for it to drain.
     expect(out.writableNeedDrain).toBe(true)

@@ -1,8 +1,7 @@
 /**
- * The request and response types of the ingestion API, as the client sees them. They are the
- * server's own TypeBox types (src/schemas/api.ts, `Static<typeof …>`), imported as types only: the
- * client's JavaScript never loads the schema module. The package build compiles that module into its
- * own dist, so the published declarations need nothing but `typebox`.
+ * The request and response types of the ingestion API, as the client sees them: `Static<typeof …>`
+ * of the TypeBox schemas in ./contract/schemas.ts (also the service's schemas), imported as types
+ * only, so the client's JavaScript never loads the schema module.
  */
 export type {
   EventInput,
@@ -14,4 +13,4 @@ export type {
   ObjectUpsertInput,
   ObjectUpsertResponse,
   Properties,
-} from '../../../src/schemas/api.js'
+} from './contract/schemas.js'

@@ -1,5 +1,5 @@
 /**
- * `@ocelog/client` (also exported by the server package as `ocelog/client`): the Node.js /
+ * `@ocelog/client`: the Node.js /
  * TypeScript client of the Ocelog ingestion API.
  *
  * ```ts
@@ -11,8 +11,9 @@
  * await client.enqueueEvent({ event: 'pay order', objects: [{ type: 'order', id: 'o1' }] })
  * await client.close() // flushes the queue
  * ```
- * Input and result types are the server's TypeBox types (src/schemas/api.ts), imported as types
- * only: at run time the client needs nothing but Node's http, https and zlib modules.
+ * Input and result types are `Static` types of the API's TypeBox schemas, which this package ships as
+ * `@ocelog/client/contract` (the service validates with the same schemas); the client itself imports
+ * them as types only: at run time it needs Node's http, https and zlib modules and `uuid`.
  */
 export { OcelogClient, BATCH_MAX } from './client.js'
 export { OcelogQueueError, OcelogRequestError, type FieldErrorLike } from './errors.js'

@@ -1,6 +1,6 @@
 /**
  * Reading the service's answers without a runtime schema library: light structural checks of the
- * shapes in src/schemas/api.ts (§ Response shapes, plus `error_details` of README § The API).
+ * shapes in ./contract/schemas.ts (the response schemas, plus `error_details` of README § The API).
  * Pure functions.
  */
 import type { ObjectResult } from './api.js'

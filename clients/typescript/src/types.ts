@@ -1,7 +1,7 @@
 /**
  * Types of the Ocelog client: its options, hooks and results. Request and response shapes are the
- * server's own TypeBox types (src/schemas/api.ts), imported as types only, so the client carries
- * no runtime dependency beyond Node's http, https and zlib modules.
+ * contract's TypeBox types (./contract/schemas.ts, shared with the service), imported as types only,
+ * so the client loads no schema at run time.
  */
 import type { OcelogQueueError } from './errors.js'
 import type { EventInput, ItemErrorDetail, ObjectUpsertInput } from './api.js'

@@ -8,8 +8,7 @@
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { existsSync } from 'node:fs'
-import type { OcelogClient } from '../../../clients/typescript/src/client.js'
-import type { RetryCause, RetryNotice } from '../../../clients/typescript/src/types.js'
+import type { OcelogClient, RetryCause, RetryNotice } from '@ocelog/client'
 import { LIMITS } from '../../core/limits.js'
 import { planImport, UNDEFINED_OBJECT_TYPE } from '../../ocel/import/plan.js'
 import { runPlan, type ImportProgress } from '../../ocel/import/run.js'
@@ -125,11 +124,7 @@ export function registerImport(program: Command): void {
       const keyPrefix = keyPrefixOf(opts.keyPrefix)
       if (!existsSync(file)) throw new CliError(`${file}: no such file`)
       // Loaded here, not at start, so that other commands (`serve` above all) do not carry the client and the readers.
-      const [{ OcelogClient }, { OcelogRequestError }, { readOcelFile }] = await Promise.all([
-        import('../../../clients/typescript/src/client.js'),
-        import('../../../clients/typescript/src/errors.js'),
-        import('../../ocel/import/read.js'),
-      ])
+      const [{ OcelogClient, OcelogRequestError }, { readOcelFile }] = await Promise.all([import('@ocelog/client'), import('../../ocel/import/read.js')])
       const started = Date.now()
       const retries: Record<RetryCause, number> = { 'rate-limited': 0, network: 0, timeout: 0, 'server-error': 0 }
       let onRetry: (notice: RetryNotice) => void = () => {}

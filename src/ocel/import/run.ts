@@ -5,8 +5,7 @@
  * counts as answered: the failures are reported, and what waits for it goes on. A 401/403 or the
  * abort signal stops the run; batches not sent are reported as not sent.
  */
-import type { OcelogClient } from '../../../clients/typescript/src/client.js'
-import type { BulkResult, ItemFailure } from '../../../clients/typescript/src/types.js'
+import type { BulkResult, ItemFailure, OcelogClient } from '@ocelog/client'
 import type { ImportPlan, PlannedBatch } from './plan.js'
 
 /** One item the service did not record. */

@@ -3,7 +3,7 @@
  * what the log holds, what was sent, what failed and why, what was retried, what was skipped and
  * why, the time-zone assumption, elapsed time and throughput. Pure.
  */
-import type { RetryCause } from '../../../clients/typescript/src/retry.js'
+import type { RetryCause } from '@ocelog/client'
 import type { OcelFormat, OcelLog, Tally } from './model.js'
 import type { ImportPlan } from './plan.js'
 import type { RunResult } from './run.js'

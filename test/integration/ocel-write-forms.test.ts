@@ -13,8 +13,8 @@ import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { writeOcelForm } from '../../src/ocel/write-forms.js'
 import { sqliteValue, writeOcelSqlite } from '../../src/ocel/write-sqlite.js'
 import { toOcelXml } from '../../src/ocel/write-xml.js'
-import { itWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
-import { logView, relaxedXsd, XMLLINT_PRESENT, XMLLINT_SKIP_REASON, xmllint } from '../helpers/ocel-forms.js'
+import { ocelFixture } from '../helpers/fixtures.js'
+import { itWithXmllint, logView, relaxedXsd, xmllint } from '../helpers/ocel-forms.js'
 
 const UTC = parseTimeZone('UTC')
 
@@ -189,8 +189,7 @@ describe('toOcelXml', () => {
     expect(log.events.map((e) => [e.type, e.relationships])).toEqual([['Create\nOrder', [{ objectId: 'oA', qualifier: 'a\tb' }]]])
   })
 
-  it('lets a conforming XML parser (libxml2) read back the line feeds, tabs and carriage returns', () => {
-    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
+  itWithXmllint('lets a conforming XML parser (libxml2) read back the line feeds, tabs and carriage returns', () => {
     const file = join(dir, 'whitespace.xmlocel')
     writeFileSync(file, toOcelXml(whitespaceDoc()))
     // xmllint ends what it prints with one line feed of its own.
@@ -200,33 +199,42 @@ describe('toOcelXml', () => {
     expect(xpath('string(/log/objects/object[1]/attributes/attribute[1])')).toBe('first\nsecond\rthird\tfourth')
   })
 
-  itWithSharedOcel('validates against the standard XSD with xmllint', () => {
-    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
-    const file = join(dir, 'small.xmlocel')
-    writeFileSync(file, toOcelXml(smallDoc()))
-    expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
-  })
+  itWithXmllint(
+    'validates against the standard XSD with xmllint',
+    () => {
+      const file = join(dir, 'small.xmlocel')
+      writeFileSync(file, toOcelXml(smallDoc()))
+      expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
+    },
+    true,
+  )
 
-  itWithSharedOcel('writes an empty log as an XML file that validates and reads back empty', () => {
-    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
-    const file = join(dir, 'empty.xmlocel')
-    writeFileSync(file, toOcelXml({ eventTypes: [], objectTypes: [], events: [], objects: [] }))
-    expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
-    expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual({ eventTypes: [], objectTypes: [], events: [], objects: [] })
-  })
+  itWithXmllint(
+    'writes an empty log as an XML file that validates and reads back empty',
+    () => {
+      const file = join(dir, 'empty.xmlocel')
+      writeFileSync(file, toOcelXml({ eventTypes: [], objectTypes: [], events: [], objects: [] }))
+      expect(xmllint(ocelFixture('raw/pm4py__ocel2-validation.xsd'), file)).toEqual({ valid: true, output: `${file} validates\n` })
+      expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual({ eventTypes: [], objectTypes: [], events: [], objects: [] })
+    },
+    true,
+  )
 
-  itWithSharedOcel('writes a log whose types share an attribute name in a form that passes the XSD without its two attribute keyrefs', () => {
-    if (!XMLLINT_PRESENT) return console.info(`skip: xmllint check: ${XMLLINT_SKIP_REASON}`)
-    const doc = smallDoc()
-    doc.objectTypes[1]?.attributes.push({ name: 'status', type: 'string' })
-    doc.objects[1]?.attributes.push({ name: 'status', time: '2024-01-01T00:00:00.000Z', value: 'vip' })
-    const file = join(dir, 'shared-names.xmlocel')
-    writeFileSync(file, toOcelXml(doc))
-    const xsd = ocelFixture('raw/pm4py__ocel2-validation.xsd')
-    expect(xmllint(xsd, file).output).toContain('More than one match found')
-    expect(xmllint(relaxedXsd(xsd, join(dir, 'relaxed.xsd')), file)).toEqual({ valid: true, output: `${file} validates\n` })
-    expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual(jsonView(doc))
-  })
+  itWithXmllint(
+    'writes a log whose types share an attribute name in a form that passes the XSD without its two attribute keyrefs',
+    () => {
+      const doc = smallDoc()
+      doc.objectTypes[1]?.attributes.push({ name: 'status', type: 'string' })
+      doc.objects[1]?.attributes.push({ name: 'status', time: '2024-01-01T00:00:00.000Z', value: 'vip' })
+      const file = join(dir, 'shared-names.xmlocel')
+      writeFileSync(file, toOcelXml(doc))
+      const xsd = ocelFixture('raw/pm4py__ocel2-validation.xsd')
+      expect(xmllint(xsd, file).output).toContain('More than one match found')
+      expect(xmllint(relaxedXsd(xsd, join(dir, 'relaxed.xsd')), file)).toEqual({ valid: true, output: `${file} validates\n` })
+      expect(logView(readOcelXml(readFileSync(file, 'utf8'), UTC))).toEqual(jsonView(doc))
+    },
+    true,
+  )
 })
 
 describe('writeOcelSqlite', () => {

@@ -1,119 +1,16 @@
 /**
- * The client (clients/typescript) over real HTTP.
- * - Against the real Ocelog app (test-app: real SQLite file, listening on a real socket): batching,
- *   item failures, single-item calls, health, and that the log holds each accepted item once.
- * - Against a scripted node:http server for the failures the real service cannot be made to
- *   produce on demand (5xx, dropped connections, 413 at a chosen size): retries, back-off, splits,
- *   and never re-sending accepted items. The scripted answers follow the shapes of src/schemas/api.ts.
+ * The client over real HTTP, against a scripted node:http server (./helpers/scripted-api.ts) for the
+ * failures the real service cannot be made to produce on demand (5xx, dropped connections, 413 at a
+ * chosen size): retries, back-off, splits, and never re-sending accepted items. The scripted answers
+ * follow the shapes of src/contract/schemas.ts. The client against the real service is tested in the
+ * service's test/integration/client-app.test.ts.
  */
-import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { OcelogClient, OcelogRequestError, type RetryNotice } from '../../clients/typescript/src/index.js'
-import type { EventInput } from '../../src/schemas/api.js'
-import { acceptAll, events, json, type Scripted, scripted, UUID_V7 } from '../helpers/scripted-api.js'
-import { makeTestApp, type TestApp } from '../helpers/test-app.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { OcelogClient, type RetryNotice } from '../src/index.js'
+import type { EventInput } from '../src/api.js'
+import { acceptAll, events, json, type Scripted, scripted, UUID_V7 } from './helpers/scripted-api.js'
 
 const fast = { baseDelayMs: 5, maxDelayMs: 20 }
-
-describe('OcelogClient against the Ocelog app', () => {
-  let t: TestApp
-  let baseUrl: string
-  let key: string
-  let datasetId: string
-
-  beforeAll(async () => {
-    t = await makeTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    baseUrl = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
-    const created = await t.newKey()
-    key = created.key
-    datasetId = created.dataset_id
-  })
-  afterAll(async () => {
-    await t.close()
-  })
-
-  it('records items sent twice with their keys once, and answers the second time with the event_ids first recorded', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key })
-    const input = events(120, 5000).map((e, i) => ({ ...e, idempotency_key: `twice-${String(i)}` }))
-    const before = (await t.log.readStream(datasetId, null, 100_000)).length
-    const first = await client.sendEvents(input)
-    const again = await client.sendEvents(input)
-    expect([first.failures, again.failures]).toEqual([[], []])
-    expect(again.accepted.map((a) => a.value)).toEqual(first.accepted.map((a) => a.value))
-    expect((await t.log.readStream(datasetId, null, 100_000)).length - before).toBe(120)
-  })
-
-  it('sends any number of events in batches of at most 100 and returns every event_id once', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key, concurrency: 3 })
-    const sizes: number[] = []
-    const before = (await t.log.readStream(datasetId, null, 100_000)).length
-    const result = await client.sendEvents(events(250), { onBatch: (n) => sizes.push(n.items) })
-    expect(result.failures).toEqual([])
-    expect(result.accepted.map((a) => a.index)).toEqual(Array.from({ length: 250 }, (_, i) => i))
-    expect(new Set(result.accepted.map((a) => a.value)).size).toBe(250)
-    expect(sizes.sort((a, b) => a - b)).toEqual([50, 100, 100])
-    expect(result.requests).toBe(3)
-    const stored = await t.log.readStream(datasetId, null, 100_000)
-    expect(stored.length - before).toBe(250)
-  })
-
-  it('reports a rejected item with its index, the item and the reason, and records the others', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key })
-    const input = events(150, 1000)
-    const bad: EventInput = { event: 'Create Order', timestamp: 'yesterday', objects: [{ type: 'order', id: 'x' }] }
-    input[120] = bad
-    const result = await client.sendEvents(input)
-    expect(result.accepted).toHaveLength(149)
-    expect(result.failures).toHaveLength(1)
-    const f = result.failures[0]
-    expect(f?.index).toBe(120)
-    expect(f?.item).toEqual({ ...bad, idempotency_key: expect.stringMatching(UUID_V7) })
-    expect(f?.kind).toBe('rejected')
-    expect(f?.reason).toMatch(/^Event 120: \/timestamp: /)
-    expect(f?.errors).toEqual([{ path: '/timestamp', message: expect.stringContaining('ISO 8601') }])
-    expect(result.retries).toBe(0)
-  })
-
-  it('upserts objects in batches and returns the object results by index', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key })
-    const objects = Array.from({ length: 120 }, (_, i) => ({ type: 'product', id: `p${String(i)}`, properties: { price: i } }))
-    const result = await client.upsertObjects(objects)
-    expect(result.failures).toEqual([])
-    expect(result.accepted[119]).toEqual({ index: 119, value: expect.objectContaining({ object_type: 'product', external_id: 'p119', created: true }) })
-  })
-
-  it('records one event and one object through the single-item endpoints', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key })
-    const e = await client.sendEvent(events(1, 5000)[0] ?? { event: 'x', objects: [] })
-    expect(e).toMatchObject({ success: true, event_type: 'Create Order', objects_count: 1 })
-    const o = await client.upsertObject({ type: 'product', id: 'single', properties: { colour: 'red' } })
-    expect(o).toMatchObject({ success: true, object_type: 'product', external_id: 'single', created: true })
-  })
-
-  it('throws a rejected OcelogRequestError with the field errors for an invalid single event', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key })
-    const error = await client.sendEvent({ event: '', objects: [{ type: 'order', id: '1' }] }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(OcelogRequestError)
-    expect(error).toMatchObject({ kind: 'rejected', status: 422 })
-    expect((error as OcelogRequestError).errors.map((x) => x.path)).toEqual(['/event'])
-  })
-
-  it('answers health with the key dataset', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: key })
-    expect(await client.health()).toMatchObject({ status: 'ok', dataset_id: datasetId })
-  })
-
-  it('stops a bulk call at a 401 and reports the items it did not send', async () => {
-    const client = new OcelogClient({ baseUrl, apiKey: 'ocl_0000000000000000_wrong', concurrency: 1 })
-    const result = await client.sendEvents(events(250))
-    expect(result.accepted).toEqual([])
-    expect(result.aborted).toMatch(/^401/)
-    expect(result.failures.filter((f) => f.kind === 'request-rejected')).toHaveLength(100)
-    expect(result.failures.filter((f) => f.kind === 'aborted')).toHaveLength(150)
-    expect(result.requests).toBe(1)
-  })
-})
 
 function eventIdsSent(s: Scripted): string[] {
   return s.bodies.flatMap((b) => (b.events ?? []).map((e) => e.objects[0]?.id ?? ''))

@@ -1,7 +1,7 @@
 /**
  * A scripted stand-in for the ingestion API on node:http, for client tests of what the real service
  * cannot be made to do on demand (5xx, dropped connections, 413 at a chosen size, answers held back).
- * Its answers follow the shapes of src/schemas/api.ts. It keeps every request: the parsed body, the
+ * Its answers follow the shapes of src/contract/schemas.ts. It keeps every request: the parsed body, the
  * headers and the size on the wire; a gzip body (`Content-Encoding: gzip`) is decompressed first.
  *
  * ```ts
@@ -14,7 +14,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
-import type { EventInput } from '../../src/schemas/api.js'
+import type { EventInput } from '../../src/api.js'
 
 /** One request as the scripted server got it. */
 /** A UUIDv7 (RFC 9562 § 5.7), as the TypeScript client makes idempotency keys. */

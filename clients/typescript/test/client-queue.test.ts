@@ -1,16 +1,13 @@
 /**
- * The client's queue-and-flush mode (enqueueEvent, enqueueObject, flush, close) over real HTTP.
- * - Against the real Ocelog app (test-app: real SQLite file on a real socket): every enqueued item
- *   lands in the log once, and rejected items reach onError with their field errors.
- * - Against the scripted server (test/helpers/scripted-api.ts) where the test must control the
- *   answers: when batches go out, a full queue that blocks or drops, 429/413/5xx in queue mode.
+ * The client's queue-and-flush mode (enqueueEvent, enqueueObject, flush, close) over real HTTP,
+ * against the scripted server (./helpers/scripted-api.ts), where the test must control the answers:
+ * when batches go out, a full queue that blocks or drops, 429/413/5xx in queue mode. Against the
+ * real service: the service's test/integration/client-app.test.ts.
  */
-import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { OcelogClient, OcelogQueueError } from '../../clients/typescript/src/index.js'
-import type { EventInput } from '../../src/schemas/api.js'
-import { acceptAll, events, json, type Scripted, scripted, UUID_V7 } from '../helpers/scripted-api.js'
-import { makeTestApp, type TestApp } from '../helpers/test-app.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { OcelogClient, type OcelogQueueError } from '../src/index.js'
+import type { EventInput } from '../src/api.js'
+import { acceptAll, events, json, type Scripted, scripted, UUID_V7 } from './helpers/scripted-api.js'
 
 const fast = { baseDelayMs: 5, maxDelayMs: 20 }
 /** A timer that never fires within a test: batches go out only by flushAt, flush() or close(). */
@@ -41,59 +38,6 @@ async function gated(): Promise<{ server: Scripted; held: () => number; open: ()
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
 }
-
-describe('OcelogClient queue against the Ocelog app', () => {
-  let t: TestApp
-  let baseUrl: string
-
-  beforeAll(async () => {
-    t = await makeTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    baseUrl = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
-  })
-  afterAll(async () => {
-    await t.close()
-  })
-
-  it('records every enqueued event and object once, and flush resolves after they are answered', async () => {
-    const key = await t.newKey()
-    const errors: OcelogQueueError[] = []
-    const client = new OcelogClient({ baseUrl, apiKey: key.key, flushIntervalMs: NO_TIMER, onError: (e) => errors.push(e) })
-    for (const e of events(250)) await client.enqueueEvent(e)
-    await client.enqueueObject({ type: 'order', id: 'o1', properties: { status: 'paid' } })
-    await client.flush()
-
-    expect(errors).toEqual([])
-    expect(client.stats()).toEqual(expect.objectContaining({ enqueued: 251, queued: 0, recorded: 251, failed: 0, dropped: 0 }))
-    const stored = await t.log.readStream(key.dataset_id, null, 100_000)
-    const ids = stored.flatMap((r) => (r.type === 'EventRecorded' ? [r.data.objects[0]?.id] : []))
-    expect(ids).toEqual(events(250).map((e) => e.objects[0]?.id))
-    expect(stored.filter((r) => r.type === 'ObjectUpserted').map((r) => r.data.properties)).toEqual([{ status: 'paid' }])
-    await client.close()
-  })
-
-  it('reports an item the service rejects to onError with the item and its field errors, and records the others', async () => {
-    const key = await t.newKey()
-    const errors: OcelogQueueError[] = []
-    const client = new OcelogClient({ baseUrl, apiKey: key.key, flushIntervalMs: NO_TIMER, onError: (e) => errors.push(e) })
-    const bad: EventInput = { event: 'Create Order', timestamp: 'yesterday', objects: [{ type: 'order', id: 'x' }] }
-    await client.enqueueEvent(events(1)[0] as EventInput)
-    await client.enqueueEvent(bad)
-    await client.enqueueEvent(events(1, 1)[0] as EventInput)
-    await client.close()
-
-    expect(errors).toHaveLength(1)
-    const e = errors[0]
-    expect(e).toBeInstanceOf(OcelogQueueError)
-    expect(e?.kind).toBe('rejected')
-    expect(e?.status).toBe(200)
-    expect(e?.queued).toEqual({ type: 'event', item: { ...bad, idempotency_key: expect.stringMatching(UUID_V7) } })
-    expect(e?.errors).toEqual([{ path: '/timestamp', message: expect.stringContaining('ISO 8601') }])
-    expect(e?.message).toMatch(/^event "Create Order" not recorded \(rejected\): \/timestamp: /)
-    expect(client.stats()).toEqual(expect.objectContaining({ recorded: 2, failed: 1 }))
-    expect(await t.log.readStream(key.dataset_id, null, 100)).toHaveLength(2)
-  })
-})
 
 describe('OcelogClient queue', () => {
   let server: Scripted | null = null

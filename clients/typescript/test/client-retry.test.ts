@@ -1,7 +1,7 @@
 /** Unit: the client's pure parts — retry policy (clients/typescript/src/retry.ts) and batch answer reading (clients/typescript/src/response.ts). */
 import { describe, expect, it } from 'vitest'
-import { backoffDelayMs, classifyStatus, parseRetryAfterMs } from '../../clients/typescript/src/retry.js'
-import { describeAnswer, readBatchAnswer } from '../../clients/typescript/src/response.js'
+import { backoffDelayMs, classifyStatus, parseRetryAfterMs } from '../src/retry.js'
+import { describeAnswer, readBatchAnswer } from '../src/response.js'
 
 const policy = { baseDelayMs: 100, maxDelayMs: 1000 }
 const isString = (v: unknown): v is string => typeof v === 'string'

@@ -1,0 +1,200 @@
+/**
+ * TypeBox schemas of the HTTP contract (docs/api.md#fields,
+ * #responses). Every request and response type in Ocelog is derived from these with
+ * `Static<typeof …>`; the OpenAPI document at /openapi.json is generated from them too.
+ */
+import { Type, type Static } from 'typebox'
+import { LIMITS } from './limits.js'
+
+/** Any JSON object: OCEL 2.0 attributes (`properties`, docs/api.md#event-input). */
+export const Properties = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Attributes: any JSON object. Merged per top-level key into what the object already has.',
+})
+export type Properties = Static<typeof Properties>
+
+/**
+ * ISO 8601 date-time with a `Z` or an offset (§ Event input, timestamp). Read by parseTimestamp in
+ * src/core/timestamp.ts, not by a schema format: it accepts more than RFC 3339's profile (basic
+ * format, comma decimals, offsets `+0200` and `+02`, `24:00:00`) and refuses leap seconds and
+ * years outside 0001–9999 in UTC.
+ */
+export const Timestamp = Type.String({
+  description:
+    'ISO 8601 date-time with Z or an offset, complete to the second, e.g. 2024-05-01T10:00:00Z, 2024-05-01T12:00:00.5+02:00, 20240501T120000,5+0200. ' +
+    'Stored in UTC with milliseconds (finer fractions are truncated). Refused: no offset, leap seconds (:60), week or ordinal dates, reduced precision, UTC years outside 0001–9999.',
+})
+
+/**
+ * Ocelog extension: the item's idempotency key. Keys are unique per dataset for ever: an item sent
+ * again with the same key and the same content is answered as first recorded and appended once; the
+ * same key with other content is a conflict (README § Exactly once).
+ */
+export const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.idempotencyKeyMax,
+  description:
+    'Ocelog extension: 1 to 255 characters, unique per dataset for ever. The same key with the same content is recorded once and answered as first recorded; with other content it is a conflict (409, or a failed batch item).',
+})
+
+export const ObjectTypeName = Type.String({ minLength: 1, maxLength: LIMITS.objectTypeMax })
+export const ObjectExternalId = Type.String({ minLength: 1, maxLength: LIMITS.objectIdMax })
+
+/** § Object input: one element of `objects` in an event. */
+export const EventObjectInput = Type.Object(
+  {
+    type: ObjectTypeName,
+    id: ObjectExternalId,
+    properties: Type.Optional(Properties),
+    qualifier: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.qualifierMax, description: 'The role of the object in this event' })),
+  },
+  { additionalProperties: false },
+)
+export type EventObjectInput = Static<typeof EventObjectInput>
+
+/** § Event input: body of POST /v1/event and each element of `events` in the batch. */
+export const EventInput = Type.Object(
+  {
+    event: Type.String({ minLength: 1, maxLength: LIMITS.eventNameMax, description: 'Name of the event type' }),
+    objects: Type.Array(EventObjectInput, { minItems: 1, maxItems: LIMITS.objectsPerEventMax }),
+    timestamp: Type.Optional(Timestamp),
+    end_timestamp: Type.Optional(Timestamp),
+    properties: Type.Optional(Properties),
+    idempotency_key: Type.Optional(IdempotencyKey),
+  },
+  { additionalProperties: false },
+)
+export type EventInput = Static<typeof EventInput>
+
+/**
+ * Ocelog extension: one OCEL 2.0 object-to-object (O2O) relationship from the upserted object to
+ * the object (`type`, `id`), with the same limits as an event's objects. The target object (and its
+ * type) is created on first reference, as an event's objects are (docs/api.md#auto-creation).
+ */
+export const RelationshipInput = Type.Object(
+  {
+    type: ObjectTypeName,
+    id: ObjectExternalId,
+    qualifier: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.qualifierMax, description: 'The role of the target object for this object' })),
+  },
+  { additionalProperties: false },
+)
+export type RelationshipInput = Static<typeof RelationshipInput>
+
+/** § Object upsert input: body of POST /v1/object/upsert and each element of the object batch (plus Ocelog's extensions). */
+export const ObjectUpsertInput = Type.Object(
+  {
+    type: ObjectTypeName,
+    id: ObjectExternalId,
+    properties: Type.Optional(Properties),
+    timestamp: Type.Optional(
+      Type.String({
+        description:
+          'Ocelog extension: when these attribute values took effect (OCEL 2.0 attribute time), ISO 8601 with Z or an offset as for an event. Default: the time of receipt.',
+      }),
+    ),
+    relationships: Type.Optional(
+      Type.Array(RelationshipInput, {
+        maxItems: LIMITS.relationshipsPerObjectMax,
+        description: `Ocelog extension: 0 to ${String(LIMITS.relationshipsPerObjectMax)} O2O relationships from this object; targets are created on first reference`,
+      }),
+    ),
+    idempotency_key: Type.Optional(IdempotencyKey),
+  },
+  { additionalProperties: false },
+)
+export type ObjectUpsertInput = Static<typeof ObjectUpsertInput>
+
+/** § POST /v1/event/batch request. Items are validated one by one, so one bad item fails alone. */
+export const EventBatchBody = Type.Object({ events: Type.Array(EventInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
+/** § POST /v1/object/batch request. */
+export const ObjectBatchBody = Type.Object({ objects: Type.Array(ObjectUpsertInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
+
+/** § Response shapes: single event response. */
+export const EventResponse = Type.Object({
+  success: Type.Boolean(),
+  event_id: Type.String({ format: 'uuid' }),
+  event_type: Type.String(),
+  timestamp: Type.String(),
+  objects_count: Type.Integer(),
+  message: Type.String(),
+})
+export type EventResponse = Static<typeof EventResponse>
+
+/** One failed batch item, beside the `errors` strings: `index` is 0-based, `path` a JSON pointer inside the item. */
+export const ItemErrorDetail = Type.Object({
+  index: Type.Integer(),
+  path: Type.String(),
+  message: Type.String(),
+})
+export type ItemErrorDetail = Static<typeof ItemErrorDetail>
+
+/** § Response shapes: event batch response (plus `error_details`). */
+export const EventBatchResponse = Type.Object({
+  success: Type.Boolean(),
+  processed: Type.Integer(),
+  failed: Type.Integer(),
+  duplicates: Type.Integer({ description: 'Ocelog extension: items whose idempotency key was already recorded with the same content (counted in processed)' }),
+  event_ids: Type.Array(Type.String({ format: 'uuid' })),
+  errors: Type.Array(Type.String()),
+  error_details: Type.Array(ItemErrorDetail),
+})
+export type EventBatchResponse = Static<typeof EventBatchResponse>
+
+/** § Response shapes: object result. */
+export const ObjectResult = Type.Object({
+  object_id: Type.String({ format: 'uuid' }),
+  object_type: Type.String(),
+  external_id: Type.String(),
+  created: Type.Boolean(),
+})
+export type ObjectResult = Static<typeof ObjectResult>
+
+/** POST /v1/object/upsert response (Ocelog's choice: success plus the object result). */
+export const ObjectUpsertResponse = Type.Object({
+  success: Type.Boolean(),
+  object_id: Type.String({ format: 'uuid' }),
+  object_type: Type.String(),
+  external_id: Type.String(),
+  created: Type.Boolean(),
+})
+export type ObjectUpsertResponse = Static<typeof ObjectUpsertResponse>
+
+/** § Response shapes: object batch response (plus `error_details`). */
+export const ObjectBatchResponse = Type.Object({
+  success: Type.Boolean(),
+  processed: Type.Integer(),
+  failed: Type.Integer(),
+  duplicates: Type.Integer({ description: 'Ocelog extension: items whose idempotency key was already recorded with the same content (counted in processed)' }),
+  objects: Type.Array(ObjectResult),
+  errors: Type.Array(Type.String()),
+  error_details: Type.Array(ItemErrorDetail),
+})
+export type ObjectBatchResponse = Static<typeof ObjectBatchResponse>
+
+/** GET /v1/health response (Ocelog's choice: the key's dataset, name and scopes). */
+export const HealthResponse = Type.Object({
+  status: Type.Literal('ok'),
+  dataset_id: Type.String(),
+  dataset_name: Type.String(),
+  key_id: Type.String(),
+  key_name: Type.String(),
+  scopes: Type.Array(Type.String()),
+})
+export type HealthResponse = Static<typeof HealthResponse>
+
+/** RFC 9457 problem details, with `errors` for validation failures (RFC 9457; README § The API). */
+export const Problem = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  instance: Type.Optional(Type.String()),
+  request_id: Type.Optional(Type.String()),
+  errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+})
+export type Problem = Static<typeof Problem>
+
+/** Scopes of § Authentication, item 5. A key with no scopes may do everything. */
+export const Scope = Type.Union([Type.Literal('ingest:write'), Type.Literal('process:read')])
+export type Scope = Static<typeof Scope>
+export const ALL_SCOPES: readonly Scope[] = ['ingest:write', 'process:read']
