@@ -26,7 +26,7 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('Show the log head, each projection checkpoint with its lag in records, and any stopped projection with its error')
-    .option('--json', 'print JSON: {head, projections: [{projection, position, updated_at, stopped, lag_records}]}')
+    .option('--json', 'print JSON: {head, projections: [{projection, position, version, updated_at, stopped, lag_records}]}')
     .action(async (opts: { json?: boolean }) => {
       const status = await withBackends((b) => readStatus(b.log, b.readModels, projectorCheckpoints()))
       if (opts.json === true) return printJson(status)
