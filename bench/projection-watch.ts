@@ -3,7 +3,7 @@
  * file opened read-only (WAL lets this reader run beside the service's writer without blocking
  * it). `head` is the last appended position, `checkpoint` the projector's last applied one.
  */
-import { READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
+import { projectorCheckpoints, READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 
@@ -29,22 +29,27 @@ export class ProjectionWatch {
   private readonly db: Database.Database
   private readonly rmDb: Database.Database
   private readonly head: Database.Statement<[], { p: number | null }>
-  private readonly checkpoint: Database.Statement<[string], { position: number }>
+  /** The projector's checkpoint names (JSON) and how many there are. */
+  private readonly names: string
+  private readonly count = projectorCheckpoints().length
+  private readonly checkpoint: Database.Statement<[string], { n: number; position: number | null }>
 
   /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` and `read-models.db` must exist). */
-  constructor(
-    dataDir: string,
-    private readonly projector = READ_MODELS_PROJECTION,
-  ) {
+  constructor(dataDir: string, projector = READ_MODELS_PROJECTION) {
+    this.names = JSON.stringify(projectorCheckpoints(projector))
     this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
     this.head = this.db.prepare('SELECT max(position) AS p FROM records')
     this.rmDb = new Database(join(dataDir, 'read-models.db'), { readonly: true, fileMustExist: true })
-    this.checkpoint = this.rmDb.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?')
+    // The read models are as far as their lowest projection (0 while one has no checkpoint).
+    this.checkpoint = this.rmDb.prepare(
+      'SELECT count(*) AS n, min(position) AS position FROM rm_checkpoints WHERE projector IN (SELECT value FROM json_each(?))',
+    )
   }
 
   lag(): Lag {
     const head = this.head.get()?.p ?? 0
-    const checkpoint = this.checkpoint.get(this.projector)?.position ?? 0
+    const row = this.checkpoint.get(this.names)
+    const checkpoint = row === undefined || row.n < this.count ? 0 : (row.position ?? 0)
     return { head, checkpoint, behind: Math.max(0, head - checkpoint) }
   }
 

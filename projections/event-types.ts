@@ -2,16 +2,17 @@
  * Projection of the `event_types` read model (README § Read models): each event's type, when it was
  * first and last received, and how many events it has.
  */
-import type { ChangeSet } from '../src/core/read-model-changes.js'
+import type { TypeChanges } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import type { Projection } from './projection.js'
 import { touchType } from './type-changes.js'
 import { unreachable } from './unreachable.js'
 
-/** Folds one record into `cs.eventTypes`. */
-export function evolve(cs: ChangeSet, record: StoredRecord): void {
+/** Folds one record into the event types' slice. */
+function evolve(types: TypeChanges, record: StoredRecord): void {
   switch (record.type) {
     case 'EventRecorded':
-      touchType(cs.eventTypes, record.datasetId, record.data.event_type, record.data.received_at, record.position, 1)
+      touchType(types, record.datasetId, record.data.event_type, record.data.received_at, record.position, 1)
       return
     case 'ObjectUpserted':
       return
@@ -19,3 +20,5 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
       unreachable(record)
   }
 }
+
+export const eventTypes: Projection<'event_types'> = { name: 'event_types', version: 1, readModels: ['event_types'], emptySlice: () => new Map(), evolve }

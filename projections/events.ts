@@ -1,16 +1,20 @@
 /**
- * Projection of the `events` read model (README § Read models): one row per event.
+ * Projection of the `events` and `event_objects` read models (README § Read models): one row per
+ * event, and one per (event, object, qualifier) of its OCEL 2.0 E2O relations, with the object's
+ * type and id and the event's time. One projection for both: the embedded store keeps an event's
+ * E2O rows as a range that its event row points to.
  */
-import type { ChangeSet } from '../src/core/read-model-changes.js'
+import type { EventsSlice } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import type { Projection } from './projection.js'
 import { unreachable } from './unreachable.js'
 
-/** Folds one record into `cs.events`. */
-export function evolve(cs: ChangeSet, record: StoredRecord): void {
+/** Folds one record into the events' slice. */
+function evolve(slice: EventsSlice, record: StoredRecord): void {
   switch (record.type) {
     case 'EventRecorded': {
       const e = record.data
-      cs.events.push({
+      slice.events.push({
         dataset_id: record.datasetId,
         event_id: e.event_id,
         event_type: e.event_type,
@@ -21,6 +25,18 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
         received_at: e.received_at,
         position: record.position,
       })
+      for (const o of e.objects) {
+        slice.eventObjects.push({
+          dataset_id: record.datasetId,
+          event_id: e.event_id,
+          object_id: o.object_id,
+          qualifier: o.qualifier ?? null,
+          object_type: o.type,
+          external_id: o.id,
+          event_time: e.timestamp,
+          position: record.position,
+        })
+      }
       return
     }
     case 'ObjectUpserted':
@@ -28,4 +44,12 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
     default:
       unreachable(record)
   }
+}
+
+export const events: Projection<'events'> = {
+  name: 'events',
+  version: 1,
+  readModels: ['events', 'event_objects'],
+  emptySlice: () => ({ events: [], eventObjects: [] }),
+  evolve,
 }

@@ -3,19 +3,20 @@
  * row per (source object, target object, qualifier) that an object upsert asserted, with the time
  * and position of the first record that asserted it. Asserting it again changes nothing.
  */
-import type { ChangeSet } from '../src/core/read-model-changes.js'
+import type { ObjectRelationshipRow } from '../src/schemas/read-models.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import type { Projection } from './projection.js'
 import { unreachable } from './unreachable.js'
 
-/** Folds one record into `cs.objectRelationships`. */
-export function evolve(cs: ChangeSet, record: StoredRecord): void {
+/** Folds one record into the O2O slice. */
+function evolve(rows: ObjectRelationshipRow[], record: StoredRecord): void {
   switch (record.type) {
     case 'EventRecorded':
       return
     case 'ObjectUpserted': {
       const u = record.data
       for (const r of u.relationships) {
-        cs.objectRelationships.push({
+        rows.push({
           dataset_id: record.datasetId,
           object_id: u.object_id,
           target_object_id: r.object_id,
@@ -31,4 +32,12 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
     default:
       unreachable(record)
   }
+}
+
+export const objectRelationships: Projection<'object_relationships'> = {
+  name: 'object_relationships',
+  version: 1,
+  readModels: ['object_relationships'],
+  emptySlice: () => [],
+  evolve,
 }

@@ -6,13 +6,14 @@
  * O2O relationships are objects too, created on first reference.
  */
 import { mergeProperties } from '../src/core/merge.js'
-import { type ChangeSet, KEY_SEP } from '../src/core/read-model-changes.js'
+import { KEY_SEP, type ObjectsSlice } from '../src/core/read-model-changes.js'
 import type { Properties } from '../src/schemas/api.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import type { Projection } from './projection.js'
 import { unreachable } from './unreachable.js'
 
 function touchObject(
-  cs: ChangeSet,
+  cs: ObjectsSlice,
   datasetId: string,
   objectId: string,
   type: string,
@@ -46,19 +47,19 @@ function touchObject(
   found.maxPosition = position
 }
 
-function addObjectChange(cs: ChangeSet, datasetId: string, objectId: string, position: number, time: string, attributes: Properties): void {
+function addObjectChange(cs: ObjectsSlice, datasetId: string, objectId: string, position: number, time: string, attributes: Properties): void {
   if (Object.keys(attributes).length === 0) return
-  const last = cs.objectChanges[cs.objectChanges.length - 1]
+  const last = cs.changes[cs.changes.length - 1]
   // One event may name the same object twice; its attribute changes share one position.
   if (last !== undefined && last.position === position && last.object_id === objectId && last.dataset_id === datasetId) {
     last.attributes = mergeProperties(last.attributes, attributes)
     return
   }
-  cs.objectChanges.push({ dataset_id: datasetId, object_id: objectId, position, time, attributes: { ...attributes } })
+  cs.changes.push({ dataset_id: datasetId, object_id: objectId, position, time, attributes: { ...attributes } })
 }
 
-/** Folds one record into `cs.objects` and `cs.objectChanges`. */
-export function evolve(cs: ChangeSet, record: StoredRecord): void {
+/** Folds one record into the objects' slice (`objects` and `changes`). */
+function evolve(cs: ObjectsSlice, record: StoredRecord): void {
   const { position, datasetId } = record
   switch (record.type) {
     case 'EventRecorded': {
@@ -80,4 +81,12 @@ export function evolve(cs: ChangeSet, record: StoredRecord): void {
     default:
       unreachable(record)
   }
+}
+
+export const objects: Projection<'objects'> = {
+  name: 'objects',
+  version: 1,
+  readModels: ['objects', 'object_changes'],
+  emptySlice: () => ({ objects: new Map(), changes: [] }),
+  evolve,
 }

@@ -1,44 +1,129 @@
 /**
- * The registry of projections (README § Read models), one module per read model, each a pure
- * `evolve(changes, record)` as in Emmett: adding a read model is one module, one line here, its
- * field in ChangeSet (src/core/read-model-changes.ts, the type the store's port names), and the
- * store's write of its changes. `foldRecords` runs a run of records, in log order, through every one.
- * This folder depends only on src/core and the record schemas.
+ * The registry of projections (README § Read models): one module per projection, each declaring
+ * `{ name, version, readModels, emptySlice, evolve }` (projection.ts), keyed here by its name. Adding
+ * a read model is its module, its line here (and its slice's line in `Slices`,
+ * src/core/read-model-changes.ts), its writes in each store and its queries; the compiler asks for
+ * each. This folder depends only on src/core and the record schemas.
  */
-import { type ChangeSet, emptyChangeSet } from '../src/core/read-model-changes.js'
+import {
+  type ChangeBatch,
+  type NamedObject,
+  PROJECTION_NAMES,
+  type ProjectionName,
+  type SliceBatch,
+  type SliceBatches,
+  type Slices,
+} from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
-import { evolve as eventObjects } from './event-objects.js'
-import { evolve as eventTypes } from './event-types.js'
-import { evolve as events } from './events.js'
-import { evolve as objectRelationships } from './object-relationships.js'
-import { evolve as objectTypes } from './object-types.js'
-import { evolve as objects } from './objects.js'
+import { events } from './events.js'
+import { eventTypes } from './event-types.js'
+import { nameObjects } from './named-objects.js'
+import { objectRelationships } from './object-relationships.js'
+import { objects } from './objects.js'
+import { objectTypes } from './object-types.js'
+import type { Projection } from './projection.js'
 
-/** One projection: the read model(s) it keeps and its pure step. */
-export interface Projection {
-  readModels: readonly string[]
-  evolve: (changes: ChangeSet, record: StoredRecord) => void
+export type { Projection }
+
+/** Every projection, by name. */
+export const PROJECTIONS: { readonly [K in ProjectionName]: Projection<K> } = {
+  event_types: eventTypes,
+  object_types: objectTypes,
+  objects,
+  events,
+  object_relationships: objectRelationships,
 }
 
-/** Every projection, in the order they fold a record. */
-export const PROJECTIONS: readonly Projection[] = [
-  { readModels: ['event_types'], evolve: eventTypes },
-  { readModels: ['object_types'], evolve: objectTypes },
-  { readModels: ['objects', 'object_changes'], evolve: objects },
-  { readModels: ['events'], evolve: events },
-  { readModels: ['event_objects'], evolve: eventObjects },
-  { readModels: ['object_relationships'], evolve: objectRelationships },
-]
+export { PROJECTION_NAMES }
+
+/** Calls `visit` with each projection, in PROJECTION_NAMES order, typed by its name. */
+export function forEachProjection(visit: <K extends ProjectionName>(projection: Projection<K>) => void): void {
+  const one = <K extends ProjectionName>(name: K) => visit(PROJECTIONS[name])
+  for (const name of PROJECTION_NAMES) one(name)
+}
+
+/** Folds `records` (log order) through one projection into a new slice. */
+export function foldSlice<K extends ProjectionName>(projection: Projection<K>, records: readonly StoredRecord[]): Slices[K] {
+  const slice = projection.emptySlice()
+  for (const record of records) projection.evolve(slice, record)
+  return slice
+}
+
+/** Every projection's slice of `records`. */
+export type SliceSet = { [K in ProjectionName]: Slices[K] }
 
 /**
- * Folds records (ascending `position`) through every projection into `cs` and returns it.
+ * Folds records (ascending `position`) through every projection: one slice each.
  * @param records records in log order, decoded by the one record decoder; a record type no
  *   projection knows throws (see unreachable.ts), since skipping one would silently corrupt the read models.
  */
-export function foldRecords(records: readonly StoredRecord[], cs: ChangeSet = emptyChangeSet()): ChangeSet {
-  for (const record of records) {
-    for (const p of PROJECTIONS) p.evolve(cs, record)
-    cs.recordCount += 1
+export function foldRecords(records: readonly StoredRecord[]): SliceSet {
+  return {
+    event_types: foldSlice(PROJECTIONS.event_types, records),
+    object_types: foldSlice(PROJECTIONS.object_types, records),
+    objects: foldSlice(PROJECTIONS.objects, records),
+    events: foldSlice(PROJECTIONS.events, records),
+    object_relationships: foldSlice(PROJECTIONS.object_relationships, records),
   }
-  return cs
+}
+
+/** Where one projection stands before a batch: its checkpoint's name and position (null: none). */
+export interface ProjectionCursor {
+  checkpoint: string
+  expected: number | null
+}
+
+const after = (expected: number | null) => (r: StoredRecord) => expected === null || r.position > expected
+
+/**
+ * The batch a store applies for a run of records (ReadModelStore.apply): for each projection with a
+ * cursor below `to`, the slice of the records after its checkpoint; the objects those records name.
+ * @param records the run, in log order (a shard's own records only); may be empty (the checkpoints still move).
+ * @param cursors the projections to fold, by name; a projection at or past `to` is left out.
+ * @param to the position of the run's last record read (shards: whichever dataset it belongs to).
+ */
+export function foldBatch(records: readonly StoredRecord[], cursors: { readonly [K in ProjectionName]?: ProjectionCursor }, to: number): ChangeBatch {
+  return buildBatch(
+    records,
+    to,
+    (name) => {
+      const cursor = cursors[name]
+      return cursor === undefined || (cursor.expected !== null && cursor.expected >= to) ? undefined : cursor
+    },
+    true,
+  )
+}
+
+/**
+ * A batch of every projection's slice of all of `records`, whatever the checkpoints: a replay of
+ * records a store may already hold (the idempotency contract's tests, a replay by hand).
+ * @param checkpointOf each projection's checkpoint name and the position it moves from.
+ */
+export function wholeBatch(records: readonly StoredRecord[], to: number, checkpointOf: (projection: ProjectionName) => ProjectionCursor): ChangeBatch {
+  return buildBatch(records, to, checkpointOf, false)
+}
+
+function buildBatch(
+  records: readonly StoredRecord[],
+  to: number,
+  cursorOf: (projection: ProjectionName) => ProjectionCursor | undefined,
+  afterCheckpoints: boolean,
+): ChangeBatch {
+  const slices: SliceBatches = {}
+  let lowest: number | null | undefined
+  forEachProjection(<K extends ProjectionName>(p: Projection<K>) => {
+    const cursor = cursorOf(p.name)
+    if (cursor === undefined) return
+    const folded = afterCheckpoints ? records.filter(after(cursor.expected)) : records
+    setSlice(slices, p.name, { checkpoint: cursor.checkpoint, version: p.version, expected: cursor.expected, slice: foldSlice(p, folded) })
+    if (lowest === undefined || (lowest !== null && (cursor.expected === null || cursor.expected < lowest))) lowest = cursor.expected
+  })
+  const folded = lowest === undefined ? [] : afterCheckpoints ? records.filter(after(lowest)) : records
+  const named = new Map<string, NamedObject>()
+  for (const record of folded) nameObjects(named, record)
+  return { to, slices, objects: named, recordCount: folded.length }
+}
+
+function setSlice<K extends ProjectionName>(slices: { [P in K]?: SliceBatch<P> }, name: K, batch: SliceBatch<K>): void {
+  slices[name] = batch
 }

@@ -5,7 +5,7 @@
  * closes the engines.
  */
 import type { FastifyInstance } from 'fastify'
-import { READ_MODELS_PROJECTION } from '../projector/checkpoints.js'
+import { projectorCheckpoints } from '../projector/checkpoints.js'
 import { EmbeddedProjector } from '../projector/embedded.js'
 import { projectorOptions } from '../projector/options.js'
 import { Projector } from '../projector/runner.js'
@@ -48,7 +48,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       reader: new ProcessReader({ query: backends.query, log: backends.log }),
       ...(config.allowedHosts === null ? {} : { allowedHosts: config.allowedHosts }),
       // The read models' projection shows from the start (lag: the whole log), wherever its projector runs.
-      ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: [READ_MODELS_PROJECTION] } } : {}),
+      ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: projectorCheckpoints() } } : {}),
     })
     for (const notice of backends.notices) app.log.info(notice)
     const abort = new AbortController()

@@ -1,7 +1,7 @@
 /**
- * The read-model changes a run of records implies (README § Read models): what every projection's
- * pure `evolve` (projections/) writes into and what a read-model store applies (ReadModelStore.apply),
- * with the checkpoint, in one step. No I/O here.
+ * The read-model changes a run of records implies (README § Read models): one slice per projection,
+ * what its pure `evolve` (projections/) folds records into, and what a read-model store applies
+ * (ReadModelStore.apply), with each projection's checkpoint, in one step. No I/O here.
  *
  * Idempotency contract for stores: every aggregated change carries `minPosition`/`maxPosition`,
  * the range of records that produced it, and the positions of its non-idempotent parts (counts
@@ -22,7 +22,7 @@ export interface TypeChange {
   name: string
   firstSeenAt: string
   lastSeenAt: string
-  /** Events of this type in the run (always 0 for object types: their count is distinct objects). */
+  /** Events of this type in the run; for object types, the new objects (countNewObjects: their count is distinct objects). */
   added: number
   /** The position of each unit of `added`, ascending. */
   addedAt: number[]
@@ -46,31 +46,132 @@ export interface ObjectChange {
   maxPosition: number
 }
 
-/** The changes of one run of records, one field per read model. */
-export interface ChangeSet {
-  eventTypes: Map<string, TypeChange>
-  objectTypes: Map<string, TypeChange>
+/** The type changes of a run, by `<dataset>KEY_SEP<name>`. */
+export type TypeChanges = Map<string, TypeChange>
+
+/**
+ * An object a record of the run names (in an event, as an upsert, or as an upsert's O2O target): its
+ * OCEL 2.0 identity, shared by every read model that names objects. A store keeps one row of
+ * identity per object, whichever projection wrote first, and never clears it with a projection:
+ * row ids that other read models hold stay valid while one projection is rebuilt.
+ */
+export interface NamedObject {
+  datasetId: string
+  objectId: string
+  type: string
+  externalId: string
+  /** Receipt time of the first record of the run that names it (UTC ISO 8601). */
+  firstSeenAt: string
+  /** Position of the first record of the run that names it. */
+  position: number
+}
+
+/** An object the object types' projection saw in the run, at the first position it saw it. */
+export interface SeenObject {
+  datasetId: string
+  objectId: string
+  type: string
+  position: number
+}
+
+/** The slice of the `object_types` projection: type changes, and the objects seen (their counts, see countNewObjects). */
+export interface ObjectTypesSlice {
+  types: TypeChanges
+  /** By `<dataset>KEY_SEP<object id>`. */
+  objects: Map<string, SeenObject>
+}
+
+/** The slice of the `objects` projection (read models `objects` and `object_changes`). */
+export interface ObjectsSlice {
+  /** By `<dataset>KEY_SEP<object id>`. */
   objects: Map<string, ObjectChange>
-  objectChanges: ObjectChangeRow[]
+  /** Attribute values each record set, in log order. */
+  changes: ObjectChangeRow[]
+}
+
+/** The slice of the `events` projection (read models `events` and `event_objects`, E2O). */
+export interface EventsSlice {
   events: EventRow[]
   eventObjects: EventObjectRow[]
+}
+
+/**
+ * The slice of each projection, by projection name (README § Read models): what its pure `evolve`
+ * folds a run into, and what a store writes with its checkpoint. One line per projection; the
+ * registry (projections/registry.ts) and every store's writes are keyed by these names, so a
+ * projection missing from either does not compile.
+ */
+export interface Slices {
+  event_types: TypeChanges
+  object_types: ObjectTypesSlice
+  objects: ObjectsSlice
+  events: EventsSlice
   /** O2O rows in log order; a store keeps the first row of each (object, target, qualifier). */
-  objectRelationships: ObjectRelationshipRow[]
-  /** Records folded in; the store's checkpoint moves to the last one's position. */
+  object_relationships: ObjectRelationshipRow[]
+}
+
+export type ProjectionName = keyof Slices
+
+/** One key per projection (a name missing here does not compile), in the order stores write slices: the object types (which count objects) and objects before the read models that name them. */
+const WRITE_ORDER: { readonly [K in ProjectionName]: true } = { event_types: true, object_types: true, objects: true, events: true, object_relationships: true }
+
+/** Every projection's name, in the order stores write their slices and the projector folds them. */
+export const PROJECTION_NAMES: readonly ProjectionName[] = Object.keys(WRITE_ORDER) as ProjectionName[]
+
+/** The slice batch of projection `name` in `slices`, typed by the name (undefined: not in the batch). */
+export function sliceOf<K extends ProjectionName>(slices: { readonly [P in K]?: SliceBatch<P> }, name: K): SliceBatch<K> | undefined {
+  return slices[name]
+}
+
+/** One projection's part of a batch: its slice, and the compare-and-set of its checkpoint from `expected` to the batch's `to`. */
+export interface SliceBatch<K extends ProjectionName> {
+  /** The checkpoint's name: the projection's, with a shard's suffix (src/projector/checkpoints.ts). */
+  checkpoint: string
+  /** The projection's code version, stored with the checkpoint. */
+  version: number
+  /** The checkpoint the projector read (null: none); the slice holds the records after it. */
+  expected: number | null
+  slice: Slices[K]
+}
+
+/** The slices of a batch, by projection name (absent: that projection's checkpoint is already at the batch's end). */
+export type SliceBatches = { [K in ProjectionName]?: SliceBatch<K> }
+
+/**
+ * What a store applies in one step (ReadModelStore.apply): a slice for each projection whose
+ * checkpoint is below `to`, each folded from the records after its own checkpoint, and the
+ * identities of the objects those records name.
+ */
+export interface ChangeBatch {
+  /** Position of the run's last record: every checkpoint of the batch moves to it. */
+  to: number
+  slices: SliceBatches
+  /** Every object named by a record that some projection of the batch folded, by `<dataset>KEY_SEP<object id>`. */
+  objects: Map<string, NamedObject>
+  /** Records folded into at least one slice. */
   recordCount: number
 }
 
-export function emptyChangeSet(): ChangeSet {
-  return {
-    eventTypes: new Map(),
-    objectTypes: new Map(),
-    objects: new Map(),
-    objectChanges: [],
-    events: [],
-    eventObjects: [],
-    objectRelationships: [],
-    recordCount: 0,
+/**
+ * Counts the new objects of each type in `slice.types` (OCEL 2.0: an object type's count is its
+ * distinct objects), once for every store: an object is new to the object types' read model when
+ * the first position the store holds for it (its identity row, written in the same transaction
+ * before this runs) is the position at which this slice first saw it. Adds one unit per new object
+ * to its type's `added`, at that position in `addedAt` (kept ascending), so the replay rule
+ * (typeChangeToApply) applies counts like any other part.
+ * @param firstPositionOf the stored first position of an object (undefined: no identity row, then not counted).
+ */
+export function countNewObjects(slice: ObjectTypesSlice, firstPositionOf: (datasetId: string, objectId: string) => number | undefined): void {
+  const grown = new Set<TypeChange>()
+  for (const o of slice.objects.values()) {
+    if (firstPositionOf(o.datasetId, o.objectId) !== o.position) continue
+    const t = slice.types.get(o.datasetId + KEY_SEP + o.type)
+    if (t === undefined) continue
+    t.added += 1
+    t.addedAt.push(o.position)
+    grown.add(t)
   }
+  for (const t of grown) t.addedAt.sort((a, b) => a - b)
 }
 
 /** Separates the parts of a change's map key (ids and names hold no NUL). */

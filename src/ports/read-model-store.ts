@@ -3,20 +3,29 @@
  * the query port (read-model-query.ts), which filters and pages in the engine. Adapters: SQLite
  * (embedded default), MongoDB (production). Contract tests: test/contract/read-model-store.contract.ts.
  */
-import type { ChangeSet } from '../core/read-model-changes.js'
+import type { ChangeBatch, ProjectionName } from '../core/read-model-changes.js'
 import type { ProjectionState, ProjectionStop } from '../schemas/projections.js'
 
 export interface ReadModelStore {
-  /** The last position that projector `name` applied, or null when it has applied nothing. */
+  /** The last position that checkpoint `name` (a projection's, or its shard's) applied, or null when it has applied nothing. */
   checkpoint(name: string): Promise<number | null>
 
   /**
-   * Applies `changes` (folded from the records after `expected` up to and including `to`) and moves
-   * the checkpoint of projector `name` from `expected` to `to`. Compare-and-set: when the stored
-   * checkpoint is not `expected`, nothing is applied and CheckpointConflictError is thrown.
-   * Applying changes that were already applied leaves the read models unchanged (see src/core/read-model-changes.ts).
+   * Applies a batch atomically: each projection's slice (folded from the records after its own
+   * checkpoint up to `batch.to`), the identities of the objects the batch names, and moves each of
+   * those checkpoints from its `expected` to `batch.to`, storing the projection's version with it.
+   * Compare-and-set: when any stored checkpoint is not its `expected`, nothing is applied and
+   * CheckpointConflictError is thrown. Applying slices that were already applied leaves the read
+   * models unchanged (the replay rule, src/core/read-model-changes.ts).
    */
-  apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void>
+  apply(batch: ChangeBatch): Promise<void>
+
+  /**
+   * Empties the read models of projection `projection` alone (the other projections' rows, and the
+   * objects' identities, stay) and deletes the checkpoints and stops named in `checkpoints` (that
+   * projection's, shards included), in one step: the projector then rebuilds it from the log.
+   */
+  clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void>
 
   /** Drops every read model row, every checkpoint and every stop, for a rebuild from the log. */
   reset(): Promise<void>
@@ -29,7 +38,7 @@ export interface ReadModelStore {
    */
   atHead?(): Promise<void>
 
-  /** Every projection with a checkpoint or a stop, ordered by name: what `ocelog status` and `/metrics` show. */
+  /** Every checkpoint or stop, ordered by name, with its projection's stored version: what `ocelog status` and `/metrics` show. */
   projections(): Promise<ProjectionState[]>
 
   /**

@@ -2,13 +2,13 @@
  * Bringing the read models up to date from a CLI command on the embedded default, where no
  * separate projector process keeps them (`ocelog export`, `ocelog mcp`).
  */
-import { READ_MODELS_PROJECTION } from './checkpoints.js'
+import { lowestCheckpoint, projectorCheckpoints, READ_MODELS_PROJECTION } from './checkpoints.js'
 import { Projector } from './runner.js'
 import type { EventLog } from '../ports/event-log.js'
 import { projectorOptions } from './options.js'
 import { CheckpointConflictError, type ReadModelStore } from '../ports/read-model-store.js'
 
-/** The projector whose read models the CLI reads (the default name of Projector). */
+/** The projector whose read models the CLI reads (the default name of Projector); its checkpoints are projectorCheckpoints(). */
 export const READ_MODELS_PROJECTOR = READ_MODELS_PROJECTION
 
 /** While another projector holds the work, how often the checkpoint is looked at, ms, and how long without progress before giving up. */
@@ -27,7 +27,9 @@ const STALLED_MAX_MS = 10_000
 export async function catchUpReadModels(backends: { log: EventLog; readModels: ReadModelStore }): Promise<number> {
   const head = (await backends.log.lastPosition()) ?? 0
   const projector = new Projector(backends.log, backends.readModels, projectorOptions('catch-up', { name: READ_MODELS_PROJECTOR }))
-  let last = await backends.readModels.checkpoint(READ_MODELS_PROJECTOR)
+  const names = projectorCheckpoints(READ_MODELS_PROJECTOR)
+  const readModelsAt = async () => lowestCheckpoint(await backends.readModels.projections(), names)
+  let last = await readModelsAt()
   let stalledMs = 0
   for (;;) {
     try {
@@ -36,7 +38,7 @@ export async function catchUpReadModels(backends: { log: EventLog; readModels: R
     } catch (error) {
       if (!(error instanceof CheckpointConflictError)) throw error
       await new Promise((resolve) => setTimeout(resolve, WAIT_MS))
-      const at = await backends.readModels.checkpoint(READ_MODELS_PROJECTOR)
+      const at = await readModelsAt()
       if ((at ?? 0) >= head) return at ?? 0
       stalledMs = at === last ? stalledMs + WAIT_MS : 0
       last = at

@@ -1,11 +1,14 @@
 /**
- * The projector (the runner of the projections in projections/): tails the log from its checkpoint and keeps the read models (README § Read
- * models). Each batch of records is folded into one ChangeSet (pure, projections/registry.ts) and applied
- * with a compare-and-set of the checkpoint, so a crash or restart resumes where the last applied
- * batch ended, and a record applied twice changes nothing.
+ * The projector (the runner of the projections in projections/): keeps the read models from the
+ * log (README § Read models). Each projection has its own checkpoint, stored with its version; the
+ * projector reads the log from the lowest of them and folds each record only into the projections
+ * whose checkpoint is below it, one slice per projection (pure, projections/registry.ts). A run's
+ * slices are applied with a compare-and-set of every checkpoint in one step, so a crash or restart
+ * resumes where the last applied batch ended, and a record applied twice changes nothing. At start,
+ * a projection whose stored version differs from its code's is cleared and rebuilt alone.
  *
  * Several projectors can share the work by dataset: shard i of n takes the datasets whose
- * FNV-1a hash mod n is i, keeps its own checkpoint (`<name>-<i>-of-<n>`), and skips the rest.
+ * FNV-1a hash mod n is i, keeps its own checkpoints (`<projection>-<i>-of-<n>`), and skips the rest.
  *
  * Failures (see `run`): an engine that is away is waited for without limit, with capped
  * exponential back-off; a record that cannot be applied (a poison record) is retried a bounded
@@ -20,21 +23,25 @@ import type { ReadModelStore } from '../ports/read-model-store.js'
 import type { StoredRecord } from '../schemas/records.js'
 import type { ProjectionState } from '../schemas/projections.js'
 import { chunkByWeight } from '../core/chunk.js'
-import { foldRecords } from '../../projections/registry.js'
-import { checkpointName, READ_MODELS_PROJECTION } from './checkpoints.js'
+import { foldBatch, PROJECTIONS, type ProjectionCursor } from '../../projections/registry.js'
+import { PROJECTION_NAMES, type ProjectionName, sliceOf } from '../core/read-model-changes.js'
+import { checkpointName, parseCheckpointName, projectionBase, projectionCheckpoint, READ_MODELS_PROJECTION } from './checkpoints.js'
 import { datasetHash, type Shard } from './shards.js'
 
 /** Re-exported for the projector's callers: sharding is part of its options. */
 export { datasetHash, type Shard }
 
 export interface ProjectorOptions {
-  /** Checkpoint name (default `read-models`). */
+  /**
+   * The projector's name (default `read-models`), in logs and stops; a projector of another name
+   * keeps checkpoints of its own (`<name>.<projection>`, src/projector/checkpoints.ts).
+   */
   name?: string
-  /** Largest run of records folded into one ChangeSet (default 2000). */
+  /** Largest run of records folded into one batch of slices (default 2000). */
   maxBatch?: number
   /**
    * Largest work, in `recordCost` units, applied in one transaction (default 16000: about 4,000
-   * events with 3 objects, or 310 events with 50 objects). Bounds the memory of one ChangeSet and
+   * events with 3 objects, or 310 events with 50 objects). Bounds the memory of one batch and
    * how long one apply holds the thread, which the API shares with the projector on the embedded
    * default.
    */
@@ -152,7 +159,9 @@ export async function warnAndResetIfAhead(
 }
 
 export class Projector {
+  /** The projector's name, with its shard's suffix: in logs and stops. */
   readonly name: string
+  private readonly projectorName: string
   private readonly maxBatch: number
   private readonly maxBatchCost: number
   private readonly headRunCost: number
@@ -160,7 +169,12 @@ export class Projector {
   private readonly shard: Shard | undefined
   /** Emits `applied` (position: number) after every applied batch. */
   readonly events = new EventEmitter()
-  private applied: number | null = null
+  /** Each projection's checkpoint name, for this projector and shard. */
+  private readonly checkpoints: ReadonlyMap<ProjectionName, string>
+  /** Each projection's last applied position, as this projector last read or moved it (null: none). */
+  private readonly applied = new Map<ProjectionName, number | null>()
+  /** Whether the stored versions were compared with the code's (once per Projector: at its start). */
+  private versionsChecked = false
   private appliedRecords = 0
   private stoppedWith: ProjectionStoppedError | null = null
   private readonly retry: Required<RetryOptions>
@@ -172,7 +186,10 @@ export class Projector {
     private readonly options: ProjectorOptions = {},
   ) {
     this.shard = options.shard
-    this.name = checkpointName(options.name ?? READ_MODELS_PROJECTION, this.shard)
+    const projector = options.name ?? READ_MODELS_PROJECTION
+    this.name = checkpointName(projector, this.shard)
+    this.projectorName = projector
+    this.checkpoints = new Map(PROJECTION_NAMES.map((p) => [p, projectionCheckpoint(projector, p, this.shard)]))
     this.maxBatch = options.maxBatch ?? 2000
     this.maxBatchCost = options.maxBatchCost ?? 16000
     this.headRunCost = options.headRunCost ?? 1000
@@ -191,9 +208,48 @@ export class Projector {
     return error instanceof LogUnavailableError || error instanceof EngineUnavailableError || this.options.isUnavailable?.(error) === true
   }
 
-  /** Last position this projector applied (null before the first batch). */
+  /** The lowest checkpoint of its projections: every projection has applied the log up to here (null: one has applied nothing). */
   get position(): number | null {
-    return this.applied
+    let lowest: number | null = null
+    for (const name of this.checkpoints.keys()) {
+      const at = this.applied.get(name) ?? null
+      if (at === null) return null
+      if (lowest === null || at < lowest) lowest = at
+    }
+    return lowest
+  }
+
+  /** The checkpoint name of each projection this projector keeps. */
+  get checkpointNames(): string[] {
+    return [...this.checkpoints.values()]
+  }
+
+  /**
+   * Reads every projection's checkpoint. The first time (the projector's start), a projection
+   * whose stored version differs from its code's is cleared, its checkpoints on every shard
+   * dropped (ReadModelStore.clearProjection), so that it alone is rebuilt from the log.
+   */
+  private async loadCheckpoints(): Promise<void> {
+    let states = await this.store.projections()
+    if (!this.versionsChecked) {
+      let cleared = false
+      for (const [projection, checkpoint] of this.checkpoints) {
+        const { version } = PROJECTIONS[projection]
+        const stored = states.find((s) => s.projection === checkpoint)?.version ?? null
+        if (stored === null || stored === version) continue
+        const base = projectionBase(this.projectorName, projection)
+        const names = states.map((s) => s.projection).filter((n) => parseCheckpointName(n).base === base)
+        this.options.logger?.warn(
+          { projection, storedVersion: stored, version, checkpoints: names },
+          `projection ${projection}: the read models hold version ${String(stored)} and this build writes version ${String(version)}; rebuilding ${projection} alone from the log`,
+        )
+        await this.store.clearProjection(projection, names)
+        cleared = true
+      }
+      this.versionsChecked = true
+      if (cleared) states = await this.store.projections()
+    }
+    for (const [projection, checkpoint] of this.checkpoints) this.applied.set(projection, states.find((s) => s.projection === checkpoint)?.position ?? null)
   }
 
   /** Records applied since this Projector was made. */
@@ -208,10 +264,18 @@ export class Projector {
   private async applyRun(run: readonly StoredRecord[]): Promise<void> {
     const last = run[run.length - 1]
     if (last === undefined) return
-    const changes = foldRecords(run.filter((r) => this.mine(r)))
-    await this.store.apply(this.name, this.applied, last.position, changes)
-    this.applied = last.position
-    this.appliedRecords += changes.recordCount
+    const cursors: { [K in ProjectionName]?: ProjectionCursor } = {}
+    for (const [projection, checkpoint] of this.checkpoints) cursors[projection] = { checkpoint, expected: this.applied.get(projection) ?? null }
+    const batch = foldBatch(
+      run.filter((r) => this.mine(r)),
+      cursors,
+      last.position,
+    )
+    const moved = PROJECTION_NAMES.filter((p) => sliceOf(batch.slices, p) !== undefined)
+    if (moved.length === 0) return
+    await this.store.apply(batch)
+    for (const p of moved) this.applied.set(p, last.position)
+    this.appliedRecords += batch.recordCount
     this.events.emit('applied', last.position)
   }
 
@@ -258,14 +322,17 @@ export class Projector {
    * @throws ProjectionStoppedError (attempts 1, not recorded in the store) naming a record it cannot apply.
    */
   async catchUp(): Promise<number> {
-    this.applied = await this.store.checkpoint(this.name)
+    await this.loadCheckpoints()
     const before = this.appliedRecords
     for (;;) {
-      const batch = await this.log.readAll(this.applied, this.maxBatch)
+      const batch = await this.log.readAll(this.position, this.maxBatch)
       if (batch.length === 0) {
         await this.store.atHead?.()
-        const stop = (await this.store.projections()).find((p) => p.projection === this.name)?.stopped ?? null
-        if (stop !== null && (stop.position === null || (this.applied ?? 0) >= stop.position)) await this.store.clearStop(this.name)
+        for (const state of await this.store.projections()) {
+          const stop = state.stopped
+          if (stop === null || !this.stopNames().includes(state.projection)) continue
+          if (stop.position === null || (this.position ?? 0) >= stop.position) await this.store.clearStop(state.projection)
+        }
         return this.appliedRecords - before
       }
       try {
@@ -291,6 +358,7 @@ export class Projector {
   /** Drops the read models and applies the whole log again. Returns the number of records applied. */
   async rebuild(): Promise<number> {
     await this.store.reset()
+    this.versionsChecked = true
     return this.catchUp()
   }
 
@@ -316,13 +384,13 @@ export class Projector {
     while (!signal.aborted) {
       try {
         if (!cleared) {
-          await this.store.clearStop(this.name)
+          for (const name of this.stopNames()) await this.store.clearStop(name)
           cleared = true
         }
-        this.applied = await this.store.checkpoint(this.name)
+        await this.loadCheckpoints()
         // Already at the head (nothing to tail yet): the store's deferred work is due now.
-        if (this.store.atHead !== undefined && ((await this.log.lastPosition()) ?? 0) <= (this.applied ?? 0)) await this.store.atHead()
-        for await (const batch of this.log.tail(this.applied, { signal, maxBatch: this.maxBatch })) {
+        if (this.store.atHead !== undefined && ((await this.log.lastPosition()) ?? 0) <= (this.position ?? 0)) await this.store.atHead()
+        for await (const batch of this.log.tail(this.position, { signal, maxBatch: this.maxBatch })) {
           // Near the head (a short batch), small runs keep the HTTP server's latency low, then settle.
           // Behind (a full batch), large runs, with the HTTP server between them: for events with a few
           // objects one run takes a whole batch, about what ingest appends in a turn, so the two keep
@@ -331,7 +399,7 @@ export class Projector {
           const behind = batch.length >= this.maxBatch
           await this.applyBatch(batch, behind ? this.maxBatchCost : this.headRunCost, true)
           // Back to the first delay once past the failing record (records before it are applied between attempts).
-          if (failing.record === null || (this.applied ?? 0) >= failing.record.position) failing.attempts = 0
+          if (failing.record === null || (this.position ?? 0) >= failing.record.position) failing.attempts = 0
           if (failing.attempts === 0) delay = initialDelayMs
           if (!behind) await this.store.atHead?.()
           if (!behind && this.settleMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, this.settleMs))
@@ -364,12 +432,17 @@ export class Projector {
     return null
   }
 
-  /** Stops this projection: logs the error and records it in the store (best effort: the log has it either way). */
+  /** The names under which this projector's stops are kept: each projection's checkpoint, and its own name (stops of earlier versions). */
+  private stopNames(): string[] {
+    return [...this.checkpoints.values(), this.name]
+  }
+
+  /** Stops this projector's projections: logs the error and records it in the store under each projection's checkpoint (best effort: the log has it either way). */
   private async stop(error: ProjectionStoppedError): Promise<ProjectionStoppedError> {
     this.stoppedWith = error
     this.options.logger?.error({ err: error, ...error.stop }, error.message)
     try {
-      await this.store.recordStop(error.stop)
+      for (const projection of this.checkpoints.values()) await this.store.recordStop({ ...error.stop, projection })
     } catch (recordError) {
       this.options.logger?.error({ err: recordError }, `projector ${this.name}: the stop could not be recorded in the read-model store`)
     }

@@ -22,7 +22,8 @@ export async function readStatus(log: EventLog, store: ReadModelStore, expected:
   const head = await log.lastPosition()
   const states = await store.projections()
   for (const name of expected) {
-    if (!states.some((s) => parseCheckpointName(s.projection).base === name)) states.push({ projection: name, position: null, updated_at: null, stopped: null })
+    if (!states.some((s) => parseCheckpointName(s.projection).base === name))
+      states.push({ projection: name, position: null, version: null, updated_at: null, stopped: null })
   }
   states.sort((a, b) => (a.projection < b.projection ? -1 : a.projection > b.projection ? 1 : 0))
   const projections = []
@@ -34,7 +35,7 @@ export async function readStatus(log: EventLog, store: ReadModelStore, expected:
 }
 
 export interface DatasetLag {
-  /** The checkpoint that keeps the dataset (the highest of them, shards included), or null. */
+  /** The position up to which every projection holds the dataset (datasetCheckpoint), or null. */
   checkpoint: number | null
   /** Records of the dataset's stream after that checkpoint (at most LAG_COUNT_MAX). */
   behind: number
@@ -45,12 +46,12 @@ export interface DatasetLag {
 const PAGE = 1000
 
 /**
- * How many records of `datasetId` the log holds beyond the read models of projector `base`
- * (default `read-models`), reading every checkpoint in the store: `base` and its shards
- * `base-i-of-n`, of which only the one that keeps the dataset counts (see checkpoints.ts).
+ * How many records of `datasetId` the log holds beyond the read models of projector `projector`
+ * (default `read-models`), reading every checkpoint in the store: each projection's and its shards',
+ * of which only those that keep the dataset count (datasetCheckpoint in checkpoints.ts).
  */
-export async function datasetLag(log: EventLog, store: ReadModelStore, datasetId: string, base = READ_MODELS_PROJECTION): Promise<DatasetLag> {
-  const checkpoint = datasetCheckpoint(await store.projections(), base, datasetId)
+export async function datasetLag(log: EventLog, store: ReadModelStore, datasetId: string, projector = READ_MODELS_PROJECTION): Promise<DatasetLag> {
+  const checkpoint = datasetCheckpoint(await store.projections(), datasetId, projector)
   let after = checkpoint
   let behind = 0
   let lastPosition: number | null = null

@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox'
 
 /** Why a projection stopped: the record it could not apply (a poison record) and the last failure. */
 export const ProjectionStop = Type.Object({
-  /** The projection (checkpoint name), e.g. `read-models` or `read-models-0-of-2`. */
+  /** The projector (its name), e.g. `read-models` or `read-models-0-of-2`. */
   projection: Type.String(),
   /** Log position of the record it could not apply; null when the record failed before it was read (the cause names it). */
   position: Type.Union([Type.Integer(), Type.Null()]),
@@ -27,6 +27,8 @@ export const ProjectionState = Type.Object({
   projection: Type.String(),
   /** Its checkpoint: the last log position it applied; null when it has applied nothing yet. */
   position: Type.Union([Type.Integer(), Type.Null()]),
+  /** The projection's code version stored with the checkpoint; null without a checkpoint. */
+  version: Type.Union([Type.Integer(), Type.Null()]),
   /** When the checkpoint last moved (UTC ISO 8601); null without a checkpoint. */
   updated_at: Type.Union([Type.String(), Type.Null()]),
   /** Set while the projection is stopped on a record; cleared when a projector with its name starts again. */

@@ -6,7 +6,7 @@ afterEach(async () => {
   await t.close()
 })
 
-/** The value of the sample `name` (with its labels as written, e.g. `{projection="read-models"}`) in a scrape; undefined when absent. */
+/** The value of the sample `name` (with its labels as written, e.g. `{projection="events"}`) in a scrape; undefined when absent. */
 function sample(text: string, name: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `))
   return line === undefined ? undefined : Number(line.slice(name.length + 1))
@@ -33,7 +33,7 @@ describe('GET /metrics', () => {
     t = await makeTestApp({ metrics: true })
     const text = await scrape()
     expect(sample(text, 'ocelog_log_head_position')).toBe(0)
-    expect(sample(text, 'ocelog_projection_lag_records{projection="read-models"}')).toBe(0)
+    expect(sample(text, 'ocelog_projection_lag_records{projection="events"}')).toBe(0)
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0)
     expect(text).toContain('# TYPE ocelog_http_request_duration_seconds histogram')
   })
@@ -44,12 +44,12 @@ describe('GET /metrics', () => {
     await postEvent(key)
     await postEvent(key)
     const before = await scrape()
-    expect([sample(before, 'ocelog_log_head_position'), sample(before, 'ocelog_projection_lag_records{projection="read-models"}')]).toEqual([2, 2])
+    expect([sample(before, 'ocelog_log_head_position'), sample(before, 'ocelog_projection_lag_records{projection="events"}')]).toEqual([2, 2])
     await t.projector.catchUp()
     const after = await scrape()
-    expect(sample(after, 'ocelog_projection_position{projection="read-models"}')).toBe(2)
-    expect(sample(after, 'ocelog_projection_lag_records{projection="read-models"}')).toBe(0)
-    expect(sample(after, 'ocelog_projection_stopped{projection="read-models"}')).toBe(0)
+    expect(sample(after, 'ocelog_projection_position{projection="events"}')).toBe(2)
+    expect(sample(after, 'ocelog_projection_lag_records{projection="events"}')).toBe(0)
+    expect(sample(after, 'ocelog_projection_stopped{projection="events"}')).toBe(0)
   })
 
   it('counts requests and their latency by method, route pattern and status', async () => {
@@ -67,8 +67,8 @@ describe('GET /metrics', () => {
 
   it('shows a stopped projection', async () => {
     t = await makeTestApp({ metrics: true })
-    await t.readModels.recordStop({ projection: 'read-models', position: 1, stream: 'dataset-x', cause: 'poisoned', attempts: 5, stopped_at: 'now' })
-    expect(sample(await scrape(), 'ocelog_projection_stopped{projection="read-models"}')).toBe(1)
+    await t.readModels.recordStop({ projection: 'events', position: 1, stream: 'dataset-x', cause: 'poisoned', attempts: 5, stopped_at: 'now' })
+    expect(sample(await scrape(), 'ocelog_projection_stopped{projection="events"}')).toBe(1)
   })
 
   it('is absent when metrics are off', async () => {

@@ -3,8 +3,8 @@
  * ingest path (src/core/records.ts, projections/registry.ts).
  */
 import { randomUUID } from 'node:crypto'
-import { foldRecords } from '../../projections/registry.js'
-import type { ChangeSet } from '../../src/core/read-model-changes.js'
+import { wholeBatch } from '../../projections/registry.js'
+import type { ChangeBatch } from '../../src/core/read-model-changes.js'
 import { newEventId } from '../../src/core/ids.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import type { ObjectUpsertInput, Properties } from '../../src/schemas/api.js'
@@ -61,11 +61,19 @@ export function stored(datasetId: string, records: readonly NewRecord[], first: 
   return records.map((r, i) => ({ ...r, position: first + i, stream: streamName(datasetId), datasetId, appendedAt: '2024-05-01T10:00:00.000Z' }))
 }
 
-/** The ChangeSet of `records` and the position of the last one (the checkpoint it moves to). */
-export function changesOf(records: readonly StoredRecord[]): { changes: ChangeSet; to: number } {
+/** The records of a batch and the position of the last one (the checkpoints it moves to). */
+export function changesOf(records: readonly StoredRecord[]): { changes: readonly StoredRecord[]; to: number } {
   const last = records[records.length - 1]
   if (last === undefined) throw new Error('changesOf: no records')
-  return { changes: foldRecords(records), to: last.position }
+  return { changes: records, to: last.position }
+}
+
+/**
+ * The batch of every projection's slice of all of `records` (wholeBatch, replays included), moving
+ * the checkpoints of projector `name` (`<name>.<projection>`) from `expected` to `to`.
+ */
+export function batchOf(name: string, expected: number | null, to: number, records: readonly StoredRecord[]): ChangeBatch {
+  return wholeBatch(records, to, (projection) => ({ checkpoint: `${name}.${projection}`, expected }))
 }
 
 /** Object ids of a record's objects (what ingest claims for it). */

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { objectIdOf } from '../../src/core/ids.js'
 import { CheckpointConflictError, type ReadModelStore } from '../../src/ports/read-model-store.js'
-import { changesOf, eventRecord, freshDatasetId, stored, upsertRecord } from './fixtures.js'
+import { batchOf, changesOf, eventRecord, freshDatasetId, stored, upsertRecord } from './fixtures.js'
 import type { RowReader } from '../helpers/read-model-rows.js'
 
 export interface ReadModelStoreHarness {
@@ -75,36 +75,36 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('has no checkpoint before the first apply, and the applied position after it', async () => {
       const { b1 } = batches()
       const { changes, to } = changesOf(b1)
-      expect(await store.checkpoint('p')).toBeNull()
-      await store.apply('p', null, to, changes)
-      expect(await store.checkpoint('p')).toBe(11)
-      expect(await store.checkpoint('other')).toBeNull()
+      expect(await store.checkpoint('p.events')).toBeNull()
+      await store.apply(batchOf('p', null, to, changes))
+      expect(await store.checkpoint('p.events')).toBe(11)
+      expect(await store.checkpoint('other.events')).toBeNull()
     })
 
     it('refuses an apply whose expected checkpoint is stale (compare-and-set) and applies nothing', async () => {
       const { b1, b2 } = batches()
       const first = changesOf(b1)
-      await store.apply('p', null, first.to, first.changes)
+      await store.apply(batchOf('p', null, first.to, first.changes))
       const before = await h.rows(ds)
       const second = changesOf(b2)
-      const error = await store.apply('p', 5, second.to, second.changes).catch((e: unknown) => e)
+      const error = await store.apply(batchOf('p', 5, second.to, second.changes)).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(CheckpointConflictError)
-      expect(error).toMatchObject({ projector: 'p', expected: 5, actual: 11 })
-      await expect(store.apply('p', null, second.to, second.changes)).rejects.toBeInstanceOf(CheckpointConflictError)
+      expect(error).toMatchObject({ projector: 'p.event_types', expected: 5, actual: 11 })
+      await expect(store.apply(batchOf('p', null, second.to, second.changes))).rejects.toBeInstanceOf(CheckpointConflictError)
       expect(await h.rows(ds)).toEqual(before)
-      expect(await store.checkpoint('p')).toBe(11)
+      expect(await store.checkpoint('p.events')).toBe(11)
     })
 
     it('applies the same ChangeSet twice with the same result (idempotent)', async () => {
       const { b1, b2 } = batches()
       const one = changesOf(b1)
       const two = changesOf(b2)
-      await store.apply('p', null, one.to, one.changes)
-      await store.apply('p', one.to, two.to, two.changes)
+      await store.apply(batchOf('p', null, one.to, one.changes))
+      await store.apply(batchOf('p', one.to, two.to, two.changes))
       const once = await h.rows(ds)
-      await store.apply('p', two.to, two.to, two.changes)
-      await store.apply('replayer', null, one.to, one.changes)
-      await store.apply('replayer', one.to, two.to, two.changes)
+      await store.apply(batchOf('p', two.to, two.to, two.changes))
+      await store.apply(batchOf('replayer', null, one.to, one.changes))
+      await store.apply(batchOf('replayer', one.to, two.to, two.changes))
       expect(await h.rows(ds)).toEqual(once)
     })
 
@@ -133,11 +133,11 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const first = changesOf(records.slice(0, 2))
       const all = changesOf(records)
       // Checkpoint "a" applied the first two records; checkpoint "b" then replays all four over the same rows.
-      await store.apply('a', null, first.to, first.changes)
-      await store.apply('b', null, all.to, all.changes)
+      await store.apply(batchOf('a', null, first.to, first.changes))
+      await store.apply(batchOf('b', null, all.to, all.changes))
       const straddled = await h.rows(ds)
       await store.reset()
-      await store.apply('once', null, all.to, changesOf(records).changes)
+      await store.apply(batchOf('once', null, all.to, changesOf(records).changes))
       expect(straddled).toEqual(await h.rows(ds))
       expect(straddled.eventTypes.map((t) => [t.name, t.count])).toEqual([
         ['Create Order', 1],
@@ -153,7 +153,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('applies one ChangeSet from two concurrent projectors once (upserts on unique keys)', async () => {
       const { b1 } = batches()
       const { changes, to } = changesOf(b1)
-      await Promise.all([store.apply('p1', null, to, changes), store.apply('p2', null, to, changes)])
+      await Promise.all([store.apply(batchOf('p1', null, to, changes)), store.apply(batchOf('p2', null, to, changes))])
       expect((await h.rows(ds).then((r) => r.eventTypes)).map((t) => [t.name, t.count])).toEqual([['Create Order', 1]])
       expect((await h.rows(ds).then((r) => r.objects)).map((o) => o.external_id)).toEqual(['i1', 'i2', 'o1'])
       expect(await h.rows(ds).then((r) => r.eventObjects)).toHaveLength(3)
@@ -162,9 +162,9 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('counts events per event type and distinct objects per object type', async () => {
       const { b1, b2 } = batches()
       const one = changesOf(b1)
-      await store.apply('p', null, one.to, one.changes)
+      await store.apply(batchOf('p', null, one.to, one.changes))
       const two = changesOf(b2)
-      await store.apply('p', one.to, two.to, two.changes)
+      await store.apply(batchOf('p', one.to, two.to, two.changes))
       expect((await h.rows(ds).then((r) => r.eventTypes)).map((t) => [t.name, t.count, t.first_seen_at, t.last_seen_at])).toEqual([
         ['Add Item', 1, T2, T2],
         ['Create Order', 1, T1, T1],
@@ -178,8 +178,8 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('merges attributes per top-level key: incoming keys replace, missing keys stay, null is stored, nested objects are replaced', async () => {
       const b1 = stored(ds, [upsertRecord(ds, 'order', 'o1', { a: 1, b: { c: 1 }, keep: 'k', n: 5 }, T1)], 1)
       const b2 = stored(ds, [upsertRecord(ds, 'order', 'o1', { b: { d: 2 }, n: null, e: 3 }, T2)], 2)
-      await store.apply('p', null, 1, changesOf(b1).changes)
-      await store.apply('p', 1, 2, changesOf(b2).changes)
+      await store.apply(batchOf('p', null, 1, changesOf(b1).changes))
+      await store.apply(batchOf('p', 1, 2, changesOf(b2).changes))
       expect(await h.rows(ds).then((r) => r.objects)).toEqual([
         {
           dataset_id: ds,
@@ -196,8 +196,8 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
     it("stores attribute keys containing '.' or starting with '$', and '$' values, as sent", async () => {
       const odd = { 'a.b': 1, $x: 2, price: '$price', nested: { 'c.d': { $e: 1 } } }
-      await store.apply('p', null, 1, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', odd, T1)], 1)).changes)
-      await store.apply('p', 1, 2, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', { 'a.b': 3, $y: 4 }, T2)], 2)).changes)
+      await store.apply(batchOf('p', null, 1, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', odd, T1)], 1)).changes))
+      await store.apply(batchOf('p', 1, 2, changesOf(stored(ds, [upsertRecord(ds, 'order', 'o1', { 'a.b': 3, $y: 4 }, T2)], 2)).changes))
       const [row] = await h.rows(ds).then((r) => r.objects)
       expect(row?.properties).toEqual({ 'a.b': 3, $x: 2, price: '$price', nested: { 'c.d': { $e: 1 } }, $y: 4 })
       expect((await h.rows(ds).then((r) => r.objectChanges)).map((c) => c.attributes)).toEqual([odd, { 'a.b': 3, $y: 4 }])
@@ -206,9 +206,9 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('keeps events, E2O rows and object attribute changes, in their documented order', async () => {
       const { b1, b2 } = batches()
       const one = changesOf(b1)
-      await store.apply('p', null, one.to, one.changes)
+      await store.apply(batchOf('p', null, one.to, one.changes))
       const two = changesOf(b2)
-      await store.apply('p', one.to, two.to, two.changes)
+      await store.apply(batchOf('p', one.to, two.to, two.changes))
       const events = await h.rows(ds).then((r) => r.events)
       expect(events.map((e) => [e.event_type, e.timestamp, e.end_timestamp, e.objects_count, e.position])).toEqual([
         ['Create Order', T1, null, 3, 10],
@@ -249,10 +249,10 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         20,
       )
       const first = changesOf(records.slice(0, 1))
-      await store.apply('p', null, first.to, first.changes)
+      await store.apply(batchOf('p', null, first.to, first.changes))
       const all = changesOf(records)
       // A second projector replays both records over the same rows: nothing is added twice.
-      await store.apply('replayer', null, all.to, all.changes)
+      await store.apply(batchOf('replayer', null, all.to, all.changes))
       const rows = await h.rows(ds)
       const o1 = objectIdOf(ds, 'order', 'o1')
       const o2o = (type: string, id: string, qualifier: string | null) => ({
@@ -284,7 +284,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
     it('keeps datasets apart', async () => {
       const other = freshDatasetId()
-      await store.apply('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes)
+      await store.apply(batchOf('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes))
       expect(await h.rows(ds)).toEqual({
         eventTypes: [],
         objectTypes: [],
@@ -300,9 +300,9 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     it('drops every row and checkpoint on reset', async () => {
       const { b1 } = batches()
       const { changes, to } = changesOf(b1)
-      await store.apply('p', null, to, changes)
+      await store.apply(batchOf('p', null, to, changes))
       await store.reset()
-      expect(await store.checkpoint('p')).toBeNull()
+      expect(await store.checkpoint('p.events')).toBeNull()
       expect(await h.rows(ds)).toEqual({
         eventTypes: [],
         objectTypes: [],
@@ -332,7 +332,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         1,
       )
       const { changes, to } = changesOf(records)
-      await store.apply('p', null, to, changes)
+      await store.apply(batchOf('p', null, to, changes))
       expect(await h.rows(ds).then((r) => r.events)).toHaveLength(n)
       expect(await h.rows(ds).then((r) => r.eventObjects)).toHaveLength(2 * n)
       expect(await h.rows(ds).then((r) => r.objects)).toHaveLength(2 * n)
@@ -341,7 +341,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         ['item', n],
         ['order', n],
       ])
-      expect(await store.checkpoint('p')).toBe(n)
+      expect(await store.checkpoint('p.events')).toBe(n)
     })
 
     it('lists each projection with its checkpoint and its stop, and clears a stop', async () => {
@@ -349,16 +349,54 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const name = `p-${ds}`
       const stop = { projection: `${name}-stopped`, position: 11, stream: `dataset-${ds}`, cause: 'poisoned', attempts: 5, stopped_at: T2 }
       const { changes, to } = changesOf(b1)
-      await store.apply(name, null, to, changes)
+      await store.apply(batchOf(name, null, to, changes))
       await store.recordStop(stop)
       const mine = (await store.projections()).filter((p) => p.projection.startsWith(name))
-      expect(mine.map((p) => [p.projection, p.position, p.stopped])).toEqual([
-        [name, to, null],
-        [`${name}-stopped`, null, stop],
+      expect(mine.map((p) => [p.projection, p.position, p.version, p.stopped])).toEqual([
+        [`${name}-stopped`, null, null, stop],
+        [`${name}.event_types`, to, 1, null],
+        [`${name}.events`, to, 1, null],
+        [`${name}.object_relationships`, to, 1, null],
+        [`${name}.object_types`, to, 1, null],
+        [`${name}.objects`, to, 1, null],
       ])
-      expect(mine[0]?.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+      expect(mine[1]?.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T/)
       await store.clearStop(stop.projection)
-      expect((await store.projections()).filter((p) => p.projection.startsWith(name)).map((p) => p.projection)).toEqual([name])
+      expect((await store.projections()).filter((p) => p.projection.startsWith(name)).map((p) => p.projection)).toEqual([
+        `${name}.event_types`,
+        `${name}.events`,
+        `${name}.object_relationships`,
+        `${name}.object_types`,
+        `${name}.objects`,
+      ])
+    })
+
+    it('clears one projection alone: its rows and the checkpoints named, while the others and the objects identities stay', async () => {
+      const { b1, b2 } = batches()
+      const one = changesOf(b1)
+      await store.apply(batchOf('p', null, one.to, one.changes))
+      const before = await h.rows(ds)
+      await store.clearProjection('objects', ['p.objects'])
+      expect(await store.checkpoint('p.objects')).toBeNull()
+      expect(await store.checkpoint('p.events')).toBe(one.to)
+      const cleared = await h.rows(ds)
+      expect(cleared.objectChanges).toEqual([])
+      expect({ ...cleared, objects: [], objectChanges: [] }).toEqual({ ...before, objects: [], objectChanges: [] })
+      // Replaying the objects projection alone makes its rows again, equal to what they were.
+      const objectsOnly = (expected: number | null, to: number, records: typeof one.changes) => {
+        const batch = batchOf('p', expected, to, records)
+        return { ...batch, slices: { objects: batch.slices.objects } }
+      }
+      await store.apply(objectsOnly(null, one.to, one.changes))
+      expect(await h.rows(ds)).toEqual(before)
+      // And the projections go on together from there.
+      const two = changesOf(b2)
+      await store.apply(batchOf('p', one.to, two.to, two.changes))
+      const counts = await h.rows(ds)
+      await store.clearProjection('object_types', ['p.object_types'])
+      const types = batchOf('p', null, two.to, [...one.changes, ...two.changes])
+      await store.apply({ ...types, slices: { object_types: types.slices.object_types } })
+      expect(await h.rows(ds)).toEqual(counts)
     })
 
     it('drops stops on reset', async () => {

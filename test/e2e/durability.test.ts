@@ -123,7 +123,7 @@ describe('the built service', () => {
       const rmDb = new Database(join(dataDir, 'read-models.db'), { readonly: true })
       try {
         const head = () => (db.prepare('SELECT max(position) AS p FROM records').get() as { p: number }).p
-        const applied = () => (rmDb.prepare("SELECT position AS p FROM rm_checkpoints WHERE projector = 'read-models'").get() as { p: number } | undefined)?.p
+        const applied = () => (rmDb.prepare("SELECT position AS p FROM rm_checkpoints WHERE projector = 'events'").get() as { p: number } | undefined)?.p
         const deadline = Date.now() + 10_000
         while (applied() !== head() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
         expect(applied()).toBe(head())

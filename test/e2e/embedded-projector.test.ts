@@ -49,7 +49,7 @@ async function checkpoint(): Promise<number | null> {
   const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models-database.js')
   const { db: rm } = openReadModelsDatabase(dir)
   try {
-    return (rm.prepare("SELECT position FROM rm_checkpoints WHERE projector = 'read-models'").get() as { position: number } | undefined)?.position ?? null
+    return (rm.prepare("SELECT position FROM rm_checkpoints WHERE projector = 'events'").get() as { position: number } | undefined)?.position ?? null
   } finally {
     rm.close()
   }

@@ -29,7 +29,7 @@ async function metric(name: string): Promise<number | undefined> {
   return line === undefined ? undefined : Number(line.slice(name.length + 1))
 }
 
-const LAG = 'ocelog_projection_lag_records{projection="read-models"}'
+const LAG = 'ocelog_projection_lag_records{projection="events"}'
 
 /** 20 batches of 50 events with 3 objects each, 4 at a time: 1,000 records. */
 async function load(): Promise<void> {
@@ -90,7 +90,7 @@ describe('GET /metrics on the running service', () => {
     expect(await metric('ocelog_http_requests_total{method="POST",route="/v1/event/batch",status="200"}')).toBe(20)
 
     expect(await projectUntilCaughtUp()).toBe(0)
-    expect(await metric('ocelog_projection_position{projection="read-models"}')).toBe(head)
+    expect(await metric('ocelog_projection_position{projection="events"}')).toBe(head)
   }, 120_000)
 
   it('agrees with `ocelog status --json`', async () => {
@@ -98,6 +98,8 @@ describe('GET /metrics on the running service', () => {
     expect(r.code).toBe(0)
     const status = JSON.parse(r.stdout) as Status
     expect(status.head).toBe(await metric('ocelog_log_head_position'))
-    expect(status.projections.map((p) => [p.projection, p.position, p.lag_records, p.stopped])).toEqual([['read-models', status.head, 0, null]])
+    expect(status.projections.map((p) => [p.projection, p.position, p.version, p.lag_records, p.stopped])).toEqual(
+      ['event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, status.head, 1, 0, null]),
+    )
   })
 })

@@ -18,6 +18,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-mode
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { ProcessReader } from '../../src/read/process-reader.js'
 import { Ingest } from '../../src/write/ingest.js'
+import { projectorCheckpoints } from '../../src/projector/checkpoints.js'
 
 export interface TestApp {
   app: FastifyInstance
@@ -54,7 +55,7 @@ export async function makeTestApp(
     logger: false,
     reader: new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log }),
     ...(opts.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: opts.bodyLimitBytes }),
-    ...(opts.metrics === true ? { metrics: { log, readModels, projections: ['read-models'] } } : {}),
+    ...(opts.metrics === true ? { metrics: { log, readModels, projections: projectorCheckpoints() } } : {}),
   })
   await app.ready()
   return {

@@ -31,12 +31,12 @@ describe('catchUpReadModels beside a running projector', () => {
     const racing = overriding(fx.store, 'apply', async (...args) => {
       if (steals < 15) {
         steals += 1
-        limit = ((await fx.store.checkpoint('read-models')) ?? 0) + 50
+        limit = ((await fx.store.checkpoint('events')) ?? 0) + 50
         await other.catchUp()
       }
       return fx.store.apply(...args)
     })
     const reached = await catchUpReadModels({ log: fx.log, readModels: racing })
-    expect([reached, await fx.store.checkpoint('read-models'), steals]).toEqual([head, head, 15])
+    expect([reached, await fx.store.checkpoint('events'), steals]).toEqual([head, head, 15])
   }, 30_000)
 })

@@ -4,8 +4,8 @@
  * as the unsharded `read-models` one or another shard's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { datasetCheckpoint, keepsDataset, parseCheckpointName } from '../../src/projector/checkpoints.js'
-import { foldRecords } from '../../projections/registry.js'
+import { datasetCheckpoint, keepsDataset, parseCheckpointName, projectionCheckpoint } from '../../src/projector/checkpoints.js'
+import { wholeBatch } from '../../projections/registry.js'
 import { datasetHash, Projector } from '../../src/projector/runner.js'
 import type { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
@@ -36,9 +36,16 @@ async function append(datasetId: string, n: number): Promise<void> {
   )
 }
 
-/** Moves checkpoint `name` to `to` (its first apply) with an empty change set. */
+/** Moves checkpoint `name` (one checkpoint, the events projection's slice) to `to` (its first apply) with an empty batch. */
 async function checkpointAt(name: string, to: number): Promise<void> {
-  await store.apply(name, null, to, foldRecords([]))
+  const batch = wholeBatch([], to, () => ({ checkpoint: name, expected: null }))
+  await store.apply({ ...batch, slices: { events: batch.slices.events } })
+}
+
+/** Moves every projection's checkpoint of projector `name` (with its shard's suffix, if any) to `to` with an empty batch. */
+async function projectorAt(name: string, to: number): Promise<void> {
+  const { base, shard } = parseCheckpointName(name)
+  await store.apply(wholeBatch([], to, (projection) => ({ checkpoint: projectionCheckpoint(base, projection, shard), expected: null })))
 }
 
 describe('datasetLag', () => {
@@ -52,17 +59,26 @@ describe('datasetLag', () => {
     await append(ON_0, 2)
     await append(ON_1, 2)
     await append(ON_0, 3)
-    await checkpointAt('read-models', 1)
-    await checkpointAt('read-models-0-of-2', 2)
-    await checkpointAt('read-models-1-of-2', 7)
+    await projectorAt('read-models', 1)
+    await projectorAt('read-models-0-of-2', 2)
+    await projectorAt('read-models-1-of-2', 7)
     expect(await datasetLag(log, store, ON_0)).toEqual({ checkpoint: 2, behind: 3, lastPosition: 7 })
     expect(await datasetLag(log, store, ON_1)).toEqual({ checkpoint: 7, behind: 0, lastPosition: null })
   })
 
   it('ignores checkpoints of other projectors', async () => {
     await append(ON_0, 2)
-    await checkpointAt('read-models-audit', 2)
+    await projectorAt('read-models-audit', 2)
     expect(await datasetLag(log, store, ON_0)).toEqual({ checkpoint: null, behind: 2, lastPosition: 2 })
+  })
+
+  it('takes the lowest of the projections: a projection rebuilding alone holds the dataset back', async () => {
+    await append(ON_0, 4)
+    await projectorAt('read-models', 4)
+    await store.clearProjection('events', ['events'])
+    expect(await datasetLag(log, store, ON_0)).toEqual({ checkpoint: null, behind: 4, lastPosition: 4 })
+    await checkpointAt('events', 3)
+    expect(await datasetLag(log, store, ON_0)).toEqual({ checkpoint: 3, behind: 1, lastPosition: 4 })
   })
 })
 
@@ -79,9 +95,17 @@ describe('checkpoint names', () => {
   })
 
   it('takes the highest checkpoint among those that keep a dataset', () => {
-    const at = (projection: string, position: number | null) => ({ projection, position, updated_at: null, stopped: null })
-    expect(datasetCheckpoint([at('read-models', 9), at('read-models-0-of-2', 4), at('read-models-1-of-2', 12)], 'read-models', ON_0)).toBe(9)
-    expect(datasetCheckpoint([at('read-models-0-of-2', null)], 'read-models', ON_0)).toBeNull()
+    const at = (projection: string, position: number | null) => ({ projection, position, version: 1, updated_at: null, stopped: null })
+    const all = (name: string, position: number | null) => {
+      const { base, shard } = parseCheckpointName(name)
+      return (['event_types', 'object_types', 'objects', 'events', 'object_relationships'] as const).map((p) =>
+        at(projectionCheckpoint(base, p, shard), position),
+      )
+    }
+    expect(datasetCheckpoint([...all('read-models', 9), ...all('read-models-0-of-2', 4), ...all('read-models-1-of-2', 12)], ON_0)).toBe(9)
+    expect(datasetCheckpoint(all('read-models-0-of-2', null), ON_0)).toBeNull()
+    // The lowest over the projections: one behind holds the dataset back.
+    expect(datasetCheckpoint([...all('read-models', 9).slice(1), at('event_types', 5)], ON_0)).toBe(5)
   })
 })
 
@@ -108,7 +132,7 @@ describe('readStatus', () => {
   it('shows a head of null and no lag on an empty log', async () => {
     expect(await readStatus(log, store, ['read-models'])).toEqual({
       head: null,
-      projections: [{ projection: 'read-models', position: null, updated_at: null, stopped: null, lag_records: 0 }],
+      projections: [{ projection: 'read-models', position: null, version: null, updated_at: null, stopped: null, lag_records: 0 }],
     })
   })
 })

@@ -42,16 +42,18 @@ afterEach(async () => {
 
 describe('read models ahead of the log', () => {
   it('are reset when a checkpoint is past the head, and then rebuilt from the log as it is', async () => {
-    expect(await full.store.checkpoint('read-models')).toBe(5)
+    expect(await full.store.checkpoint('events')).toBe(5)
     expect(activities(full)).toBe('a1,a2,a3,a4,a5')
     // The log that lost records 3-5, beside the read models that applied them.
     const { head, ahead } = await resetReadModelsAheadOfLog(older.log, full.store)
     expect(head).toBe(2)
-    expect(ahead.map((p) => [p.projection, p.position])).toEqual([['read-models', 5]])
-    expect(await full.store.checkpoint('read-models')).toBeNull()
+    expect(ahead.map((p) => [p.projection, p.position])).toEqual(
+      ['event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, 5]),
+    )
+    expect(await full.store.checkpoint('events')).toBeNull()
     expect(activities(full)).toBe('')
     await new Projector(older.log, full.store).catchUp()
-    expect(await full.store.checkpoint('read-models')).toBe(2)
+    expect(await full.store.checkpoint('events')).toBe(2)
     expect(activities(full)).toBe('a1,a2')
   })
 
@@ -59,7 +61,7 @@ describe('read models ahead of the log', () => {
     expect(await resetReadModelsAheadOfLog(full.log, full.store)).toEqual({ head: 5, ahead: [] })
     await events(full, 1)
     expect(await resetReadModelsAheadOfLog(full.log, full.store)).toEqual({ head: 6, ahead: [] })
-    expect(await full.store.checkpoint('read-models')).toBe(5)
+    expect(await full.store.checkpoint('events')).toBe(5)
     expect(activities(full)).toBe('a1,a2,a3,a4,a5')
   })
 
@@ -68,7 +70,7 @@ describe('read models ahead of the log', () => {
     const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) })
     await warnAndResetIfAhead(older.log, full.store, logger)
     expect(warnings).toEqual([
-      "read models are ahead of the log (read-models at 5; the log's head is 2): the log lost its last records, so the read models are rebuilt from it",
+      "read models are ahead of the log (event_types at 5, events at 5, object_relationships at 5, object_types at 5, objects at 5; the log's head is 2): the log lost its last records, so the read models are rebuilt from it",
     ])
     // Reset: the next start finds nothing ahead and says nothing.
     await warnAndResetIfAhead(older.log, full.store, logger)

@@ -87,7 +87,7 @@ describe('Projector.run on a record it cannot apply', () => {
     })
     expect(projector.stopped).toBe(stopped)
     // The record before the poison one is applied; nothing after it.
-    expect([await store.checkpoint('read-models'), (await rows('ds1')).events.map((e) => e.event_type)]).toEqual([(poison ?? 0) - 1, ['Create Order']])
+    expect([await store.checkpoint('events'), (await rows('ds1')).events.map((e) => e.event_type)]).toEqual([(poison ?? 0) - 1, ['Create Order']])
     const last = lines[lines.length - 1]
     expect([last?.level, last?.msg, last?.position, last?.stream]).toEqual([50, stopped?.message, poison, 'dataset-ds1'])
   })
@@ -96,9 +96,10 @@ describe('Projector.run on a record it cannot apply', () => {
     const [poison] = await events('ds1', 'Poison')
     const projector = new Projector(log, store, { sleep: recordingSleep().sleep, settleMs: 0 })
     await projector.run(new AbortController().signal)
-    expect((await store.projections()).map((p) => [p.projection, p.position, p.stopped?.position, p.stopped?.attempts])).toEqual([
-      ['read-models', null, poison, 5],
-    ])
+    // Under each projection's checkpoint: `ocelog status` shows every one stopped at the record.
+    expect((await store.projections()).map((p) => [p.projection, p.position, p.stopped?.projection, p.stopped?.position, p.stopped?.attempts])).toEqual(
+      ['event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, null, name, poison, 5]),
+    )
   })
 
   it('stops after the configured number of attempts, with the configured first wait', async () => {
@@ -120,7 +121,7 @@ describe('Projector.run on a record it cannot apply', () => {
     abort.abort()
     expect(await running).toBeNull()
     expect((await rows('ds1')).events.map((e) => e.event_type)).toEqual(['Create Order', 'Poison', 'Ship Order'])
-    expect((await store.projections()).map((p) => p.stopped)).toEqual([null])
+    expect((await store.projections()).map((p) => p.stopped)).toEqual([null, null, null, null, null])
   })
 
   it('stops only the shard that holds the record: the other shard applies what comes after it', async () => {
@@ -141,10 +142,10 @@ describe('Projector.run on a record it cannot apply', () => {
     expect(await running[1]).toBeNull()
     expect(stopped?.stop.projection).toBe('read-models-0-of-2')
     expect((await rows(healthy)).events.map((e) => e.event_type)).toEqual(['Create Order', 'Ship Order'])
-    expect((await store.projections()).map((p) => [p.projection, p.stopped === null])).toEqual([
-      ['read-models-0-of-2', false],
-      ['read-models-1-of-2', true],
-    ])
+    // Each projection of the sick shard is stopped; none of the well one's.
+    const byShard = (await store.projections()).map((p) => [p.projection.slice(p.projection.indexOf('-')), p.stopped === null])
+    expect(byShard.filter(([shard]) => shard === '-0-of-2')).toEqual(Array.from({ length: 5 }, () => ['-0-of-2', false]))
+    expect(byShard.filter(([shard]) => shard === '-1-of-2')).toEqual(Array.from({ length: 5 }, () => ['-1-of-2', true]))
   })
 })
 
@@ -167,7 +168,7 @@ describe('Projector.catchUp on a record it cannot apply', () => {
     const error = await new Projector(log, store).catchUp().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ProjectionStoppedError)
     expect((error as ProjectionStoppedError).stop).toMatchObject({ position: poison, stream: 'dataset-ds1', attempts: 1 })
-    expect(await store.checkpoint('read-models')).toBe((poison ?? 0) - 1)
+    expect(await store.checkpoint('events')).toBe((poison ?? 0) - 1)
   })
 })
 

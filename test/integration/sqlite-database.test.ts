@@ -79,7 +79,7 @@ describe('openReadModelsDatabase', () => {
     const first = openReadModelsDatabase(dir)
     expect([first.made, first.db.pragma('user_version', { simple: true })]).toEqual(['read-models.db is missing', READ_MODELS_SCHEMA_VERSION])
     expect(tables(first.db)).toContain('rm_object_relationships')
-    first.db.prepare("INSERT INTO rm_checkpoints VALUES ('read-models', 7, 'now')").run()
+    first.db.prepare("INSERT INTO rm_checkpoints VALUES ('events', 7, 1, 'now')").run()
     first.db.close()
     const again = openReadModelsDatabase(dir)
     expect([again.made, again.db.prepare('SELECT position FROM rm_checkpoints').get()]).toEqual([null, { position: 7 }])
@@ -131,7 +131,7 @@ describe('openReadModelsDatabase', () => {
     const readModels = openReadModelsDatabase(dir).db
     log.prepare('BEGIN IMMEDIATE').run()
     // The log's write lock does not hold up a write to the read models.
-    readModels.prepare("INSERT INTO rm_checkpoints VALUES ('p', 1, 'now')").run()
+    readModels.prepare("INSERT INTO rm_checkpoints VALUES ('p', 1, 1, 'now')").run()
     log.prepare('COMMIT').run()
     expect(tables(log).some((t) => t.startsWith('rm_'))).toBe(false)
     log.close()

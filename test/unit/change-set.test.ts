@@ -19,7 +19,7 @@ describe('foldRecords', () => {
         buildEventRecorded({ event: 'B', objects: [{ type: 'o', id: '1' }] }, 'e3', ctx),
       ]),
     )
-    expect([...cs.eventTypes.values()].map((t) => [t.name, t.added, t.minPosition, t.maxPosition])).toEqual([
+    expect([...cs.event_types.values()].map((t) => [t.name, t.added, t.minPosition, t.maxPosition])).toEqual([
       ['A', 2, 1, 2],
       ['B', 1, 3, 3],
     ])
@@ -33,7 +33,7 @@ describe('foldRecords', () => {
         buildObjectUpserted({ type: 'o', id: '1', properties: { nested: { y: 2 } } }, ctx),
       ]),
     )
-    const o = cs.objects.get(`ds1\u0000${objectIdOf('ds1', 'o', '1')}`)
+    const o = cs.objects.objects.get(`ds1\u0000${objectIdOf('ds1', 'o', '1')}`)
     expect(o?.properties).toEqual({ a: 2, b: null, nested: { y: 2 } })
     expect([o?.minPosition, o?.maxPosition]).toEqual([1, 3])
   })
@@ -46,7 +46,7 @@ describe('foldRecords', () => {
         buildObjectUpserted({ type: 'o', id: '1' }, ctx),
       ]),
     )
-    expect(cs.objectChanges.map((c) => [c.position, c.time, c.attributes])).toEqual([
+    expect(cs.objects.changes.map((c) => [c.position, c.time, c.attributes])).toEqual([
       [1, '2024-01-01T00:00:00.000Z', { s: 'open' }],
       [2, ctx.receivedAt, { s: 'closed' }],
     ])
@@ -68,7 +68,7 @@ describe('foldRecords', () => {
         ),
       ]),
     )
-    expect(cs.eventObjects.map((l) => [l.object_type, l.external_id, l.qualifier])).toEqual([
+    expect(cs.events.eventObjects.map((l) => [l.object_type, l.external_id, l.qualifier])).toEqual([
       ['order', '1', 'target'],
       ['customer', 'c', null],
     ])

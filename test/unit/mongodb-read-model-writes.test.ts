@@ -8,16 +8,19 @@
  */
 import type { AnyBulkWriteOperation, Document } from 'mongodb'
 import { describe, expect, it } from 'vitest'
+import { nameObjects } from '../../projections/named-objects.js'
 import { foldRecords } from '../../projections/registry.js'
 import {
-  changeSetWrites,
-  changesToApply,
+  eventsWrites,
   guardedUpdate,
+  identityWrite,
   lit,
-  newObjectsPerType,
+  objectsWrites,
   READ_MODEL_INDEXES,
   storedKey,
+  typeWrites,
 } from '../../src/adapters/mongodb/read-model-writes.js'
+import { countNewObjects, type NamedObject } from '../../src/core/read-model-changes.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import { eventRecord, stored, upsertRecord } from '../contract/fixtures.js'
 
@@ -132,20 +135,41 @@ function positions(c: Collection | undefined, field: 'name' | 'object_id'): Map<
   return new Map((c?.docs ?? []).map((d) => [storedKey(d.dataset_id as string, d[field] as string), d.position as number]))
 }
 
-/** What MongoReadModelStore.apply writes for `records`: the change set reduced by the replay rule, then its bulkWrites. */
-function applyAll(db: Record<string, Collection>, records: ReturnType<typeof stored>): void {
-  const stored = { eventTypes: positions(db.eventTypes, 'name'), objectTypes: positions(db.objectTypes, 'name'), objects: positions(db.objects, 'object_id') }
-  const w = changeSetWrites(changesToApply(foldRecords(records), stored))
-  db.eventTypes?.bulkWrite(w.eventTypes)
-  db.objectTypes?.bulkWrite(w.objectTypes)
-  db.objects?.bulkWrite(w.objects)
-  for (const t of newObjectsPerType(w.objectTypeOf, db.objects?.upserted ?? []).values()) {
-    const row = db.objectTypes?.docs.find((d) => d.dataset_id === t.datasetId && d.name === t.type)
-    if (row !== undefined) row.count = (row.count as number) + t.added
+/** The writes of every slice of `records`, with nothing stored (no positions, every object new). */
+function writesOf(records: ReturnType<typeof stored>) {
+  const slices = foldRecords(records)
+  const objects = objectsWrites(slices.objects, new Map())
+  const events = eventsWrites(slices.events)
+  return {
+    eventTypes: typeWrites(slices.event_types, new Map()),
+    objectTypes: typeWrites(slices.object_types.types, new Map()),
+    objects: objects.objects,
+    objectChanges: objects.objectChanges,
+    events: events.events,
+    eventObjects: events.eventObjects,
   }
-  db.objectChanges?.bulkWrite(w.objectChanges)
-  db.events?.bulkWrite(w.events)
-  db.eventObjects?.bulkWrite(w.eventObjects)
+}
+
+/**
+ * What MongoReadModelStore.apply writes for `records` (every projection's slice): the objects'
+ * identities, then each slice reduced by the replay rule over the stored positions, the object
+ * types counted from the identities' first positions (countNewObjects).
+ */
+function applyAll(db: Record<string, Collection>, records: ReturnType<typeof stored>): void {
+  const slices = foldRecords(records)
+  const named = new Map<string, NamedObject>()
+  for (const r of records) nameObjects(named, r)
+  db.objects?.bulkWrite([...named.values()].map(identityWrite))
+  const first = new Map((db.objects?.docs ?? []).map((d) => [storedKey(d.dataset_id as string, d.object_id as string), d.first_position as number]))
+  countNewObjects(slices.object_types, (datasetId, objectId) => first.get(storedKey(datasetId, objectId)))
+  db.eventTypes?.bulkWrite(typeWrites(slices.event_types, positions(db.eventTypes, 'name')))
+  db.objectTypes?.bulkWrite(typeWrites(slices.object_types.types, positions(db.objectTypes, 'name')))
+  const o = objectsWrites(slices.objects, positions(db.objects, 'object_id'))
+  db.objects?.bulkWrite(o.objects)
+  db.objectChanges?.bulkWrite(o.objectChanges)
+  const e = eventsWrites(slices.events)
+  db.events?.bulkWrite(e.events)
+  db.eventObjects?.bulkWrite(e.eventObjects)
 }
 
 function emptyDb(): Record<string, Collection> {
@@ -173,9 +197,9 @@ describe('guardedUpdate', () => {
   })
 })
 
-describe('changeSetWrites', () => {
+describe('slice writes', () => {
   it('wraps every user value in $literal, so "$price" is a value and not a field path', () => {
-    const w = changeSetWrites(foldRecords(stored(ds, [upsertRecord(ds, '$type', '$id', { $k: '$price' })], 1)))
+    const w = writesOf(stored(ds, [upsertRecord(ds, '$type', '$id', { $k: '$price' })], 1))
     const text = JSON.stringify(w.objects[0])
     expect(text).toContain('{"$literal":"$type"}')
     expect(text).toContain('{"$literal":{"$k":"$price"}}')
@@ -183,23 +207,24 @@ describe('changeSetWrites', () => {
   })
 
   it('upserts only on filters that are exactly a unique index key', () => {
-    const w = changeSetWrites(
-      foldRecords(
-        stored(
-          ds,
-          [
-            eventRecord(ds, 'Pay', [
-              { type: 'order', id: 'o1' },
-              { type: 'item', id: 'i1', properties: { p: 1 } },
-            ]),
-          ],
-          1,
-        ),
+    const w = writesOf(
+      stored(
+        ds,
+        [
+          eventRecord(ds, 'Pay', [
+            { type: 'order', id: 'o1' },
+            { type: 'item', id: 'i1', properties: { p: 1 } },
+          ]),
+        ],
+        1,
       ),
     )
     const keyOf = (collection: keyof typeof READ_MODEL_INDEXES) => Object.keys(READ_MODEL_INDEXES[collection][0]?.key ?? {}).sort()
     const filterOf = <T extends Document>(op: AnyBulkWriteOperation<T> | undefined) =>
       op !== undefined && 'updateOne' in op ? Object.keys(op.updateOne.filter).sort() : []
+    expect(filterOf(identityWrite({ datasetId: ds, objectId: 'x', type: 't', externalId: 'i', firstSeenAt: T1, position: 1 }))).toEqual(
+      keyOf('objects').slice(0, 2),
+    )
     expect(filterOf(w.eventTypes[0])).toEqual(keyOf('event_types'))
     expect(filterOf(w.objectTypes[0])).toEqual(keyOf('object_types'))
     expect(filterOf(w.objects[0])).toEqual(keyOf('objects'))

@@ -6,10 +6,11 @@ describe('formatStatus', () => {
     const text = formatStatus({
       head: 120,
       projections: [
-        { projection: 'read-models-0-of-2', position: 120, updated_at: '2026-01-01T00:00:00.000Z', stopped: null, lag_records: 0 },
+        { projection: 'read-models-0-of-2', position: 120, version: 1, updated_at: '2026-01-01T00:00:00.000Z', stopped: null, lag_records: 0 },
         {
           projection: 'read-models-1-of-2',
           position: 56,
+          version: 1,
           updated_at: '2026-01-01T00:00:00.000Z',
           lag_records: 64,
           stopped: {
@@ -36,8 +37,11 @@ describe('formatStatus', () => {
   })
 
   it('says when the log is empty and a projection has no checkpoint yet', () => {
-    expect(formatStatus({ head: null, projections: [{ projection: 'read-models', position: null, updated_at: null, stopped: null, lag_records: 0 }] })).toBe(
-      'log head: none (the log is empty)\nPROJECTION   CHECKPOINT  LAG (RECORDS)  STATE  UPDATED\nread-models  none        0              ok     -\n',
-    )
+    expect(
+      formatStatus({
+        head: null,
+        projections: [{ projection: 'read-models', position: null, version: null, updated_at: null, stopped: null, lag_records: 0 }],
+      }),
+    ).toBe('log head: none (the log is empty)\nPROJECTION   CHECKPOINT  LAG (RECORDS)  STATE  UPDATED\nread-models  none        0              ok     -\n')
   })
 })

@@ -3,11 +3,12 @@
  * per read model (read-model-writes.ts: READ_MODEL_COLLECTIONS), holding exactly the fields of
  * src/schemas/read-models.ts, each with a unique index on its key.
  *
- * `apply` runs in one multi-document transaction: read the checkpoint (compare-and-set), read the
- * positions of the aggregated rows the change set touches and reduce it by the replay rule
- * (src/core/read-model-changes.ts, as every store does), then one `bulkWrite({ordered: false})`
- * per read model (every operation an upsert on a unique-key filter, guarded by the stored
- * `position`), then the checkpoint update. MongoDB transactions need a
+ * `apply` runs in one multi-document transaction: read each projection's checkpoint (compare-and-set),
+ * upsert the identities of the objects the batch names, then each projection's slice by its own
+ * write (mongodb-slice-writes.ts: read the positions of the aggregated rows it touches, reduce it by
+ * the replay rule of src/core/read-model-changes.ts as every store does, then one
+ * `bulkWrite({ordered: false})` per read model, every operation an upsert on a unique-key filter,
+ * guarded by the stored `position`), then the checkpoints with their versions. MongoDB transactions need a
  * replica set (a single-node one is enough; docker-compose.yml runs one), which
  * `openProductionBackends` checks at start.
  *
@@ -20,34 +21,26 @@
  * checkpoint name (the losing compare-and-set throws CheckpointConflictError), or old and new
  * workers after a change of shard count — changes nothing.
  *
- * Why a transaction as well: an object type's `count` grows by the objects a batch inserted (the
- * objects bulkWrite's `upsertedIds`); a worker that died between that bulkWrite and the count's
- * update would leave objects that a replay finds present and never counts. The positions read for
+ * Why a transaction as well: an object type's `count` grows by the objects first named in the
+ * batch (countNewObjects, from the identities' `first_position`), and the positions read for
  * the replay rule must also be the ones the writes go over. Writing everything with the
  * checkpoint, atomically and in one snapshot, rules both out.
  */
 import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb'
 import { MongoServerError } from 'mongodb'
-import type { ChangeSet } from '../../core/read-model-changes.js'
+import { type ChangeBatch, PROJECTION_NAMES, type ProjectionName, sliceOf } from '../../core/read-model-changes.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
-import {
-  changeSetWrites,
-  changesToApply,
-  newObjectsPerType,
-  READ_MODEL_COLLECTIONS,
-  READ_MODEL_INDEXES,
-  RETIRED_COLLECTIONS,
-  type StoredPositions,
-  storedKey,
-} from './read-model-writes.js'
+import { SLICE_CLEARS, SLICE_WRITES, type MongoSliceContext } from './mongodb-slice-writes.js'
+import { identityWrite, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES, RETIRED_COLLECTIONS, storedKey } from './read-model-writes.js'
 
-/** A projector's checkpoint: `_id` is the projector name. */
+/** A projection's checkpoint: `_id` is its name (src/projector/checkpoints.ts). */
 interface CheckpointDoc {
   _id: string
   position: number
+  /** The projection's code version. */
+  version: number
   updated_at: string
 }
 
@@ -62,13 +55,6 @@ interface StopDoc {
 }
 
 export class MongoReadModelStore implements ReadModelStore {
-  private readonly eventTypesC: Collection<EventTypeRow>
-  private readonly objectTypesC: Collection<ObjectTypeRow>
-  private readonly objectsC: Collection<ObjectRow>
-  private readonly objectChangesC: Collection<ObjectChangeRow>
-  private readonly eventsC: Collection<EventRow>
-  private readonly eventObjectsC: Collection<EventObjectRow>
-  private readonly objectRelationshipsC: Collection<ObjectRelationshipRow>
   private readonly checkpointsC: Collection<CheckpointDoc>
 
   /**
@@ -79,15 +65,7 @@ export class MongoReadModelStore implements ReadModelStore {
     private readonly client: MongoClient,
     private readonly db: Db,
   ) {
-    const c = READ_MODEL_COLLECTIONS
-    this.eventTypesC = db.collection<EventTypeRow>(c.eventTypes)
-    this.objectTypesC = db.collection<ObjectTypeRow>(c.objectTypes)
-    this.objectsC = db.collection<ObjectRow>(c.objects)
-    this.objectChangesC = db.collection<ObjectChangeRow>(c.objectChanges)
-    this.eventsC = db.collection<EventRow>(c.events)
-    this.eventObjectsC = db.collection<EventObjectRow>(c.eventObjects)
-    this.objectRelationshipsC = db.collection<ObjectRelationshipRow>(c.objectRelationships)
-    this.checkpointsC = db.collection<CheckpointDoc>(c.checkpoints)
+    this.checkpointsC = db.collection<CheckpointDoc>(READ_MODEL_COLLECTIONS.checkpoints)
   }
 
   /** Creates the collections' indexes and drops retired read models (both idempotent); run once at start. */
@@ -104,35 +82,20 @@ export class MongoReadModelStore implements ReadModelStore {
     return (await this.checkpointsC.findOne({ _id: name }))?.position ?? null
   }
 
-  async apply(name: string, expected: number | null, to: number, changes: ChangeSet): Promise<void> {
+  async apply(batch: ChangeBatch): Promise<void> {
+    const parts = Object.values(batch.slices)
     const session = this.client.startSession()
     try {
       await session.withTransaction(
         async () => {
-          const current = (await this.checkpointsC.findOne({ _id: name }, { session }))?.position ?? null
-          if (current !== expected) throw new CheckpointConflictError(name, expected, current)
-          // The replay rule needs the rows' positions, read in this transaction's snapshot.
-          const stored: StoredPositions = {
-            eventTypes: await this.positionsOf(READ_MODEL_COLLECTIONS.eventTypes, 'name', changes.eventTypes.values(), (t) => t.name, session),
-            objectTypes: await this.positionsOf(READ_MODEL_COLLECTIONS.objectTypes, 'name', changes.objectTypes.values(), (t) => t.name, session),
-            objects: await this.positionsOf(READ_MODEL_COLLECTIONS.objects, 'object_id', changes.objects.values(), (o) => o.objectId, session),
+          for (const part of parts) {
+            const current = (await this.checkpointsC.findOne({ _id: part.checkpoint }, { session }))?.position ?? null
+            if (current !== part.expected) throw new CheckpointConflictError(part.checkpoint, part.expected, current)
           }
-          const writes = changeSetWrites(changesToApply(changes, stored))
-          const opts = { ordered: false, session }
-          if (writes.eventTypes.length > 0) await this.eventTypesC.bulkWrite(writes.eventTypes, opts)
-          if (writes.objectTypes.length > 0) await this.objectTypesC.bulkWrite(writes.objectTypes, opts)
-          if (writes.objects.length > 0) {
-            const result = await this.objectsC.bulkWrite(writes.objects, opts)
-            const upserted = Object.keys(result.upsertedIds).map(Number)
-            for (const t of newObjectsPerType(writes.objectTypeOf, upserted).values()) {
-              await this.objectTypesC.updateOne({ dataset_id: t.datasetId, name: t.type }, { $inc: { count: t.added } }, { session })
-            }
-          }
-          if (writes.objectChanges.length > 0) await this.objectChangesC.bulkWrite(writes.objectChanges, opts)
-          if (writes.events.length > 0) await this.eventsC.bulkWrite(writes.events, opts)
-          if (writes.eventObjects.length > 0) await this.eventObjectsC.bulkWrite(writes.eventObjects, opts)
-          if (writes.objectRelationships.length > 0) await this.objectRelationshipsC.bulkWrite(writes.objectRelationships, opts)
-          await this.moveCheckpoint(session, name, expected, to)
+          const objects = await this.writeIdentities(batch, session)
+          const ctx: MongoSliceContext = { db: this.db, session, objects }
+          for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
+          for (const part of parts) await this.moveCheckpoint(session, part.checkpoint, part.expected, batch.to, part.version)
         },
         { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },
       )
@@ -141,44 +104,65 @@ export class MongoReadModelStore implements ReadModelStore {
     }
   }
 
+  private async writeSlice<K extends ProjectionName>(ctx: MongoSliceContext, batch: ChangeBatch, name: K): Promise<void> {
+    const part = sliceOf(batch.slices, name)
+    if (part !== undefined) await SLICE_WRITES[name](ctx, part.slice)
+  }
+
   /**
-   * The stored `position` of the rows of the collection named `collection` that `changes` touch, by StoredPositions key.
-   * @param field the row's key field besides `dataset_id` (`name` or `object_id`).
+   * The identity step: upserts every object the batch names (identityWrite), then reads back each
+   * one's `position` and `first_position` (in this transaction's snapshot) for the slices' writes.
+   * @returns by storedKey (`<dataset>KEY_SEP<object id>`).
    */
-  private async positionsOf<C extends { datasetId: string }>(
-    collection: string,
-    field: 'name' | 'object_id',
-    changes: Iterable<C>,
-    keyOf: (c: C) => string,
-    session: ClientSession,
-  ): Promise<Map<string, number>> {
+  private async writeIdentities(batch: ChangeBatch, session: ClientSession): Promise<Map<string, { position: number; firstPosition: number }>> {
+    const out = new Map<string, { position: number; firstPosition: number }>()
+    if (batch.objects.size === 0) return out
+    const objects = this.db.collection<Document>(READ_MODEL_COLLECTIONS.objects)
+    await objects.bulkWrite([...batch.objects.values()].map(identityWrite), { ordered: false, session })
     const byDataset = new Map<string, string[]>()
-    for (const c of changes) byDataset.set(c.datasetId, [...(byDataset.get(c.datasetId) ?? []), keyOf(c)])
-    const out = new Map<string, number>()
-    for (const [datasetId, keys] of byDataset) {
-      const rows = this.db
-        .collection<Document>(collection)
-        .find({ dataset_id: datasetId, [field]: { $in: keys } }, { session, projection: { _id: 0, [field]: 1, position: 1 } })
+    for (const o of batch.objects.values()) byDataset.set(o.datasetId, [...(byDataset.get(o.datasetId) ?? []), o.objectId])
+    for (const [datasetId, ids] of byDataset) {
+      const rows = objects.find(
+        { dataset_id: datasetId, object_id: { $in: ids } },
+        { session, projection: { _id: 0, object_id: 1, position: 1, first_position: 1 } },
+      )
       for await (const row of rows) {
-        const key = row[field]
-        if (typeof key === 'string' && typeof row.position === 'number') out.set(storedKey(datasetId, key), row.position)
+        if (typeof row.object_id !== 'string' || typeof row.position !== 'number' || typeof row.first_position !== 'number') continue
+        out.set(storedKey(datasetId, row.object_id), { position: row.position, firstPosition: row.first_position })
       }
     }
     return out
   }
 
   /** Compare-and-set of the checkpoint inside the transaction: the filter holds the expected position. */
-  private async moveCheckpoint(session: ClientSession, name: string, expected: number | null, to: number): Promise<void> {
+  private async moveCheckpoint(session: ClientSession, name: string, expected: number | null, to: number, version: number): Promise<void> {
     const updated_at = new Date().toISOString()
     try {
       const result =
         expected === null
-          ? await this.checkpointsC.updateOne({ _id: name, position: { $exists: false } }, { $set: { position: to, updated_at } }, { upsert: true, session })
-          : await this.checkpointsC.updateOne({ _id: name, position: expected }, { $set: { position: to, updated_at } }, { session })
+          ? await this.checkpointsC.updateOne(
+              { _id: name, position: { $exists: false } },
+              { $set: { position: to, version, updated_at } },
+              { upsert: true, session },
+            )
+          : await this.checkpointsC.updateOne({ _id: name, position: expected }, { $set: { position: to, version, updated_at } }, { session })
       if (result.matchedCount + result.upsertedCount !== 1) throw new CheckpointConflictError(name, expected, await this.checkpoint(name))
     } catch (error) {
       if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) throw new CheckpointConflictError(name, expected, await this.checkpoint(name))
       throw error
+    }
+  }
+
+  async clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void> {
+    const session = this.client.startSession()
+    try {
+      await session.withTransaction(async () => {
+        await SLICE_CLEARS[projection](this.db, session)
+        await this.checkpointsC.deleteMany({ _id: { $in: [...checkpoints] } }, { session })
+        await this.db.collection<StopDoc>(PROJECTION_STOPS).deleteMany({ _id: { $in: [...checkpoints] } }, { session })
+      })
+    } finally {
+      await session.endSession()
     }
   }
 
@@ -193,7 +177,13 @@ export class MongoReadModelStore implements ReadModelStore {
     const names = [...new Set([...checkpoints.map((c) => c._id), ...stops.map((s) => s._id)])].sort()
     return names.map((name) => {
       const c = checkpoints.find((x) => x._id === name)
-      return { projection: name, position: c?.position ?? null, updated_at: c?.updated_at ?? null, stopped: stops.find((s) => s._id === name)?.stop ?? null }
+      return {
+        projection: name,
+        position: c?.position ?? null,
+        version: c?.version ?? null,
+        updated_at: c?.updated_at ?? null,
+        stopped: stops.find((s) => s._id === name)?.stop ?? null,
+      }
     })
   }
 

@@ -1,6 +1,6 @@
 /**
  * Pure part of the MongoDB read-model store: the collections, their indexes, and the bulkWrite
- * operations a ChangeSet turns into (README § Read models; src/core/read-model-changes.ts).
+ * operations each projection's slice turns into (README § Read models; src/core/read-model-changes.ts).
  *
  * Every write is an upsert whose filter is exactly the read model's key, backed by a unique index
  * (MongoDB's manual, upsert with a unique index: only then are concurrent upserts safe), with an update pipeline
@@ -15,8 +15,18 @@
  * handle them, where `$set: {"properties.<key>"}` would not).
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
-import { type ChangeSet, KEY_SEP, type ObjectChange, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
-import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
+import {
+  type EventsSlice,
+  KEY_SEP,
+  type NamedObject,
+  type ObjectChange,
+  type ObjectsSlice,
+  objectChangeToApply,
+  type TypeChange,
+  type TypeChanges,
+  typeChangeToApply,
+} from '../../core/read-model-changes.js'
+import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of README § Read models. */
 export const READ_MODEL_COLLECTIONS = {
@@ -75,7 +85,7 @@ export function lit(value: unknown): Document {
  * only when its stored `position` is below `minPosition` (a missing document or position counts as
  * −1). Used with `upsert: true` on a unique-key filter: a new document gets the filter's fields plus
  * `fields`; an already-applied one is left exactly as it is. A replay that straddles a row is
- * reduced before it gets here (changesToApply: the replay rule), so its `minPosition` is then the
+ * reduced before it gets here (typeWrites, objectsWrites: the replay rule), so its `minPosition` is then the
  * row's position + 1 and this guard applies the rest whole.
  */
 export function guardedUpdate(minPosition: number, fields: Document): Document[] {
@@ -192,84 +202,74 @@ function firstPerKey(rows: readonly ObjectRelationshipRow[]): ObjectRelationship
   })
 }
 
-/** The bulkWrite operations of one ChangeSet, per collection, in the order the store runs them. */
-export interface ReadModelWrites {
-  eventTypes: AnyBulkWriteOperation<EventTypeRow>[]
-  objectTypes: AnyBulkWriteOperation<ObjectTypeRow>[]
-  objects: AnyBulkWriteOperation<ObjectRow>[]
-  /** The (dataset, object type) of each entry of `objects`, by index: counts follow new objects. */
-  objectTypeOf: { datasetId: string; type: string }[]
-  objectChanges: AnyBulkWriteOperation<ObjectChangeRow>[]
-  events: AnyBulkWriteOperation<EventRow>[]
-  eventObjects: AnyBulkWriteOperation<EventObjectRow>[]
-  objectRelationships: AnyBulkWriteOperation<ObjectRelationshipRow>[]
-}
-
-/** The stored `position` of the aggregated rows a ChangeSet touches, by the ChangeSet's map keys (`<dataset>\u0000<name or object id>`). */
-export interface StoredPositions {
-  eventTypes: ReadonlyMap<string, number>
-  objectTypes: ReadonlyMap<string, number>
-  objects: ReadonlyMap<string, number>
-}
-
 /**
- * `changes` reduced by the replay rule (src/core/read-model-changes.ts: typeChangeToApply,
- * objectChangeToApply) to what the stored rows still lack: the same rule as every store runs, so
- * a replay that straddles a row counts and merges only the records after the row's position.
+ * The identity of an object a batch names (NamedObject), shared by every projection: an upsert
+ * that makes the document when it is missing (no attributes, position −1: the objects projection
+ * fills it, its guard treating −1 as below every position) and keeps the lowest `first_position`,
+ * the record that first named it (countNewObjects counts object types from it). Fields already
+ * stored win over these defaults.
  */
-export function changesToApply(changes: ChangeSet, stored: StoredPositions): ChangeSet {
-  const reduce = <C>(map: ReadonlyMap<string, C>, positions: ReadonlyMap<string, number>, rule: (c: C, p: number | undefined) => C | null) => {
-    const out = new Map<string, C>()
-    for (const [key, c] of map) {
-      const kept = rule(c, positions.get(key))
-      if (kept !== null) out.set(key, kept)
-    }
-    return out
-  }
+export function identityWrite(o: NamedObject): AnyBulkWriteOperation<Document> {
   return {
-    ...changes,
-    eventTypes: reduce(changes.eventTypes, stored.eventTypes, typeChangeToApply),
-    objectTypes: reduce(changes.objectTypes, stored.objectTypes, typeChangeToApply),
-    objects: reduce(changes.objects, stored.objects, objectChangeToApply),
+    updateOne: {
+      filter: { dataset_id: o.datasetId, object_id: o.objectId },
+      update: [
+        {
+          $replaceWith: {
+            $mergeObjects: [
+              {
+                type: lit(o.type),
+                external_id: lit(o.externalId),
+                properties: lit({}),
+                created_at: lit(o.firstSeenAt),
+                updated_at: lit(o.firstSeenAt),
+                position: -1,
+              },
+              '$$ROOT',
+              { first_position: { $min: ['$first_position', o.position] } },
+            ],
+          },
+        },
+      ],
+      upsert: true,
+    },
   }
 }
 
-/** The ChangeSet map key of a stored row (see StoredPositions). */
+/** The slices' map key of a stored row (`<dataset>KEY_SEP<name or object id>`). */
 export function storedKey(datasetId: string, nameOrId: string): string {
   return datasetId + KEY_SEP + nameOrId
 }
 
-/** Turns a ChangeSet (already reduced by changesToApply) into its bulkWrite operations (no I/O). */
-export function changeSetWrites(changes: ChangeSet): ReadModelWrites {
-  const objects = [...changes.objects.values()]
-  return {
-    eventTypes: [...changes.eventTypes.values()].map(typeWrite),
-    objectTypes: [...changes.objectTypes.values()].map(typeWrite),
-    objects: objects.map(objectWrite),
-    objectTypeOf: objects.map((o) => ({ datasetId: o.datasetId, type: o.type })),
-    objectChanges: changes.objectChanges.map(objectChangeWrite),
-    events: changes.events.map(eventWrite),
-    eventObjects: changes.eventObjects.map(eventObjectWrite),
-    objectRelationships: firstPerKey(changes.objectRelationships).map(objectRelationshipWrite),
-  }
-}
-
-/**
- * How many objects of each (dataset, type) a bulkWrite of `writes.objects` inserted, from the
- * result's `upsertedIds` (operation index → _id). Object type `count` = distinct objects of the type.
- */
-export function newObjectsPerType(
-  objectTypeOf: ReadModelWrites['objectTypeOf'],
-  upsertedIndexes: Iterable<number>,
-): Map<string, { datasetId: string; type: string; added: number }> {
-  const out = new Map<string, { datasetId: string; type: string; added: number }>()
-  for (const index of upsertedIndexes) {
-    const t = objectTypeOf[index]
-    if (t === undefined) continue
-    const key = `${t.datasetId}\u0000${t.type}`
-    const found = out.get(key)
-    if (found === undefined) out.set(key, { ...t, added: 1 })
-    else found.added += 1
+/** Keeps of `changes` what the stored rows lack, by the replay rule (`rule`: typeChangeToApply or objectChangeToApply), with `stored` the rows' positions by storedKey. */
+function reduce<C>(changes: ReadonlyMap<string, C>, stored: ReadonlyMap<string, number>, rule: (c: C, p: number | undefined) => C | null): C[] {
+  const out: C[] = []
+  for (const [key, c] of changes) {
+    const kept = rule(c, stored.get(key))
+    if (kept !== null) out.push(kept)
   }
   return out
+}
+
+/** event_types or object_types: the type changes reduced by the replay rule (typeChangeToApply) over the stored positions. */
+export function typeWrites(changes: TypeChanges, stored: ReadonlyMap<string, number>): AnyBulkWriteOperation<EventTypeRow>[] {
+  return reduce(changes, stored, typeChangeToApply).map(typeWrite)
+}
+
+/** objects and object_changes: the objects reduced by the replay rule (objectChangeToApply) over the stored positions, and the run's attribute history. */
+export function objectsWrites(
+  slice: ObjectsSlice,
+  stored: ReadonlyMap<string, number>,
+): { objects: AnyBulkWriteOperation<ObjectRow>[]; objectChanges: AnyBulkWriteOperation<ObjectChangeRow>[] } {
+  return { objects: reduce(slice.objects, stored, objectChangeToApply).map(objectWrite), objectChanges: slice.changes.map(objectChangeWrite) }
+}
+
+/** events and event_objects (E2O): each row inserted once. */
+export function eventsWrites(slice: EventsSlice): { events: AnyBulkWriteOperation<EventRow>[]; eventObjects: AnyBulkWriteOperation<EventObjectRow>[] } {
+  return { events: slice.events.map(eventWrite), eventObjects: slice.eventObjects.map(eventObjectWrite) }
+}
+
+/** object_relationships (O2O): the first row of each key, inserted once. */
+export function objectRelationshipsWrites(rows: readonly ObjectRelationshipRow[]): AnyBulkWriteOperation<ObjectRelationshipRow>[] {
+  return firstPerKey(rows).map(objectRelationshipWrite)
 }

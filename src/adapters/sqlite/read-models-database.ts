@@ -28,8 +28,11 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 4: E2O rows by event in the order they were written (`rm_event_objects.seq`), each event naming
  * its first row (`rm_events.e2o_first`); the rows not yet merged by object are those past a
  * watermark (`rm_object_events_merged`), so the pending table and its copy of every row are gone.
+ * 5: one checkpoint per projection, stored with the projection's version (`rm_checkpoints.version`),
+ * and each object's first log position (`rm_objects.first_position`): an object's row is its
+ * identity, kept while the objects projection alone is rebuilt (clearProjection).
  */
-export const READ_MODELS_SCHEMA_VERSION = 4
+export const READ_MODELS_SCHEMA_VERSION = 5
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -65,6 +68,11 @@ const CACHE_KIB = 16 * 1024
  * them. A record's rows are written once: its run's transaction moves the projector's checkpoint
  * past it (apply's checkpoint check), and shards take disjoint datasets.
  *
+ * Shared by every projection and cleared only with the whole file: `rm_datasets` and the identity
+ * of each object in `rm_objects` (rid, dataset, object id, type, external id, `created_at` and
+ * `first_position`, the position of the first record that named it); the objects projection owns
+ * the rest of the row (attributes, `updated_at`, `position`; 0 until it applies the object).
+ *
  * The tables, with the keys and the one index the projector itself reads (objects by object_id).
  * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
  */
@@ -72,6 +80,7 @@ const SCHEMA = `
 CREATE TABLE rm_checkpoints (
   projector   TEXT PRIMARY KEY,
   position    INTEGER NOT NULL,
+  version     INTEGER NOT NULL,
   updated_at  TEXT NOT NULL
 );
 CREATE TABLE rm_projection_stops (
@@ -94,7 +103,8 @@ CREATE TABLE rm_object_types (
 );
 CREATE TABLE rm_objects (
   rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
-  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL
+  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
+  first_position INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX rm_objects_by_object_id ON rm_objects (object_id);
 CREATE TABLE rm_object_changes (

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { READ_MODELS_PROJECTION } from '../../projector/checkpoints.js'
+import { projectorCheckpoints } from '../../projector/checkpoints.js'
 import type { Status } from '../../schemas/projections.js'
 import { LAG_COUNT_MAX, readStatus } from '../../projector/status.js'
 import { printJson, table, withBackends } from '../context.js'
@@ -26,9 +26,9 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('Show the log head, each projection checkpoint with its lag in records, and any stopped projection with its error')
-    .option('--json', 'print JSON: {head, projections: [{projection, position, updated_at, stopped, lag_records}]}')
+    .option('--json', 'print JSON: {head, projections: [{projection, position, version, updated_at, stopped, lag_records}]}')
     .action(async (opts: { json?: boolean }) => {
-      const status = await withBackends((b) => readStatus(b.log, b.readModels, [READ_MODELS_PROJECTION]))
+      const status = await withBackends((b) => readStatus(b.log, b.readModels, projectorCheckpoints()))
       if (opts.json === true) return printJson(status)
       process.stdout.write(formatStatus(status))
     })

@@ -1,0 +1,105 @@
+/**
+ * The MongoDB store's writes, one function per projection's slice (README § Read models), and the
+ * clearing of each projection's collections: what adding a read model adds here. Each runs inside
+ * the store's transaction (mongodb-read-model-store.ts), after the objects' identities.
+ */
+import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb'
+import {
+  countNewObjects,
+  type EventsSlice,
+  type ObjectsSlice,
+  type ObjectTypesSlice,
+  type ProjectionName,
+  type Slices,
+  type TypeChanges,
+} from '../../core/read-model-changes.js'
+import type { ObjectRelationshipRow } from '../../schemas/read-models.js'
+import { eventsWrites, objectRelationshipsWrites, objectsWrites, READ_MODEL_COLLECTIONS, storedKey, typeWrites } from './read-model-writes.js'
+
+/** What every slice write gets beside its slice. */
+export interface MongoSliceContext {
+  db: Db
+  session: ClientSession
+  /** The stored position and first position of each object the batch names, by storedKey. */
+  objects: ReadonlyMap<string, { position: number; firstPosition: number }>
+}
+
+/** One unordered bulkWrite in the transaction, when there is anything to write. */
+async function bulk<T extends Document>(ctx: MongoSliceContext, collection: string, ops: AnyBulkWriteOperation<T>[]): Promise<void> {
+  if (ops.length > 0) await ctx.db.collection<T>(collection).bulkWrite(ops, { ordered: false, session: ctx.session })
+}
+
+/** The stored `position` of the type rows `changes` touch, by storedKey. */
+async function typePositions(ctx: MongoSliceContext, collection: string, changes: TypeChanges): Promise<Map<string, number>> {
+  const byDataset = new Map<string, string[]>()
+  for (const t of changes.values()) byDataset.set(t.datasetId, [...(byDataset.get(t.datasetId) ?? []), t.name])
+  const out = new Map<string, number>()
+  for (const [datasetId, names] of byDataset) {
+    const rows = ctx.db
+      .collection<Document>(collection)
+      .find({ dataset_id: datasetId, name: { $in: names } }, { session: ctx.session, projection: { _id: 0, name: 1, position: 1 } })
+    for await (const row of rows) {
+      if (typeof row.name === 'string' && typeof row.position === 'number') out.set(storedKey(datasetId, row.name), row.position)
+    }
+  }
+  return out
+}
+
+async function writeEventTypes(ctx: MongoSliceContext, slice: TypeChanges): Promise<void> {
+  const c = READ_MODEL_COLLECTIONS.eventTypes
+  await bulk(ctx, c, typeWrites(slice, await typePositions(ctx, c, slice)))
+}
+
+/** Object types, with their counts of new objects (countNewObjects over the identities' first positions). */
+async function writeObjectTypes(ctx: MongoSliceContext, slice: ObjectTypesSlice): Promise<void> {
+  countNewObjects(slice, (datasetId, objectId) => ctx.objects.get(storedKey(datasetId, objectId))?.firstPosition)
+  const c = READ_MODEL_COLLECTIONS.objectTypes
+  await bulk(ctx, c, typeWrites(slice.types, await typePositions(ctx, c, slice.types)))
+}
+
+async function writeObjects(ctx: MongoSliceContext, slice: ObjectsSlice): Promise<void> {
+  const positions = new Map([...ctx.objects].map(([key, o]) => [key, o.position]))
+  const w = objectsWrites(slice, positions)
+  await bulk(ctx, READ_MODEL_COLLECTIONS.objects, w.objects)
+  await bulk(ctx, READ_MODEL_COLLECTIONS.objectChanges, w.objectChanges)
+}
+
+async function writeEvents(ctx: MongoSliceContext, slice: EventsSlice): Promise<void> {
+  const w = eventsWrites(slice)
+  await bulk(ctx, READ_MODEL_COLLECTIONS.events, w.events)
+  await bulk(ctx, READ_MODEL_COLLECTIONS.eventObjects, w.eventObjects)
+}
+
+async function writeObjectRelationships(ctx: MongoSliceContext, rows: ObjectRelationshipRow[]): Promise<void> {
+  await bulk(ctx, READ_MODEL_COLLECTIONS.objectRelationships, objectRelationshipsWrites(rows))
+}
+
+/** The write of each projection's slice, by name. */
+export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceContext, slice: Slices[K]) => Promise<void> } = {
+  event_types: writeEventTypes,
+  object_types: writeObjectTypes,
+  objects: writeObjects,
+  events: writeEvents,
+  object_relationships: writeObjectRelationships,
+}
+
+const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>
+  Promise.all(collections.map((c) => db.collection(c).deleteMany({}, { session }))).then(() => {})
+
+/**
+ * How each projection's read models are emptied for its rebuild alone: its own collections. The
+ * objects projection keeps each object's identity (ids, type, `created_at`, `first_position`) and
+ * clears its attributes, last-seen time and position (−1: below every position).
+ */
+export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: Db, session: ClientSession) => Promise<void> } = {
+  event_types: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.eventTypes),
+  object_types: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectTypes),
+  objects: async (db, session) => {
+    await db
+      .collection(READ_MODEL_COLLECTIONS.objects)
+      .updateMany({}, [{ $set: { properties: { $literal: {} }, updated_at: '$created_at', position: -1 } }], { session })
+    await deleteAll(db, session, READ_MODEL_COLLECTIONS.objectChanges)
+  },
+  events: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.events, READ_MODEL_COLLECTIONS.eventObjects),
+  object_relationships: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectRelationships),
+}

@@ -1,0 +1,280 @@
+/**
+ * The SQLite store's writes, one function per projection's slice (README § Read models: the
+ * embedded layout), and the clearing of each projection's tables: what adding a read model adds
+ * here. Every write follows the replay rule (src/core/read-model-changes.ts) and runs inside the
+ * store's one transaction per batch (sqlite-read-model-store.ts), after the objects' identities.
+ */
+import {
+  countNewObjects,
+  type EventsSlice,
+  type ObjectsSlice,
+  type ObjectTypesSlice,
+  objectChangeToApply,
+  type ProjectionName,
+  type Slices,
+  type TypeChange,
+  type TypeChanges,
+  typeChangeToApply,
+} from '../../core/read-model-changes.js'
+import { mergeProperties } from '../../core/merge.js'
+import type { Properties } from '../../schemas/api.js'
+import type { EventObjectRow, ObjectRelationshipRow } from '../../schemas/read-models.js'
+import type Database from 'better-sqlite3'
+import type { SqliteDatabase } from './database.js'
+import { MultiRowStatement } from './multi-row.js'
+import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
+
+function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
+  return db.prepare(
+    `INSERT INTO ${table} (dataset_id, name, source, first_seen_at, last_seen_at, count, position)
+     VALUES (@datasetId, @name, 'public_api', @firstSeenAt, @lastSeenAt, @added, @maxPosition)
+     ON CONFLICT (dataset_id, name) DO UPDATE SET
+       first_seen_at = min(first_seen_at, excluded.first_seen_at),
+       last_seen_at = max(last_seen_at, excluded.last_seen_at),
+       count = count + excluded.count,
+       position = excluded.position
+     WHERE ${table}.position < @minPosition`,
+  )
+}
+
+interface TypeStatements {
+  upsert: Database.Statement
+  position: Database.Statement<[string, string], { position: number }>
+}
+
+/** The statements of the slice writes, prepared once per store: set-based (MultiRowStatement) where a run writes many rows. */
+export interface SliceStatements {
+  changeObjects: MultiRowStatement
+  touchObjects: MultiRowStatement
+  putChanges: MultiRowStatement
+  putEvents: MultiRowStatement
+  putE2O: MultiRowStatement
+  putO2O: MultiRowStatement
+  eventsBetween: Database.Statement<[number, number], number>
+  eventTypes: TypeStatements
+  objectTypes: TypeStatements
+}
+
+/** Prepares SliceStatements on `db` (once per store; the tables are never dropped under them but by `reset`). */
+export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
+  // Objects whose attributes changed: attributes, last-seen time and position.
+  const changeObjects = new MultiRowStatement(
+    db,
+    'WITH v (rid, properties, updated_at, position) AS (VALUES',
+    4,
+    ') UPDATE rm_objects SET properties = v.properties, updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
+  )
+  // Objects only named again: their last-seen time and position, without reading or writing their attributes.
+  const touchObjects = new MultiRowStatement(
+    db,
+    'WITH v (rid, updated_at, position) AS (VALUES',
+    3,
+    ') UPDATE rm_objects SET updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
+  )
+  const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4)
+  const putEvents = new MultiRowStatement(
+    db,
+    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
+    11,
+  )
+  // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
+  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier, time) VALUES', 5, '', 200)
+  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
+  const eventsBetween = db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck()
+  const typeStatements = (table: 'rm_event_types' | 'rm_object_types'): TypeStatements => ({
+    upsert: upsertTypesStatement(db, table),
+    position: db.prepare<[string, string], { position: number }>(`SELECT position FROM ${table} WHERE dataset_id = ? AND name = ?`),
+  })
+  return {
+    changeObjects,
+    touchObjects,
+    putChanges,
+    putEvents,
+    putE2O,
+    putO2O,
+    eventsBetween,
+    eventTypes: typeStatements('rm_event_types'),
+    objectTypes: typeStatements('rm_object_types'),
+  }
+}
+
+/** An object's row as the batch's identity step left it (sqlite-read-model-store.ts). */
+export interface StoredObject {
+  rid: number
+  /** Stored attributes (JSON). */
+  properties: string
+  /** The objects projection's last applied position for the row (0: not applied yet). */
+  position: number
+  /** Position of the first record that named the object. */
+  firstPosition: number
+}
+
+/** What every slice write gets beside its slice. */
+export interface SliceWriteContext {
+  db: SqliteDatabase
+  st: SliceStatements
+  /** The dataset's row id (rm_datasets), made when missing. */
+  didOf(datasetId: string): number
+  /** The row id of an object the batch names. @throws when it has no identity row. */
+  ridOf(objectId: string): number
+  /** The stored rows of the objects the batch names, by object id. */
+  objects: ReadonlyMap<string, StoredObject>
+  /** Whether E2O rows are left pending for a bulk merge at the head (a rebuild without query indexes). */
+  bulk: boolean
+  /** Pending E2O rows at which a write merges them (E2O_MERGE_ROWS). */
+  e2oMergeRows: number
+}
+
+/** Applies one type change by the replay rule (typeChangeToApply), as a guarded upsert. */
+function applyTypeChanges(statements: SliceStatements['eventTypes'], changes: TypeChanges): void {
+  for (const t of changes.values()) {
+    const change: TypeChange | null = typeChangeToApply(t, statements.position.get(t.datasetId, t.name)?.position)
+    if (change !== null) statements.upsert.run(change)
+  }
+}
+
+function writeEventTypes(ctx: SliceWriteContext, slice: TypeChanges): void {
+  applyTypeChanges(ctx.st.eventTypes, slice)
+}
+
+/** Object types, with their counts of new objects (countNewObjects: an object is new where its identity's first position is where this slice first saw it). */
+function writeObjectTypes(ctx: SliceWriteContext, slice: ObjectTypesSlice): void {
+  countNewObjects(slice, (_datasetId, objectId) => ctx.objects.get(objectId)?.firstPosition)
+  applyTypeChanges(ctx.st.objectTypes, slice.types)
+}
+
+/**
+ * Objects by the replay rule (objectChangeToApply) over the rows the identity step read or made:
+ * attributes are read and merged only for objects whose attributes changed; rows only named again
+ * get their last-seen time and position. Then the run's attribute history (`rm_object_changes`).
+ */
+function writeObjects(ctx: SliceWriteContext, slice: ObjectsSlice): void {
+  const change: unknown[][] = []
+  const touch: unknown[][] = []
+  for (const o of slice.objects.values()) {
+    const row = ctx.objects.get(o.objectId)
+    if (row === undefined) throw new Error(`read model row names object ${o.objectId}, which has no row in rm_objects`)
+    const apply = objectChangeToApply(o, row.position)
+    if (apply === null) continue
+    if (apply.deltas.length > 0) {
+      change.push([row.rid, JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)), o.lastSeenAt, o.maxPosition])
+    } else {
+      touch.push([row.rid, o.lastSeenAt, o.maxPosition])
+    }
+  }
+  ctx.st.changeObjects.run(change)
+  ctx.st.touchObjects.run(touch)
+  ctx.st.putChanges.run(slice.changes.map((c) => [ctx.ridOf(c.object_id), c.position, c.time, JSON.stringify(c.attributes)]))
+}
+
+/**
+ * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier, time]`: one
+ * per distinct (event, object, qualifier), in log order (an event that names an object twice with
+ * one qualifier gives one row), numbered from `firstSeq`, with the time as epoch milliseconds. An
+ * event's rows are consecutive.
+ */
+function e2oRows(links: readonly EventObjectRow[], ridOf: (objectId: string) => number, firstSeq: number): [number, number, number, string, number][] {
+  const rows: [number, number, number, string, number][] = []
+  let seen = new Set<string>()
+  let position = -1
+  // An event's E2O rows are adjacent and share its time: parsed once per event.
+  let time = 0
+  for (const l of links) {
+    if (l.position !== position) {
+      position = l.position
+      seen = new Set<string>()
+      time = epochMsOf(l.event_time)
+    }
+    const rid = ridOf(l.object_id)
+    const qualifier = storedQualifier(l.qualifier)
+    const key = `${String(rid)}\u0000${qualifier}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    rows.push([firstSeq + rows.length, position, rid, qualifier, time])
+  }
+  return rows
+}
+
+/** The positions of a run's events that rm_events already holds (one read of the run's position range, usually empty). */
+function writtenEvents(st: SliceStatements, events: readonly { position: number }[]): Set<number> {
+  if (events.length === 0) return new Set()
+  let low = Number.POSITIVE_INFINITY
+  let high = Number.NEGATIVE_INFINITY
+  for (const e of events) {
+    low = Math.min(low, e.position)
+    high = Math.max(high, e.position)
+  }
+  return new Set(st.eventsBetween.all(low, high))
+}
+
+/** Per event position, of rows from e2oRows: the seq of its first row and how many it has. */
+function e2oSpans(rows: readonly (readonly [number, number, ...unknown[]])[]): Map<number, { first: number; count: number }> {
+  const spans = new Map<number, { first: number; count: number }>()
+  for (const [seq, position] of rows) {
+    const span = spans.get(position)
+    if (span === undefined) spans.set(position, { first: seq, count: 1 })
+    else span.count += 1
+  }
+  return spans
+}
+
+/** Events and their E2O rows (each event names the range of its rows), merged by object once enough are pending. */
+function writeEvents(ctx: SliceWriteContext, slice: EventsSlice): void {
+  const { st, db } = ctx
+  // Events another projector has written (the replay rule: every write is idempotent) keep their
+  // rows: rm_event_objects has no key that would ignore a second copy of an event's E2O rows.
+  const written = writtenEvents(st, slice.events)
+  const events = written.size === 0 ? slice.events : slice.events.filter((e) => !written.has(e.position))
+  const links = written.size === 0 ? slice.eventObjects : slice.eventObjects.filter((l) => !written.has(l.position))
+  // Read inside the write transaction: no other writer can take the same seqs.
+  const span = e2oSpan(db)
+  const firstSeq = Math.max(span.through, span.last) + 1
+  const e2oRowsOfRun = e2oRows(links, ctx.ridOf, firstSeq)
+  const e2o = e2oSpans(e2oRowsOfRun)
+  st.putEvents.run(
+    events.map((e) => [
+      e.position,
+      ctx.didOf(e.dataset_id),
+      e.event_id,
+      e.event_type,
+      epochMsOf(e.timestamp),
+      e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
+      JSON.stringify(e.properties),
+      e.objects_count,
+      e2o.get(e.position)?.count ?? 0,
+      // An event without rows (none in practice: every event names an object) gets an empty range.
+      e2o.get(e.position)?.first ?? firstSeq + e2oRowsOfRun.length,
+      e.received_at,
+    ]),
+  )
+  st.putE2O.run(e2oRowsOfRun)
+  // Pending now: this run's rows and those before them past the watermark.
+  const pending = firstSeq + e2oRowsOfRun.length - 1 - span.through
+  if (!ctx.bulk && e2oRowsOfRun.length > 0 && pending >= ctx.e2oMergeRows) mergeObjectEvents(db)
+}
+
+function writeObjectRelationships(ctx: SliceWriteContext, rows: readonly ObjectRelationshipRow[]): void {
+  ctx.st.putO2O.run(rows.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
+}
+
+/** The write of each projection's slice, by name. */
+export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteContext, slice: Slices[K]) => void } = {
+  event_types: writeEventTypes,
+  object_types: writeObjectTypes,
+  objects: writeObjects,
+  events: writeEvents,
+  object_relationships: writeObjectRelationships,
+}
+
+/**
+ * How each projection's read models are emptied for its rebuild alone (clearProjection): its own
+ * tables, and nothing the other projections hold. The objects projection keeps each object's
+ * identity (its row id, which other read models hold) and clears the rest of the row.
+ */
+export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase) => void } = {
+  event_types: (db) => db.exec('DELETE FROM rm_event_types'),
+  object_types: (db) => db.exec('DELETE FROM rm_object_types'),
+  objects: (db) => db.exec(`UPDATE rm_objects SET properties = '{}', updated_at = created_at, position = 0; DELETE FROM rm_object_changes`),
+  events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_events; UPDATE rm_object_events_merged SET through = 0'),
+  object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
+}
