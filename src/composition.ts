@@ -7,12 +7,10 @@
 import { EngineUnavailableError } from './core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
-import { openDatabase } from './adapters/sqlite/database.js'
-import { openReadModelsDatabase, READ_MODELS_FILE } from './adapters/sqlite/read-models-database.js'
+import { READ_MODELS_FILE } from './adapters/sqlite/read-models-database.js'
+import { HealingReadModels, openCheckedReadModels, openCheckedLog } from './adapters/sqlite/read-models-recovery.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from './adapters/sqlite/sqlite-key-store.js'
-import { SqliteReadModelQuery } from './adapters/sqlite/sqlite-read-model-query.js'
-import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
 import type { EventLog } from './ports/event-log.js'
 import type { KeyStore } from './ports/key-store.js'
@@ -35,6 +33,8 @@ export interface Backends {
   isUnavailable(error: unknown): boolean
   /** What opening the engines did that an operator should read in the log, e.g. a read-model file made anew (then rebuilt from the log). */
   notices: readonly string[]
+  /** Embedded: the read models that heal themselves (read-models-recovery.ts), for the server to connect to its projector. */
+  healing?: HealingReadModels
   close(): Promise<void>
 }
 
@@ -54,34 +54,31 @@ export async function openBackends(config: Config): Promise<Backends> {
     const { openProductionBackends } = await import('./adapters/production.js')
     return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
   }
-  let db: ReturnType<typeof openDatabase>
-  let readModels: ReturnType<typeof openReadModelsDatabase>
+  // A damaged log is never touched: openCheckedLog refuses it with a message naming the way back.
+  const db = openCheckedLog(config.dataDir)
+  let readModels: ReturnType<typeof openCheckedReadModels>
   try {
-    db = openDatabase(config.dataDir)
-  } catch (error) {
-    throw new EngineUnavailableError(`cannot open the SQLite file in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
-  }
-  try {
-    readModels = openReadModelsDatabase(config.dataDir)
+    readModels = openCheckedReadModels(config.dataDir)
   } catch (error) {
     db.close()
     throw new EngineUnavailableError(`cannot open ${READ_MODELS_FILE} in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
   }
   const log = new SqliteEventLog(db)
-  const rm = readModels.db
+  const healing = new HealingReadModels(config.dataDir, readModels, () => log.lastPosition())
   return {
     mode: 'embedded',
     describe: `SQLite ${config.dataDir}/ocelog.db (read models in ${READ_MODELS_FILE})`,
     log,
-    readModels: new SqliteReadModelStore(rm),
-    query: new SqliteReadModelQuery(rm),
+    readModels: healing.store,
+    query: healing.query,
     keys: new SqliteKeyStore(db),
     isUnavailable: isSqliteUnavailable,
     notices: readModels.made === null ? [] : [`read models: ${readModels.made}; made it anew, and the projector rebuilds the read models from the log`],
+    healing,
     async close() {
       await log.close()
       db.close()
-      rm.close()
+      healing.database.close()
     },
   }
 }

@@ -19,6 +19,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { openDatabase } from './adapters/sqlite/database.js'
 import { openReadModelsDatabase } from './adapters/sqlite/read-models-database.js'
+import { isSqliteDamage, watchForDamage } from './adapters/sqlite/read-models-recovery.js'
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from './adapters/sqlite/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from './adapters/sqlite/unavailable.js'
@@ -33,7 +34,7 @@ export interface ProjectorWorkerData {
 
 /** Messages between the parent and the worker. */
 export type ToWorker = { type: 'appended'; durablePosition: number } | { type: 'stop' }
-export type FromWorker = { type: 'projection-stopped'; message: string }
+export type FromWorker = { type: 'projection-stopped'; message: string } | { type: 'read-models-damaged'; message: string }
 
 /** Records read from the log at once (see the Projector's `maxBatch`). */
 const WORKER_MAX_BATCH = 1000
@@ -89,11 +90,17 @@ async function main(): Promise<void> {
   const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
   const log = new SqliteEventLog(db, { readBytesMax: PROJECTOR_READ_BYTES_MAX })
-  const store = new SqliteReadModelStore(readModels.db)
+  const abort = new AbortController()
+  // A damaged read-models.db (SQLITE_CORRUPT, …): the API thread moves it aside and starts this
+  // worker again on a fresh file (read-models-recovery.ts); this one stops at once.
+  const store = watchForDamage(new SqliteReadModelStore(readModels.db), (error) => {
+    port.postMessage({ type: 'read-models-damaged', message: (error as Error).message } satisfies FromWorker)
+    abort.abort()
+  })
   await warnAndResetIfAhead(log, store, logger)
   const projector = new Projector(log, store, {
     logger,
-    isUnavailable: isSqliteUnavailable,
+    isUnavailable: (error) => isSqliteUnavailable(error) || isSqliteDamage(error),
     // Reads of 1,000 records (not 2,000): a read of events with 50 objects each is then about
     // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
     maxBatch: WORKER_MAX_BATCH,
@@ -117,7 +124,6 @@ async function main(): Promise<void> {
     }
   }
   const checkpoints = setInterval(checkpointLog, CHECKPOINT_MS)
-  const abort = new AbortController()
   port.on('message', (message: ToWorker) => {
     if (message.type === 'appended') log.wake(message.durablePosition)
     else abort.abort()
@@ -141,7 +147,11 @@ async function main(): Promise<void> {
     clearInterval(checkpoints)
     await log.close()
     db.close()
-    readModels.db.close()
+    try {
+      readModels.db.close()
+    } catch {
+      // a damaged file may fail to close; the API thread replaces it
+    }
     port.close()
   }
 }
