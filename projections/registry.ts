@@ -7,6 +7,7 @@
  */
 import { type ChangeSet, emptyChangeSet } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import { evolve as auditChain } from './audit-chain.js'
 import { evolve as eventObjects } from './event-objects.js'
 import { evolve as eventTypes } from './event-types.js'
 import { evolve as events } from './events.js'
@@ -28,6 +29,7 @@ export const PROJECTIONS: readonly Projection[] = [
   { readModels: ['events'], evolve: events },
   { readModels: ['event_objects'], evolve: eventObjects },
   { readModels: ['object_relationships'], evolve: objectRelationships },
+  { readModels: ['audit_chain'], evolve: auditChain },
 ]
 
 /**

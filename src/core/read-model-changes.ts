@@ -46,6 +46,13 @@ export interface ObjectChange {
   maxPosition: number
 }
 
+/** A record's canonical form (src/core/audit-chain.ts) for the audit chain, in log order. */
+export interface AuditChainChange {
+  datasetId: string
+  position: number
+  canonical: string
+}
+
 /** The changes of one run of records, one field per read model. */
 export interface ChangeSet {
   eventTypes: Map<string, TypeChange>
@@ -56,6 +63,8 @@ export interface ChangeSet {
   eventObjects: EventObjectRow[]
   /** O2O rows in log order; a store keeps the first row of each (object, target, qualifier). */
   objectRelationships: ObjectRelationshipRow[]
+  /** Every record in log order; a store chains each dataset's from the last hash it holds (chainStep) and keeps one row per record. */
+  auditChain: AuditChainChange[]
   /** Records folded in; the store's checkpoint moves to the last one's position. */
   recordCount: number
 }
@@ -69,6 +78,7 @@ export function emptyChangeSet(): ChangeSet {
     events: [],
     eventObjects: [],
     objectRelationships: [],
+    auditChain: [],
     recordCount: 0,
   }
 }

@@ -26,6 +26,7 @@
  * the replay rule must also be the ones the writes go over. Writing everything with the
  * checkpoint, atomically and in one snapshot, rules both out.
  */
+import { type AuditChainDoc, writeAuditChain } from './mongodb-audit-chain.js'
 import type { ClientSession, Collection, Db, Document, MongoClient } from 'mongodb'
 import { MongoServerError } from 'mongodb'
 import type { ChangeSet } from '../../core/read-model-changes.js'
@@ -132,6 +133,7 @@ export class MongoReadModelStore implements ReadModelStore {
           if (writes.events.length > 0) await this.eventsC.bulkWrite(writes.events, opts)
           if (writes.eventObjects.length > 0) await this.eventObjectsC.bulkWrite(writes.eventObjects, opts)
           if (writes.objectRelationships.length > 0) await this.objectRelationshipsC.bulkWrite(writes.objectRelationships, opts)
+          await writeAuditChain(this.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), changes.auditChain, session)
           await this.moveCheckpoint(session, name, expected, to)
         },
         { readConcern: { level: 'snapshot' }, writeConcern: { w: 'majority' } },

@@ -28,8 +28,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 4: E2O rows by event in the order they were written (`rm_event_objects.seq`), each event naming
  * its first row (`rm_events.e2o_first`); the rows not yet merged by object are those past a
  * watermark (`rm_object_events_merged`), so the pending table and its copy of every row are gone.
+ * 5: the audit chain (`rm_audit_chain`: per dataset and record, its number and chain hash; README §
+ * Operations, digests).
  */
-export const READ_MODELS_SCHEMA_VERSION = 4
+export const READ_MODELS_SCHEMA_VERSION = 5
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -120,6 +122,10 @@ INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
   rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier)
+) WITHOUT ROWID;
+CREATE TABLE rm_audit_chain (
+  did INTEGER NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL,
+  PRIMARY KEY (did, position)
 ) WITHOUT ROWID;
 `
 
@@ -309,6 +315,7 @@ const TABLES = [
   'rm_object_events',
   'rm_object_events_merged',
   'rm_object_relationships',
+  'rm_audit_chain',
 ]
 
 /**

@@ -5,6 +5,7 @@
  * statements, multi-row.ts), and an object's attributes are read and merged only when a record of
  * the run set some.
  */
+import { writeAuditChain } from './sqlite-audit-chain.js'
 import Database from 'better-sqlite3'
 import { type ChangeSet, type ObjectChange, objectChangeToApply, type TypeChange, typeChangeToApply } from '../../core/read-model-changes.js'
 import { mergeProperties } from '../../core/merge.js'
@@ -343,6 +344,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       const pending = firstSeq + e2oRowsOfRun.length - 1 - span.through
       if (!bulk && e2oRowsOfRun.length > 0 && pending >= this.e2oMergeRows) mergeObjectEvents(db)
       st.putO2O.run(changes.objectRelationships.map((r) => [ridOf(r.object_id), ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
+      writeAuditChain(db, changes.auditChain, didOf)
       st.putCheckpoint.run(name, to, new Date().toISOString())
     }).immediate()
   }
