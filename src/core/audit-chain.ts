@@ -36,20 +36,88 @@ export const GENESIS_HASH = '0'.repeat(64)
  * @throws TypeError for values JSON has no form for (a non-finite number, undefined in an array, a function).
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`canonical JSON has no form for ${String(value)}`)
-    return JSON.stringify(value)
+  const copy = sortedCopy(value)
+  return copy === INDEX_KEYS ? canonicalText(value) : JSON.stringify(copy)
+}
+
+/** An array index as an object key (`"0"`, `"17"`): JavaScript objects put those first, in numeric order, whatever the insertion order. */
+const INDEX_KEY = /^(?:0|[1-9]\d*)$/
+/** sortedCopy's answer when an object has an index key: its order cannot be held by a copy. */
+const INDEX_KEYS = Symbol('index keys')
+
+/**
+ * `value` with every object's keys inserted in RFC 8785 order, for one JSON.stringify (about twice
+ * as fast as canonicalText on records); INDEX_KEYS when an object has an array-index key.
+ * @throws TypeError as canonicalText does.
+ */
+function sortedCopy(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`canonical JSON has no form for ${String(value)}`)
+      return value
+    case 'object': {
+      if (value === null) return null
+      if (Array.isArray(value)) {
+        const out: unknown[] = []
+        for (const v of value) {
+          if (v === undefined) throw new TypeError('canonical JSON has no form for undefined in an array')
+          const c = sortedCopy(v)
+          if (c === INDEX_KEYS) return INDEX_KEYS
+          out.push(c)
+        }
+        return out
+      }
+      const record = value as Record<string, unknown>
+      const out: Record<string, unknown> = {}
+      for (const key of Object.keys(record).sort()) {
+        if (INDEX_KEY.test(key)) return INDEX_KEYS
+        const member = record[key]
+        if (member === undefined) continue
+        const c = sortedCopy(member)
+        if (c === INDEX_KEYS) return INDEX_KEYS
+        out[key] = c
+      }
+      return out
+    }
+    default:
+      throw new TypeError(`canonical JSON has no form for a ${typeof value}`)
   }
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined)
-    // Array.prototype.sort without a comparator orders by UTF-16 code units, as RFC 8785 § 3.2.3 asks.
-    const keys = entries.map(([k]) => k).sort()
-    const map = new Map(entries)
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(map.get(k))}`).join(',')}}`
+}
+
+/** RFC 8785 text of `value`, written member by member (canonicalJson's way for objects with index keys). */
+function canonicalText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value)
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`canonical JSON has no form for ${String(value)}`)
+      return JSON.stringify(value)
+    case 'object': {
+      if (value === null) return 'null'
+      if (Array.isArray(value)) {
+        let out = '['
+        for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalText(value[i])
+        return `${out}]`
+      }
+      const record = value as Record<string, unknown>
+      // Array.prototype.sort without a comparator orders by UTF-16 code units, as RFC 8785 § 3.2.3 asks.
+      const keys = Object.keys(record).sort()
+      let out = '{'
+      for (const key of keys) {
+        const member = record[key]
+        if (member === undefined) continue
+        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalText(member)}`
+      }
+      return `${out}}`
+    }
+    default:
+      throw new TypeError(`canonical JSON has no form for a ${typeof value}`)
   }
-  throw new TypeError(`canonical JSON has no form for a ${typeof value}`)
 }
 
 /** A record as it was written: its type, the version it was written in, and its data in that version. */

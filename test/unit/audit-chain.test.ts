@@ -68,9 +68,14 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(canonicalJson({ a: undefined, b: 'x' })).toBe('{"b":"x"}')
   })
 
+  it('orders array-index keys as text too ("10" before "9"), inside any object', () => {
+    expect(canonicalJson({ b: [{ '9': 'x', '10': 'y', a: 1 }], '2': null })).toBe('{"2":null,"b":[{"10":"y","9":"x","a":1}]}')
+  })
+
   it('refuses values JSON has no form for', () => {
     expect(() => canonicalJson(Number.NaN)).toThrow(TypeError)
-    expect(() => canonicalJson(Number.POSITIVE_INFINITY)).toThrow(TypeError)
+    expect(() => canonicalJson({ a: [Number.POSITIVE_INFINITY] })).toThrow(TypeError)
+    expect(() => canonicalJson([undefined])).toThrow(TypeError)
   })
 })
 
