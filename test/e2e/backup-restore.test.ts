@@ -52,12 +52,14 @@ describe('ocelog backup and restore', () => {
   it('copies the log while a load runs; the copy, restored, replays as a prefix of the live log and verifies against its digest', async () => {
     const file = join(spare, 'backup.db')
     let loading = true
+    let batches = 0
+    // The load runs until the backup is done (bounded: 400 batches, 120 s), then sends two more.
     const load = (async () => {
-      const deadline = Date.now() + 60_000
-      for (let b = 0; b < 60 && Date.now() < deadline && (loading || b < 10); b++) await postBatch(b)
+      const deadline = Date.now() + 120_000
+      while (loading && batches < 400 && Date.now() < deadline) await postBatch(batches++)
     })()
     // Let the load get going, then back up in the middle of it.
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 400; i++) {
       const status = json<{ head: number | null }>((await service.cli(['status', '--json'])).stdout)
       if ((status.head ?? 0) >= 500) break
       await new Promise((r) => setTimeout(r, 50))
@@ -65,6 +67,8 @@ describe('ocelog backup and restore', () => {
     const backup = await service.cli(['backup', '--out', file, '--json'])
     loading = false
     await load
+    await postBatch(batches++)
+    await postBatch(batches++)
     expect(backup.code, backup.stderr).toBe(0)
     const summary = json<{ head: number; records: number; bytes: number }>(backup.stdout)
     expect(summary.head).toBeGreaterThanOrEqual(500)

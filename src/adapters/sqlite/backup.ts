@@ -108,24 +108,24 @@ export function checkLogFile(file: string): LogFileCheck {
 }
 
 /**
- * Whether a process has `file` open as a live SQLite database: an exclusive lock on it cannot be
- * taken at once (a running `ocelog serve` holds its WAL-index, and a writer or reader its locks).
+ * Whether a process has `file` open (a running `ocelog serve`, or any command). Ocelog's files are in
+ * WAL mode, where the last connection to close checkpoints the WAL and removes `-wal` and `-shm`
+ * (sqlite.org/wal.html): this opens the file, reads it, closes it, and the file is live when those
+ * remain. A lock that cannot be taken at once (a write under way) means live as well.
  */
 export function isLive(file: string): boolean {
   if (!existsSync(file)) return false
   const db = new Database(file, { fileMustExist: true })
   try {
     db.pragma('busy_timeout = 0')
-    db.pragma('locking_mode = EXCLUSIVE')
-    db.exec('BEGIN EXCLUSIVE')
-    db.exec('COMMIT')
-    return false
+    db.prepare('SELECT count(*) FROM sqlite_schema').get()
   } catch (error) {
     if (error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code)) return true
     throw error
   } finally {
     db.close()
   }
+  return existsSync(`${file}-wal`) || existsSync(`${file}-shm`)
 }
 
 /** What restoreLog did. */
