@@ -15,6 +15,7 @@ import {
   type Slices,
 } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
+import { auditChain } from './audit-chain.js'
 import { events } from './events.js'
 import { eventTypes } from './event-types.js'
 import { nameObjects } from './named-objects.js'
@@ -32,6 +33,7 @@ export const PROJECTIONS: { readonly [K in ProjectionName]: Projection<K> } = {
   objects,
   events,
   object_relationships: objectRelationships,
+  audit_chain: auditChain,
 }
 
 export { PROJECTION_NAMES }
@@ -64,6 +66,7 @@ export function foldRecords(records: readonly StoredRecord[]): SliceSet {
     objects: foldSlice(PROJECTIONS.objects, records),
     events: foldSlice(PROJECTIONS.events, records),
     object_relationships: foldSlice(PROJECTIONS.object_relationships, records),
+    audit_chain: foldSlice(PROJECTIONS.audit_chain, records),
   }
 }
 

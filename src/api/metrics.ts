@@ -7,6 +7,8 @@
  * - `ocelog_projection_lag_records{projection}`: records in the log after that checkpoint, up to
  *   the head (a count of records on every engine; counted up to 100,000);
  * - `ocelog_projection_stopped{projection}`: 1 when the projection stopped on a record it cannot apply;
+ * - `ocelog_read_models_recovered_total`: damaged read-models.db files moved aside and rebuilt from
+ *   the log by this process (embedded default; README § Operations);
  * - `ocelog_http_requests_total{method,route,status}` and `ocelog_http_request_duration_seconds{…}`
  *   (route is the route pattern, `unmatched` for unknown paths);
  * - prom-client's default process metrics (`process_*`, `nodejs_*`).
@@ -22,6 +24,8 @@ export interface MetricsSource {
   readModels: ReadModelStore
   /** Projections to show before they have a checkpoint (unless their shards are in the store). */
   projections?: readonly string[]
+  /** Damaged read-model files moved aside and rebuilt by this process (embedded default). */
+  readModelsRecovered?: () => number
 }
 
 /** Latency buckets in seconds: from a single event (ms) to a slow batch (s). */
@@ -68,6 +72,19 @@ export function installMetrics(app: FastifyInstance, source: MetricsSource): voi
     labelNames: ['projection'],
     registers,
   })
+
+  const recoveredCount = source.readModelsRecovered
+  if (recoveredCount !== undefined) {
+    new Counter({
+      name: 'ocelog_read_models_recovered_total',
+      help: 'Damaged read-models.db files moved aside (read-models.db.corrupt-<time>) and rebuilt from the log by this process',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(recoveredCount())
+      },
+    })
+  }
 
   app.addHook('onResponse', async (req, reply) => {
     const labels = { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }

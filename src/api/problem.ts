@@ -64,6 +64,11 @@ export function problemForOcelogError(error: OcelogError): ErrorAnswer {
       return { body: problem(503, UNAVAILABLE), retryAfterSeconds: 1 }
     case 'projection_stopped':
       return { body: problem(503, `the read models are not being kept: ${error.message}`), retryAfterSeconds: 1 }
+    case 'read_models_rebuilding':
+      return {
+        body: problem(503, `${error.message}. Retry later; ingest is not affected.`, { rebuild: { position: error.position, head: error.head } }),
+        retryAfterSeconds: 5,
+      }
     case 'dataset_exists':
       return { body: problem(409, error.message) }
     case 'admin':

@@ -8,6 +8,7 @@ import type { KeyStore } from '../ports/key-store.js'
 import type { ReadModelQuery } from '../ports/read-model-query.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import type { CommitFeed } from '../projector/embedded.js'
+import type { HealingReadModels } from '../adapters/sqlite/read-models-recovery.js'
 
 export interface Backends {
   /** 'embedded': one SQLite file; 'production': EventStoreDB + MongoDB. */
@@ -29,5 +30,7 @@ export interface Backends {
   isUnavailable(error: unknown): boolean
   /** What opening the engines did that an operator should read in the log, e.g. a read-model file made anew (then rebuilt from the log). */
   notices: readonly string[]
+  /** Embedded: the read models that heal themselves (read-models-recovery.ts), for the server to connect to its projector. */
+  healing?: HealingReadModels
   close(): Promise<void>
 }

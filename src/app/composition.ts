@@ -11,12 +11,13 @@ import { openDatabase } from '../adapters/sqlite/database.js'
 import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../adapters/sqlite/sqlite-key-store.js'
-import { SqliteReadModelQuery } from '../adapters/sqlite/sqlite-read-model-query.js'
+import { HealingReadModels, isSqliteDamage, openCheckedLog, openCheckedReadModels, watchForDamage } from '../adapters/sqlite/read-models-recovery.js'
 import { SqliteReadModelStore } from '../adapters/sqlite/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from '../adapters/sqlite/unavailable.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
-import type { EmbeddedProjectorBackends } from '../projector/worker.js'
+import type { EmbeddedProjectorBackends, EmbeddedProjectorOpenOptions } from '../projector/worker.js'
 import type { Backends } from './backends.js'
+import { lowestCheckpoint, projectorCheckpoints } from '../projector/checkpoints.js'
 
 export type { Backends }
 
@@ -36,35 +37,37 @@ export async function openBackends(config: Config): Promise<Backends> {
     const { openProductionBackends } = await import('./production.js')
     return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
   }
-  let db: ReturnType<typeof openDatabase>
-  let readModels: ReturnType<typeof openReadModelsDatabase>
+  // A damaged log is never touched: openCheckedLog refuses it with a message naming the way back.
+  const db = openCheckedLog(config.dataDir)
+  let readModels: ReturnType<typeof openCheckedReadModels>
   try {
-    db = openDatabase(config.dataDir)
-  } catch (error) {
-    throw new EngineUnavailableError(`cannot open the SQLite file in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
-  }
-  try {
-    readModels = openReadModelsDatabase(config.dataDir)
+    readModels = openCheckedReadModels(config.dataDir)
   } catch (error) {
     db.close()
     throw new EngineUnavailableError(`cannot open ${READ_MODELS_FILE} in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
   }
   const log = new SqliteEventLog(db)
-  const rm = readModels.db
+  const healing = new HealingReadModels(
+    config.dataDir,
+    readModels,
+    () => log.lastPosition(),
+    async (store) => lowestCheckpoint(await store.projections(), projectorCheckpoints()),
+  )
   return {
     mode: 'embedded',
     describe: `SQLite ${config.dataDir}/ocelog.db (read models in ${READ_MODELS_FILE})`,
     log,
-    readModels: new SqliteReadModelStore(rm),
-    query: new SqliteReadModelQuery(rm),
+    readModels: healing.store,
+    query: healing.query,
     keys: new SqliteKeyStore(db),
     isUnavailable: isSqliteUnavailable,
     commitFeed: log,
     notices: readModels.made === null ? [] : [`read models: ${readModels.made}; made it anew, and the projector rebuilds the read models from the log`],
+    healing,
     async close() {
       await log.close()
       db.close()
-      rm.close()
+      healing.database.close()
     },
   }
 }
@@ -73,22 +76,29 @@ export async function openBackends(config: Config): Promise<Backends> {
  * The embedded projector's worker thread's backends (src/projector/worker.ts), on the data dir's
  * files: its own connection to ocelog.db (reading the log in order and checkpointing its WAL:
  * SQLite's default 2 MiB page cache does) and to read-models.db.
- * @param readBytesMax largest read of the log, in characters of stored JSON (SqliteEventLog's option).
+ * @param options `readBytesMax`: largest read of the log, in characters of stored JSON (SqliteEventLog's
+ *   option); `onReadModelsDamaged`: called once when read-models.db turns out damaged (read-models-recovery.ts).
  * @throws when a file cannot be opened (the worker then crashes and is started again).
  */
-export function openEmbeddedProjectorBackends(dataDir: string, options: { readBytesMax: number }): EmbeddedProjectorBackends {
+export function openEmbeddedProjectorBackends(dataDir: string, options: EmbeddedProjectorOpenOptions): EmbeddedProjectorBackends {
   const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
   const log = new SqliteEventLog(db, { readBytesMax: options.readBytesMax })
   return {
     log,
-    readModels: new SqliteReadModelStore(readModels.db),
-    isUnavailable: isSqliteUnavailable,
+    // A damaged read-models.db (SQLITE_CORRUPT, …): the API thread moves it aside and starts the
+    // worker again on a fresh file (read-models-recovery.ts); the worker stops at once.
+    readModels: watchForDamage(new SqliteReadModelStore(readModels.db), options.onReadModelsDamaged),
+    isUnavailable: (error) => isSqliteUnavailable(error) || isSqliteDamage(error),
     checkpointLog: () => db.pragma('wal_checkpoint(PASSIVE)'),
     async close() {
       await log.close()
       db.close()
-      readModels.db.close()
+      try {
+        readModels.db.close()
+      } catch {
+        // a damaged file may fail to close; the API thread replaces it
+      }
     },
   }
 }

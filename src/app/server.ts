@@ -48,7 +48,16 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       reader: new ProcessReader({ query: backends.query, log: backends.log }),
       ...(config.allowedHosts === null ? {} : { allowedHosts: config.allowedHosts }),
       // The read models' projection shows from the start (lag: the whole log), wherever its projector runs.
-      ...(config.metrics ? { metrics: { log: backends.log, readModels: backends.readModels, projections: projectorCheckpoints() } } : {}),
+      ...(config.metrics
+        ? {
+            metrics: {
+              log: backends.log,
+              readModels: backends.readModels,
+              projections: projectorCheckpoints(),
+              ...(backends.healing === undefined ? {} : { readModelsRecovered: () => backends.healing?.recovered ?? 0 }),
+            },
+          }
+        : {}),
     })
     for (const notice of backends.notices) app.log.info(notice)
     const abort = new AbortController()
@@ -57,7 +66,18 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     let projector: EmbeddedProjector | Projector | null = null
     let projecting: Promise<unknown> = Promise.resolve()
     if (runProjector && backends.commitFeed !== undefined) {
-      const embedded = new EmbeddedProjector({ dataDir: config.dataDir, logLevel: config.logLevel, logger: app.log, log: backends.commitFeed })
+      const healing = backends.healing
+      const embedded = new EmbeddedProjector({
+        dataDir: config.dataDir,
+        logLevel: config.logLevel,
+        logger: app.log,
+        log: backends.commitFeed,
+        ...(healing === undefined ? {} : { onReadModelsDamaged: (message: string) => healing.damaged(new Error(message)) }),
+      })
+      if (healing !== undefined) {
+        healing.logger = app.log
+        healing.writers = embedded
+      }
       embedded.start()
       projector = embedded
     } else if (runProjector) {

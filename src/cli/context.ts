@@ -29,6 +29,8 @@ export function cliMessage(error: OcelogError): string {
       return `another projector moved the checkpoint first (${error.message}); run the command again`
     case 'append_too_large':
       return `an item is too large for one append: ${error.message}`
+    case 'read_models_rebuilding':
+      return `${error.message}; run the command again when the rebuild is done (ocelog status shows it)`
     case 'projection_stopped':
       return `${error.message}. Fix the cause, then start the projector again: it retries that record`
     default:

@@ -5,6 +5,8 @@
  */
 import { Command } from 'commander'
 import { createRequire } from 'node:module'
+import { registerAudit } from './commands/audit.js'
+import { registerBackup } from './commands/backup.js'
 import { registerDatasets } from './commands/datasets.js'
 import { registerExport } from './commands/export.js'
 import { registerImport } from './commands/import.js'
@@ -48,6 +50,8 @@ registerExport(program)
 registerReplay(program)
 registerMcp(program)
 registerStatus(program)
+registerBackup(program)
+registerAudit(program)
 
 exitWhenStdoutCloses()
 program.parseAsync(process.argv).catch(fail)

@@ -114,6 +114,22 @@ export class ProjectionStoppedError extends OcelogErrorBase<'projection_stopped'
   }
 }
 
+/**
+ * The read models are being rebuilt from the log after their file was found damaged (README §
+ * Operations): reads answer 503 with Retry-After and the progress, `position` of `head` (log
+ * positions), until the rebuild reaches `head`, the log's head when the damage was found.
+ */
+export class ReadModelsRebuildingError extends OcelogErrorBase<'read_models_rebuilding'> {
+  override readonly name = 'ReadModelsRebuildingError'
+  readonly kind = 'read_models_rebuilding' as const
+  constructor(
+    readonly position: number,
+    readonly head: number,
+  ) {
+    super(`the read models are being rebuilt from the log after their file was found damaged: at position ${String(position)} of ${String(head)}`)
+  }
+}
+
 /** Every Ocelog error. Extend this union and the two mappings (problem+json, CLI message) when adding a kind. */
 export type OcelogError =
   | InvalidParameterError
@@ -128,6 +144,7 @@ export type OcelogError =
   | OcelReadError
   | AppendTooLargeError
   | ProjectionStoppedError
+  | ReadModelsRebuildingError
 
 /** Whether `error` is one of Ocelog's own errors (else: a bug or a foreign library's error). */
 export function isOcelogError(error: unknown): error is OcelogError {

@@ -95,6 +95,13 @@ export interface EventsSlice {
   eventObjects: EventObjectRow[]
 }
 
+/** A record's canonical form (src/core/audit-chain.ts) for the audit chain, in log order. */
+export interface AuditChainChange {
+  datasetId: string
+  position: number
+  canonical: string
+}
+
 /**
  * The slice of each projection, by projection name (README § Read models): what its pure `evolve`
  * folds a run into, and what a store writes with its checkpoint. One line per projection; the
@@ -108,12 +115,21 @@ export interface Slices {
   events: EventsSlice
   /** O2O rows in log order; a store keeps the first row of each (object, target, qualifier). */
   object_relationships: ObjectRelationshipRow[]
+  /** Every record in log order; a store chains each dataset's from the last hash it holds (chainStep) and keeps one row per record. */
+  audit_chain: AuditChainChange[]
 }
 
 export type ProjectionName = keyof Slices
 
 /** One key per projection (a name missing here does not compile), in the order stores write slices: the object types (which count objects) and objects before the read models that name them. */
-const WRITE_ORDER: { readonly [K in ProjectionName]: true } = { event_types: true, object_types: true, objects: true, events: true, object_relationships: true }
+const WRITE_ORDER: { readonly [K in ProjectionName]: true } = {
+  event_types: true,
+  object_types: true,
+  objects: true,
+  events: true,
+  object_relationships: true,
+  audit_chain: true,
+}
 
 /** Every projection's name, in the order stores write their slices and the projector folds them. */
 export const PROJECTION_NAMES: readonly ProjectionName[] = Object.keys(WRITE_ORDER) as ProjectionName[]

@@ -68,6 +68,8 @@ export function createReadServer(reader: ProcessReads, datasetId: string, option
           return toolError(`${error.parameter}: ${error.rule}`)
         case 'not_found':
           return toolError(error.message)
+        case 'read_models_rebuilding':
+          return toolError(`${error.message}; call the tool again in a few seconds`)
         default:
           throw error
       }

@@ -8,6 +8,7 @@
  * All date-times in and out are UTC ISO 8601 with milliseconds (as the read models hold them), so
  * comparing them as strings orders them in time.
  */
+import type { AuditChainEntry } from '../schemas/audit.js'
 import type { Properties } from '../schemas/api.js'
 import type { EventView, ObjectResponse, ObjectTypeMap, SummaryResponse, TypeInfo } from '../schemas/process.js'
 
@@ -109,6 +110,15 @@ export interface ReadModelQuery {
    * @param limit 1 to READ_LIMIT_MAX objects.
    */
   objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage>
+
+  /**
+   * A page of the dataset's audit chain (README § Operations, digests): entries after log position
+   * `after` (exclusive; null: from the first record), in log order, at most `limit`.
+   */
+  auditChain(datasetId: string, after: number | null, limit: number): Promise<AuditChainEntry[]>
+
+  /** The dataset's last audit-chain entry at or before log position `position` (null: its last), or null when it has none. */
+  auditChainAt(datasetId: string, position: number | null): Promise<AuditChainEntry | null>
 
   close(): Promise<void>
 }

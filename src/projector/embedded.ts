@@ -41,6 +41,8 @@ export interface EmbeddedProjectorOptions {
   /** First back-off after a crash, ms (default 100); it doubles up to `maxRestartDelayMs` (default 30,000). */
   restartDelayMs?: number
   maxRestartDelayMs?: number
+  /** The worker found read-models.db damaged and stopped; the callee moves the file aside and calls `resume` (read-models-recovery.ts). */
+  onReadModelsDamaged?: (message: string) => void
 }
 
 /**
@@ -78,6 +80,8 @@ export class EmbeddedProjector {
   private delay: number
   private restartTimer: NodeJS.Timeout | null = null
   private wakePending = false
+  /** Paused (a damaged read-models.db being replaced): the worker is not restarted until `resume`. */
+  private paused = false
   private readonly offCommit: () => void
   /** Workers started (the first one included); for tests and logs. */
   starts = 0
@@ -118,12 +122,17 @@ export class EmbeddedProjector {
     this.startedAt = Date.now()
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'projection-stopped') this.stoppedWith = message.message
+      if (message.type === 'read-models-damaged') {
+        this.paused = true
+        this.options.onReadModelsDamaged?.(message.message)
+      }
     })
     worker.on('error', (error) => this.options.logger.error({ err: error }, 'projector worker: crashed'))
     worker.on('exit', (code) => {
       this.worker = null
       this.options.log.walAutocheckpoint(DEFAULT_WAL_AUTOCHECKPOINT)
-      if (this.stopping || this.stoppedWith !== null) return
+      this.exitedNow?.()
+      if (this.stopping || this.paused || this.stoppedWith !== null) return
       if (Date.now() - this.startedAt >= HEALTHY_MS) this.delay = this.options.restartDelayMs ?? 100
       this.options.logger.error(`projector worker: exited with code ${String(code)}; starting it again in ${String(this.delay)} ms`)
       this.restartTimer = setTimeout(() => {
@@ -132,6 +141,29 @@ export class EmbeddedProjector {
       }, this.delay)
       this.delay = Math.min(this.delay * 2, this.options.maxRestartDelayMs ?? 30_000)
     })
+  }
+
+  private exitedNow: (() => void) | null = null
+
+  /** Stops the worker without restarting it (read-models.db is being replaced), until `resume`. */
+  async pause(): Promise<void> {
+    this.paused = true
+    if (this.restartTimer !== null) clearTimeout(this.restartTimer)
+    const worker = this.worker
+    if (worker === null) return
+    const exited = new Promise<void>((resolve) => (this.exitedNow = resolve))
+    worker.postMessage({ type: 'stop' } satisfies ToWorker)
+    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS)
+    await exited
+    this.exitedNow = null
+    clearTimeout(timer)
+  }
+
+  /** Starts the worker again after `pause` (on the fresh read-models.db, from its checkpoint). */
+  resume(): void {
+    this.paused = false
+    this.stoppedWith = null
+    this.start()
   }
 
   /** Asks the worker to finish its run and close its files; terminates it after STOP_TIMEOUT_MS. */

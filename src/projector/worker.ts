@@ -11,7 +11,8 @@
  * (wakes the tail at once; records up to `durablePosition` are on disk, so reading them needs no
  * fdatasync here), `{type: 'stop'}` (finishes the run in hand, closes the files, exits). To the parent:
  * `{type: 'projection-stopped', message}` when the projection stopped on a record it cannot apply
- * (then the worker exits, and is not restarted: see README § Operations).
+ * (then the worker exits, and is not restarted: see README § Operations); `{type: 'read-models-damaged',
+ * message}` when read-models.db turned out damaged (the parent moves it aside and starts a worker again).
  */
 import { readlinkSync } from 'node:fs'
 import { setPriority } from 'node:os'
@@ -43,12 +44,18 @@ export interface EmbeddedProjectorBackends {
   close(): Promise<void>
 }
 
-/** Opens the thread's backends: `readBytesMax` bounds one read of the log, in characters of stored JSON. */
-export type OpenEmbeddedProjectorBackends = (dataDir: string, options: { readBytesMax: number }) => EmbeddedProjectorBackends
+/** How the thread's backends are opened: `readBytesMax` bounds one read of the log, in characters of stored JSON; `onReadModelsDamaged` is called once when the read models' file turns out damaged. */
+export interface EmbeddedProjectorOpenOptions {
+  readBytesMax: number
+  onReadModelsDamaged: (error: unknown) => void
+}
+
+/** Opens the thread's backends. */
+export type OpenEmbeddedProjectorBackends = (dataDir: string, options: EmbeddedProjectorOpenOptions) => EmbeddedProjectorBackends
 
 /** Messages between the parent and the worker. */
 export type ToWorker = { type: 'appended'; durablePosition: number } | { type: 'stop' }
-export type FromWorker = { type: 'projection-stopped'; message: string }
+export type FromWorker = { type: 'projection-stopped'; message: string } | { type: 'read-models-damaged'; message: string }
 
 /**
  * Largest read of the log, in characters of stored JSON (SqliteEventLog's `readBytesMax`): 1,000
@@ -95,7 +102,15 @@ export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, cr
   if (port === null) throw new Error('the projector thread runs as a worker thread (see src/projector/embedded.ts)')
   const { dataDir, logLevel } = workerData as ProjectorWorkerData
   const logger = createLogger(logLevel).child({ thread: 'projector' })
-  const backends = open(dataDir, { readBytesMax: PROJECTOR_READ_BYTES_MAX })
+  const abort = new AbortController()
+  // A damaged read-models.db: the API thread moves it aside and starts this worker again on a fresh file; this one stops at once.
+  const backends = open(dataDir, {
+    readBytesMax: PROJECTOR_READ_BYTES_MAX,
+    onReadModelsDamaged: (error) => {
+      port.postMessage({ type: 'read-models-damaged', message: (error as Error).message } satisfies FromWorker)
+      abort.abort()
+    },
+  })
   const { log, readModels: store } = backends
   await warnAndResetIfAhead(log, store, logger)
   const projector = new Projector(log, store, projectorOptions('worker', { logger, isUnavailable: backends.isUnavailable }))
@@ -112,7 +127,6 @@ export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, cr
     }
   }
   const checkpoints = setInterval(checkpointLog, CHECKPOINT_MS)
-  const abort = new AbortController()
   port.on('message', (message: ToWorker) => {
     if (message.type === 'appended') log.wake(message.durablePosition)
     else abort.abort()

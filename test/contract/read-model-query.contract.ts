@@ -6,13 +6,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector/runner.js'
+import { canonicalRecord, chainStep, GENESIS_HASH } from '../../src/core/audit-chain.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import type { EventLog } from '../../src/ports/event-log.js'
 import type { EventsAfter, ReadModelQuery } from '../../src/ports/read-model-query.js'
 import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 import type { EventView, ObjectTypeMap, Stats } from '../../src/schemas/process.js'
 import type { NewRecord } from '../../src/schemas/records.js'
-import { eventRecord, freshDatasetId, type ObjectRef, upsertRecord } from './fixtures.js'
+import { batchOf, eventRecord, freshDatasetId, type ObjectRef, upsertRecord } from './fixtures.js'
 
 export interface ReadModelQueryHarness {
   log: EventLog
@@ -484,6 +485,36 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           ['item', 'i1', 0],
           ['order', 'o1', 1],
         ])
+      })
+    })
+
+    describe('auditChain and auditChainAt', () => {
+      it('hold one entry per record of the dataset, chained from the genesis hash over each record’s canonical form, apart from other datasets', async () => {
+        const other = freshDatasetId()
+        await loadEvents(other, SHOP.slice(0, 2))
+        const positions = await loadEvents(ds, SHOP)
+        const records = await h.log.readStream(ds, null, 100)
+        let hash = GENESIS_HASH
+        const expected = records.map((r, i) => {
+          hash = chainStep(hash, canonicalRecord(r))
+          return { position: r.position, seq: i + 1, hash }
+        })
+        expect(expected.map((e) => e.position)).toEqual(positions)
+        expect(await q.auditChain(ds, null, 100)).toEqual(expected)
+        expect(await q.auditChain(ds, positions[1] ?? 0, 2)).toEqual(expected.slice(2, 4))
+        expect(await q.auditChainAt(ds, null)).toEqual(expected[4])
+        expect(await q.auditChainAt(ds, (positions[2] ?? 0) + 0.5)).toEqual(expected[2])
+        expect(await q.auditChainAt(ds, (positions[0] ?? 0) - 1)).toBeNull()
+        expect((await q.auditChain(other, null, 100)).map((e) => e.seq)).toEqual([1, 2])
+      })
+
+      it('are unchanged when the records are applied again (a replay over rows it holds)', async () => {
+        await loadEvents(ds, SHOP)
+        const before = await q.auditChain(ds, null, 100)
+        const records = await h.log.readStream(ds, null, 100)
+        const name = 'audit-replay'
+        await h.store.apply(batchOf(name, null, records[records.length - 1]?.position ?? 0, records))
+        expect(await q.auditChain(ds, null, 100)).toEqual(before)
       })
     })
 

@@ -13,7 +13,7 @@ import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-da
 import { requireBuild, runCliOk } from '../helpers/cli.js'
 import { freePort } from '../helpers/free-port.js'
 import { type ReadModelRows, sqliteRows } from '../helpers/read-model-rows.js'
-import { exited, spawnServe, waitUntilUp } from '../helpers/serve-process.js'
+import { exited, type LoggedServe, startLogged } from '../helpers/serve-process.js'
 
 let dataDir: string
 let port: number
@@ -24,13 +24,7 @@ let datasetId: string
 const cli = (args: string[]): Promise<string> => runCliOk(dataDir, args)
 
 /** Starts the service, collecting its log lines. */
-async function start(): Promise<{ child: ChildProcess; lines: () => string }> {
-  const child = spawnServe(env, { captureLog: true })
-  let out = ''
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  await waitUntilUp(port, key)
-  return { child, lines: () => out }
-}
+const start = (): Promise<LoggedServe> => startLogged(env, port, key)
 
 async function stop(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM')

@@ -52,3 +52,19 @@ export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | n
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.signalCode ?? child.exitCode)
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
 }
+
+/** A running `ocelog serve` whose log lines (stdout) are collected. */
+export interface LoggedServe {
+  child: ChildProcess
+  /** What the service logged so far. */
+  lines: () => string
+}
+
+/** Starts `ocelog serve` (spawnServe) collecting its log lines, and waits until it answers on `port` with `key`. */
+export async function startLogged(env: NodeJS.ProcessEnv, port: number, key: string): Promise<LoggedServe> {
+  const child = spawnServe(env, { captureLog: true })
+  let out = ''
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  await waitUntilUp(port, key)
+  return { child, lines: () => out }
+}

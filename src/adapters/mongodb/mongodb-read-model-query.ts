@@ -14,6 +14,8 @@
  * All stages may spill to disk (`allowDiskUse`). `$setWindowFields` cannot run inside a
  * transaction or with snapshot read concern; these reads use neither.
  */
+import { type AuditChainDoc, readAuditChain, readAuditChainAt } from './mongodb-audit-chain.js'
+import type { AuditChainEntry } from '../../schemas/audit.js'
 import type { Collection, Db, Document, IndexDescription } from 'mongodb'
 import type {
   DatasetCounts,
@@ -487,5 +489,13 @@ export class MongoReadModelQuery implements ReadModelQuery {
   }
 
   /** The MongoClient is shared with the other stores and closed by the composition root. */
+  async auditChain(datasetId: string, after: number | null, limit: number): Promise<AuditChainEntry[]> {
+    return readAuditChain(this.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), datasetId, after, limit)
+  }
+
+  async auditChainAt(datasetId: string, position: number | null): Promise<AuditChainEntry | null> {
+    return readAuditChainAt(this.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), datasetId, position)
+  }
+
   async close(): Promise<void> {}
 }

@@ -14,6 +14,7 @@ import {
   type TypeChanges,
 } from '../../core/read-model-changes.js'
 import type { ObjectRelationshipRow } from '../../schemas/read-models.js'
+import { type AuditChainDoc, writeAuditChain } from './mongodb-audit-chain.js'
 import { eventsWrites, objectRelationshipsWrites, objectsWrites, READ_MODEL_COLLECTIONS, storedKey, typeWrites } from './read-model-writes.js'
 
 /** What every slice write gets beside its slice. */
@@ -81,6 +82,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   objects: writeObjects,
   events: writeEvents,
   object_relationships: writeObjectRelationships,
+  audit_chain: (ctx, slice) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
 }
 
 const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>
@@ -102,4 +104,5 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: Db, session: C
   },
   events: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.events, READ_MODEL_COLLECTIONS.eventObjects),
   object_relationships: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectRelationships),
+  audit_chain: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.auditChain),
 }

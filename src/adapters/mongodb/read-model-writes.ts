@@ -37,6 +37,7 @@ export const READ_MODEL_COLLECTIONS = {
   events: 'events',
   eventObjects: 'event_objects',
   objectRelationships: 'object_relationships',
+  auditChain: 'audit_chain',
   checkpoints: 'checkpoints',
 } as const
 
@@ -56,6 +57,7 @@ type CollectionName = (typeof READ_MODEL_COLLECTIONS)[keyof typeof READ_MODEL_CO
 export const READ_MODEL_INDEXES: Record<Exclude<CollectionName, 'checkpoints'>, IndexDescription[]> = {
   event_types: [{ key: { dataset_id: 1, name: 1 }, unique: true, name: 'key' }],
   object_types: [{ key: { dataset_id: 1, name: 1 }, unique: true, name: 'key' }],
+  audit_chain: [{ key: { dataset_id: 1, position: 1 }, unique: true, name: 'key' }],
   objects: [
     { key: { dataset_id: 1, object_id: 1 }, unique: true, name: 'key' },
     { key: { dataset_id: 1, type: 1, external_id: 1 }, unique: true, name: 'by_type_id' },

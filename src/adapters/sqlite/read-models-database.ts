@@ -31,8 +31,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 5: one checkpoint per projection, stored with the projection's version (`rm_checkpoints.version`),
  * and each object's first log position (`rm_objects.first_position`): an object's row is its
  * identity, kept while the objects projection alone is rebuilt (clearProjection).
+ * 6: the audit chain (`rm_audit_chain`: per dataset and record, its number and chain hash; README §
+ * Operations, digests).
  */
-export const READ_MODELS_SCHEMA_VERSION = 5
+export const READ_MODELS_SCHEMA_VERSION = 6
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -130,6 +132,10 @@ INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
   rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier)
+) WITHOUT ROWID;
+CREATE TABLE rm_audit_chain (
+  did INTEGER NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL,
+  PRIMARY KEY (did, position)
 ) WITHOUT ROWID;
 `
 
@@ -319,6 +325,7 @@ const TABLES = [
   'rm_object_events',
   'rm_object_events_merged',
   'rm_object_relationships',
+  'rm_audit_chain',
 ]
 
 /**

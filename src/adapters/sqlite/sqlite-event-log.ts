@@ -19,7 +19,7 @@ import type { Statement, Transaction } from 'better-sqlite3'
 import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
-import { decodeRecord } from '../../core/record-decoder.js'
+import { type DecodeOptions, decodeRecord } from '../../core/record-decoder.js'
 import { isoNow } from '../../core/timestamp.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
@@ -36,7 +36,7 @@ interface PendingAppend {
   reject: (error: Error) => void
 }
 
-interface RecordRow {
+export interface RecordRow {
   position: number
   stream: string
   type: string
@@ -50,12 +50,13 @@ interface RecordRow {
 /**
  * A stored row back into a record, by the one decoder: throws UnreadableRecordError on a (type,
  * version) this build cannot read. The data's schema is not checked again: only this adapter's
- * `append` writes the file, after validation, and the records table refuses updates.
+ * `append` writes the file, after validation, and the records table refuses updates
+ * (`ocelog verify` passes `{checkData: true}` to check it all the same).
  */
-function rowToRecord(row: RecordRow): StoredRecord {
+export function rowToRecord(row: RecordRow, options: DecodeOptions = { checkData: false }): StoredRecord {
   const record = decodeRecord(
     { position: row.position, stream: row.stream, type: row.type, version: row.version, data: row.data, appendedAt: row.appended_at },
-    { checkData: false },
+    options,
   )
   if (row.idempotency_key !== null && row.fingerprint !== null) record.idempotency = { key: row.idempotency_key, fingerprint: row.fingerprint }
   return record
@@ -290,7 +291,8 @@ export class SqliteEventLog implements EventLog {
 
   /** Durable records only (see `durable`): a read past the durable head waits for an fdatasync of the WAL. */
   async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    if (this.readBytesMax === Number.POSITIVE_INFINITY) return this.durable((this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map(rowToRecord))
+    if (this.readBytesMax === Number.POSITIVE_INFINITY)
+      return this.durable((this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map((row) => rowToRecord(row)))
     const out: StoredRecord[] = []
     let bytes = 0
     for (const row of this.selectAll.iterate(after ?? 0, maxCount) as IterableIterator<RecordRow>) {
@@ -303,7 +305,7 @@ export class SqliteEventLog implements EventLog {
 
   /** Durable records only, as readAll. */
   async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    return this.durable((this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map(rowToRecord))
+    return this.durable((this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map((row) => rowToRecord(row)))
   }
 
   async *tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {

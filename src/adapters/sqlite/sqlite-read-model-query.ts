@@ -30,6 +30,8 @@ import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
+import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
+import type { AuditChainEntry } from '../../schemas/audit.js'
 import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, PENDING_E2O, qualifierOf } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
@@ -370,6 +372,14 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     }
     const last = objects[objects.length - 1]
     return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
+  }
+
+  async auditChain(datasetId: string, after: number | null, limit: number): Promise<AuditChainEntry[]> {
+    return readAuditChain(this.db, datasetId, after, limit)
+  }
+
+  async auditChainAt(datasetId: string, position: number | null): Promise<AuditChainEntry | null> {
+    return readAuditChainAt(this.db, datasetId, position)
   }
 
   async close(): Promise<void> {}

@@ -22,6 +22,7 @@ import type { EventObjectRow, ObjectRelationshipRow } from '../../schemas/read-m
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
+import { writeAuditChain } from './sqlite-audit-chain.js'
 import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
@@ -264,6 +265,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
   objects: writeObjects,
   events: writeEvents,
   object_relationships: writeObjectRelationships,
+  audit_chain: (ctx, slice) => writeAuditChain(ctx.db, slice, (datasetId) => ctx.didOf(datasetId)),
 }
 
 /**
@@ -277,4 +279,5 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase
   objects: (db) => db.exec(`UPDATE rm_objects SET properties = '{}', updated_at = created_at, position = 0; DELETE FROM rm_object_changes`),
   events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_events; UPDATE rm_object_events_merged SET through = 0'),
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
+  audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain'),
 }

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream'
 import { unhandledRecord } from '../../core/record-decoder.js'
 import type { EventLog } from '../../ports/event-log.js'
 import type { StoredRecord } from '../../schemas/records.js'
+import { recomputeChain } from '../../read/audit-check.js'
 import { CliError, withBackends } from '../context.js'
 import { delivered } from '../stdout.js'
 
@@ -61,6 +62,18 @@ export function replayTextLine(r: StoredRecord): string {
 }
 
 /**
+ * Waits, when `out`'s queue is full, until it drains.
+ * @returns false when `out` failed with EPIPE (its reader left).
+ * @throws the stream's error when it failed otherwise.
+ */
+async function caughtUpWith(out: Writable): Promise<boolean> {
+  if (!out.writableNeedDrain && out.errored === null) return true
+  if (!(await delivered(out))) return false
+  if (out.errored !== null) throw out.errored
+  return true
+}
+
+/**
  * Writes the records of a dataset's stream after `after` (exclusive; null: from the start) to
  * `out`, one line each (replayJsonLine or replayTextLine), reading the log a page of REPLAY_PAGE records
  * at a time. When `out`'s queue is full (a slow reader, as `| less`), it waits for the queue to
@@ -81,14 +94,38 @@ export async function replayStream(
     const page = await log.readStream(datasetId, from, REPLAY_PAGE)
     for (const r of page) out.write(`${json ? replayJsonLine(r) : replayTextLine(r)}\n`)
     count += page.length
-    if (out.writableNeedDrain || out.errored !== null) {
-      if (!(await delivered(out))) return null
-      if (out.errored !== null) throw out.errored
-    }
+    if (!(await caughtUpWith(out))) return null
     const last = page[page.length - 1]
     if (last === undefined || page.length < REPLAY_PAGE) return count
     from = last.position
   }
+}
+
+/**
+ * Like replayStream, each line with the record's chain hash (README § Operations, digests):
+ * `chain_hash` in JSON, `chain=<hash>` in text, recomputed from the log from the dataset's first
+ * record (so records up to `after` are read, not written).
+ * @returns records written, or null when `out` failed with EPIPE.
+ */
+export async function replayWithHashes(
+  log: Pick<EventLog, 'readStream'>,
+  datasetId: string,
+  after: number | null,
+  json: boolean,
+  out: Writable,
+): Promise<number | null> {
+  let count = 0
+  for await (const { record, entry } of recomputeChain(log, datasetId, null)) {
+    if (after !== null && record.position <= after) continue
+    out.write(
+      json
+        ? `${replayJsonLine(record).slice(0, -1)},"chain_seq":${String(entry.seq)},"chain_hash":"${entry.hash}"}\n`
+        : `${replayTextLine(record)}  chain=${entry.hash}\n`,
+    )
+    count += 1
+    if (!(await caughtUpWith(out))) return null
+  }
+  return count
 }
 
 export function registerReplay(program: Command): void {
@@ -101,7 +138,11 @@ export function registerReplay(program: Command): void {
       '--json',
       'print NDJSON: one record per line {position, stream, type, version, upcast_from?, appended_at, idempotency_key?, fingerprint?, data}; a record written in an older version is shown upcast to the current one, with upcast_from naming the version it was written in',
     )
-    .action(async (opts: { dataset: string; from?: string; json?: boolean }) => {
+    .option(
+      '--with-hashes',
+      "add each record's audit-chain hash (chain_seq and chain_hash in JSON, chain=<hash> in text), recomputed from the log: the last one is the dataset's digest (see: ocelog digest)",
+    )
+    .action(async (opts: { dataset: string; from?: string; json?: boolean; withHashes?: boolean }) => {
       let after: number | null = null
       if (opts.from !== undefined) {
         after = Number(opts.from)
@@ -109,7 +150,8 @@ export function registerReplay(program: Command): void {
       }
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
-        const count = await replayStream(b.log, opts.dataset, after, opts.json === true, process.stdout)
+        const replay = opts.withHashes === true ? replayWithHashes : replayStream
+        const count = await replay(b.log, opts.dataset, after, opts.json === true, process.stdout)
         // null: the reader of stdout left (the global handler ends the command with exit 141).
         if (count === null || !(await delivered(process.stdout))) return
         if (opts.json !== true) process.stderr.write(`${String(count)} record(s) in stream dataset-${opts.dataset}\n`)

@@ -191,6 +191,12 @@ export const Problem = Type.Object({
   instance: Type.Optional(Type.String()),
   request_id: Type.Optional(Type.String()),
   errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  rebuild: Type.Optional(
+    Type.Object(
+      { position: Type.Integer({ description: 'the read models checkpoint' }), head: Type.Integer({ description: 'the log position the rebuild must reach' }) },
+      { description: 'On a 503 while the read models are rebuilt from the log after their file was found damaged: how far the rebuild is' },
+    ),
+  ),
 })
 export type Problem = Static<typeof Problem>
 
