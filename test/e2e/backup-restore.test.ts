@@ -4,7 +4,7 @@
  * verifies against the digest of the live dataset at the backup's position. A restore refuses a
  * log in use and, without --force, an existing one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -73,6 +73,8 @@ describe('ocelog backup and restore', () => {
     const summary = json<{ head: number; records: number; bytes: number }>(backup.stdout)
     expect(summary.head).toBeGreaterThanOrEqual(500)
     expect(summary.bytes).toBeGreaterThan(0)
+    // One self-contained file: no -wal, -shm or .partial beside it.
+    expect(readdirSync(spare).filter((n) => n.startsWith('backup.db'))).toEqual(['backup.db'])
 
     const live = json<{ head: number }>((await service.cli(['status', '--json'])).stdout)
     expect(live.head).toBeGreaterThan(summary.head)
@@ -85,6 +87,7 @@ describe('ocelog backup and restore', () => {
     const restored = await runCli(restoredDir, ['restore', file, '--data-dir', restoredDir, '--json'])
     expect(restored.code, restored.stderr).toBe(0)
     expect(json<{ head: number }>(restored.stdout).head).toBe(summary.head)
+    expect(readdirSync(spare).filter((n) => n.startsWith('backup.db'))).toEqual(['backup.db'])
 
     const liveReplay = (await service.cli(['replay', '--dataset', datasetId, '--json'])).stdout.trim().split('\n')
     const restoredReplay = (await runCli(restoredDir, ['replay', '--dataset', datasetId, '--json'])).stdout.trim().split('\n')

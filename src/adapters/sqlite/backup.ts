@@ -70,6 +70,14 @@ export async function backupLog(dataDir: string, out: string, onProgress: (done:
   } finally {
     db.close()
   }
+  // The copy carries the log's WAL mode in its header; a backup is one self-contained file, so it
+  // goes back to a rollback journal (a restore's open turns WAL on again) and leaves no -wal or -shm.
+  const copy = new Database(partial, { fileMustExist: true })
+  try {
+    copy.pragma('journal_mode = DELETE')
+  } finally {
+    copy.close()
+  }
   const check = checkLogFile(partial)
   if (!check.ok || check.head !== snapshot.head) {
     rmSync(partial, { force: true })
