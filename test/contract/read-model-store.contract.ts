@@ -354,15 +354,17 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       const mine = (await store.projections()).filter((p) => p.projection.startsWith(name))
       expect(mine.map((p) => [p.projection, p.position, p.version, p.stopped])).toEqual([
         [`${name}-stopped`, null, null, stop],
+        [`${name}.audit_chain`, to, 1, null],
         [`${name}.event_types`, to, 1, null],
         [`${name}.events`, to, 1, null],
         [`${name}.object_relationships`, to, 1, null],
         [`${name}.object_types`, to, 1, null],
         [`${name}.objects`, to, 1, null],
       ])
-      expect(mine[1]?.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+      expect(mine[2]?.updated_at).toMatch(/^\d{4}-\d{2}-\d{2}T/)
       await store.clearStop(stop.projection)
       expect((await store.projections()).filter((p) => p.projection.startsWith(name)).map((p) => p.projection)).toEqual([
+        `${name}.audit_chain`,
         `${name}.event_types`,
         `${name}.events`,
         `${name}.object_relationships`,
