@@ -1,19 +1,19 @@
 /**
- * TypeBox schemas of the HTTP contract (the ingestion API spec § Resources and their fields,
- * § Response shapes). Every request and response type in Ocelog is derived from these with
+ * TypeBox schemas of the HTTP API's requests and responses (README § The API). Every request and
+ * response type in Ocelog is derived from these with
  * `Static<typeof …>`; the OpenAPI document at /openapi.json is generated from them too.
  */
 import { Type, type Static } from 'typebox'
 import { LIMITS } from './limits.js'
 
-/** Any JSON object: OCEL 2.0 attributes (the spec's `properties`). */
+/** Any JSON object: OCEL 2.0 attributes (the API's `properties`). */
 export const Properties = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Attributes: any JSON object. Merged per top-level key into what the object already has.',
 })
 export type Properties = Static<typeof Properties>
 
 /**
- * ISO 8601 date-time with a `Z` or an offset (§ Event input, timestamp). Read by parseTimestamp in
+ * ISO 8601 date-time with a `Z` or an offset (an event's `timestamp`). Read by parseTimestamp in
  * src/core/timestamp.ts, not by a schema format: it accepts more than RFC 3339's profile (basic
  * format, comma decimals, offsets `+0200` and `+02`, `24:00:00`) and refuses leap seconds and
  * years outside 0001–9999 in UTC.
@@ -39,7 +39,7 @@ export const IdempotencyKey = Type.String({
 export const ObjectTypeName = Type.String({ minLength: 1, maxLength: LIMITS.objectTypeMax })
 export const ObjectExternalId = Type.String({ minLength: 1, maxLength: LIMITS.objectIdMax })
 
-/** § Object input: one element of `objects` in an event. */
+/** Object input: one element of `objects` in an event. */
 export const EventObjectInput = Type.Object(
   {
     type: ObjectTypeName,
@@ -51,7 +51,7 @@ export const EventObjectInput = Type.Object(
 )
 export type EventObjectInput = Static<typeof EventObjectInput>
 
-/** § Event input: body of POST /v1/event and each element of `events` in the batch. */
+/** Event input: body of POST /v1/event and each element of `events` in the batch. */
 export const EventInput = Type.Object(
   {
     event: Type.String({ minLength: 1, maxLength: LIMITS.eventNameMax, description: 'Name of the event type' }),
@@ -68,7 +68,7 @@ export type EventInput = Static<typeof EventInput>
 /**
  * Ocelog extension: one OCEL 2.0 object-to-object (O2O) relationship from the upserted object to
  * the object (`type`, `id`), with the same limits as an event's objects. The target object (and its
- * type) is created on first reference, as the spec's § Auto-creation creates an event's objects.
+ * type) is created on first reference, as the objects of an event are.
  */
 export const RelationshipInput = Type.Object(
   {
@@ -80,7 +80,7 @@ export const RelationshipInput = Type.Object(
 )
 export type RelationshipInput = Static<typeof RelationshipInput>
 
-/** § Object upsert input: body of POST /v1/object/upsert and each element of the object batch (plus Ocelog's extensions). */
+/** Object upsert input: body of POST /v1/object/upsert and each element of the object batch (plus Ocelog's extensions). */
 export const ObjectUpsertInput = Type.Object(
   {
     type: ObjectTypeName,
@@ -104,12 +104,12 @@ export const ObjectUpsertInput = Type.Object(
 )
 export type ObjectUpsertInput = Static<typeof ObjectUpsertInput>
 
-/** § POST /v1/event/batch request. Items are validated one by one, so one bad item fails alone. */
+/** POST /v1/event/batch request. Items are validated one by one, so one bad item fails alone. */
 export const EventBatchBody = Type.Object({ events: Type.Array(EventInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
-/** § POST /v1/object/batch request. */
+/** POST /v1/object/batch request. */
 export const ObjectBatchBody = Type.Object({ objects: Type.Array(ObjectUpsertInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
 
-/** § Response shapes: single event response. */
+/** Response: single event response. */
 export const EventResponse = Type.Object({
   success: Type.Boolean(),
   event_id: Type.String({ format: 'uuid' }),
@@ -120,7 +120,7 @@ export const EventResponse = Type.Object({
 })
 export type EventResponse = Static<typeof EventResponse>
 
-/** One failed batch item, beside the spec's `errors` strings: `index` is 0-based, `path` a JSON pointer inside the item. */
+/** One failed batch item, beside the `errors` strings: `index` is 0-based, `path` a JSON pointer inside the item. */
 export const ItemErrorDetail = Type.Object({
   index: Type.Integer(),
   path: Type.String(),
@@ -128,7 +128,7 @@ export const ItemErrorDetail = Type.Object({
 })
 export type ItemErrorDetail = Static<typeof ItemErrorDetail>
 
-/** § Response shapes: event batch response (plus `error_details`). */
+/** Response: event batch response (plus `error_details`). */
 export const EventBatchResponse = Type.Object({
   success: Type.Boolean(),
   processed: Type.Integer(),
@@ -140,7 +140,7 @@ export const EventBatchResponse = Type.Object({
 })
 export type EventBatchResponse = Static<typeof EventBatchResponse>
 
-/** § Response shapes: object result. */
+/** Response: object result. */
 export const ObjectResult = Type.Object({
   object_id: Type.String({ format: 'uuid' }),
   object_type: Type.String(),
@@ -149,7 +149,7 @@ export const ObjectResult = Type.Object({
 })
 export type ObjectResult = Static<typeof ObjectResult>
 
-/** POST /v1/object/upsert response (spec: "not shown"; chosen: success plus the object result). */
+/** POST /v1/object/upsert response (success plus the object result). */
 export const ObjectUpsertResponse = Type.Object({
   success: Type.Boolean(),
   object_id: Type.String({ format: 'uuid' }),
@@ -159,7 +159,7 @@ export const ObjectUpsertResponse = Type.Object({
 })
 export type ObjectUpsertResponse = Static<typeof ObjectUpsertResponse>
 
-/** § Response shapes: object batch response (plus `error_details`). */
+/** Response: object batch response (plus `error_details`). */
 export const ObjectBatchResponse = Type.Object({
   success: Type.Boolean(),
   processed: Type.Integer(),
@@ -171,7 +171,7 @@ export const ObjectBatchResponse = Type.Object({
 })
 export type ObjectBatchResponse = Static<typeof ObjectBatchResponse>
 
-/** GET /v1/health response (spec: "not shown"; chosen: the key's dataset, name and scopes). */
+/** GET /v1/health response (the key's dataset, name and scopes). */
 export const HealthResponse = Type.Object({
   status: Type.Literal('ok'),
   dataset_id: Type.String(),
@@ -194,7 +194,7 @@ export const Problem = Type.Object({
 })
 export type Problem = Static<typeof Problem>
 
-/** Scopes of § Authentication, item 5. A key with no scopes may do everything. */
+/** Scopes of an API key (README § The API, Authentication and scopes). A key with no scopes may do everything. */
 export const Scope = Type.Union([Type.Literal('ingest:write'), Type.Literal('process:read')])
 export type Scope = Static<typeof Scope>
 export const ALL_SCOPES: readonly Scope[] = ['ingest:write', 'process:read']
