@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -13,9 +14,15 @@ import { defineConfig } from 'vitest/config'
 const tier = (name: string, include: string[]) => ({ extends: true as const, test: { name, include } })
 
 export default defineConfig({
-  // Resolve `@ocelog/client` (a workspace) to its TypeScript sources, as `npm run typecheck` does, so no tier needs the client built.
-  resolve: { conditions: ['ocelog-source'] },
-  ssr: { resolve: { conditions: ['ocelog-source'] } },
+  // `@ocelog/client` (a workspace) from its TypeScript sources, as `npm run typecheck` reads it, so no tier needs the client built.
+  // Aliases, not a resolve condition: vitest hands conditions on to Node (--conditions), and a worker thread that a test starts
+  // from dist/ would then load the client's .ts sources.
+  resolve: {
+    alias: [
+      { find: /^@ocelog\/client$/, replacement: fileURLToPath(new URL('clients/typescript/src/index.ts', import.meta.url)) },
+      { find: /^@ocelog\/client\/contract$/, replacement: fileURLToPath(new URL('clients/typescript/src/contract/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

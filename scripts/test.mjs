@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The test command (`npm test`, after its `pretest` build): vitest over test/, then pytest over the
+ * The test command (`npm test`, after its `pretest` build): vitest (its projects in vitest.config.ts: test/ by tier, and
+ * clients/typescript/test), then pytest over the
  * Python client (clients/python). Both always run; the exit code is 0 only when both pass.
  *
  * - Arguments go to vitest: `npm test -- --reporter=json --outputFile.json=out.json` runs

@@ -23,7 +23,8 @@ const LOADED_ON_USE = {
   zod: '/node_modules/zod/',
   xml: '/node_modules/fast-xml-parser/',
   ioredis: '/node_modules/ioredis/',
-  client: '/clients/typescript/',
+  // The client's own modules; the API contract it ships (/clients/typescript/dist/contract/) is the service's schemas, loaded at start.
+  client: '/clients/typescript/dist/client.js',
   ocelReaders: '/dist/src/ocel/import/read',
   ocelWriters: '/dist/src/ocel/write-',
 }

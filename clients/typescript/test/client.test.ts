@@ -51,11 +51,16 @@ describe('OcelogClient retries', () => {
       if (n === 1) json(res, 429, { title: 'Rate limit exceeded', detail: 'wait' }, { 'retry-after': '1' })
       else acceptAll(res, body, n)
     }, 50)
-    const client = new OcelogClient({ baseUrl: server.url, apiKey: 'k', concurrency: 1, retry: fast })
-    const [a, b] = await Promise.all([client.sendEvents(events(5)), new Promise((r) => setTimeout(r, 100)).then(() => client.sendEvents(events(5, 5)))])
+    // The second call starts when the client has the 429 (its onRetry notice), not after a guessed delay.
+    let rateLimited: () => void = () => {}
+    const noticed = new Promise<void>((resolve) => {
+      rateLimited = resolve
+    })
+    const client = new OcelogClient({ baseUrl: server.url, apiKey: 'k', concurrency: 1, retry: fast, onRetry: () => rateLimited() })
+    const [a, b] = await Promise.all([client.sendEvents(events(5)), noticed.then(() => client.sendEvents(events(5, 5)))])
     expect(a.accepted).toHaveLength(5)
     expect(b.accepted).toHaveLength(5)
-    // The second call's request came after the first one's Retry-After second, not 100 ms in.
+    // The second call's request waited out the first one's Retry-After second with it.
     expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(950)
   })
 
