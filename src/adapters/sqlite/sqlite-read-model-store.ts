@@ -96,7 +96,7 @@ function writeIdentities(
 /** Runs the write of projection `name`'s slice, when the batch has one. */
 function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: ChangeBatch, name: K): void {
   const part = sliceOf(batch.slices, name)
-  if (part !== undefined) SLICE_WRITES[name](ctx, part.slice)
+  if (part !== undefined) SLICE_WRITES[name](ctx, part)
 }
 
 export interface SqliteReadModelStoreOptions {
@@ -162,6 +162,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           return rid
         },
         objects,
+        named: batch.objects,
         bulk,
         e2oMergeRows: this.e2oMergeRows,
       }
