@@ -132,7 +132,7 @@ export interface ChangeBatch {
   /** Position of the run's last record: every checkpoint of the batch moves to it. */
   to: number
   slices: SliceBatches
-  /** Every object named by a record that some projection of the batch folded, by `<dataset>KEY_SEP<object id>`. */
+  /** Every object named by a record that some projection of the batch folded, by object id (unique across datasets: UUIDv5 of dataset, type and id). */
   objects: Map<string, NamedObject>
   /** Records folded into at least one slice. */
   recordCount: number

@@ -8,7 +8,15 @@
  * record of the run set some.
  */
 import Database from 'better-sqlite3'
-import { type ChangeBatch, type NamedObject, type ObjectsSlice, PROJECTION_NAMES, type ProjectionName, sliceOf } from '../../core/read-model-changes.js'
+import {
+  type ChangeBatch,
+  KEY_SEP,
+  type NamedObject,
+  type ObjectsSlice,
+  PROJECTION_NAMES,
+  type ProjectionName,
+  sliceOf,
+} from '../../core/read-model-changes.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
@@ -79,10 +87,10 @@ function writeIdentities(
   }
   let nextRid = (st.maxRid.get()?.rid ?? 0) + 1
   const put: unknown[][] = []
-  for (const [key, o] of named) {
+  for (const o of named.values()) {
     if (stored.has(o.objectId)) continue
     const rid = nextRid++
-    const whole = objects?.objects.get(key)
+    const whole = objects?.objects.get(o.datasetId + KEY_SEP + o.objectId)
     const properties = JSON.stringify(whole?.properties ?? {})
     const updatedAt = whole?.lastSeenAt ?? o.firstSeenAt
     const position = whole?.maxPosition ?? 0
