@@ -4,16 +4,15 @@
  * Folded once per run in shared code, for every store's identity rows (NamedObject in
  * src/core/read-model-changes.ts), whichever projections take the record.
  */
-import { KEY_SEP, type NamedObject } from '../src/core/read-model-changes.js'
+import type { NamedObject } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
 import { unreachable } from './unreachable.js'
 
 function name(into: Map<string, NamedObject>, datasetId: string, objectId: string, type: string, externalId: string, at: string, position: number): void {
-  const key = datasetId + KEY_SEP + objectId
-  if (!into.has(key)) into.set(key, { datasetId, objectId, type, externalId, firstSeenAt: at, position })
+  if (!into.has(objectId)) into.set(objectId, { datasetId, objectId, type, externalId, firstSeenAt: at, position })
 }
 
-/** Adds the objects `record` names to `into` (by `<dataset>KEY_SEP<object id>`), keeping the first record's position and time for each. */
+/** Adds the objects `record` names to `into` (by object id: UUIDv5 of dataset, type and id, so unique across datasets), keeping the first record's position and time for each. */
 export function nameObjects(into: Map<string, NamedObject>, record: StoredRecord): void {
   const { datasetId, position } = record
   switch (record.type) {

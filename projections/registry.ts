@@ -114,14 +114,25 @@ function buildBatch(
 ): ChangeBatch {
   const slices: SliceBatches = {}
   let lowest: number | null | undefined
+  // The records after each checkpoint, once per distinct checkpoint (most runs have one).
+  const afterEach = new Map<number | null, readonly StoredRecord[]>()
+  const recordsAfter = (expected: number | null): readonly StoredRecord[] => {
+    if (!afterCheckpoints) return records
+    let found = afterEach.get(expected)
+    if (found === undefined) {
+      found = expected === null || (records[0]?.position ?? expected + 1) > expected ? records : records.filter(after(expected))
+      afterEach.set(expected, found)
+    }
+    return found
+  }
   forEachProjection(<K extends ProjectionName>(p: Projection<K>) => {
     const cursor = cursorOf(p.name)
     if (cursor === undefined) return
-    const folded = afterCheckpoints ? records.filter(after(cursor.expected)) : records
+    const folded = recordsAfter(cursor.expected)
     setSlice(slices, p.name, { checkpoint: cursor.checkpoint, version: p.version, expected: cursor.expected, slice: foldSlice(p, folded) })
     if (lowest === undefined || (lowest !== null && (cursor.expected === null || cursor.expected < lowest))) lowest = cursor.expected
   })
-  const folded = lowest === undefined ? [] : afterCheckpoints ? records.filter(after(lowest)) : records
+  const folded = lowest === undefined ? [] : recordsAfter(lowest)
   const named = new Map<string, NamedObject>()
   for (const record of folded) nameObjects(named, record)
   return { to, slices, objects: named, recordCount: folded.length }

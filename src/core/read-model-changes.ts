@@ -66,21 +66,6 @@ export interface NamedObject {
   position: number
 }
 
-/** An object the object types' projection saw in the run, at the first position it saw it. */
-export interface SeenObject {
-  datasetId: string
-  objectId: string
-  type: string
-  position: number
-}
-
-/** The slice of the `object_types` projection: type changes, and the objects seen (their counts, see countNewObjects). */
-export interface ObjectTypesSlice {
-  types: TypeChanges
-  /** By `<dataset>KEY_SEP<object id>`. */
-  objects: Map<string, SeenObject>
-}
-
 /** The slice of the `objects` projection (read models `objects` and `object_changes`). */
 export interface ObjectsSlice {
   /** By `<dataset>KEY_SEP<object id>`. */
@@ -110,7 +95,8 @@ export interface AuditChainChange {
  */
 export interface Slices {
   event_types: TypeChanges
-  object_types: ObjectTypesSlice
+  /** Object types; their counts of new objects are added by the store's write (countNewObjects). */
+  object_types: TypeChanges
   objects: ObjectsSlice
   events: EventsSlice
   /** O2O rows in log order; a store keeps the first row of each (object, target, qualifier). */
@@ -162,29 +148,36 @@ export interface ChangeBatch {
   /** Position of the run's last record: every checkpoint of the batch moves to it. */
   to: number
   slices: SliceBatches
-  /** Every object named by a record that some projection of the batch folded, by `<dataset>KEY_SEP<object id>`. */
+  /** Every object named by a record that some projection of the batch folded, by object id (unique across datasets: UUIDv5 of dataset, type and id). */
   objects: Map<string, NamedObject>
   /** Records folded into at least one slice. */
   recordCount: number
 }
 
 /**
- * Counts the new objects of each type in `slice.types` (OCEL 2.0: an object type's count is its
- * distinct objects), once for every store: an object is new to the object types' read model when
- * the first position the store holds for it (its identity row, written in the same transaction
- * before this runs) is the position at which this slice first saw it. Adds one unit per new object
- * to its type's `added`, at that position in `addedAt` (kept ascending), so the replay rule
+ * Counts the new objects of each type in `types` (OCEL 2.0: an object type's count is its distinct
+ * objects), once for every store: an object is new to the object types' read model when the first
+ * position its identity row holds (written in the same transaction, before this runs) is after
+ * `after`, the object types' checkpoint: that record is in this batch. Adds one unit per new object
+ * to its type's `added`, at that position in `addedAt` (kept ascending), so that the replay rule
  * (typeChangeToApply) applies counts like any other part.
+ * @param named the objects the batch names (ChangeBatch.objects).
  * @param firstPositionOf the stored first position of an object (undefined: no identity row, then not counted).
  */
-export function countNewObjects(slice: ObjectTypesSlice, firstPositionOf: (datasetId: string, objectId: string) => number | undefined): void {
+export function countNewObjects(
+  types: TypeChanges,
+  named: Iterable<NamedObject>,
+  after: number | null,
+  firstPositionOf: (o: NamedObject) => number | undefined,
+): void {
   const grown = new Set<TypeChange>()
-  for (const o of slice.objects.values()) {
-    if (firstPositionOf(o.datasetId, o.objectId) !== o.position) continue
-    const t = slice.types.get(o.datasetId + KEY_SEP + o.type)
+  for (const o of named) {
+    const first = firstPositionOf(o)
+    if (first === undefined || (after !== null && first <= after)) continue
+    const t = types.get(o.datasetId + KEY_SEP + o.type)
     if (t === undefined) continue
     t.added += 1
-    t.addedAt.push(o.position)
+    t.addedAt.push(first)
     grown.add(t)
   }
   for (const t of grown) t.addedAt.sort((a, b) => a - b)

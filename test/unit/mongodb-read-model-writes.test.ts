@@ -142,7 +142,7 @@ function writesOf(records: ReturnType<typeof stored>) {
   const events = eventsWrites(slices.events)
   return {
     eventTypes: typeWrites(slices.event_types, new Map()),
-    objectTypes: typeWrites(slices.object_types.types, new Map()),
+    objectTypes: typeWrites(slices.object_types, new Map()),
     objects: objects.objects,
     objectChanges: objects.objectChanges,
     events: events.events,
@@ -161,9 +161,10 @@ function applyAll(db: Record<string, Collection>, records: ReturnType<typeof sto
   for (const r of records) nameObjects(named, r)
   db.objects?.bulkWrite([...named.values()].map(identityWrite))
   const first = new Map((db.objects?.docs ?? []).map((d) => [storedKey(d.dataset_id as string, d.object_id as string), d.first_position as number]))
-  countNewObjects(slices.object_types, (datasetId, objectId) => first.get(storedKey(datasetId, objectId)))
+  const applied = db.objectTypes?.docs.reduce((max, d) => Math.max(max, d.position as number), 0) ?? 0
+  countNewObjects(slices.object_types, named.values(), applied === 0 ? null : applied, (o) => first.get(storedKey(o.datasetId, o.objectId)))
   db.eventTypes?.bulkWrite(typeWrites(slices.event_types, positions(db.eventTypes, 'name')))
-  db.objectTypes?.bulkWrite(typeWrites(slices.object_types.types, positions(db.objectTypes, 'name')))
+  db.objectTypes?.bulkWrite(typeWrites(slices.object_types, positions(db.objectTypes, 'name')))
   const o = objectsWrites(slices.objects, positions(db.objects, 'object_id'))
   db.objects?.bulkWrite(o.objects)
   db.objectChanges?.bulkWrite(o.objectChanges)

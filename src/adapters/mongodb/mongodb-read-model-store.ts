@@ -93,7 +93,7 @@ export class MongoReadModelStore implements ReadModelStore {
             if (current !== part.expected) throw new CheckpointConflictError(part.checkpoint, part.expected, current)
           }
           const objects = await this.writeIdentities(batch, session)
-          const ctx: MongoSliceContext = { db: this.db, session, objects }
+          const ctx: MongoSliceContext = { db: this.db, session, objects, named: batch.objects }
           for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
           for (const part of parts) await this.moveCheckpoint(session, part.checkpoint, part.expected, batch.to, part.version)
         },
@@ -106,7 +106,7 @@ export class MongoReadModelStore implements ReadModelStore {
 
   private async writeSlice<K extends ProjectionName>(ctx: MongoSliceContext, batch: ChangeBatch, name: K): Promise<void> {
     const part = sliceOf(batch.slices, name)
-    if (part !== undefined) await SLICE_WRITES[name](ctx, part.slice)
+    if (part !== undefined) await SLICE_WRITES[name](ctx, part)
   }
 
   /**

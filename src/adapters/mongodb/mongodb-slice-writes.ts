@@ -4,16 +4,7 @@
  * the store's transaction (mongodb-read-model-store.ts), after the objects' identities.
  */
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb'
-import {
-  countNewObjects,
-  type EventsSlice,
-  type ObjectsSlice,
-  type ObjectTypesSlice,
-  type ProjectionName,
-  type Slices,
-  type TypeChanges,
-} from '../../core/read-model-changes.js'
-import type { ObjectRelationshipRow } from '../../schemas/read-models.js'
+import { countNewObjects, type NamedObject, type ProjectionName, type SliceBatch, type TypeChanges } from '../../core/read-model-changes.js'
 import { type AuditChainDoc, writeAuditChain } from './mongodb-audit-chain.js'
 import { eventsWrites, objectRelationshipsWrites, objectsWrites, READ_MODEL_COLLECTIONS, storedKey, typeWrites } from './read-model-writes.js'
 
@@ -23,6 +14,8 @@ export interface MongoSliceContext {
   session: ClientSession
   /** The stored position and first position of each object the batch names, by storedKey. */
   objects: ReadonlyMap<string, { position: number; firstPosition: number }>
+  /** The objects the batch names (ChangeBatch.objects). */
+  named: ReadonlyMap<string, NamedObject>
 }
 
 /** One unordered bulkWrite in the transaction, when there is anything to write. */
@@ -46,43 +39,43 @@ async function typePositions(ctx: MongoSliceContext, collection: string, changes
   return out
 }
 
-async function writeEventTypes(ctx: MongoSliceContext, slice: TypeChanges): Promise<void> {
+async function writeEventTypes(ctx: MongoSliceContext, { slice }: SliceBatch<'event_types'>): Promise<void> {
   const c = READ_MODEL_COLLECTIONS.eventTypes
   await bulk(ctx, c, typeWrites(slice, await typePositions(ctx, c, slice)))
 }
 
 /** Object types, with their counts of new objects (countNewObjects over the identities' first positions). */
-async function writeObjectTypes(ctx: MongoSliceContext, slice: ObjectTypesSlice): Promise<void> {
-  countNewObjects(slice, (datasetId, objectId) => ctx.objects.get(storedKey(datasetId, objectId))?.firstPosition)
+async function writeObjectTypes(ctx: MongoSliceContext, { slice, expected }: SliceBatch<'object_types'>): Promise<void> {
+  countNewObjects(slice, ctx.named.values(), expected, (o) => ctx.objects.get(storedKey(o.datasetId, o.objectId))?.firstPosition)
   const c = READ_MODEL_COLLECTIONS.objectTypes
-  await bulk(ctx, c, typeWrites(slice.types, await typePositions(ctx, c, slice.types)))
+  await bulk(ctx, c, typeWrites(slice, await typePositions(ctx, c, slice)))
 }
 
-async function writeObjects(ctx: MongoSliceContext, slice: ObjectsSlice): Promise<void> {
+async function writeObjects(ctx: MongoSliceContext, { slice }: SliceBatch<'objects'>): Promise<void> {
   const positions = new Map([...ctx.objects].map(([key, o]) => [key, o.position]))
   const w = objectsWrites(slice, positions)
   await bulk(ctx, READ_MODEL_COLLECTIONS.objects, w.objects)
   await bulk(ctx, READ_MODEL_COLLECTIONS.objectChanges, w.objectChanges)
 }
 
-async function writeEvents(ctx: MongoSliceContext, slice: EventsSlice): Promise<void> {
+async function writeEvents(ctx: MongoSliceContext, { slice }: SliceBatch<'events'>): Promise<void> {
   const w = eventsWrites(slice)
   await bulk(ctx, READ_MODEL_COLLECTIONS.events, w.events)
   await bulk(ctx, READ_MODEL_COLLECTIONS.eventObjects, w.eventObjects)
 }
 
-async function writeObjectRelationships(ctx: MongoSliceContext, rows: ObjectRelationshipRow[]): Promise<void> {
-  await bulk(ctx, READ_MODEL_COLLECTIONS.objectRelationships, objectRelationshipsWrites(rows))
+async function writeObjectRelationships(ctx: MongoSliceContext, { slice }: SliceBatch<'object_relationships'>): Promise<void> {
+  await bulk(ctx, READ_MODEL_COLLECTIONS.objectRelationships, objectRelationshipsWrites(slice))
 }
 
 /** The write of each projection's slice, by name. */
-export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceContext, slice: Slices[K]) => Promise<void> } = {
+export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceContext, part: SliceBatch<K>) => Promise<void> } = {
   event_types: writeEventTypes,
   object_types: writeObjectTypes,
   objects: writeObjects,
   events: writeEvents,
   object_relationships: writeObjectRelationships,
-  audit_chain: (ctx, slice) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
+  audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
 }
 
 const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>

@@ -8,7 +8,15 @@
  * record of the run set some.
  */
 import Database from 'better-sqlite3'
-import { type ChangeBatch, type NamedObject, type ObjectsSlice, PROJECTION_NAMES, type ProjectionName, sliceOf } from '../../core/read-model-changes.js'
+import {
+  type ChangeBatch,
+  KEY_SEP,
+  type NamedObject,
+  type ObjectsSlice,
+  PROJECTION_NAMES,
+  type ProjectionName,
+  sliceOf,
+} from '../../core/read-model-changes.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
@@ -79,10 +87,10 @@ function writeIdentities(
   }
   let nextRid = (st.maxRid.get()?.rid ?? 0) + 1
   const put: unknown[][] = []
-  for (const [key, o] of named) {
+  for (const o of named.values()) {
     if (stored.has(o.objectId)) continue
     const rid = nextRid++
-    const whole = objects?.objects.get(key)
+    const whole = objects?.objects.get(o.datasetId + KEY_SEP + o.objectId)
     const properties = JSON.stringify(whole?.properties ?? {})
     const updatedAt = whole?.lastSeenAt ?? o.firstSeenAt
     const position = whole?.maxPosition ?? 0
@@ -96,7 +104,7 @@ function writeIdentities(
 /** Runs the write of projection `name`'s slice, when the batch has one. */
 function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: ChangeBatch, name: K): void {
   const part = sliceOf(batch.slices, name)
-  if (part !== undefined) SLICE_WRITES[name](ctx, part.slice)
+  if (part !== undefined) SLICE_WRITES[name](ctx, part)
 }
 
 export interface SqliteReadModelStoreOptions {
@@ -162,6 +170,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           return rid
         },
         objects,
+        named: batch.objects,
         bulk,
         e2oMergeRows: this.e2oMergeRows,
       }

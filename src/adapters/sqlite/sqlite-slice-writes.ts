@@ -6,19 +6,17 @@
  */
 import {
   countNewObjects,
-  type EventsSlice,
-  type ObjectsSlice,
-  type ObjectTypesSlice,
+  type NamedObject,
   objectChangeToApply,
   type ProjectionName,
-  type Slices,
+  type SliceBatch,
   type TypeChange,
   type TypeChanges,
   typeChangeToApply,
 } from '../../core/read-model-changes.js'
 import { mergeProperties } from '../../core/merge.js'
 import type { Properties } from '../../schemas/api.js'
-import type { EventObjectRow, ObjectRelationshipRow } from '../../schemas/read-models.js'
+import type { EventObjectRow } from '../../schemas/read-models.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
@@ -120,6 +118,8 @@ export interface SliceWriteContext {
   ridOf(objectId: string): number
   /** The stored rows of the objects the batch names, by object id. */
   objects: ReadonlyMap<string, StoredObject>
+  /** The objects the batch names (ChangeBatch.objects). */
+  named: ReadonlyMap<string, NamedObject>
   /** Whether E2O rows are left pending for a bulk merge at the head (a rebuild without query indexes). */
   bulk: boolean
   /** Pending E2O rows at which a write merges them (E2O_MERGE_ROWS). */
@@ -134,14 +134,14 @@ function applyTypeChanges(statements: SliceStatements['eventTypes'], changes: Ty
   }
 }
 
-function writeEventTypes(ctx: SliceWriteContext, slice: TypeChanges): void {
-  applyTypeChanges(ctx.st.eventTypes, slice)
+function writeEventTypes(ctx: SliceWriteContext, part: SliceBatch<'event_types'>): void {
+  applyTypeChanges(ctx.st.eventTypes, part.slice)
 }
 
-/** Object types, with their counts of new objects (countNewObjects: an object is new where its identity's first position is where this slice first saw it). */
-function writeObjectTypes(ctx: SliceWriteContext, slice: ObjectTypesSlice): void {
-  countNewObjects(slice, (_datasetId, objectId) => ctx.objects.get(objectId)?.firstPosition)
-  applyTypeChanges(ctx.st.objectTypes, slice.types)
+/** Object types, with their counts of new objects (countNewObjects: those whose identity's first position is after the object types' checkpoint). */
+function writeObjectTypes(ctx: SliceWriteContext, part: SliceBatch<'object_types'>): void {
+  countNewObjects(part.slice, ctx.named.values(), part.expected, (o) => ctx.objects.get(o.objectId)?.firstPosition)
+  applyTypeChanges(ctx.st.objectTypes, part.slice)
 }
 
 /**
@@ -149,7 +149,7 @@ function writeObjectTypes(ctx: SliceWriteContext, slice: ObjectTypesSlice): void
  * attributes are read and merged only for objects whose attributes changed; rows only named again
  * get their last-seen time and position. Then the run's attribute history (`rm_object_changes`).
  */
-function writeObjects(ctx: SliceWriteContext, slice: ObjectsSlice): void {
+function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>): void {
   const change: unknown[][] = []
   const touch: unknown[][] = []
   for (const o of slice.objects.values()) {
@@ -220,7 +220,7 @@ function e2oSpans(rows: readonly (readonly [number, number, ...unknown[]])[]): M
 }
 
 /** Events and their E2O rows (each event names the range of its rows), merged by object once enough are pending. */
-function writeEvents(ctx: SliceWriteContext, slice: EventsSlice): void {
+function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): void {
   const { st, db } = ctx
   // Events another projector has written (the replay rule: every write is idempotent) keep their
   // rows: rm_event_objects has no key that would ignore a second copy of an event's E2O rows.
@@ -254,18 +254,18 @@ function writeEvents(ctx: SliceWriteContext, slice: EventsSlice): void {
   if (!ctx.bulk && e2oRowsOfRun.length > 0 && pending >= ctx.e2oMergeRows) mergeObjectEvents(db)
 }
 
-function writeObjectRelationships(ctx: SliceWriteContext, rows: readonly ObjectRelationshipRow[]): void {
-  ctx.st.putO2O.run(rows.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
+function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
+  ctx.st.putO2O.run(slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
 }
 
-/** The write of each projection's slice, by name. */
-export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteContext, slice: Slices[K]) => void } = {
+/** The write of each projection's slice (with its checkpoint's move, SliceBatch), by name. */
+export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteContext, part: SliceBatch<K>) => void } = {
   event_types: writeEventTypes,
   object_types: writeObjectTypes,
   objects: writeObjects,
   events: writeEvents,
   object_relationships: writeObjectRelationships,
-  audit_chain: (ctx, slice) => writeAuditChain(ctx.db, slice, (datasetId) => ctx.didOf(datasetId)),
+  audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db, slice, (datasetId) => ctx.didOf(datasetId)),
 }
 
 /**
