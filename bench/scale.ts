@@ -28,7 +28,7 @@ import { SqliteReadModelQuery } from '../src/adapters/sqlite/sqlite-read-model-q
 import { ProcessReader, type ProcessMapParams } from '../src/read/process-reader.js'
 import { generatedWindow, generateItems, type GenerateOptions } from './generate.js'
 import { type LoadResult, loadGenerated } from './load-generated.js'
-import { CLI, embeddedEnv, ROOT } from './processes.js'
+import { CLI, embeddedEnv, exitedChildrenCpuSeconds, ROOT } from './processes.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 
 interface Options {
@@ -66,6 +66,10 @@ export interface ProjectorRun {
   recordsPerSec: number
   /** From spawning the process to its exit. */
   wallSeconds: number
+  /** CPU time of the process (user + system), its start included: steadier than rates when other work shares the machine. */
+  cpuSeconds: number
+  /** cpuSeconds per record applied, in µs. */
+  cpuMicrosPerRecord: number
 }
 
 /** The read models' checkpoint in `dataDir`, read-only; null before the first apply or while the file is made. */
@@ -92,6 +96,7 @@ function checkpointOf(dataDir: string): number | null {
 function runProjector(args: readonly string[], dataDir: string, head: number, label: string): Promise<ProjectorRun> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
+    const cpu0 = exitedChildrenCpuSeconds()
     const child = spawn(process.execPath, ['--max-old-space-size=1024', CLI, ...args], {
       env: embeddedEnv(dataDir, { LOG_LEVEL: 'info' }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,7 +132,15 @@ function runProjector(args: readonly string[], dataDir: string, head: number, la
         reject(new Error(`ocelog ${args.join(' ')} printed no closing line: ${out.slice(-2000)}`))
         return
       }
-      resolve({ records: line.records, seconds: line.seconds, recordsPerSec: line.records / line.seconds, wallSeconds })
+      const cpuSeconds = exitedChildrenCpuSeconds() - cpu0
+      resolve({
+        records: line.records,
+        seconds: line.seconds,
+        recordsPerSec: line.records / line.seconds,
+        wallSeconds,
+        cpuSeconds,
+        cpuMicrosPerRecord: line.records === 0 ? 0 : (cpuSeconds * 1e6) / line.records,
+      })
     })
   })
 }
@@ -145,6 +158,9 @@ export interface MapTiming {
   runs: number
   runMs: number[]
   medianMs: number
+  /** CPU time of each run in this process (user + system, ms), and their median. */
+  cpuMs: number[]
+  medianCpuMs: number
   /** Edges and activities in the answer (all object types summed): the map's size. */
   edges: number
   activities: number
@@ -155,15 +171,21 @@ async function timeMap(reader: ProcessReader, label: string, params: ProcessMapP
   const warm = await reader.processMap(SCALE_DATASET, params)
   log(`map ${label}: warm-up ${(performance.now() - t0).toFixed(0)} ms`)
   const runMs: number[] = []
+  const cpuMs: number[] = []
   for (let i = 1; i <= runs; i++) {
     const t = performance.now()
+    const cpu = process.cpuUsage()
     await reader.processMap(SCALE_DATASET, params)
+    const used = process.cpuUsage(cpu)
     runMs.push(performance.now() - t)
-    log(`map ${label}: run ${String(i)} of ${String(runs)}: ${(runMs[runMs.length - 1] ?? 0).toFixed(0)} ms`)
+    cpuMs.push((used.user + used.system) / 1000)
+    log(
+      `map ${label}: run ${String(i)} of ${String(runs)}: ${(runMs[runMs.length - 1] ?? 0).toFixed(0)} ms (CPU ${(cpuMs[cpuMs.length - 1] ?? 0).toFixed(0)} ms)`,
+    )
   }
   const edges = warm.object_types.reduce((n, t) => n + t.edges.length, 0)
   const activities = warm.object_types.reduce((n, t) => n + t.activities.length, 0)
-  return { label, params, runs, runMs, medianMs: median(runMs), edges, activities }
+  return { label, params, runs, runMs, medianMs: median(runMs), cpuMs, medianCpuMs: median(cpuMs), edges, activities }
 }
 
 export interface ScaleMeasurements {
@@ -248,7 +270,10 @@ async function measure(o: Options, dataDir: string): Promise<ScaleMeasurements> 
     log(`rebuild ${String(i)} of ${String(o.rebuildRuns)}: ocelog project --rebuild`)
     const run = await runProjector(['project', '--rebuild'], dataDir, head, `rebuild ${String(i)}`)
     rebuilds.push(run)
-    log(`rebuild ${String(i)}: ${num(run.records)} records in ${run.seconds.toFixed(1)} s = ${num(run.recordsPerSec)} records/s`)
+    log(
+      `rebuild ${String(i)}: ${num(run.records)} records in ${run.seconds.toFixed(1)} s = ${num(run.recordsPerSec)} records/s ` +
+        `(CPU ${run.cpuSeconds.toFixed(1)} s = ${num(run.cpuMicrosPerRecord)} µs per record)`,
+    )
   }
   const runsPerSec = rebuilds.map((r) => r.recordsPerSec)
   return { generate, load, head, catchUp, maps, rebuilds, rebuild: { recordsPerSec: median(runsPerSec), runsPerSec }, bytes }
@@ -277,6 +302,7 @@ function summarise(m: ScaleMeasurements): { rows: Row[]; targets: TargetCheck[] 
     '≥ 30,000',
     check('catch-up ≥ 30,000 records/s', m.catchUp.recordsPerSec, 'min', 30_000, 'records/s'),
   )
+  add(`projector catch-up: CPU per record (the process, its start included)`, `${num(m.catchUp.cpuMicrosPerRecord)} µs`, '', '', '')
   add(
     `full rebuild (ocelog project --rebuild): records/s, median of ${String(m.rebuilds.length)} (${m.rebuild.runsPerSec.map(num).join(', ')})`,
     num(m.rebuild.recordsPerSec),
@@ -284,7 +310,7 @@ function summarise(m: ScaleMeasurements): { rows: Row[]; targets: TargetCheck[] 
     ratio(m.rebuild.recordsPerSec, l.recordsPerSec),
     '≥ 0.40× (b) of npm run bench',
   )
-  const spread = (t: MapTiming) => `median of ${String(t.runs)} (${num(Math.min(...t.runMs))}–${num(Math.max(...t.runMs))} ms)`
+  const spread = (t: MapTiming) => `median of ${String(t.runs)} (${num(Math.min(...t.runMs))}–${num(Math.max(...t.runMs))} ms; CPU ${num(t.medianCpuMs)} ms)`
   add(
     `process map, all object types, all time (${num(m.maps.all.edges)} edges): ${spread(m.maps.all)}`,
     ms(m.maps.all.medianMs),
@@ -357,6 +383,8 @@ async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`)
 
   const loadAtStart = loadavg()[0] ?? 0
+  // The commit of the code that runs, read before a long run during which HEAD may move.
+  const commit = commitOf()
   const dataDir = mkdtempSync(join(tmpdir(), 'ocelog-scale-'))
   log(`Ocelog bench at scale: ${num(o.events)} events, seed ${String(o.seed)}, data directory ${dataDir}; load average ${loadAtStart.toFixed(2)}`)
   let m: ScaleMeasurements
@@ -367,7 +395,6 @@ async function main(): Promise<void> {
     else rmSync(dataDir, { recursive: true, force: true })
   }
   const { rows, targets } = summarise(m)
-  const commit = commitOf()
   const name = `${new Date(started).toISOString().slice(0, 10)}-${commit}-scale`
   const file = printAndSave(rows, targets, { loadAtStart, startedMs: started, markdown: o.markdown, out: o.out, name }, { commit, options: o, measurements: m })
   log(`results written to ${file}`)
