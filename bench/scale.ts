@@ -232,7 +232,8 @@ async function measure(o: Options, dataDir: string): Promise<ScaleMeasurements> 
   log('catch-up: ocelog project --once')
   const catchUp = await runProjector(['project', '--once'], dataDir, head, 'catch-up')
   log(
-    `catch-up: ${num(catchUp.records)} records in ${catchUp.seconds.toFixed(1)} s = ${num(catchUp.recordsPerSec)} records/s (process: ${catchUp.wallSeconds.toFixed(1)} s)`,
+    `catch-up: ${num(catchUp.records)} records in ${catchUp.seconds.toFixed(1)} s = ${num(catchUp.recordsPerSec)} records/s ` +
+      `(process: ${catchUp.wallSeconds.toFixed(1)} s, CPU ${catchUp.cpuSeconds.toFixed(1)} s = ${num(catchUp.cpuMicrosPerRecord)} µs per record)`,
   )
 
   log('window: reading the generated log twice for a window of about 10% of the events')
