@@ -200,5 +200,21 @@ export function cpuSecondsOf(pid: number, tid?: number): number {
   return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS
 }
 
+/**
+ * CPU time (user + system, in seconds) of this process's children that have exited and been waited
+ * for (cutime and cstime of /proc/self/stat); 0 when unreadable. The difference across one child's
+ * run, with no other child ending meanwhile, is that child's CPU time.
+ */
+export function exitedChildrenCpuSeconds(): number {
+  let stat = ''
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8')
+  } catch {
+    return 0
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[13] ?? 0) + Number(fields[14] ?? 0)) / CLOCK_TICKS
+}
+
 /** USER_HZ of Linux's /proc: 100 on every mainstream architecture. */
 const CLOCK_TICKS = 100

@@ -2,7 +2,8 @@
  * The benchmark's one table (issue 5): every figure beside its baseline, the ratio, and the
  * target of the issue with a pass/miss mark; printed as text or Markdown, and saved as JSON.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { availableParallelism, loadavg, totalmem } from 'node:os'
 import { table } from '../src/cli/context.js'
 
@@ -92,4 +93,37 @@ export function markdownTable(rows: readonly Row[]): string {
   const lines = [`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`]
   for (const r of rows) lines.push(`| ${[r.figure, r.value, r.baseline, r.ratio, r.target, r.mark].map(esc).join(' | ')} |`)
   return lines.join('\n')
+}
+
+/**
+ * Prints the table, the machine (with the load average at start and now) and the targets met, then
+ * writes everything as JSON to `<out>/<name>.json`.
+ * @param extra fields of the JSON beside the table (options, measurements, …).
+ * @returns the JSON file's path.
+ */
+export function printAndSave(
+  rows: readonly Row[],
+  targets: readonly TargetCheck[],
+  o: { loadAtStart: number; startedMs: number; markdown: boolean; out: string; name: string },
+  extra: Record<string, unknown>,
+): string {
+  const machine = machineInfo(o.loadAtStart)
+  process.stdout.write(`\n${textTable(rows)}\n\n`)
+  process.stdout.write(
+    `machine: ${String(machine.cpus)} × ${machine.model}, ${String(machine.memoryGiB)} GiB, Node ${machine.node}; ` +
+      `load average ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}\n`,
+  )
+  const missed = targets.filter((t) => !t.pass)
+  process.stdout.write(
+    `targets: ${String(targets.length - missed.length)} of ${String(targets.length)} met${missed.length > 0 ? `; missed: ${missed.map((t) => t.name).join('; ')}` : ''}\n`,
+  )
+  if (o.markdown) process.stdout.write(`\n${markdownTable(rows)}\n`)
+  mkdirSync(o.out, { recursive: true })
+  const file = join(o.out, `${o.name}.json`)
+  const { options, ...rest } = extra
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt: new Date(o.startedMs).toISOString(), machine, options, rows, targets, markdown: markdownTable(rows), ...rest }, null, 2)}\n`,
+  )
+  return file
 }

@@ -10,9 +10,9 @@
  * servers are stopped.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
@@ -33,7 +33,7 @@ import {
 } from './processes.js'
 import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
-import { check, machineInfo, markdownTable, markOf, ms, num, ratio, textTable, type Row, type TargetCheck } from './report.js'
+import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
 
 interface Options {
@@ -602,25 +602,9 @@ async function main(): Promise<void> {
     else rmSync(tmp, { recursive: true, force: true })
   }
   const { rows, targets } = summarise(m, o)
-  const machine = machineInfo(loadAtStart)
-  process.stdout.write(`\n${textTable(rows)}\n\n`)
-  process.stdout.write(
-    `machine: ${String(machine.cpus)} × ${machine.model}, ${String(machine.memoryGiB)} GiB, Node ${machine.node}; ` +
-      `load average ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}\n`,
-  )
-  const missed = targets.filter((t) => !t.pass)
-  process.stdout.write(
-    `targets: ${String(targets.length - missed.length)} of ${String(targets.length)} met${missed.length > 0 ? `; missed: ${missed.map((t) => t.name).join('; ')}` : ''}\n`,
-  )
-  if (o.markdown) process.stdout.write(`\n${markdownTable(rows)}\n`)
-
-  mkdirSync(o.out, { recursive: true })
   const commit = gitCommit()
-  const file = resultFile(o.out, new Date(started).toISOString().slice(0, 10), commit.id)
-  writeFileSync(
-    file,
-    `${JSON.stringify({ startedAt: new Date(started).toISOString(), commit, machine, options: o, rows, targets, markdown: markdownTable(rows), measurements: m }, null, 2)}\n`,
-  )
+  const name = basename(resultFile(o.out, new Date(started).toISOString().slice(0, 10), commit.id), '.json')
+  const file = printAndSave(rows, targets, { loadAtStart, startedMs: started, markdown: o.markdown, out: o.out, name }, { options: o, commit, measurements: m })
   log(`results written to ${file}`)
 }
 

@@ -5,7 +5,10 @@
  * - `ocelog_log_head_position`: position of the last record in the log;
  * - `ocelog_projection_position{projection}`: each checkpoint in the store (0 before the first apply);
  * - `ocelog_projection_lag_records{projection}`: records in the log after that checkpoint, up to
- *   the head (a count of records on every engine; counted up to 100,000);
+ *   the head (a count of records on every engine; exact on SQLite, a lower bound past 100,000 on
+ *   EventStoreDB);
+ * - `ocelog_projection_lag_seconds{projection}`: age of the oldest record not yet applied (0 when
+ *   none is behind), from its append time;
  * - `ocelog_projection_stopped{projection}`: 1 when the projection stopped on a record it cannot apply;
  * - `ocelog_read_models_recovered_total`: damaged read-models.db files moved aside and rebuilt from
  *   the log by this process (embedded default; README § Operations);
@@ -62,7 +65,13 @@ export function installMetrics(app: FastifyInstance, source: MetricsSource): voi
   })
   const lag = new Gauge({
     name: 'ocelog_projection_lag_records',
-    help: 'Records in the log after the projection checkpoint, up to the head (counted up to 100000)',
+    help: 'Records in the log after the projection checkpoint, up to the head (exact on SQLite; at least this many on EventStoreDB past 100000)',
+    labelNames: ['projection'],
+    registers,
+  })
+  const lagSeconds = new Gauge({
+    name: 'ocelog_projection_lag_seconds',
+    help: 'Age of the oldest record not yet applied by the projection, from its append time (0 when none is behind)',
     labelNames: ['projection'],
     registers,
   })
@@ -95,10 +104,11 @@ export function installMetrics(app: FastifyInstance, source: MetricsSource): voi
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
     const status = await readStatus(source.log, source.readModels, source.projections ?? [])
     head.set(status.head ?? 0)
-    for (const g of [position, lag, stopped]) g.reset()
+    for (const g of [position, lag, lagSeconds, stopped]) g.reset()
     for (const p of status.projections) {
       position.set({ projection: p.projection }, p.position ?? 0)
       lag.set({ projection: p.projection }, p.lag_records)
+      lagSeconds.set({ projection: p.projection }, p.lag_seconds)
       stopped.set({ projection: p.projection }, p.stopped === null ? 0 : 1)
     }
     return reply.header('content-type', registry.contentType).send(await registry.metrics())

@@ -32,6 +32,22 @@ export interface AppendResult {
   claimed: ReadonlySet<string>
 }
 
+/**
+ * What a projection has still to apply: the records after its checkpoint up to a head (README §
+ * Operations: lag). `records` is exact on SQLite at a cost that does not grow with the lag
+ * (positions are dense row ids: a difference of positions); EventStoreDB counts by reading `$all`
+ * (its positions are byte offsets) and stops at a bound, then `exact` is false and `records` is a
+ * lower bound.
+ */
+export interface Backlog {
+  /** Records of every dataset stream with `after` < position ≤ `upTo`. */
+  records: number
+  /** False when the engine stopped counting at a bound: then there are at least `records`. */
+  exact: boolean
+  /** Append time (UTC ISO 8601, ms) of the first of those records, the oldest not yet applied; null when there is none. */
+  oldestAppendedAt: string | null
+}
+
 export interface TailOptions {
   /** Stop tailing when aborted; the iterator then returns. */
   signal: AbortSignal
@@ -77,6 +93,13 @@ export interface EventLog {
    * start), counting at most `max`: a projection's lag in records, whatever the positions' unit.
    */
   countBetween(after: number | null, upTo: number, max: number): Promise<number>
+
+  /**
+   * The records after `after` (exclusive; null = from the start) up to `upTo` (inclusive, e.g.
+   * `lastPosition()`): how many, and when the first of them was appended (see Backlog). Reads no
+   * more than a few index entries on SQLite, whatever the lag.
+   */
+  backlog(after: number | null, upTo: number): Promise<Backlog>
 
   close(): Promise<void>
 }

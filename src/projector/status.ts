@@ -1,15 +1,17 @@
 /**
  * The state of the log and its projections, for operators: `ocelog status` prints it and
  * `GET /metrics` exports it. A projection's lag is the number of records in the log after its
- * checkpoint, up to the head (EventLog.countBetween): a count of records, not a difference of
- * positions, so it means the same on SQLite (positions are row ids) and EventStoreDB (byte offsets).
+ * checkpoint, up to the head, and the age of the oldest of them (EventLog.backlog): a count of
+ * records on every engine, whatever the positions' unit (SQLite: dense row ids, so a difference of
+ * positions; EventStoreDB: byte offsets, counted by reading).
  */
 import { datasetCheckpoint, parseCheckpointName, READ_MODELS_PROJECTION } from './checkpoints.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import type { Status } from '../schemas/projections.js'
+import { projectionLag } from './lag.js'
 
-/** Lags are counted up to this many records; a larger lag shows as this number. */
+/** The export's lag warning counts a dataset's records behind up to this many (datasetLag). */
 export const LAG_COUNT_MAX = 100_000
 
 /**
@@ -28,8 +30,7 @@ export async function readStatus(log: EventLog, store: ReadModelStore, expected:
   states.sort((a, b) => (a.projection < b.projection ? -1 : a.projection > b.projection ? 1 : 0))
   const projections = []
   for (const s of states) {
-    const lag = head === null || (s.position !== null && s.position >= head) ? 0 : await log.countBetween(s.position, head, LAG_COUNT_MAX)
-    projections.push({ ...s, lag_records: lag })
+    projections.push({ ...s, ...(await projectionLag(log, s.position, head)) })
   }
   return { head, projections }
 }

@@ -36,6 +36,21 @@ export const ProjectionState = Type.Object({
 })
 export type ProjectionState = Static<typeof ProjectionState>
 
+/**
+ * How far a projection is behind the log (README § Operations: lag): the records after its checkpoint
+ * up to the head (every dataset's: a shard's checkpoint passes the others' records too), and the age
+ * of the oldest of them, as Kafka's consumer lag in time and EventStoreDB's subscription lag measure it.
+ */
+export const ProjectionLag = Type.Object({
+  /** Records in the log after the checkpoint, up to the head. */
+  lag_records: Type.Integer({ minimum: 0 }),
+  /** False when the log engine stopped counting at a bound (EventStoreDB): then the lag is at least `lag_records`. */
+  lag_records_exact: Type.Boolean(),
+  /** Seconds (ms precision) since the oldest record not yet applied was appended; 0 when none is behind. */
+  lag_seconds: Type.Number({ minimum: 0 }),
+})
+export type ProjectionLag = Static<typeof ProjectionLag>
+
 /** `ocelog status --json`: the log head and every projection with its lag. */
 export const Status = Type.Object({
   /** Position of the last record in the log; null for an empty log. */
@@ -43,8 +58,7 @@ export const Status = Type.Object({
   projections: Type.Array(
     Type.Object({
       ...ProjectionState.properties,
-      /** Records in the log after the checkpoint, up to the head (every dataset's: a shard's checkpoint passes the others' records too). */
-      lag_records: Type.Integer({ minimum: 0 }),
+      ...ProjectionLag.properties,
     }),
   ),
 })

@@ -34,6 +34,7 @@ describe('GET /metrics', () => {
     const text = await scrape()
     expect(sample(text, 'ocelog_log_head_position')).toBe(0)
     expect(sample(text, 'ocelog_projection_lag_records{projection="events"}')).toBe(0)
+    expect(sample(text, 'ocelog_projection_lag_seconds{projection="events"}')).toBe(0)
     expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0)
     expect(text).toContain('# TYPE ocelog_http_request_duration_seconds histogram')
   })
@@ -45,10 +46,16 @@ describe('GET /metrics', () => {
     await postEvent(key)
     const before = await scrape()
     expect([sample(before, 'ocelog_log_head_position'), sample(before, 'ocelog_projection_lag_records{projection="events"}')]).toEqual([2, 2])
+    const [oldest] = await t.log.readAll(null, 1)
+    const age = (Date.now() - Date.parse(oldest?.appendedAt ?? '')) / 1000
+    // The scrape came before this clock read: its age is at most this one, and not below 0.
+    expect(sample(before, 'ocelog_projection_lag_seconds{projection="events"}')).toBeGreaterThanOrEqual(0)
+    expect(sample(before, 'ocelog_projection_lag_seconds{projection="events"}')).toBeLessThanOrEqual(age)
     await t.projector.catchUp()
     const after = await scrape()
     expect(sample(after, 'ocelog_projection_position{projection="events"}')).toBe(2)
     expect(sample(after, 'ocelog_projection_lag_records{projection="events"}')).toBe(0)
+    expect(sample(after, 'ocelog_projection_lag_seconds{projection="events"}')).toBe(0)
     expect(sample(after, 'ocelog_projection_stopped{projection="events"}')).toBe(0)
   })
 

@@ -94,7 +94,7 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       expect(await log.lastPosition()).toBeGreaterThanOrEqual(later.positions[0] ?? Infinity)
     })
 
-    it('counts the records between two positions, of every stream, up to a maximum', async () => {
+    it('counts the records between two positions, of every stream, up to a maximum, and answers their backlog with the first append time', async () => {
       const a = freshDatasetId()
       const b = freshDatasetId()
       const first = await log.append(a, [upsertRecord(a, 'order', 'a1', {})], [])
@@ -106,6 +106,10 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       expect(await log.countBetween(from, third.positions[0] ?? 0, 100)).toBe(2)
       expect(await log.countBetween(from, to, 2)).toBe(2)
       expect(await log.countBetween(to, to, 100)).toBe(0)
+      const [second] = await log.readAll(from, 1)
+      expect(await log.backlog(from, to)).toEqual({ records: 3, exact: true, oldestAppendedAt: second?.appendedAt })
+      expect((await log.backlog(from, third.positions[0] ?? 0)).records).toBe(2)
+      expect(await log.backlog(to, to)).toEqual({ records: 0, exact: true, oldestAppendedAt: null })
     })
 
     it('gives a later append higher positions than an earlier one', async () => {

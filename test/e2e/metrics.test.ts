@@ -87,6 +87,7 @@ describe('GET /metrics on the running service', () => {
     const head = (await metric('ocelog_log_head_position')) ?? 0
     expect(head - headBefore).toBe(1000)
     expect(await metric(LAG)).toBe(1000)
+    expect(await metric('ocelog_projection_lag_seconds{projection="read-models"}')).toBeGreaterThan(0)
     expect(await metric('ocelog_http_requests_total{method="POST",route="/v1/event/batch",status="200"}')).toBe(20)
 
     expect(await projectUntilCaughtUp()).toBe(0)
@@ -98,8 +99,9 @@ describe('GET /metrics on the running service', () => {
     expect(r.code).toBe(0)
     const status = JSON.parse(r.stdout) as Status
     expect(status.head).toBe(await metric('ocelog_log_head_position'))
-    expect(status.projections.map((p) => [p.projection, p.position, p.version, p.lag_records, p.stopped])).toEqual(
-      ['event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, status.head, 1, 0, null]),
+    expect(status.projections.map((p) => [p.projection, p.position, p.version, p.lag_records, p.lag_records_exact, p.lag_seconds, p.stopped])).toEqual(
+      ['audit_chain', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, status.head, 1, 0, true, 0, null]),
     )
+    expect(await metric('ocelog_projection_lag_seconds{projection="events"}')).toBe(0)
   })
 })

@@ -132,7 +132,9 @@ describe('readStatus', () => {
   it('shows a head of null and no lag on an empty log', async () => {
     expect(await readStatus(log, store, ['read-models'])).toEqual({
       head: null,
-      projections: [{ projection: 'read-models', position: null, version: null, updated_at: null, stopped: null, lag_records: 0 }],
+      projections: [
+        { projection: 'read-models', position: null, version: null, updated_at: null, stopped: null, lag_records: 0, lag_records_exact: true, lag_seconds: 0 },
+      ],
     })
   })
 })

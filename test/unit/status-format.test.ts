@@ -1,18 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import { formatStatus } from '../../src/cli/commands/status.js'
+import { lagOf } from '../../src/core/lag.js'
 
 describe('formatStatus', () => {
-  it('prints the head, a table of projections with their lag, and each stop with its record and cause', () => {
+  it('prints the head, a table of projections with their lag in records and seconds, and each stop with its record and cause', () => {
     const text = formatStatus({
       head: 120,
       projections: [
-        { projection: 'read-models-0-of-2', position: 120, version: 1, updated_at: '2026-01-01T00:00:00.000Z', stopped: null, lag_records: 0 },
+        {
+          projection: 'read-models-0-of-2',
+          position: 120,
+          version: 1,
+          updated_at: '2026-01-01T00:00:00.000Z',
+          stopped: null,
+          lag_records: 0,
+          lag_records_exact: true,
+          lag_seconds: 0,
+        },
         {
           projection: 'read-models-1-of-2',
           position: 56,
           version: 1,
           updated_at: '2026-01-01T00:00:00.000Z',
           lag_records: 64,
+          lag_records_exact: true,
+          lag_seconds: 2.5,
           stopped: {
             projection: 'read-models-1-of-2',
             position: 57,
@@ -27,9 +39,9 @@ describe('formatStatus', () => {
     expect(text).toBe(
       [
         'log head: 120',
-        'PROJECTION          CHECKPOINT  LAG (RECORDS)  STATE    UPDATED',
-        'read-models-0-of-2  120         0              ok       2026-01-01T00:00:00.000Z',
-        'read-models-1-of-2  56          64             STOPPED  2026-01-01T00:00:00.000Z',
+        'PROJECTION          CHECKPOINT  LAG (RECORDS)  LAG (S)  STATE    UPDATED',
+        'read-models-0-of-2  120         0              0.000    ok       2026-01-01T00:00:00.000Z',
+        'read-models-1-of-2  56          64             2.500    STOPPED  2026-01-01T00:00:00.000Z',
         'stopped: read-models-1-of-2 at position 57 (dataset-x) after 5 attempt(s), 2026-01-01T00:00:01.000Z: poisoned',
         '',
       ].join('\n'),
@@ -40,8 +52,55 @@ describe('formatStatus', () => {
     expect(
       formatStatus({
         head: null,
-        projections: [{ projection: 'read-models', position: null, version: null, updated_at: null, stopped: null, lag_records: 0 }],
+        projections: [
+          {
+            projection: 'read-models',
+            position: null,
+            version: null,
+            updated_at: null,
+            stopped: null,
+            lag_records: 0,
+            lag_records_exact: true,
+            lag_seconds: 0,
+          },
+        ],
       }),
-    ).toBe('log head: none (the log is empty)\nPROJECTION   CHECKPOINT  LAG (RECORDS)  STATE  UPDATED\nread-models  none        0              ok     -\n')
+    ).toBe(
+      'log head: none (the log is empty)\nPROJECTION   CHECKPOINT  LAG (RECORDS)  LAG (S)  STATE  UPDATED\nread-models  none        0              0.000    ok     -\n',
+    )
+  })
+
+  it('marks a lag that the engine counted only up to a bound as a lower bound', () => {
+    const text = formatStatus({
+      head: 9_000_000,
+      projections: [
+        {
+          projection: 'read-models',
+          position: 10,
+          version: 1,
+          updated_at: null,
+          stopped: null,
+          lag_records: 100_000,
+          lag_records_exact: false,
+          lag_seconds: 61.25,
+        },
+      ],
+    })
+    expect(text.split('\n')[2]).toBe('read-models  10          ≥ 100000       61.250   ok     -')
+  })
+})
+
+describe('lagOf', () => {
+  it('is the age of the oldest record not yet applied, in seconds', () => {
+    expect(lagOf(250_000, true, '2026-01-01T00:00:00.000Z', Date.parse('2026-01-01T00:01:30.250Z'))).toEqual({
+      lag_records: 250_000,
+      lag_records_exact: true,
+      lag_seconds: 90.25,
+    })
+  })
+
+  it('is 0 s with nothing behind, and never negative when the clock runs behind the append time', () => {
+    expect(lagOf(0, true, null, 0)).toEqual({ lag_records: 0, lag_records_exact: true, lag_seconds: 0 })
+    expect(lagOf(3, true, '2026-01-01T00:00:05.000Z', Date.parse('2026-01-01T00:00:00.000Z')).lag_seconds).toBe(0)
   })
 })

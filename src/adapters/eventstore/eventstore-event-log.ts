@@ -40,7 +40,7 @@ import {
   streamNameFilter,
 } from '@eventstore/db-client'
 import { claimsOfAppended, decideClaim } from '../../core/idempotency.js'
-import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import type { AppendOutcome, AppendResult, Backlog, EventLog, TailOptions } from '../../ports/event-log.js'
 import type { IdempotencyClaims, StoredKeyClaim } from '../../ports/idempotency-claims.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import type { ObjectClaims } from '../../ports/object-claims.js'
@@ -62,6 +62,9 @@ export interface EventStoreEventLogOptions {
   /** Deadline of each append, in ms (default 10000). */
   appendDeadlineMs?: number
 }
+
+/** `backlog` counts records by reading `$all` up to this many, then reports a lower bound. */
+export const BACKLOG_COUNT_MAX = 100_000
 
 /** Remembers, per stream, the revision of the last record a `readStream` page returned. */
 const REVISION_CACHE_SIZE = 1024
@@ -457,6 +460,18 @@ export class EventStoreEventLog implements EventLog {
       cursor = last.position
     }
     return n
+  }
+
+  /**
+   * The oldest record after `after` is one read of `$all`. The count reads `$all` forwards up to
+   * BACKLOG_COUNT_MAX records: positions here are byte offsets, so no difference of them counts
+   * records, and the 6.x client has no count of `$all`; past the bound `exact` is false.
+   */
+  async backlog(after: number | null, upTo: number): Promise<Backlog> {
+    const [first] = await this.readAll(after, 1)
+    if (first === undefined || first.position > upTo) return { records: 0, exact: true, oldestAppendedAt: null }
+    const records = await this.countBetween(after, upTo, BACKLOG_COUNT_MAX)
+    return { records, exact: records < BACKLOG_COUNT_MAX, oldestAppendedAt: first.appendedAt }
   }
 
   async close(): Promise<void> {

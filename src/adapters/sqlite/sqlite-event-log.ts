@@ -16,7 +16,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Statement, Transaction } from 'better-sqlite3'
-import type { AppendOutcome, AppendResult, EventLog, TailOptions } from '../../ports/event-log.js'
+import type { AppendOutcome, AppendResult, Backlog, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
 import { type DecodeOptions, decodeRecord } from '../../core/record-decoder.js'
@@ -100,6 +100,7 @@ export class SqliteEventLog implements EventLog {
   private readonly selectAll: Statement<[number, number]>
   private readonly selectStream: Statement<[string, number, number]>
   private readonly selectHead: Statement<[]>
+  private readonly selectFirstAfter: Statement<[number, number]>
   private readonly pollMs: number
   /** Null when the connection is not file-backed WAL at FULL or above: then the commit itself is as durable as the connection is set to be. */
   private readonly walSync: WalSync | null
@@ -128,6 +129,7 @@ export class SqliteEventLog implements EventLog {
     this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
     this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
     this.selectHead = db.prepare('SELECT max(position) AS position FROM records')
+    this.selectFirstAfter = db.prepare('SELECT position, appended_at FROM records WHERE position > ? AND position <= ? ORDER BY position LIMIT 1')
     const level = Number(db.pragma('synchronous', { simple: true }))
     const wal = String(db.pragma('journal_mode', { simple: true })) === 'wal'
     if (wal && !db.memory && level >= SYNCHRONOUS_FULL) {
@@ -392,6 +394,19 @@ export class SqliteEventLog implements EventLog {
       .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM records WHERE position > ? AND position <= ? LIMIT ?)')
       .get(after ?? 0, upTo, max) as { n: number }
     return row.n
+  }
+
+  /**
+   * Positions are the records table's row ids (INTEGER PRIMARY KEY without AUTOINCREMENT): each
+   * insert takes the highest row id plus one, a rolled-back insert takes none for good, and records
+   * are never deleted (a trigger refuses it). So positions are dense, and the records in
+   * (after, upTo] number upTo − first + 1, with `first` the first position after `after`: one
+   * descent of the primary key, whatever the lag.
+   */
+  async backlog(after: number | null, upTo: number): Promise<Backlog> {
+    const first = this.selectFirstAfter.get(after ?? 0, upTo) as { position: number; appended_at: string } | undefined
+    if (first === undefined) return { records: 0, exact: true, oldestAppendedAt: null }
+    return { records: upTo - first.position + 1, exact: true, oldestAppendedAt: first.appended_at }
   }
 
   async close(): Promise<void> {

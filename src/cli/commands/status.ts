@@ -1,16 +1,26 @@
 import type { Command } from 'commander'
 import { projectorCheckpoints } from '../../projector/checkpoints.js'
 import type { Status } from '../../schemas/projections.js'
-import { LAG_COUNT_MAX, readStatus } from '../../projector/status.js'
+import { readStatus } from '../../projector/status.js'
 import { printJson, table, withBackends } from '../context.js'
 
-/** `ocelog status` as text: the log head, a table of projections, then one line per stopped projection. */
+/**
+ * `ocelog status` as text: the log head, a table of projections (checkpoint, lag in records, with
+ * `≥` when the engine gave a lower bound, and in seconds), then one line per stopped projection.
+ */
 export function formatStatus(status: Status): string {
   const lines = [`log head: ${status.head === null ? 'none (the log is empty)' : String(status.head)}`]
-  const rows = [['PROJECTION', 'CHECKPOINT', 'LAG (RECORDS)', 'STATE', 'UPDATED']]
+  const rows = [['PROJECTION', 'CHECKPOINT', 'LAG (RECORDS)', 'LAG (S)', 'STATE', 'UPDATED']]
   for (const p of status.projections) {
-    const lag = p.lag_records >= LAG_COUNT_MAX ? `≥ ${String(LAG_COUNT_MAX)}` : String(p.lag_records)
-    rows.push([p.projection, p.position === null ? 'none' : String(p.position), lag, p.stopped === null ? 'ok' : 'STOPPED', p.updated_at ?? '-'])
+    const lag = p.lag_records_exact ? String(p.lag_records) : `≥ ${String(p.lag_records)}`
+    rows.push([
+      p.projection,
+      p.position === null ? 'none' : String(p.position),
+      lag,
+      p.lag_seconds.toFixed(3),
+      p.stopped === null ? 'ok' : 'STOPPED',
+      p.updated_at ?? '-',
+    ])
   }
   lines.push(table(rows))
   for (const p of status.projections) {
@@ -25,8 +35,8 @@ export function formatStatus(status: Status): string {
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description('Show the log head, each projection checkpoint with its lag in records, and any stopped projection with its error')
-    .option('--json', 'print JSON: {head, projections: [{projection, position, version, updated_at, stopped, lag_records}]}')
+    .description('Show the log head, each projection checkpoint with its lag in records and in seconds, and any stopped projection with its error')
+    .option('--json', 'print JSON: {head, projections: [{projection, position, version, updated_at, stopped, lag_records, lag_records_exact, lag_seconds}]}')
     .action(async (opts: { json?: boolean }) => {
       const status = await withBackends((b) => readStatus(b.log, b.readModels, projectorCheckpoints()))
       if (opts.json === true) return printJson(status)
