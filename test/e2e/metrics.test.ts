@@ -87,7 +87,7 @@ describe('GET /metrics on the running service', () => {
     const head = (await metric('ocelog_log_head_position')) ?? 0
     expect(head - headBefore).toBe(1000)
     expect(await metric(LAG)).toBe(1000)
-    expect(await metric('ocelog_projection_lag_seconds{projection="read-models"}')).toBeGreaterThan(0)
+    expect(await metric('ocelog_projection_lag_seconds{projection="events"}')).toBeGreaterThan(0)
     expect(await metric('ocelog_http_requests_total{method="POST",route="/v1/event/batch",status="200"}')).toBe(20)
 
     expect(await projectUntilCaughtUp()).toBe(0)
