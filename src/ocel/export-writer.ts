@@ -152,10 +152,13 @@ export async function exportOcelForm(
     const objects = new PartFile(join(scratch, 'objects'))
     let streamed: Awaited<ReturnType<typeof streamOcel>>
     try {
-      streamed = await streamOcel(query, datasetId, {
-        event: (e, types) => events.add(text.event(checked(checkEvent, e, `event ${e.id} `), types, events.count === 0)),
-        object: (o, types) => objects.add(text.object(checked(checkObject, o, `object ${o.id} `), types, objects.count === 0)),
-      })
+      // Every page from one snapshot of the read models where the engine allows it (one as_of).
+      streamed = await query.consistentRead(() =>
+        streamOcel(query, datasetId, {
+          event: (e, types) => events.add(text.event(checked(checkEvent, e, `event ${e.id} `), types, events.count === 0)),
+          object: (o, types) => objects.add(text.object(checked(checkObject, o, `object ${o.id} `), types, objects.count === 0)),
+        }),
+      )
     } finally {
       await events.close()
       await objects.close()

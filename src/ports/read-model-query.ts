@@ -141,5 +141,15 @@ export interface ReadModelQuery {
   /** Every object of the dataset whose own id is one of `ids` (any type), by (type, id): object_id, type and id. */
   objectsWithIds(datasetId: string, ids: readonly string[]): Promise<{ object_id: string; type: string; id: string }[]>
 
+  /**
+   * Runs `fn`, whose reads through this port should see the read models at one moment (one as_of),
+   * whatever the projector applies meanwhile. SQLite: one read transaction on this connection, so
+   * every read in `fn` sees the snapshot of its first read (for a connection that nothing writes
+   * through while `fn` runs, as in `ocelog export`). MongoDB: runs `fn` as it is (each read sees the
+   * data as it is then; an export reads events before objects, so every object an event names is
+   * there). Nested calls run inside the outer one.
+   */
+  consistentRead<T>(fn: () => Promise<T>): Promise<T>
+
   close(): Promise<void>
 }

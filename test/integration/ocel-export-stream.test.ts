@@ -3,7 +3,8 @@
  * writes, in each form, exactly what the whole-document writers write for the same dataset: JSON
  * (compact and indented) byte for byte as JSON.stringify, XML byte for byte as toOcelXml, SQLite with
  * the same rows as writeOcelSqlite. And the document is the one the whole-rows mapping (toOcelJson)
- * makes, also where several object types share ids (written `type/id`, merged into the object order).
+ * makes, also where several object types share ids (written `type/id`, merged into the object order);
+ * and on SQLite it reads one snapshot of the read models while a projector applies more.
  */
 import Database from 'better-sqlite3'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -11,9 +12,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import { compareUtf8, exportOcel, type ExportRows, toOcelJson } from '../../src/ocel/export.js'
+import { compareUtf8, exportOcel, type ExportRows, streamOcel, toOcelJson } from '../../src/ocel/export.js'
 import { exportOcelForm } from '../../src/ocel/export-writer.js'
 import { planImport } from '../../src/ocel/import/plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
@@ -194,5 +197,43 @@ describe.each(['generated', 'shared', 'empty'])('the streamed export of the %s d
     await exportOcelForm(query, datasetId, 'xml', undefined, { stdout })
     expect(Buffer.concat(chunks).toString('utf8')).toBe(toOcelXml(doc))
     expect(readdirSync(out).filter((n) => n.startsWith('.') || n.includes('.partial-'))).toEqual([])
+  })
+})
+
+describe('the streamed export on SQLite', () => {
+  it('reads one snapshot of the read models: what a projector applies while it runs is not in the document', async () => {
+    const before = await exportOcel(query, 'shared')
+    const asOf = await query.asOf()
+    const writer = openReadModelsDatabase(f.dir).db
+    let applied = false
+    try {
+      const doc = await query.consistentRead(async () => {
+        expect(await query.asOf()).toBe(asOf)
+        const events: string[] = []
+        const objects: string[] = []
+        await streamOcel(query, 'shared', {
+          event: async (e) => {
+            events.push(e.id)
+            if (applied) return
+            applied = true
+            // Another connection (a projector elsewhere) records and applies a new event mid-export.
+            const { failures } = await f.ingest.recordEvents(
+              [{ event: 'Late', timestamp: '2024-05-03T08:00:00Z', objects: [{ type: 'order', id: 'late' }] }],
+              ctx('shared'),
+            )
+            expect(failures).toEqual([])
+            await new Projector(f.log, new SqliteReadModelStore(writer)).catchUp()
+          },
+          object: (o) => void objects.push(o.id),
+        })
+        expect(await query.asOf()).toBe(asOf)
+        return { events, objects }
+      })
+      expect(doc).toEqual({ events: before.events.map((e) => e.id), objects: before.objects.map((o) => o.id) })
+      expect(await query.asOf()).toBeGreaterThan(asOf)
+      expect((await exportOcel(query, 'shared')).events.map((e) => e.type)).toContain('Late')
+    } finally {
+      writer.close()
+    }
   })
 })

@@ -526,6 +526,11 @@ export class MongoReadModelQuery implements ReadModelQuery {
     return rows.map((o) => ({ object_id: o.object_id, type: o.type, id: o.external_id }))
   }
 
+  /** Each read sees the data as it is then (see the port): no multi-document snapshot is held for an export's length. */
+  async consistentRead<T>(fn: () => Promise<T>): Promise<T> {
+    return fn()
+  }
+
   /** The MongoClient is shared with the other stores and closed by the composition root. */
   async close(): Promise<void> {}
 }

@@ -398,5 +398,16 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(this.did(datasetId) ?? -1, JSON.stringify(ids)) as { object_id: string; type: string; id: string }[]
   }
 
+  async consistentRead<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.db.inTransaction) return fn()
+    // Deferred: the snapshot is taken at the first read and held until COMMIT (WAL mode).
+    this.db.exec('BEGIN')
+    try {
+      return await fn()
+    } finally {
+      if (this.db.inTransaction) this.db.exec('COMMIT')
+    }
+  }
+
   async close(): Promise<void> {}
 }
