@@ -305,7 +305,8 @@ function itemLinks(links: readonly ReadLink[], idOf: (objectId: string, id: stri
   for (const l of links) {
     const objectId = idOf(l.object_id, l.id)
     const qualifier = l.qualifier ?? ''
-    unique.set(JSON.stringify([objectId, qualifier]), { objectId, qualifier, type: l.type })
+    // The id's length first, so that the key names one (id, qualifier) pair whatever characters they hold.
+    unique.set(`${String(objectId.length)}:${objectId}${qualifier}`, { objectId, qualifier, type: l.type })
   }
   const sorted = [...unique.values()].sort((a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier))
   return { relationships: sorted.map((r) => ({ objectId: r.objectId, qualifier: r.qualifier })), types: sorted.map((r) => r.type) }
