@@ -140,6 +140,9 @@ export async function exportOcelForm(
 ): Promise<ExportSummary> {
   if (form === 'sqlite' && out === undefined) throw new Error('--format sqlite writes a binary file: give it with --out FILE')
   const scratch = mkdtempSync(join(out === undefined ? tmpdir() : dirname(out), '.ocelog-export-'))
+  // Also when the process exits mid-way (a reader of stdout that left ends it with 141, src/cli/stdout.ts).
+  const removeScratch = () => rmSync(scratch, { recursive: true, force: true })
+  process.once('exit', removeScratch)
   try {
     const xml = new OcelXmlPieces()
     const text: ItemText =
@@ -199,7 +202,8 @@ export async function exportOcelForm(
     }
     return streamed.summary
   } finally {
-    rmSync(scratch, { recursive: true, force: true })
+    process.removeListener('exit', removeScratch)
+    removeScratch()
   }
 }
 
