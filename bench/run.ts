@@ -31,6 +31,7 @@ import {
   stopProcess,
   type Running,
 } from './processes.js'
+import { type ExportMeasurement, measureExports } from './export-dataset.js'
 import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
@@ -53,6 +54,8 @@ interface Options {
   processMap: boolean
   mapRuns: number
   importRuns: number
+  /** Events of the generated dataset of the export rows; 0 leaves them out. */
+  exportEvents: number
 }
 
 const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
@@ -153,6 +156,7 @@ interface Measurements {
   rebuild: { records: number; seconds: number; recordsPerSec: number } | null
   rawAppend: RawAppendResult | null
   processMap: ProcessMapResult | null
+  exports: ExportMeasurement | null
 }
 
 function describeLoad(label: string, r: LoadResult, item: string, perRequest: number): string {
@@ -264,9 +268,14 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     rebuild: null,
     rawAppend: null,
     processMap: null,
+    exports: null,
   }
   const want = (s: Scenario) => o.scenarios.includes(s)
   if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, o.importRuns, log)
+  if (o.exportEvents > 0) {
+    m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
+    rmSync(join(tmp, 'export'), { recursive: true, force: true })
+  }
   if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
   const baseline = await startBaseline()
@@ -514,6 +523,29 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       check('ocelog import ≥ 10,000 events/s', p.import.eventsPerSec, 'min', 10_000, 'events/s'),
     )
   }
+  if (m.exports !== null) {
+    const x = m.exports
+    const dataset = `${num(x.counts.events)} events, ${num(x.counts.e2o)} E2O, ${num(x.counts.o2o)} O2O`
+    for (const form of ['json', 'xml', 'sqlite'] as const) {
+      const f = x.forms[form]
+      add(
+        `ocelog export --format ${form} of a generated dataset (${dataset}): time (its CPU time)`,
+        `${f.seconds.toFixed(1)} s (${f.cpuSeconds.toFixed(1)} s)`,
+        '',
+        '',
+        form === 'json' ? '≤ 15 s' : '',
+        form === 'json' ? check('export JSON ≤ 15 s', f.seconds, 'max', 15, 's') : undefined,
+      )
+      add(
+        `ocelog export --format ${form}: exporter peak RSS (VmHWM)`,
+        `${num(f.peakRssBytes / 2 ** 20)} MB`,
+        '',
+        '',
+        '≤ 300 MB',
+        check(`export ${form} peak RSS ≤ 300 MB`, f.peakRssBytes / 2 ** 20, 'max', 300, 'MB'),
+      )
+    }
+  }
   const who = o.split ? 'API + projector processes' : 'service'
   const peaks = [m.rss.typical, m.rss.worst].filter((p): p is number => p !== null)
   const c = check('peak RSS of the service ≤ 300 MB', peaks.length === 0 ? null : Math.max(...peaks) / 2 ** 20, 'max', 300, 'MB')
@@ -531,6 +563,12 @@ function seconds(name: string) {
     if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number of seconds ≥ 0`)
     return n
   }
+}
+
+function wholeOrZero(v: string): number {
+  const n = Number(v)
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0')
+  return n
 }
 
 function positiveInt(v: string): number {
@@ -582,6 +620,12 @@ async function main(): Promise<void> {
     .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
     .option('--no-process-map', 'leave out the process map row (import of the running example, then the map timed)')
     .option('--map-runs <n>', 'runs of the process map (median reported)', positiveInt, 20)
+    .option(
+      '--export-events <n>',
+      'events of the generated dataset exported in each form (time and peak RSS); 0 leaves the export rows out',
+      wholeOrZero,
+      500_000,
+    )
     .option('--import-runs <n>', 'imports of the running example, each into a fresh service (median reported)', positiveInt, 3)
     .addHelpText('after', '\nRun `npm run build` first (npm run bench does), then: node dist/bench/run.js [options]')
   program.parse(process.argv)

@@ -1,7 +1,11 @@
 /**
  * RateLimiter adapters on rate-limiter-flexible (docs/api.md#rate-limit): a fixed window per API
  * key (OCELOG_RATE_LIMIT_WINDOW_SECONDS, default 60 s; the per-minute budget scaled to it),
- * counted per request. In memory by default; on Redis (ioredis) when REDIS_URL is set,
+ * counted per request, against the key's own budget when it has one (README § Rate limits). The
+ * store counts every request of a key in its window without a ceiling of its own, and each request
+ * is measured against the budget it is consumed with: so keys of different budgets share one
+ * limiter, replicas on one Redis share a key's count whatever budget each reads, and a key whose
+ * budget changes keeps its count. In memory by default; on Redis (ioredis) when REDIS_URL is set,
  * so every API replica shares one budget per key. If Redis is unreachable, the Redis limiter
  * falls back to an in-memory insurance limiter (per replica) instead of failing requests: a brief
  * Redis outage loosens the limit by at most the replica count, and ingestion keeps working.
@@ -20,28 +24,45 @@ export interface RateBudget {
   windowSeconds?: number
 }
 
-function points(budget: RateBudget): { points: number; duration: number } {
-  const duration = budget.windowSeconds ?? 60
-  return { points: Math.max(1, Math.round((budget.perMinute * duration) / 60)), duration }
+/** Requests allowed per window for `perMinute` over a window of `windowSeconds`: at least 1. */
+function windowPoints(perMinute: number, windowSeconds: number): number {
+  return Math.max(1, Math.round((perMinute * windowSeconds) / 60))
+}
+
+/**
+ * The store's own ceiling: never reached, so the store only counts and each request is measured
+ * against its key's budget here. Beyond any budget (1e9 per minute over 3,600 s is 6e10).
+ */
+const UNCAPPED = Number.MAX_SAFE_INTEGER
+
+function storeOptions(budget: RateBudget): { points: number; duration: number } {
+  return { points: UNCAPPED, duration: budget.windowSeconds ?? 60 }
 }
 
 class FlexibleRateLimiter implements RateLimiter {
+  private readonly windowSeconds: number
+  private readonly defaultLimit: number
   constructor(
     private readonly limiter: RateLimiterAbstract,
-    private readonly limit: number,
+    budget: RateBudget,
     private readonly onClose: () => Promise<void> = async () => {},
-  ) {}
+  ) {
+    this.windowSeconds = budget.windowSeconds ?? 60
+    this.defaultLimit = windowPoints(budget.perMinute, this.windowSeconds)
+  }
 
-  async consume(keyId: string): Promise<RateDecision> {
+  async consume(keyId: string, perMinute?: number | null): Promise<RateDecision> {
+    const limit = perMinute === undefined || perMinute === null ? this.defaultLimit : windowPoints(perMinute, this.windowSeconds)
+    let res: RateLimiterRes
     try {
-      const res = await this.limiter.consume(keyId, 1)
-      return { allowed: true, limit: this.limit, remaining: res.remainingPoints, resetMs: res.msBeforeNext }
+      res = await this.limiter.consume(keyId, 1)
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        return { allowed: false, limit: this.limit, remaining: 0, resetMs: rejection.msBeforeNext }
-      }
-      throw rejection
+      // Only the store's own ceiling rejects with a RateLimiterRes, and it is never reached.
+      if (rejection instanceof RateLimiterRes) res = rejection
+      else throw rejection
     }
+    const allowed = res.consumedPoints <= limit
+    return { allowed, limit, remaining: allowed ? limit - res.consumedPoints : 0, resetMs: res.msBeforeNext }
   }
 
   async close(): Promise<void> {
@@ -51,8 +72,7 @@ class FlexibleRateLimiter implements RateLimiter {
 
 /** In-memory limiter: one process's budget per key. */
 export function memoryRateLimiter(budget: RateBudget): RateLimiter {
-  const p = points(budget)
-  return new FlexibleRateLimiter(new RateLimiterMemory(p), p.points)
+  return new FlexibleRateLimiter(new RateLimiterMemory(storeOptions(budget)), budget)
 }
 
 export interface RedisRateLimiterOptions extends RateBudget {
@@ -75,7 +95,7 @@ export function redisRateLimiter(url: string, options: RedisRateLimiterOptions):
   client.on('ready', () => {
     warned = false
   })
-  const p = points(options)
+  const p = storeOptions(options)
   const limiter = new RateLimiterRedis({
     storeClient: client,
     keyPrefix: 'ocelog:rl',
@@ -83,7 +103,7 @@ export function redisRateLimiter(url: string, options: RedisRateLimiterOptions):
     rejectIfRedisNotReady: true,
     insuranceLimiter: new RateLimiterMemory(p),
   })
-  return new FlexibleRateLimiter(limiter, p.points, async () => {
+  return new FlexibleRateLimiter(limiter, options, async () => {
     client.disconnect()
   })
 }

@@ -119,7 +119,7 @@ export function authHook(deps: AuthDeps) {
       datasets.set(found.id, found)
     }
 
-    const budget = await deps.rateLimiter.consume(key.key_id)
+    const budget = await deps.rateLimiter.consume(key.key_id, key.rate_limit_per_minute)
     const resetSeconds = Math.max(1, Math.ceil(budget.resetMs / 1000))
     reply.header('ratelimit-limit', budget.limit)
     reply.header('ratelimit-remaining', budget.remaining)

@@ -3,7 +3,7 @@
  * README § Read models). `toOcelJson` is the pure mapping from read-model rows to the document;
  * `exportOcel` reads the rows page by page through the query port (ReadModelQuery) and applies it.
  */
-import type { ReadModelQuery } from '../ports/read-model-query.js'
+import type { EventsAfter, ObjectHistory, ObjectKey, ReadModelQuery } from '../ports/read-model-query.js'
 import { READ_LIMIT_MAX } from '../schemas/process.js'
 import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow } from '../schemas/read-models.js'
 import type { OcelAttributeType, OcelEventStrict, OcelJsonStrict, OcelObjectStrict, OcelTypeDeclarationStrict } from './ocel-json.js'
@@ -184,7 +184,7 @@ function endTimestampName(taken: ReadonlySet<string>): string {
  *   for every event of a type whose events carry a property called `end_timestamp`.
  *   `relationships` = the E2O rows: the exported object id and the qualifier sent, or `''` when
  *   none was sent (OCEL requires a qualifier); duplicates dropped, ordered by (objectId, qualifier).
- * - `objects`: by (type, id). `id` = the client's external id, or `type/id` for all objects whose
+ * - `objects`: by (type, id) as UTF-8 bytes (see compareUtf8). `id` = the client's external id, or `type/id` for all objects whose
  *   external id is shared by several object types of the dataset (E2O relationships use the same
  *   id). `attributes` = the attribute history from object_changes: one `{name, time, value}` per
  *   attribute per change, in log position order, each with the time its change took effect (an
@@ -264,45 +264,190 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
       const links = o2o.get(o.object_id) ?? []
       return { id: ids.get(o.object_id) ?? o.object_id, type: o.type, attributes, relationships: links }
     })
-    .sort((a, b) => compare(a.type, b.type) || compare(a.id, b.id))
+    .sort((a, b) => compareUtf8(a.type, b.type) || compareUtf8(a.id, b.id))
 
   return { eventTypes: eventTypes.list(), objectTypes: objectTypes.list(), events, objects }
 }
 
 /**
- * Exports dataset `datasetId` from the read models as OCEL 2.0 JSON (see `toOcelJson` for the
- * mapping), reading through the query port in pages of READ_LIMIT_MAX: events with their E2O
- * links in (timestamp, position) order, then objects with their attribute histories and O2O, then the
- * types. Reads what the read models hold now: records the projector has not applied yet are not
- * in it. Objects are read after events and are never removed, so every object an exported event
- * names is in the document. An unknown dataset gives an empty document.
+ * Order of UTF-8 bytes (the engines' binary order of text, in which the read models page objects):
+ * JavaScript's code-unit order except that a surrogate (a character beyond U+FFFF) sorts after
+ * U+E000–U+FFFF, as its UTF-8 bytes do.
  */
-export async function exportOcel(query: ReadModelQuery, datasetId: string): Promise<OcelJsonStrict> {
-  const events: ExportRows['events'][number][] = []
-  const eventObjects: ExportRows['eventObjects'][number][] = []
-  for (let after: Parameters<ReadModelQuery['events']>[1]['after'] | null | undefined; after !== null; ) {
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    const sx = x >= 0xd800 && x <= 0xdfff
+    const sy = y >= 0xd800 && y <= 0xdfff
+    if (sx !== sy && (sx ? y : x) >= 0xe000) return sx ? 1 : -1
+    return x - y
+  }
+  return a.length - b.length
+}
+
+/** One E2O or O2O link of an item as the read models give it: the target's object_id, type and own id. */
+interface ReadLink {
+  object_id: string
+  type: string
+  id: string
+  qualifier: string | null
+}
+
+/**
+ * The item's OCEL relationships (see `ocelLinks`) and, beside them, each target's object type
+ * (the XML form names it on every reference).
+ */
+function itemLinks(links: readonly ReadLink[], idOf: (objectId: string, id: string) => string): { relationships: OcelRelationship[]; types: string[] } {
+  const unique = new Map<string, OcelRelationship & { type: string }>()
+  for (const l of links) {
+    const objectId = idOf(l.object_id, l.id)
+    const qualifier = l.qualifier ?? ''
+    // The id's length first, so that the key names one (id, qualifier) pair whatever characters they hold.
+    unique.set(`${String(objectId.length)}:${objectId}${qualifier}`, { objectId, qualifier, type: l.type })
+  }
+  const sorted = [...unique.values()].sort((a, b) => compare(a.objectId, b.objectId) || compare(a.qualifier, b.qualifier))
+  return { relationships: sorted.map((r) => ({ objectId: r.objectId, qualifier: r.qualifier })), types: sorted.map((r) => r.type) }
+}
+
+type OcelRelationship = OcelEventStrict['relationships'][number]
+
+/** Where a streamed export puts its items, in document order: every event first, then every object. */
+export interface OcelItemSink {
+  /** @param targetTypes the object type of each of `event.relationships`, in the same order. */
+  event(event: OcelEventStrict, targetTypes: readonly string[]): Promise<void> | void
+  /** @param targetTypes the object type of each of `object.relationships`, in the same order. */
+  object(object: OcelObjectStrict, targetTypes: readonly string[]): Promise<void> | void
+}
+
+/** What a streamed export knows once every item has passed: the type declarations and the counts. */
+export interface StreamedExport {
+  eventTypes: OcelTypeDeclarationStrict[]
+  objectTypes: OcelTypeDeclarationStrict[]
+  summary: ExportSummary
+}
+
+/**
+ * The OCEL ids of the objects whose id in the document is not their own id (see exportedIds): those
+ * whose own id another object type uses too, and those whose own id equals one of their `type/id`.
+ * Found by a grouping in the engine (`sharedObjectIds`) and two look-ups, so memory grows with the
+ * number of such objects only (none in most datasets).
+ * @returns object_id → OCEL id, for those objects only.
+ */
+export async function exportIdExceptions(query: ReadModelQuery, datasetId: string): Promise<Map<string, string>> {
+  const shared = await query.sharedObjectIds(datasetId)
+  if (shared.length === 0) return new Map()
+  const sharing = await query.objectsWithIds(datasetId, shared)
+  const colliding = await query.objectsWithIds(datasetId, [...new Set(sharing.map((o) => `${o.type}/${o.id}`))])
+  const involved = new Map([...sharing, ...colliding].map((o) => [o.object_id, o]))
+  const ids = exportedIds([...involved.values()].map((o) => ({ objectId: o.object_id, type: o.type, externalId: o.id })))
+  return new Map([...ids].filter(([objectId, id]) => involved.get(objectId)?.id !== id))
+}
+
+/**
+ * Exports dataset `datasetId` from the read models as a stream of OCEL 2.0 items (the mapping of
+ * `toOcelJson`), reading through the query port in pages of READ_LIMIT_MAX and handing each item
+ * to `sink` as it is mapped, so memory does not grow with the dataset: events with their E2O links
+ * in (timestamp, position) order, then objects with their attribute histories and O2O by (type, id)
+ * (UTF-8 byte order; the few objects written `type/id` are read first and merged in at their place).
+ * The type declarations, which depend on every value, are returned at the end; the names of the
+ * event attributes that carry `end_timestamp` come first from the event types' attribute names.
+ * Reads what the read models hold now; objects are read after events and are never removed, so
+ * every object an exported event names is in the document. An unknown dataset gives no item.
+ * @returns the declarations (eventTypes, objectTypes) and the counts of what went to `sink`.
+ * @throws the port's and the sink's errors; Error when two objects would get the same OCEL id (a bug).
+ */
+export async function streamOcel(query: ReadModelQuery, datasetId: string, sink: OcelItemSink): Promise<StreamedExport> {
+  const eventTypes = new TypeDeclarations()
+  const objectTypes = new TypeDeclarations()
+  const summary: ExportSummary = { events: 0, objects: 0, eventTypes: 0, objectTypes: 0, relationships: 0, objectRelationships: 0 }
+  const declaredEvents = await query.eventTypes(datasetId)
+  const endName = new Map(declaredEvents.map((t) => [t.name, endTimestampName(new Set(t.attributes.map((a) => a.name)))]))
+  const exceptions = await exportIdExceptions(query, datasetId)
+  const idOf = (objectId: string, id: string) => exceptions.get(objectId) ?? id
+
+  for (let after: EventsAfter | null | undefined; after !== null; ) {
     const page = await query.events(datasetId, { limit: READ_LIMIT_MAX, ...(after === undefined ? {} : { after }) })
     for (const e of page.events) {
-      events.push(e)
-      for (const l of e.objects) eventObjects.push({ event_id: e.event_id, object_id: l.object_id, qualifier: l.qualifier })
+      eventTypes.declare(e.event_type)
+      const attributes = Object.entries(e.properties).map(([name, value]) => {
+        eventTypes.see(e.event_type, name, kindOf(value))
+        return { name, value: ocelValue(value) }
+      })
+      if (e.end_timestamp !== null) {
+        const name = endName.get(e.event_type) ?? endTimestampName(new Set(Object.keys(e.properties)))
+        eventTypes.see(e.event_type, name, 'time')
+        attributes.push({ name, value: e.end_timestamp })
+      }
+      const links = itemLinks(e.objects, idOf)
+      summary.events += 1
+      summary.relationships += links.relationships.length
+      await sink.event({ id: e.event_id, type: e.event_type, time: e.timestamp, attributes, relationships: links.relationships }, links.types)
     }
     after = page.next
   }
-  const objects: ExportRows['objects'][number][] = []
-  const objectChanges: ExportRows['objectChanges'][number][] = []
-  const objectRelationships: ExportRows['objectRelationships'][number][] = []
-  for (let after: string | null | undefined; after !== null; ) {
+
+  const toObject = (o: ObjectHistory) => {
+    objectTypes.declare(o.type)
+    const attributes = o.changes.flatMap((c) =>
+      Object.entries(c.attributes).map(([name, value]) => {
+        objectTypes.see(o.type, name, kindOf(value))
+        return { name, time: c.time, value: ocelValue(value) }
+      }),
+    )
+    const links = itemLinks(o.relationships, idOf)
+    return { object: { id: idOf(o.object_id, o.id), type: o.type, attributes, relationships: links.relationships }, types: links.types }
+  }
+  const byKey = (a: { type: string; id: string }, b: { type: string; id: string }) => compareUtf8(a.type, b.type) || compareUtf8(a.id, b.id)
+  // The objects written as type/id (few): read first, then merged into the stream at their place.
+  const renamed: ReturnType<typeof toObject>[] = []
+  const renamedIds = [...exceptions.keys()]
+  for (let after: ObjectKey | null | undefined; after !== null && renamedIds.length > 0; ) {
+    const page = await query.objectHistories(datasetId, { limit: READ_LIMIT_MAX, objectIds: renamedIds, ...(after === undefined ? {} : { after }) })
+    for (const o of page.objects) renamed.push(toObject(o))
+    after = page.next
+  }
+  renamed.sort((a, b) => byKey(a.object, b.object))
+  let next = 0
+  const emit = async (item: ReturnType<typeof toObject>) => {
+    summary.objects += 1
+    summary.objectRelationships += item.object.relationships.length
+    await sink.object(item.object, item.types)
+  }
+  for (let after: ObjectKey | null | undefined; after !== null; ) {
     const page = await query.objectHistories(datasetId, { limit: READ_LIMIT_MAX, ...(after === undefined ? {} : { after }) })
     for (const o of page.objects) {
-      objects.push({ object_id: o.object_id, type: o.type, external_id: o.id })
-      for (const c of o.changes) objectChanges.push({ object_id: o.object_id, ...c })
-      for (const r of o.relationships) objectRelationships.push({ object_id: o.object_id, target_object_id: r.object_id, qualifier: r.qualifier })
+      if (exceptions.has(o.object_id)) continue
+      for (let r = renamed[next]; r !== undefined && byKey(r.object, o) < 0; r = renamed[++next]) await emit(r)
+      await emit(toObject(o))
     }
     after = page.next
   }
-  const eventTypes = await query.eventTypes(datasetId)
-  const objectTypes = await query.objectTypes(datasetId)
-  return toOcelJson({ eventTypes, objectTypes, objects, objectChanges, events, eventObjects, objectRelationships })
+  for (let r = renamed[next]; r !== undefined; r = renamed[++next]) await emit(r)
+
+  for (const t of declaredEvents) eventTypes.declare(t.name)
+  for (const t of await query.objectTypes(datasetId)) objectTypes.declare(t.name)
+  const declarations = { eventTypes: eventTypes.list(), objectTypes: objectTypes.list() }
+  summary.eventTypes = declarations.eventTypes.length
+  summary.objectTypes = declarations.objectTypes.length
+  return { ...declarations, summary }
+}
+
+/**
+ * Exports dataset `datasetId` from the read models as one OCEL 2.0 JSON document in memory (the
+ * items of `streamOcel`, collected). For tests and small datasets; `ocelog export` streams instead
+ * (src/ocel/export-writer.ts).
+ */
+export async function exportOcel(query: ReadModelQuery, datasetId: string): Promise<OcelJsonStrict> {
+  const events: OcelEventStrict[] = []
+  const objects: OcelObjectStrict[] = []
+  const { eventTypes, objectTypes } = await streamOcel(query, datasetId, {
+    event: (e) => void events.push(e),
+    object: (o) => void objects.push(o),
+  })
+  return { eventTypes, objectTypes, events, objects }
 }
 
 /** Counts of a document: events, objects, declared event/object types, E2O and O2O relationships. */

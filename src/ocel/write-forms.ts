@@ -1,7 +1,8 @@
 /**
  * The three standard forms of an OCEL 2.0 log that `ocelog export --format` writes (OCEL 2.0
- * standard: JSON, XML and SQLite serialisations), all from the one JSON document the export
- * builds, so that every form carries the same log.
+ * standard: JSON, XML and SQLite serialisations), written from one whole JSON document in memory,
+ * so that every form carries the same log. `ocelog export` itself streams (export-writer.ts) and
+ * writes the same bytes (JSON, XML) and rows (SQLite) as these writers for the same document.
  */
 import { renameSync, writeFileSync } from 'node:fs'
 import type { OcelForm } from './forms.js'

@@ -122,39 +122,64 @@ function insert(db: Database.Database, table: string, columns: readonly string[]
   return db.prepare<unknown[]>(`INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)
 }
 
-/** Writes the tables of `doc` into the empty database `db`, in one transaction. */
-function writeTables(db: Database.Database, doc: OcelJson): void {
-  const eventTables = typeTables('event', doc.eventTypes, doc.events)
-  const objectTables = typeTables('object', doc.objectTypes, doc.objects)
-  db.exec(SCHEMA)
-  for (const t of eventTables.values()) createTypeTable(db, t, 'event')
-  for (const t of objectTables.values()) createTypeTable(db, t, 'object')
+/** What the tables need to know before any row: the declared types and the item types and attributes (see typeTables). */
+type TableShapes = Pick<OcelJson, 'eventTypes' | 'objectTypes'> & Partial<Pick<OcelJson, 'events' | 'objects'>>
 
-  const eventMap = insert(db, 'event_map_type', ['ocel_type', 'ocel_type_map'])
-  for (const [type, t] of eventTables) eventMap.run(type, t.table.slice('event_'.length))
-  const objectMap = insert(db, 'object_map_type', ['ocel_type', 'ocel_type_map'])
-  for (const [type, t] of objectTables) objectMap.run(type, t.table.slice('object_'.length))
+/**
+ * The tables of one OCEL 2.0 SQLite file, made in the empty database `db` from the declarations
+ * (and the types and attributes `shapes` items carry), then filled one object and one event at a
+ * time, so that a streamed export writes rows as it reads them. Callers choose the transactions.
+ * @throws Error as typeTables when the declarations cannot be laid out as tables.
+ */
+export class OcelSqliteTables {
+  private readonly object
+  private readonly o2o
+  private readonly objectRows
+  private readonly changeStatements = new Map<string, Database.Statement<unknown[]>>()
+  private readonly event
+  private readonly e2o
+  private readonly eventRows
 
-  const object = insert(db, 'object', ['ocel_id', 'ocel_type'])
-  const o2o = insert(db, 'object_object', ['ocel_source_id', 'ocel_target_id', 'ocel_qualifier'])
-  const objectRows = new Map([...objectTables].map(([type, t]) => [type, { t, initial: insert(db, t.table, ['ocel_id', 'ocel_time', ...t.columns.keys()]) }]))
-  const changeStatements = new Map<string, Database.Statement<unknown[]>>()
-  const change = (table: string, column: string) => {
+  constructor(
+    private readonly db: Database.Database,
+    shapes: TableShapes,
+  ) {
+    const eventTables = typeTables('event', shapes.eventTypes, shapes.events ?? [])
+    const objectTables = typeTables('object', shapes.objectTypes, shapes.objects ?? [])
+    db.exec(SCHEMA)
+    for (const t of eventTables.values()) createTypeTable(db, t, 'event')
+    for (const t of objectTables.values()) createTypeTable(db, t, 'object')
+    const eventMap = insert(db, 'event_map_type', ['ocel_type', 'ocel_type_map'])
+    for (const [type, t] of eventTables) eventMap.run(type, t.table.slice('event_'.length))
+    const objectMap = insert(db, 'object_map_type', ['ocel_type', 'ocel_type_map'])
+    for (const [type, t] of objectTables) objectMap.run(type, t.table.slice('object_'.length))
+
+    this.object = insert(db, 'object', ['ocel_id', 'ocel_type'])
+    this.o2o = insert(db, 'object_object', ['ocel_source_id', 'ocel_target_id', 'ocel_qualifier'])
+    this.objectRows = new Map([...objectTables].map(([type, t]) => [type, { t, initial: insert(db, t.table, ['ocel_id', 'ocel_time', ...t.columns.keys()]) }]))
+    this.event = insert(db, 'event', ['ocel_id', 'ocel_type'])
+    this.e2o = insert(db, 'event_object', ['ocel_event_id', 'ocel_object_id', 'ocel_qualifier'])
+    this.eventRows = new Map([...eventTables].map(([type, t]) => [type, { t, row: insert(db, t.table, ['ocel_id', 'ocel_time', ...t.columns.keys()]) }]))
+  }
+
+  private change(table: string, column: string): Database.Statement<unknown[]> {
     const key = JSON.stringify([table, column])
-    let statement = changeStatements.get(key)
+    let statement = this.changeStatements.get(key)
     if (statement === undefined) {
-      statement = insert(db, table, ['ocel_id', 'ocel_time', 'ocel_changed_field', column])
-      changeStatements.set(key, statement)
+      statement = insert(this.db, table, ['ocel_id', 'ocel_time', 'ocel_changed_field', column])
+      this.changeStatements.set(key, statement)
     }
     return statement
   }
-  for (const o of doc.objects) {
-    object.run(o.id, o.type)
-    for (const r of o.relationships ?? []) o2o.run(o.id, r.objectId, r.qualifier)
-    const rows = objectRows.get(o.type)
+
+  /** The rows of one object: `object`, its O2O, and its attribute history in `object_<Type>`. */
+  writeObject(o: OcelJson['objects'][number]): void {
+    this.object.run(o.id, o.type)
+    for (const r of o.relationships ?? []) this.o2o.run(o.id, r.objectId, r.qualifier)
+    const rows = this.objectRows.get(o.type)
     const attributes = o.attributes ?? []
     const first = attributes[0]
-    if (rows === undefined || first === undefined) continue
+    if (rows === undefined || first === undefined) return
     // The values at the first time, one per attribute, in one row; every other value as a change.
     const initial = new Map<string, string>()
     const changes: { name: string; time: string; value: string }[] = []
@@ -165,21 +190,40 @@ function writeTables(db: Database.Database, doc: OcelJson): void {
     const columns = [...rows.t.columns]
     rows.initial.run(o.id, first.time, ...columns.map(([name, type]) => (initial.has(name) ? sqliteValue(initial.get(name) ?? '', type) : null)))
     for (const c of changes) {
-      change(rows.t.table, c.name).run(o.id, c.time, c.name, sqliteValue(c.value, rows.t.columns.get(c.name) ?? 'string'))
+      this.change(rows.t.table, c.name).run(o.id, c.time, c.name, sqliteValue(c.value, rows.t.columns.get(c.name) ?? 'string'))
     }
   }
 
-  const event = insert(db, 'event', ['ocel_id', 'ocel_type'])
-  const e2o = insert(db, 'event_object', ['ocel_event_id', 'ocel_object_id', 'ocel_qualifier'])
-  const eventRows = new Map([...eventTables].map(([type, t]) => [type, { t, row: insert(db, t.table, ['ocel_id', 'ocel_time', ...t.columns.keys()]) }]))
-  for (const e of doc.events) {
-    event.run(e.id, e.type)
-    for (const r of e.relationships ?? []) e2o.run(e.id, r.objectId, r.qualifier)
-    const rows = eventRows.get(e.type)
-    if (rows === undefined) continue
+  /** The rows of one event: `event`, its E2O, and its row in `event_<Type>`. */
+  writeEvent(e: OcelJson['events'][number]): void {
+    this.event.run(e.id, e.type)
+    for (const r of e.relationships ?? []) this.e2o.run(e.id, r.objectId, r.qualifier)
+    const rows = this.eventRows.get(e.type)
+    if (rows === undefined) return
     const values = new Map((e.attributes ?? []).map((a) => [a.name, a.value]))
     rows.row.run(e.id, e.time, ...[...rows.t.columns].map(([name, type]) => (values.has(name) ? sqliteValue(values.get(name) ?? '', type) : null)))
   }
+}
+
+/**
+ * Opens `<path>.partial-<pid>` for an OCEL 2.0 SQLite file (removing a leftover one): rollback
+ * journal, foreign keys declared as the standard's layout has them but not enforced (a document may
+ * name objects it does not define, an O2O target say, and its file must still hold every row).
+ */
+export function openPartialSqlite(path: string): { db: Database.Database; partial: string } {
+  const partial = `${path}.partial-${String(process.pid)}`
+  rmSync(partial, { force: true })
+  const db = new Database(partial)
+  db.pragma('journal_mode = DELETE')
+  db.pragma('foreign_keys = OFF')
+  return { db, partial }
+}
+
+/** Closes `db` and renames `partial` over `path`; or, when `error` is given, closes and removes it. */
+export function finishPartialSqlite(db: Database.Database, partial: string, path: string, error?: unknown): void {
+  if (db.open) db.close()
+  if (error === undefined) renameSync(partial, path)
+  else if (existsSync(partial)) rmSync(partial, { force: true })
 }
 
 /**
@@ -191,20 +235,16 @@ function writeTables(db: Database.Database, doc: OcelJson): void {
  *   file errors; the partial file is removed.
  */
 export function writeOcelSqlite(doc: OcelJson, path: string): void {
-  const partial = `${path}.partial-${String(process.pid)}`
-  rmSync(partial, { force: true })
-  const db = new Database(partial)
+  const { db, partial } = openPartialSqlite(path)
   try {
-    db.pragma('journal_mode = DELETE')
-    // The keys are declared as the standard's layout has them, not enforced: a document may name
-    // objects it does not define (an O2O target, say), and its file must still hold every row.
-    db.pragma('foreign_keys = OFF')
-    db.transaction(() => writeTables(db, doc))()
-    db.close()
-    renameSync(partial, path)
+    db.transaction(() => {
+      const tables = new OcelSqliteTables(db, doc)
+      for (const o of doc.objects) tables.writeObject(o)
+      for (const e of doc.events) tables.writeEvent(e)
+    })()
   } catch (error) {
-    if (db.open) db.close()
-    if (existsSync(partial)) rmSync(partial, { force: true })
+    finishPartialSqlite(db, partial, path, error)
     throw error
   }
+  finishPartialSqlite(db, partial, path)
 }

@@ -72,9 +72,101 @@ function declarations(types: OcelJson['eventTypes'], element: string): XmlNode {
   }
 }
 
-function references(relationships: readonly { objectId: string; qualifier: string }[] | undefined, typeOf: ReadonlyMap<string, string>): XmlNode {
+/** @param typeOf the object type of the i-th relationship's target. */
+function references(
+  relationships: readonly { objectId: string; qualifier: string }[] | undefined,
+  typeOf: (r: { objectId: string }, i: number) => string,
+): XmlNode {
   return {
-    object: (relationships ?? []).map((r) => ({ '@_object-id': r.objectId, '@_qualifier': r.qualifier, '@_type': typeOf.get(r.objectId) ?? '' })),
+    object: (relationships ?? []).map((r, i) => ({ '@_object-id': r.objectId, '@_qualifier': r.qualifier, '@_type': typeOf(r, i) })),
+  }
+}
+
+type XmlObject = OcelJson['objects'][number]
+type XmlEvent = OcelJson['events'][number]
+type RefType = (r: { objectId: string }, i: number) => string
+
+function objectNode(o: XmlObject, typeOf: RefType): XmlNode {
+  const node: XmlNode = {
+    '@_id': o.id,
+    '@_type': o.type,
+    attributes: { attribute: (o.attributes ?? []).map((a) => ({ '@_name': a.name, '@_time': a.time, '#text': a.value })) },
+  }
+  if ((o.relationships ?? []).length > 0) node.objects = references(o.relationships, typeOf)
+  return node
+}
+
+function eventNode(e: XmlEvent, typeOf: RefType): XmlNode {
+  return {
+    '@_id': e.id,
+    '@_type': e.type,
+    '@_time': e.time,
+    attributes: { attribute: (e.attributes ?? []).map((a) => ({ '@_name': a.name, '#text': a.value })) },
+    objects: references(e.relationships, typeOf),
+  }
+}
+
+function builder(): XMLBuilder {
+  return new XMLBuilder({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    textNodeName: '#text',
+    format: true,
+    indentBy: '  ',
+    suppressEmptyNode: true,
+    processEntities: false,
+    attributeValueProcessor: (_name: string, value: unknown) => xmlEscape(value, true),
+    tagValueProcessor: (_name: string, value: unknown) => xmlEscape(value, false),
+  })
+}
+
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+/** Each line of `text` (which ends in a line feed) indented by `indent`. */
+function indented(text: string, indent: string): string {
+  return `${indent}${text.trimEnd().replaceAll('\n', `\n${indent}`)}\n`
+}
+
+/**
+ * OCEL 2.0 XML written piece by piece, for an export that streams (src/ocel/export-writer.ts): the
+ * head (declaration, `<log>`, the type declarations), each object and each event as the lines that
+ * `toOcelXml` gives them, and the section tags around them. Put together in the order of
+ * `toOcelXml` (head, objects, events, `</log>`) they are its text, byte for byte.
+ */
+export class OcelXmlPieces {
+  private readonly b = builder()
+
+  /** The declaration, `<log>` and the `<object-types>` and `<event-types>` elements. */
+  head(eventTypes: OcelJson['eventTypes'], objectTypes: OcelJson['objectTypes']): string {
+    const log = String(
+      this.b.build({ log: { 'object-types': declarations(objectTypes, 'object-type'), 'event-types': declarations(eventTypes, 'event-type') } }),
+    )
+    return `${XML_DECLARATION}${log.trimEnd().slice(0, -'</log>'.length)}`
+  }
+
+  /** One `<object>` element's lines. @param targetTypes the object type of each relationship's target. */
+  object(o: XmlObject, targetTypes: readonly string[]): string {
+    return indented(String(this.b.build({ object: objectNode(o, (_r, i) => targetTypes[i] ?? '') })), '    ')
+  }
+
+  /** One `<event>` element's lines. @param targetTypes the object type of each relationship's target. */
+  event(e: XmlEvent, targetTypes: readonly string[]): string {
+    return indented(String(this.b.build({ event: eventNode(e, (_r, i) => targetTypes[i] ?? '') })), '    ')
+  }
+
+  /** The opening of section `objects` or `events`, or the whole empty section when it has no element. */
+  open(section: 'objects' | 'events', empty: boolean): string {
+    return empty ? `  <${section}/>\n` : `  <${section}>\n`
+  }
+
+  /** The closing of a section that has elements. */
+  close(section: 'objects' | 'events'): string {
+    return `  </${section}>\n`
+  }
+
+  /** The end of the document. */
+  end(): string {
+    return '</log>\n'
   }
 }
 
@@ -89,40 +181,12 @@ function references(relationships: readonly { objectId: string; qualifier: strin
 export function toOcelXml(doc: OcelJson): string {
   const typeOf = new Map<string, string>()
   for (const o of doc.objects) if (!typeOf.has(o.id)) typeOf.set(o.id, o.type)
+  const refType: RefType = (r) => typeOf.get(r.objectId) ?? ''
   const log = {
     'object-types': declarations(doc.objectTypes, 'object-type'),
     'event-types': declarations(doc.eventTypes, 'event-type'),
-    objects: {
-      object: doc.objects.map((o) => {
-        const node: XmlNode = {
-          '@_id': o.id,
-          '@_type': o.type,
-          attributes: { attribute: (o.attributes ?? []).map((a) => ({ '@_name': a.name, '@_time': a.time, '#text': a.value })) },
-        }
-        if ((o.relationships ?? []).length > 0) node.objects = references(o.relationships, typeOf)
-        return node
-      }),
-    },
-    events: {
-      event: doc.events.map((e) => ({
-        '@_id': e.id,
-        '@_type': e.type,
-        '@_time': e.time,
-        attributes: { attribute: (e.attributes ?? []).map((a) => ({ '@_name': a.name, '#text': a.value })) },
-        objects: references(e.relationships, typeOf),
-      })),
-    },
+    objects: { object: doc.objects.map((o) => objectNode(o, refType)) },
+    events: { event: doc.events.map((e) => eventNode(e, refType)) },
   }
-  const builder = new XMLBuilder({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    textNodeName: '#text',
-    format: true,
-    indentBy: '  ',
-    suppressEmptyNode: true,
-    processEntities: false,
-    attributeValueProcessor: (_name: string, value: unknown) => xmlEscape(value, true),
-    tagValueProcessor: (_name: string, value: unknown) => xmlEscape(value, false),
-  })
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${String(builder.build({ log })).trimEnd()}\n`
+  return `${XML_DECLARATION}${String(builder().build({ log })).trimEnd()}\n`
 }

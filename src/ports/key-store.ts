@@ -22,6 +22,11 @@ export interface ApiKey {
   secret_hash: string
   created_at: string
   revoked_at: string | null
+  /**
+   * The key's own budget in requests per minute (README § Rate limits); null: the service's
+   * default, OCELOG_RATE_LIMIT_PER_MINUTE. Keys stored before this field existed read as null.
+   */
+  rate_limit_per_minute: number | null
 }
 
 export interface KeyStore {
@@ -36,6 +41,12 @@ export interface KeyStore {
   listKeys(): Promise<ApiKey[]>
   /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
   revokeKey(keyId: string, at: string): Promise<boolean>
+  /**
+   * Sets the key's own budget in requests per minute (a positive integer), or null for the
+   * service's default. False when there is no such key. A running service sees the change from
+   * its next request, as it sees a revoke.
+   */
+  setRateLimit(keyId: string, perMinute: number | null): Promise<boolean>
 
   close(): Promise<void>
 }

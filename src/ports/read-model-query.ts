@@ -54,15 +54,36 @@ export interface ObjectHistory {
   id: string
   /** In log position order. */
   changes: { position: number; time: string; attributes: Properties }[]
-  /** Its O2O relationships (OCEL 2.0): target object id and qualifier (null: none), by (target object_id, qualifier). */
-  relationships: { object_id: string; qualifier: string | null }[]
+  /**
+   * Its O2O relationships (OCEL 2.0): the target's object_id, type and own id, and the qualifier
+   * (null: none), by (target object_id, qualifier).
+   */
+  relationships: { object_id: string; type: string; id: string; qualifier: string | null }[]
+}
+
+/** An object by its type and its own id (the API's `type` and `id`). */
+export interface ObjectKey {
+  type: string
+  id: string
+}
+
+/** Which objects a page of histories holds: after `after` in (type, id) order, at most `limit`. */
+export interface ObjectHistoryFilter {
+  after?: ObjectKey
+  /** 1 to READ_LIMIT_MAX objects. */
+  limit: number
+  /** Only these objects (object_ids); absent: every object of the dataset. */
+  objectIds?: readonly string[]
 }
 
 export interface ObjectHistoryPage {
-  /** Ordered by object_id, at most `limit`. */
+  /**
+   * Ordered by (type, id), each compared as UTF-8 bytes (the engines' binary order; the same as
+   * JavaScript's code-unit order except between U+E000–U+FFFF and characters beyond U+FFFF), at most `limit`.
+   */
   objects: ObjectHistory[]
-  /** The object_id after which the next page starts, or null when this page is the last. */
-  next: string | null
+  /** Where the next page starts, or null when this page is the last. */
+  next: ObjectKey | null
 }
 
 /** An object's read model view, without the envelope (`dataset_id`, `as_of`). */
@@ -105,11 +126,31 @@ export interface ReadModelQuery {
   processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]>
 
   /**
-   * A page of the dataset's objects, each with its attribute history and O2O relationships, ordered by object_id,
-   * starting after `after` (for `ocelog export`, which pages through every object).
-   * @param limit 1 to READ_LIMIT_MAX objects.
+   * A page of the dataset's objects, each with its attribute history and O2O relationships, ordered
+   * by (type, id) as UTF-8 bytes, starting after `page.after` (for `ocelog export`, which pages
+   * through every object in the order it writes them).
    */
-  objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage>
+  objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage>
+
+  /**
+   * The own ids (the API's `id`) that more than one object of the dataset has, i.e. that several
+   * object types use, sorted as UTF-8 bytes (for `ocelog export`, which writes such objects as
+   * `type/id`). Grouped in the engine.
+   */
+  sharedObjectIds(datasetId: string): Promise<string[]>
+
+  /** Every object of the dataset whose own id is one of `ids` (any type), by (type, id): object_id, type and id. */
+  objectsWithIds(datasetId: string, ids: readonly string[]): Promise<{ object_id: string; type: string; id: string }[]>
+
+  /**
+   * Runs `fn`, whose reads through this port should see the read models at one moment (one as_of),
+   * whatever the projector applies meanwhile. SQLite: one read transaction on this connection, so
+   * every read in `fn` sees the snapshot of its first read (for a connection that nothing writes
+   * through while `fn` runs, as in `ocelog export`). MongoDB: runs `fn` as it is (each read sees the
+   * data as it is then; an export reads events before objects, so every object an event names is
+   * there). Nested calls run inside the outer one.
+   */
+  consistentRead<T>(fn: () => Promise<T>): Promise<T>
 
   /**
    * A page of the dataset's audit chain (README § Operations, digests): entries after log position

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setKeyRateLimit } from '../../src/write/admin.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp
@@ -52,6 +53,38 @@ describe('rate limit', () => {
     for (let i = 0; i < 4; i++) await health(a.key)
     expect((await health(a.key)).statusCode).toBe(429)
     expect((await health(b.key)).statusCode).toBe(200)
+  })
+
+  it('gives a key created with its own rate limit that budget, while the other keys keep the default', async () => {
+    const bulk = await t.newKey({ rateLimit: 5 })
+    const live = await t.newKey({ datasetId: bulk.dataset_id })
+    const answers = []
+    for (let i = 0; i < 6; i++) answers.push(await health(bulk.key))
+    expect(answers.map((r) => [r.statusCode, r.headers['ratelimit-limit'], r.headers['ratelimit-remaining']])).toEqual([
+      [200, '5', '4'],
+      [200, '5', '3'],
+      [200, '5', '2'],
+      [200, '5', '1'],
+      [200, '5', '0'],
+      [429, '5', '0'],
+    ])
+    const refused = answers[5]
+    expect(Number(refused?.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    expect(refused?.json().detail).toMatch(/exceeded 5 requests per minute; retry after [0-9]+ s/)
+    const other = await health(live.key)
+    expect([other.statusCode, other.headers['ratelimit-limit'], other.headers['ratelimit-remaining']]).toEqual([200, '3', '2'])
+  })
+
+  it("applies a key's changed rate limit from its next request, keeping the count of the window", async () => {
+    const k = await t.newKey()
+    for (let i = 0; i < 3; i++) await health(k.key)
+    expect((await health(k.key)).statusCode).toBe(429)
+    await setKeyRateLimit(t.keys, k.key_id, 10)
+    const raised = await health(k.key)
+    expect([raised.statusCode, raised.headers['ratelimit-limit'], raised.headers['ratelimit-remaining']]).toEqual([200, '10', '5'])
+    await setKeyRateLimit(t.keys, k.key_id, null)
+    const back = await health(k.key)
+    expect([back.statusCode, back.headers['ratelimit-limit'], back.headers['ratelimit-remaining']]).toEqual([429, '3', '0'])
   })
 
   it('gives budget back after the window', async () => {

@@ -30,6 +30,7 @@ function apiKey(datasetId: string, created_at: string, scopes: ApiKey['scopes'] 
     secret_hash: 'a'.repeat(64),
     created_at,
     revoked_at: null,
+    rate_limit_per_minute: null,
   }
 }
 
@@ -121,6 +122,39 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreHa
       // And the other way round: this store's own revoke is seen by its next find.
       expect(await keys.revokeKey(later.key_id, '2024-05-04T00:00:00.000Z')).toBe(true)
       expect((await keys.findKey(later.key_id))?.revoked_at).toBe('2024-05-04T00:00:00.000Z')
+    })
+
+    it("keeps a key's own rate limit, changes it and clears it back to the default (null)", async () => {
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const bulk = { ...apiKey(d.id, '2024-05-01T10:00:01.000Z'), rate_limit_per_minute: 60_000 }
+      const live = apiKey(d.id, '2024-05-01T10:00:02.000Z')
+      await keys.createKey(bulk)
+      await keys.createKey(live)
+      expect(await keys.findKey(bulk.key_id)).toEqual(bulk)
+      expect((await keys.listKeys()).map((k) => [k.key_id, k.rate_limit_per_minute])).toEqual([
+        [bulk.key_id, 60_000],
+        [live.key_id, null],
+      ])
+      expect(await keys.setRateLimit(live.key_id, 5)).toBe(true)
+      expect((await keys.findKey(live.key_id))?.rate_limit_per_minute).toBe(5)
+      expect(await keys.setRateLimit(bulk.key_id, null)).toBe(true)
+      expect((await keys.findKey(bulk.key_id))?.rate_limit_per_minute).toBeNull()
+      expect(await keys.setRateLimit('key_missing', 10)).toBe(false)
+      expect((await keys.findKey(live.key_id))?.rate_limit_per_minute).toBe(5)
+    })
+
+    it('sees a rate limit changed through another store on the same data (a CLI beside the service) from the next turn of the event loop', async () => {
+      const peer = await h.peer()
+      const d = dataset('2024-05-01T10:00:00.000Z')
+      await keys.createDataset(d)
+      const k = apiKey(d.id, '2024-05-01T10:00:01.000Z')
+      await keys.createKey(k)
+      expect((await keys.findKey(k.key_id))?.rate_limit_per_minute).toBeNull()
+      expect((await keys.findKey(k.key_id))?.rate_limit_per_minute).toBeNull()
+      expect(await peer.setRateLimit(k.key_id, 100_000)).toBe(true)
+      await nextTurn()
+      expect((await keys.findKey(k.key_id))?.rate_limit_per_minute).toBe(100_000)
     })
 
     it('hands out keys that cannot be changed in place, so that one request cannot alter what the next one sees', async () => {

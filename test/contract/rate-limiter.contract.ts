@@ -61,6 +61,52 @@ export function rateLimiterContract(adapter: string, open: OpenRateLimiter): voi
       expect([other.allowed, other.remaining]).toEqual([true, 0])
     })
 
+    it('measures a key against its own budget while the other keys keep the default', async () => {
+      const l = await limiter({ perMinute: 2 })
+      const bulk = key()
+      const live = key()
+      const own = [await l.consume(bulk, 5), await l.consume(bulk, 5), await l.consume(bulk, 5), await l.consume(bulk, 5), await l.consume(bulk, 5)]
+      expect(own.map((d) => [d.allowed, d.limit, d.remaining])).toEqual([
+        [true, 5, 4],
+        [true, 5, 3],
+        [true, 5, 2],
+        [true, 5, 1],
+        [true, 5, 0],
+      ])
+      const refused = await l.consume(bulk, 5)
+      expect([refused.allowed, refused.limit, refused.remaining]).toEqual([false, 5, 0])
+      expect(refused.resetMs).toBeGreaterThan(0)
+      expect(refused.resetMs).toBeLessThanOrEqual(60_000)
+      const others = [await l.consume(live), await l.consume(live, null), await l.consume(live)]
+      expect(others.map((d) => [d.allowed, d.limit, d.remaining])).toEqual([
+        [true, 2, 1],
+        [true, 2, 0],
+        [false, 2, 0],
+      ])
+    })
+
+    it("scales a key's own budget to the window like the default", async () => {
+      // 600 per minute over a 6 s window: 60 requests per window.
+      const l = await limiter({ perMinute: 10, windowSeconds: 6 })
+      const d = await l.consume(key(), 600)
+      expect([d.allowed, d.limit, d.remaining]).toEqual([true, 60, 59])
+      const byDefault = await l.consume(key())
+      expect([byDefault.allowed, byDefault.limit, byDefault.remaining]).toEqual([true, 1, 0])
+    })
+
+    it("keeps the count of the window when a key's budget changes: raised, it lets the key on at once; lowered, it refuses", async () => {
+      const l = await limiter({ perMinute: 2 })
+      const k = key()
+      await l.consume(k)
+      await l.consume(k)
+      expect((await l.consume(k)).allowed).toBe(false)
+      // Three requests counted so far; a budget of 10 has 6 left after the fourth.
+      const raised = await l.consume(k, 10)
+      expect([raised.allowed, raised.limit, raised.remaining]).toEqual([true, 10, 6])
+      const lowered = await l.consume(k, 4)
+      expect([lowered.allowed, lowered.limit, lowered.remaining]).toEqual([false, 4, 0])
+    })
+
     it('gives the budget back when the window resets', async () => {
       // 120 per minute over a 1 s window: 2 requests per second.
       const l = await limiter({ perMinute: 120, windowSeconds: 1 })

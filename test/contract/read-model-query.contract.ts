@@ -9,7 +9,7 @@ import { Projector } from '../../src/projector/runner.js'
 import { canonicalRecord, chainStep, GENESIS_HASH } from '../../src/core/audit-chain.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import type { EventLog } from '../../src/ports/event-log.js'
-import type { EventsAfter, ReadModelQuery } from '../../src/ports/read-model-query.js'
+import type { EventsAfter, ObjectKey, ReadModelQuery } from '../../src/ports/read-model-query.js'
 import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 import type { EventView, ObjectTypeMap, Stats } from '../../src/schemas/process.js'
 import type { NewRecord } from '../../src/schemas/records.js'
@@ -427,7 +427,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
     })
 
     describe('objectHistories', () => {
-      it('pages every object by object_id with its attribute history in log order', async () => {
+      it('pages every object by (type, id) with its attribute history in log order', async () => {
         const positions = await load(ds, [
           ev(ds, { type: 'A', objects: [order('o1'), order('o2'), item('i1')], ts: at(0) }),
           upsertRecord(ds, 'order', 'o1', { status: 'open' }, at(101)),
@@ -435,17 +435,20 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           upsertRecord(ds, 'item', 'i1', { n: 1 }, at(103)),
         ])
         const pages = []
-        let after: string | undefined
+        let after: ObjectKey | undefined
         for (let i = 0; i < 10; i++) {
           const page = await q.objectHistories(ds, { limit: 2, ...(after === undefined ? {} : { after }) })
           pages.push(page.objects)
           if (page.next === null) break
           after = page.next
         }
-        const ids = [objectIdOf(ds, 'order', 'o1'), objectIdOf(ds, 'order', 'o2'), objectIdOf(ds, 'item', 'i1')].sort()
         expect(pages.map((p) => p.length)).toEqual([2, 1])
         const all = pages.flat()
-        expect(all.map((o) => o.object_id)).toEqual(ids)
+        expect(all.map((o) => [o.type, o.id, o.object_id])).toEqual([
+          ['item', 'i1', objectIdOf(ds, 'item', 'i1')],
+          ['order', 'o1', objectIdOf(ds, 'order', 'o1')],
+          ['order', 'o2', objectIdOf(ds, 'order', 'o2')],
+        ])
         expect(all.find((o) => o.id === 'o1')?.changes).toEqual([
           { position: positions[1], time: at(101), attributes: { status: 'open' } },
           { position: positions[2], time: at(102), attributes: { status: 'paid' } },
@@ -473,7 +476,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         const { objects } = await q.objectHistories(ds, { limit: 10 })
         const o1 = objects.find((o) => o.id === 'o1')
         expect(o1?.changes).toEqual([{ position: positions[0], time: at(0), attributes: { status: 'open' } }])
-        const rel = (type: string, id: string, qualifier: string | null) => ({ object_id: objectIdOf(ds, type, id), qualifier })
+        const rel = (type: string, id: string, qualifier: string | null) => ({ object_id: objectIdOf(ds, type, id), type, id, qualifier })
         expect(o1?.relationships).toEqual(
           [rel('item', 'i1', 'contains'), rel('customer', 'c1', null), rel('item', 'i1', null)].sort(
             (a, b) => (a.object_id < b.object_id ? -1 : a.object_id > b.object_id ? 1 : 0) || (a.qualifier === null ? -1 : 1),
@@ -515,6 +518,34 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         const name = 'audit-replay'
         await h.store.apply(batchOf(name, null, records[records.length - 1]?.position ?? 0, records))
         expect(await q.auditChain(ds, null, 100)).toEqual(before)
+      })
+    })
+
+    describe('objects an export writes as type/id', () => {
+      it('names the ids that several object types use, and finds the objects of given ids', async () => {
+        await loadEvents(ds, [
+          { type: 'A', objects: [order('1'), item('1'), item('2'), { type: 'customer', id: 'order/1' }], ts: at(0) },
+          { type: 'B', objects: [order('3'), { type: 'customer', id: '3' }, { type: 'customer', id: 'c9' }], ts: at(1) },
+        ])
+        expect(await q.sharedObjectIds(ds)).toEqual(['1', '3'])
+        const found = await q.objectsWithIds(ds, ['1', 'order/1', 'nope'])
+        expect(found).toEqual([
+          { object_id: objectIdOf(ds, 'customer', 'order/1'), type: 'customer', id: 'order/1' },
+          { object_id: objectIdOf(ds, 'item', '1'), type: 'item', id: '1' },
+          { object_id: objectIdOf(ds, 'order', '1'), type: 'order', id: '1' },
+        ])
+        expect(await q.objectsWithIds(ds, [])).toEqual([])
+        expect(await q.sharedObjectIds(freshDatasetId())).toEqual([])
+      })
+
+      it('pages only the objects asked for, in (type, id) order', async () => {
+        await loadEvents(ds, [{ type: 'A', objects: [order('o1'), order('o2'), item('i1'), item('i2')], ts: at(0) }])
+        const only = [objectIdOf(ds, 'order', 'o2'), objectIdOf(ds, 'item', 'i1')]
+        const first = await q.objectHistories(ds, { limit: 1, objectIds: only })
+        expect(first.objects.map((o) => o.id)).toEqual(['i1'])
+        expect(first.next).toEqual({ type: 'item', id: 'i1' })
+        const second = await q.objectHistories(ds, { limit: 1, objectIds: only, after: { type: 'item', id: 'i1' } })
+        expect([second.objects.map((o) => o.id), second.next]).toEqual([['o2'], null])
       })
     })
 

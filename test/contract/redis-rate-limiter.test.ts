@@ -59,6 +59,28 @@ describe('Redis rate limiter', () => {
     }
   })
 
+  it("shares a key's own budget between two replicas, each of which reads it from the key", async () => {
+    const a = await readyRedisLimiter(server.url, { perMinute: 2 })
+    const b = await readyRedisLimiter(server.url, { perMinute: 2 })
+    const bulk = `key_${randomUUID()}`
+    const live = `key_${randomUUID()}`
+    try {
+      const decisions = [await a.consume(bulk, 4), await b.consume(bulk, 4), await a.consume(bulk, 4), await b.consume(bulk, 4), await a.consume(bulk, 4)]
+      expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 3],
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ])
+      await a.consume(live)
+      expect([(await b.consume(live)).allowed, (await a.consume(live)).allowed]).toEqual([true, false])
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
   it('keeps answering from the in-memory insurance limiter when Redis goes away, and reports the outage once', async () => {
     const own = await startRedisServer()
     const outages: Error[] = []

@@ -36,7 +36,8 @@ describe('ocelog keys', () => {
     const { code, stdout } = await ocelog(['keys', 'create', '--name', 'feed', '--scopes', 'ingest:write', '--json'])
     expect(code).toBe(0)
     const created = JSON.parse(stdout)
-    expect(Object.keys(created).sort()).toEqual(['dataset_id', 'dataset_name', 'key', 'key_id', 'scopes'])
+    expect(Object.keys(created).sort()).toEqual(['dataset_id', 'dataset_name', 'key', 'key_id', 'rate_limit_per_minute', 'scopes'])
+    expect(created.rate_limit_per_minute).toBeNull()
     expect(created.key).toMatch(/^ocl_[a-z0-9]{16}_[A-Za-z0-9_-]{43}$/)
     expect(created.scopes).toEqual(['ingest:write'])
     const list = await ocelog(['keys', 'list', '--json'])
@@ -70,6 +71,34 @@ describe('ocelog keys', () => {
     const again = await ocelog(['keys', 'revoke', k.key_id])
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('already revoked')
+  })
+
+  it('creates a key with its own rate limit, lists it beside the default, changes it and clears it', async () => {
+    const bulk = JSON.parse((await ocelog(['keys', 'create', '--name', 'bulk-load', '--rate-limit', '60000', '--json'])).stdout)
+    expect(bulk.rate_limit_per_minute).toBe(60_000)
+    const live = JSON.parse((await ocelog(['keys', 'create', '--name', 'live', '--dataset', bulk.dataset_id, '--json'])).stdout)
+    const listed = JSON.parse((await ocelog(['keys', 'list', '--json'])).stdout) as { key_id: string; rate_limit_per_minute: number | null }[]
+    expect(listed.filter((k) => k.key_id === bulk.key_id || k.key_id === live.key_id).map((k) => k.rate_limit_per_minute)).toEqual([60_000, null])
+    const text = (await ocelog(['keys', 'list'], { OCELOG_RATE_LIMIT_PER_MINUTE: '900' })).stdout
+    expect(text.split('\n')[0]).toContain('RATE LIMIT')
+    expect(text.split('\n').find((l) => l.startsWith(bulk.key_id))).toContain('60000/min')
+    expect(text.split('\n').find((l) => l.startsWith(live.key_id))).toContain('900/min (default)')
+
+    const updated = await ocelog(['keys', 'update', live.key_id, '--rate-limit', '5'])
+    expect([updated.code, updated.stdout]).toEqual([0, `API key ${live.key_id} (live): budget 5/min\n`])
+    const cleared = JSON.parse((await ocelog(['keys', 'update', bulk.key_id, '--rate-limit', 'default', '--json'])).stdout)
+    expect([cleared.key_id, cleared.rate_limit_per_minute]).toEqual([bulk.key_id, null])
+    const after = JSON.parse((await ocelog(['keys', 'list', '--json'])).stdout) as { key_id: string; rate_limit_per_minute: number | null }[]
+    expect(after.filter((k) => k.key_id === bulk.key_id || k.key_id === live.key_id).map((k) => k.rate_limit_per_minute)).toEqual([null, 5])
+  })
+
+  it('refuses a rate limit that is not a whole number of requests per minute, and a key that does not exist', async () => {
+    const zero = await ocelog(['keys', 'create', '--name', 'x', '--rate-limit', '0'])
+    expect([zero.code, zero.stderr]).toEqual([1, 'ocelog: --rate-limit 0 must be from 1 to 1000000000 requests per minute, or "default"\n'])
+    const words = await ocelog(['keys', 'create', '--name', 'x', '--rate-limit', 'fast'])
+    expect(words.stderr).toContain('--rate-limit "fast" must be a whole number of requests per minute')
+    const missing = await ocelog(['keys', 'update', 'nosuchkey', '--rate-limit', '10'])
+    expect([missing.code, missing.stderr]).toEqual([1, 'ocelog: no API key with id nosuchkey (see: ocelog keys list)\n'])
   })
 
   it('asks for --name', async () => {

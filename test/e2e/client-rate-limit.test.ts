@@ -96,6 +96,30 @@ describe('OcelogClient under a tiny rate limit', () => {
     }
   }, 120_000)
 
+  it('reports each cause of retry with its wait while it imports, and a key with its own budget (--rate-limit) imports beside it without a wait', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
+    try {
+      const file = writeGeneratedOcel(dir).json
+      const live = await service.createKey({ name: 'live' })
+      const run = await service.cli(['import', file, '--url', service.url, '--key', live.key])
+      expect(run.code, run.stderr).toBe(0)
+      const line = run.stderr.split('\n').find((l) => l.startsWith('retrying: '))
+      expect(line).toMatch(
+        new RegExp(
+          `^retrying: rate-limited on /v1/[a-z/]+: 429 Rate limit exceeded: API key ${live.key_id} exceeded 2 requests per minute; retry after [12] s; waiting [12]\\.[0-9] s \\(wait 1\\); a key's own budget: ocelog keys update KEY_ID --rate-limit N$`,
+        ),
+      )
+      expect(run.stdout).toMatch(/retried +[0-9]+ requests \(rate-limited [0-9]+\)/)
+
+      // 6,000 per minute in the 2 s window: 200 requests, more than this import sends.
+      const bulk = await service.createKey({ name: 'bulk', rateLimit: 6000 })
+      const summary = await service.importOcel(file, bulk.key)
+      expect([summary.sent.events, summary.retried.requests]).toEqual([7, 0])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   itWithSharedOcel(
     'lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip',
     async () => {

@@ -49,6 +49,31 @@ describe.skipIf(!installed)('two replicas with REDIS_URL', () => {
     expect((await health(b, key)).status).toBe(429)
   })
 
+  it("shares a key's own budget (--rate-limit) across both replicas, while the other keys keep the default, and applies a change made while they run", async () => {
+    const [a, b] = replicas
+    if (a === undefined || b === undefined) throw new Error('replicas did not start')
+    const bulk = await a.createKey({ name: 'bulk', rateLimit: 10 })
+    const live = (await a.createKey({ name: 'live', datasetId: bulk.dataset_id })).key
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await health(a, bulk.key)).status)
+      statuses.push((await health(b, bulk.key)).status)
+    }
+    expect(statuses).toEqual(Array.from({ length: 10 }, () => 200))
+    const over = await health(b, bulk.key)
+    expect([over.status, over.headers.get('ratelimit-limit'), over.headers.get('ratelimit-remaining')]).toEqual([429, '10', '0'])
+    const other = await health(a, live)
+    expect([other.status, other.headers.get('ratelimit-limit'), other.headers.get('ratelimit-remaining')]).toEqual([200, '6', '5'])
+
+    // Raised by the CLI while both replicas run: 11 requests counted, so a budget of 20 leaves 8 after the next.
+    const update = await a.cli(['keys', 'update', bulk.key_id, '--rate-limit', '20'])
+    expect(update.code).toBe(0)
+    const raised = await health(b, bulk.key)
+    expect([raised.status, raised.headers.get('ratelimit-limit'), raised.headers.get('ratelimit-remaining')]).toEqual([200, '20', '8'])
+    const onA = await health(a, bulk.key)
+    expect([onA.status, onA.headers.get('ratelimit-remaining')]).toEqual([200, '7'])
+  })
+
   it('keeps budgets of other keys whole', async () => {
     const [a, b] = replicas
     if (a === undefined || b === undefined) throw new Error('replicas did not start')

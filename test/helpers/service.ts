@@ -42,7 +42,12 @@ export interface RunningService {
   /** Runs `ocelog <args>` on the service's data dir (never rejects; see CliResult.code). */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>
   /** `ocelog keys create --json`: a key for a new dataset, or for `datasetId`. */
-  createKey(options?: { name?: string; datasetId?: string; scopes?: string[] }): Promise<CreatedKey>
+  createKey(options?: {
+    name?: string
+    datasetId?: string
+    scopes?: string[] /** `--rate-limit`: the key's own requests per minute. */
+    rateLimit?: number
+  }): Promise<CreatedKey>
   /** `ocelog import FILE --url <this service> --key KEY --json [...extraArgs]`; rejects unless it exits 0. */
   importOcel(file: string, key: string, extraArgs?: string[]): Promise<ImportSummary>
   /** `ocelog export --dataset ID --out <file in the data dir>`, parsed; rejects unless it exits 0. */
@@ -121,6 +126,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       const args = ['keys', 'create', '--name', o.name ?? 'e2e', '--json']
       if (o.datasetId !== undefined) args.push('--dataset', o.datasetId)
       if (o.scopes !== undefined) args.push('--scopes', o.scopes.join(','))
+      if (o.rateLimit !== undefined) args.push('--rate-limit', String(o.rateLimit))
       const created: CreatedKey = JSON.parse(await succeed(args))
       return created
     },

@@ -31,7 +31,7 @@ export interface TestApp {
   readModels: SqliteReadModelStore
   projector: Projector
   /** Creates a key (new dataset unless datasetId is given). */
-  newKey(opts?: { scopes?: string[]; datasetId?: string; name?: string }): Promise<CreatedKey>
+  newKey(opts?: { scopes?: string[]; datasetId?: string; name?: string /** The key's own requests per minute. */; rateLimit?: number }): Promise<CreatedKey>
   close(): Promise<void>
 }
 
@@ -67,7 +67,13 @@ export async function makeTestApp(
     keys,
     readModels,
     projector: new Projector(log, readModels),
-    newKey: (k = {}) => createKey(keys, { name: k.name ?? 'test', scopes: k.scopes ?? [], ...(k.datasetId === undefined ? {} : { datasetId: k.datasetId }) }),
+    newKey: (k = {}) =>
+      createKey(keys, {
+        name: k.name ?? 'test',
+        scopes: k.scopes ?? [],
+        ...(k.datasetId === undefined ? {} : { datasetId: k.datasetId }),
+        ...(k.rateLimit === undefined ? {} : { rateLimitPerMinute: k.rateLimit }),
+      }),
     async close() {
       await app.close()
       await rateLimiter.close()

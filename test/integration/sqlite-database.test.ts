@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MIGRATIONS, openDatabase } from '../../src/adapters/sqlite/database.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { openReadModelsDatabase, READ_MODELS_SCHEMA_VERSION } from '../../src/adapters/sqlite/read-models-database.js'
 
 let dir: string
@@ -65,6 +66,20 @@ describe('openDatabase', () => {
     before.close()
     const db = openDatabase(dir)
     expect([tables(db), db.prepare('SELECT count(*) AS n FROM records').get()]).toEqual([['api_keys', 'datasets', 'object_claims', 'records'], { n: 1 }])
+    db.close()
+  })
+
+  it('adds a rate limit column to the keys of a version-6 file: its keys read as on the default (null)', async () => {
+    oldFile(
+      6,
+      `INSERT INTO datasets VALUES ('d', 'd', '2024-05-01T10:00:00.000Z');
+       INSERT INTO api_keys VALUES ('k1', 'sender', 'd', '[]', '${'a'.repeat(64)}', '2024-05-01T10:00:01.000Z', NULL);`,
+    )
+    const db = openDatabase(dir)
+    const keys = new SqliteKeyStore(db)
+    expect((await keys.findKey('k1'))?.rate_limit_per_minute).toBeNull()
+    expect(await keys.setRateLimit('k1', 60_000)).toBe(true)
+    expect((await keys.listKeys()).map((k) => [k.key_id, k.rate_limit_per_minute])).toEqual([['k1', 60_000]])
     db.close()
   })
 

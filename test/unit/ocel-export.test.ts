@@ -253,3 +253,13 @@ describe('toOcelJson O2O', () => {
     expect(doc.objects.filter((o) => o.type === 'item').map((o) => o.relationships)).toEqual([[], []])
   })
 })
+
+describe('compareUtf8', () => {
+  it('orders text as its UTF-8 bytes: code-unit order, except that characters beyond U+FFFF follow U+E000–U+FFFF', async () => {
+    const { compareUtf8 } = await import('../../src/ocel/export.js')
+    const words = ['\u{1F600}', '\uFF21', 'b', 'a', 'ab', '', '\u00E9', '\uE000']
+    const sorted = [...words].sort(compareUtf8)
+    expect(sorted).toEqual(['', 'a', 'ab', 'b', '\u00E9', '\uE000', '\uFF21', '\u{1F600}'])
+    expect(sorted).toEqual([...words].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))))
+  })
+})

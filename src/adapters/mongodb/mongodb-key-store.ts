@@ -24,6 +24,11 @@ export const KEY_STORE_INDEXES: Record<(typeof KEY_STORE_COLLECTIONS)[keyof type
   ],
 }
 
+/** A key document as stored: those written before keys had their own rate limit lack the field (read as null: the default). */
+function withRateLimit(key: Omit<ApiKey, 'rate_limit_per_minute'> & { rate_limit_per_minute?: number | null }): ApiKey {
+  return { ...key, rate_limit_per_minute: key.rate_limit_per_minute ?? null }
+}
+
 export class MongoKeyStore implements KeyStore {
   private readonly datasets: Collection<Dataset>
   private readonly apiKeys: Collection<ApiKey>
@@ -68,16 +73,21 @@ export class MongoKeyStore implements KeyStore {
     const found = await this.apiKeys.findOne({ key_id: keyId })
     if (found === null) return null
     const { _id, ...key } = found
-    return key
+    return withRateLimit(key)
   }
 
   async listKeys(): Promise<ApiKey[]> {
-    return (await this.apiKeys.find({}).sort({ created_at: 1, key_id: 1 }).toArray()).map(({ _id, ...key }) => key)
+    return (await this.apiKeys.find({}).sort({ created_at: 1, key_id: 1 }).toArray()).map(({ _id, ...key }) => withRateLimit(key))
   }
 
   async revokeKey(keyId: string, at: string): Promise<boolean> {
     const result = await this.apiKeys.updateOne({ key_id: keyId, revoked_at: null }, { $set: { revoked_at: at } })
     return result.modifiedCount === 1
+  }
+
+  async setRateLimit(keyId: string, perMinute: number | null): Promise<boolean> {
+    const result = await this.apiKeys.updateOne({ key_id: keyId }, { $set: { rate_limit_per_minute: perMinute } })
+    return result.matchedCount === 1
   }
 
   async close(): Promise<void> {}

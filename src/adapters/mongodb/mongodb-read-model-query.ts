@@ -23,6 +23,7 @@ import type {
   EventPage,
   ObjectDetail,
   ObjectHistory,
+  ObjectHistoryFilter,
   ObjectHistoryPage,
   ProcessMapFilter,
   ReadModelQuery,
@@ -464,10 +465,16 @@ export class MongoReadModelQuery implements ReadModelQuery {
     ]
   }
 
-  async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
+  async objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage> {
+    const after = page.after
+    const filter = {
+      dataset_id: datasetId,
+      ...(after === undefined ? {} : { $or: [{ type: { $gt: after.type } }, { type: after.type, external_id: { $gt: after.id } }] }),
+      ...(page.objectIds === undefined ? {} : { object_id: { $in: [...page.objectIds] } }),
+    }
     const rows = await this.objectsC
-      .find({ dataset_id: datasetId, object_id: { $gt: page.after ?? '' } }, { projection: { _id: 0, object_id: 1, type: 1, external_id: 1 } })
-      .sort({ object_id: 1 })
+      .find(filter, { projection: { _id: 0, object_id: 1, type: 1, external_id: 1 } })
+      .sort({ type: 1, external_id: 1 })
       .limit(page.limit + 1)
       .toArray()
     const objects: ObjectHistory[] = rows
@@ -483,9 +490,47 @@ export class MongoReadModelQuery implements ReadModelQuery {
       .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
       .sort({ object_id: 1, target_object_id: 1, qualifier: 1 })
       .toArray()
-    for (const r of relationships) byId.get(r.object_id)?.relationships.push({ object_id: r.target_object_id, qualifier: r.qualifier })
+    const targets = new Map(
+      (
+        await this.objectsC
+          .find(
+            { dataset_id: datasetId, object_id: { $in: [...new Set(relationships.map((r) => r.target_object_id))] } },
+            { projection: { _id: 0, object_id: 1, type: 1, external_id: 1 } },
+          )
+          .toArray()
+      ).map((t) => [t.object_id, t]),
+    )
+    for (const r of relationships) {
+      const target = targets.get(r.target_object_id)
+      if (target === undefined) continue
+      byId.get(r.object_id)?.relationships.push({ object_id: r.target_object_id, type: target.type, id: target.external_id, qualifier: r.qualifier })
+    }
     const last = objects[objects.length - 1]
-    return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
+    return { objects, next: rows.length > page.limit && last !== undefined ? { type: last.type, id: last.id } : null }
+  }
+
+  async sharedObjectIds(datasetId: string): Promise<string[]> {
+    const groups = await this.objectsC
+      .aggregate<{ _id: string }>(
+        [{ $match: { dataset_id: datasetId } }, { $group: { _id: '$external_id', n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }, { $sort: { _id: 1 } }],
+        { allowDiskUse: true },
+      )
+      .toArray()
+    return groups.map((g) => g._id)
+  }
+
+  async objectsWithIds(datasetId: string, ids: readonly string[]): Promise<{ object_id: string; type: string; id: string }[]> {
+    if (ids.length === 0) return []
+    const rows = await this.objectsC
+      .find({ dataset_id: datasetId, external_id: { $in: [...ids] } }, { projection: { _id: 0, object_id: 1, type: 1, external_id: 1 } })
+      .sort({ type: 1, external_id: 1 })
+      .toArray()
+    return rows.map((o) => ({ object_id: o.object_id, type: o.type, id: o.external_id }))
+  }
+
+  /** Each read sees the data as it is then (see the port): no multi-document snapshot is held for an export's length. */
+  async consistentRead<T>(fn: () => Promise<T>): Promise<T> {
+    return fn()
   }
 
   /** The MongoClient is shared with the other stores and closed by the composition root. */

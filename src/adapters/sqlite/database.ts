@@ -145,8 +145,16 @@ DROP TABLE IF EXISTS rm_event_objects;
 DROP TABLE IF EXISTS rm_object_links;
 `
 
+/**
+ * A key's own rate limit (README § Rate limits): requests per minute, NULL for the service's
+ * default. Keys of an earlier version read as NULL, so they keep the default.
+ */
+const MIGRATION_7 = `
+ALTER TABLE api_keys ADD COLUMN rate_limit_per_minute INTEGER;
+`
+
 /** The migrations in order: MIGRATIONS[v - 1] brings a file from version v − 1 to v. */
-export const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
+export const MIGRATIONS: readonly string[] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6, MIGRATION_7]
 /** The schema version of a file whose every migration has run (SQLite's user_version). */
 const SCHEMA_VERSION = MIGRATIONS.length
 

@@ -13,6 +13,7 @@ interface KeyRow {
   secret_hash: string
   created_at: string
   revoked_at: string | null
+  rate_limit_per_minute: number | null
 }
 
 function toKey(row: KeyRow): ApiKey {
@@ -62,8 +63,10 @@ export class SqliteKeyStore implements KeyStore {
 
   async createKey(key: ApiKey): Promise<void> {
     this.db
-      .prepare('INSERT INTO api_keys (key_id, name, dataset_id, scopes, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(key.key_id, key.name, key.dataset_id, JSON.stringify(key.scopes), key.secret_hash, key.created_at, key.revoked_at)
+      .prepare(
+        'INSERT INTO api_keys (key_id, name, dataset_id, scopes, secret_hash, created_at, revoked_at, rate_limit_per_minute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(key.key_id, key.name, key.dataset_id, JSON.stringify(key.scopes), key.secret_hash, key.created_at, key.revoked_at, key.rate_limit_per_minute)
   }
 
   /** The key, from the cache while no other connection has committed to the file since it was read (see `cached`). */
@@ -102,6 +105,12 @@ export class SqliteKeyStore implements KeyStore {
     const revoked = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL').run(at, keyId).changes === 1
     this.cached.clear()
     return revoked
+  }
+
+  async setRateLimit(keyId: string, perMinute: number | null): Promise<boolean> {
+    const changed = this.db.prepare('UPDATE api_keys SET rate_limit_per_minute = ? WHERE key_id = ?').run(perMinute, keyId).changes === 1
+    this.cached.clear()
+    return changed
   }
 
   async close(): Promise<void> {}

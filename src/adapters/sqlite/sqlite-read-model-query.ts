@@ -21,6 +21,7 @@ import type {
   EventPage,
   ObjectDetail,
   ObjectHistory,
+  ObjectHistoryFilter,
   ObjectHistoryPage,
   ProcessMapFilter,
   ReadModelQuery,
@@ -347,12 +348,21 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     }
   }
 
-  async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
+  async objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage> {
+    const conditions = ['did = @did']
+    const params: Record<string, string | number> = { did: this.did(datasetId) ?? -1, limit: page.limit + 1 }
+    if (page.after !== undefined) {
+      conditions.push('(type, external_id) > (@type, @id)')
+      params.type = page.after.type
+      params.id = page.after.id
+    }
+    if (page.objectIds !== undefined) {
+      conditions.push('object_id IN (SELECT value FROM json_each(@only))')
+      params.only = JSON.stringify(page.objectIds)
+    }
     const rows = this.db
-      .prepare(
-        'SELECT rid, object_id, type, external_id AS id FROM rm_objects INDEXED BY rm_objects_by_object_id WHERE object_id > ? AND did = ? ORDER BY object_id LIMIT ?',
-      )
-      .all(page.after ?? '', this.did(datasetId) ?? -1, page.limit + 1) as (Omit<ObjectHistory, 'changes' | 'relationships'> & { rid: number })[]
+      .prepare(`SELECT rid, object_id, type, external_id AS id FROM rm_objects WHERE ${conditions.join(' AND ')} ORDER BY type, external_id LIMIT @limit`)
+      .all(params) as (Omit<ObjectHistory, 'changes' | 'relationships'> & { rid: number })[]
     const kept = rows.slice(0, page.limit)
     const objects: ObjectHistory[] = kept.map(({ rid: _rid, ...o }) => ({ ...o, changes: [], relationships: [] }))
     const byRid = new Map(kept.map((o, i) => [o.rid, objects[i] as ObjectHistory]))
@@ -363,15 +373,42 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     for (const c of changes) byRid.get(c.rid)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
     const relationships = this.db
       .prepare(
-        `SELECT r.rid, t.object_id AS target_object_id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+        `SELECT r.rid, t.object_id AS target_object_id, t.type, t.external_id AS id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
          WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, r.qualifier`,
       )
-      .all(rids) as { rid: number; target_object_id: string; qualifier: string }[]
+      .all(rids) as { rid: number; target_object_id: string; type: string; id: string; qualifier: string }[]
     for (const r of relationships) {
-      byRid.get(r.rid)?.relationships.push({ object_id: r.target_object_id, qualifier: qualifierOf(r.qualifier) })
+      byRid.get(r.rid)?.relationships.push({ object_id: r.target_object_id, type: r.type, id: r.id, qualifier: qualifierOf(r.qualifier) })
     }
     const last = objects[objects.length - 1]
-    return { objects, next: rows.length > page.limit && last !== undefined ? last.object_id : null }
+    return { objects, next: rows.length > page.limit && last !== undefined ? { type: last.type, id: last.id } : null }
+  }
+
+  async sharedObjectIds(datasetId: string): Promise<string[]> {
+    return this.db
+      .prepare<[number], string>('SELECT external_id FROM rm_objects WHERE did = ? GROUP BY external_id HAVING COUNT(*) > 1 ORDER BY external_id')
+      .pluck()
+      .all(this.did(datasetId) ?? -1)
+  }
+
+  async objectsWithIds(datasetId: string, ids: readonly string[]): Promise<{ object_id: string; type: string; id: string }[]> {
+    if (ids.length === 0) return []
+    return this.db
+      .prepare(
+        'SELECT object_id, type, external_id AS id FROM rm_objects WHERE did = ? AND external_id IN (SELECT value FROM json_each(?)) ORDER BY type, external_id',
+      )
+      .all(this.did(datasetId) ?? -1, JSON.stringify(ids)) as { object_id: string; type: string; id: string }[]
+  }
+
+  async consistentRead<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.db.inTransaction) return fn()
+    // Deferred: the snapshot is taken at the first read and held until COMMIT (WAL mode).
+    this.db.exec('BEGIN')
+    try {
+      return await fn()
+    } finally {
+      if (this.db.inTransaction) this.db.exec('COMMIT')
+    }
   }
 
   async auditChain(datasetId: string, after: number | null, limit: number): Promise<AuditChainEntry[]> {

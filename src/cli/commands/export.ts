@@ -24,13 +24,7 @@ export function registerExport(program: Command): void {
       if (!isOcelForm(form)) throw new CliError(`--format ${form}: must be one of ${OCEL_FORMS.join(', ')}`)
       if (form === 'sqlite' && opts.out === undefined) throw new CliError('--format sqlite writes a binary file: give it with --out FILE')
       // Loaded here, not at start, so that other commands (`serve` above all) do not carry the writers.
-      const [{ Compile }, { exportOcel, summarize }, { OcelJsonStrict }, { writeOcelForm }] = await Promise.all([
-        import('typebox/compile'),
-        import('../../ocel/export.js'),
-        import('../../ocel/ocel-json.js'),
-        import('../../ocel/write-forms.js'),
-      ])
-      const checkOcel = Compile(OcelJsonStrict)
+      const { exportOcelForm, InvalidOcelError } = await import('../../ocel/export-writer.js')
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
         if (b.mode === 'embedded') {
@@ -47,18 +41,18 @@ export function registerExport(program: Command): void {
           }
         }
 
-        const doc = await exportOcel(b.query, opts.dataset)
-        if (!checkOcel.Check(doc)) {
-          const first = checkOcel.Errors(doc)[0]
-          throw new CliError(
-            `the export is not a valid OCEL 2.0 document (a bug in Ocelog, please report it): ${first === undefined ? 'unknown reason' : `${first.instancePath || '/'}: ${first.message}`}`,
-          )
+        let s: Awaited<ReturnType<typeof exportOcelForm>>
+        try {
+          // Written as it is read, page by page (src/ocel/export-writer.ts).
+          s = await exportOcelForm(b.query, opts.dataset, form, opts.out, { pretty: opts.pretty === true })
+        } catch (error) {
+          if (error instanceof InvalidOcelError)
+            throw new CliError(`the export is not a valid OCEL 2.0 document (a bug in Ocelog, please report it): ${error.message}`)
+          throw error
         }
-        writeOcelForm(doc, form, opts.out, opts.pretty === true)
         // The summary follows the document out: when the reader of stdout left (`ocelog export | head`),
         // the export is cut, so no summary claims it, and the command exits 141 (exitWhenStdoutCloses).
         if (opts.out === undefined && !(await delivered(process.stdout))) return
-        const s = summarize(doc)
         process.stderr.write(
           `exported dataset ${opts.dataset}: ${String(s.events)} events, ${String(s.objects)} objects, ${String(s.eventTypes)} event types, ` +
             `${String(s.objectTypes)} object types, ${String(s.relationships)} E2O and ${String(s.objectRelationships)} O2O relationships${opts.out === undefined ? '' : ` to ${opts.out}`}\n`,

@@ -9,6 +9,7 @@ import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
 import { existsSync } from 'node:fs'
 import type { OcelogClient, RetryCause, RetryNotice } from '@ocelog/client'
+import { describeRetry, retryBrief } from '../retry-notice.js'
 import { LIMITS } from '../../core/limits.js'
 import { planImport, UNDEFINED_OBJECT_TYPE } from '../../ocel/import/plan.js'
 import { runPlan, type ImportProgress } from '../../ocel/import/run.js'
@@ -68,23 +69,24 @@ function progressDisplay(total: number, quiet: boolean) {
     const bar = new SingleBar({
       stream: process.stderr,
       format:
-        'importing |{bar}| {percentage}% {value}/{total} items | {events} events | {rate} events/s | retries {retries} | failed {failed} | ETA {eta_formatted}',
+        'importing |{bar}| {percentage}% {value}/{total} items | {events} events | {rate} events/s | retries {retries}{last} | failed {failed} | ETA {eta_formatted}',
       barCompleteChar: '█',
       barIncompleteChar: '░',
       hideCursor: true,
       etaBuffer: 50,
     })
-    bar.start(total, 0, { events: 0, rate: 0, retries: 0, failed: 0 })
+    bar.start(total, 0, { events: 0, rate: 0, retries: 0, last: '', failed: 0 })
     return {
       progress: (p: ImportProgress) => bar.update(p.eventsSent + p.upsertsSent + p.failed, { events: p.eventsSent, rate: rate(p), retries, failed: p.failed }),
-      retry: () => {
+      retry: (notice: RetryNotice) => {
         retries += 1
-        bar.update({ retries })
+        bar.update({ retries, last: ` (last: ${retryBrief(notice)})` })
       },
       stop: () => bar.stop(),
     }
   }
   let last = started
+  const lastRetryLine: Partial<Record<RetryCause, number>> = {}
   return {
     progress: (p: ImportProgress) => {
       if (quiet || Date.now() - last < LINE_EVERY_MS) return
@@ -94,8 +96,12 @@ function progressDisplay(total: number, quiet: boolean) {
         `importing: ${String(items)}/${String(total)} items (${String(Math.floor((items / Math.max(1, total)) * 100))}%), ${String(p.eventsSent)} events, ${String(rate(p))} events/s, ${String(retries)} retries, ${String(p.failed)} failed\n`,
       )
     },
-    retry: () => {
+    retry: (notice: RetryNotice) => {
       retries += 1
+      // The first retry of each cause, then one line per cause every LINE_EVERY_MS.
+      if (quiet || Date.now() - (lastRetryLine[notice.cause] ?? 0) < LINE_EVERY_MS) return
+      lastRetryLine[notice.cause] = Date.now()
+      process.stderr.write(`retrying: ${describeRetry(notice)}\n`)
     },
     stop: () => {},
   }
@@ -152,7 +158,7 @@ export function registerImport(program: Command): void {
       const display = progressDisplay(plan.events + plan.upserts, opts.json === true)
       onRetry = (notice) => {
         retries[notice.cause] += 1
-        display.retry()
+        display.retry(notice)
       }
       const abort = new AbortController()
       const onSigint = () => {
