@@ -54,7 +54,7 @@ describe('ocelog project on a poison record', () => {
     const status = JSON.parse(r.stdout) as Status
     expect([status.head, status.projections.map((p) => [p.projection, p.position, p.lag_records, p.stopped?.position, p.stopped?.cause])]).toEqual([
       3,
-      ['event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, 1, 2, poison, 'poisoned event type']),
+      ['audit_chain', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, 1, 2, poison, 'poisoned event type']),
     ])
     expect((await runCli(dataDir, ['status'])).stdout).toContain(`stopped: events at position ${String(poison)} (dataset-ds1) after 5 attempt(s)`)
   })
@@ -65,6 +65,6 @@ describe('ocelog project on a poison record', () => {
     rmDb.close()
     expect((await runCli(dataDir, ['project', '--once'])).code).toBe(0)
     const status = JSON.parse((await runCli(dataDir, ['status', '--json'])).stdout) as Status
-    expect(status.projections.map((p) => [p.position, p.lag_records, p.stopped])).toEqual(Array.from({ length: 5 }, () => [3, 0, null]))
+    expect(status.projections.map((p) => [p.position, p.lag_records, p.stopped])).toEqual(Array.from({ length: 6 }, () => [3, 0, null]))
   })
 })
