@@ -12,6 +12,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TObject } from 'typebox'
 import { InvalidParameterError, isOcelogError, type OcelogError } from '../core/errors.js'
+import { PerformanceQuery, PerformanceResponse, TypeRelationsQuery, TypeRelationsResponse, VariantsQuery, VariantsResponse } from '../schemas/analysis.js'
 import { Problem } from '../schemas/api.js'
 import {
   EventsQuery,
@@ -28,7 +29,10 @@ import type { AuthContext } from './auth.js'
 import { problem, sendProblem } from './problem.js'
 
 /** What the read routes and the MCP tools need of the reader. */
-export type ProcessReads = Pick<ProcessReader, 'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events'>
+export type ProcessReads = Pick<
+  ProcessReader,
+  'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events' | 'performance' | 'variants' | 'typeRelations'
+>
 
 export interface ProcessRouteDeps {
   reader: ProcessReads
@@ -126,6 +130,85 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
       const q = readQuery(req.query, ProcessMapQuery, ['object_type'])
       const body = await reader.processMap(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to) })
       return reply.code(200).send(body)
+    },
+  )
+
+  r.get(
+    '/performance',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'Object-centric performance per activity: where and why events wait for their input objects (after OPerA)',
+        description:
+          'Per activity: sojourn (time from the last input being ready to the event), flow and synchronization time; per object type pooling, ' +
+          'lagging and readying time and how often it held the delaying object; the slowest events. Times in seconds. `object_type` may repeat ' +
+          '(only objects of those types count); `from` inclusive and `to` exclusive select the measured events by `timestamp`, while their ' +
+          'predecessors come from whole traces; `slowest` is 0 to 100 (default 5). Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: PerformanceQuery,
+        response: { 200: PerformanceResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, PerformanceQuery, ['object_type'])
+      const body = await reader.performance(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to), slowest: single(q.slowest) })
+      return reply.code(200).send(body)
+    },
+  )
+
+  r.get(
+    '/variants',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'Trace variants of one object type (pm4py’s flattened variants): the main paths, most frequent first, a page at a time',
+        description:
+          'Each variant: the activity sequence of an object’s events in the window, its objects, share and trace duration (seconds), and up to 3 ' +
+          'example object ids. `limit` is 1 to 1000 (default 100); pass `next_cursor` as `cursor` for the next page. Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: VariantsQuery,
+        response: { 200: VariantsResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, VariantsQuery)
+      const body = await reader.variants(auth.datasetId, {
+        object_type: single(q.object_type),
+        from: single(q.from),
+        to: single(q.to),
+        limit: single(q.limit),
+        cursor: single(q.cursor),
+      })
+      return reply.code(200).send(body)
+    },
+  )
+
+  r.get(
+    '/type-relations',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'How the object types relate: activity × object type counts and cardinalities (pm4py’s ET-OT), and O2O relations between types',
+        description:
+          'Per (activity, object type): events, E2O links and objects per event {min, mean, max} over the events in the window (`from` inclusive, ' +
+          '`to` exclusive); per (source type, qualifier, target type): the O2O relationships of the dataset. Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: TypeRelationsQuery,
+        response: { 200: TypeRelationsResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, TypeRelationsQuery)
+      return reply.code(200).send(await reader.typeRelations(auth.datasetId, { from: single(q.from), to: single(q.to) }))
     },
   )
 

@@ -11,7 +11,9 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../api/process-routes.js'
-import { FindEventsArgs, GetObjectArgs, NoArgs, ProcessMapArgs } from '../schemas/mcp.js'
+import { encodeVariantsCursor } from '../read/process-reader.js'
+import { PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
+import { FindEventsArgs, GetObjectArgs, MCP_LIMIT_DEFAULT, NoArgs, PerformanceArgs, ProcessMapArgs, TypeRelationsArgs, VariantsArgs } from '../schemas/mcp.js'
 import {
   EventsResponse,
   EventTypesResponse,
@@ -74,7 +76,29 @@ function typeList(kind: string, types: TypeInfo[]): string {
 
 const TOP_EDGES = 10
 
-/** The six read tools, in the order tools/list gives them. */
+/** The largest bytes of one tool result's JSON (`structuredContent`) before it is cut. */
+export const TOOL_RESULT_MAX_BYTES = 1024 * 1024
+
+const bytesOf = (body: object): number => Buffer.byteLength(JSON.stringify(body), 'utf8')
+
+/**
+ * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES, by halving
+ * then one at a time. @returns how many items were left out (0 when it fitted).
+ */
+export function cutToFit<T>(body: object, list: T[]): number {
+  if (bytesOf(body) <= TOOL_RESULT_MAX_BYTES) return 0
+  const all = list.length
+  let keep = all
+  while (keep > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
+    keep = bytesOf(body) > 2 * TOOL_RESULT_MAX_BYTES ? Math.floor(keep / 2) : keep - 1
+    list.length = keep
+  }
+  return all - keep
+}
+
+const NARROW = 'narrow it with object_types, from and to'
+
+/** The read tools, in the order tools/list gives them. */
 export const READ_TOOLS: readonly ReadTool[] = [
   tool<NoArgs, SummaryResponse>({
     name: 'dataset_summary',
@@ -174,6 +198,102 @@ export const READ_TOOLS: readonly ReadTool[] = [
           )
         })
         .join('\n')
+    },
+  }),
+  tool<PerformanceArgs, PerformanceResponse>({
+    name: 'performance',
+    title: 'Where and why it waits',
+    description:
+      'Object-centric performance per activity (OPerA, Park, Adams, van der Aalst): for each event, its predecessors are the previous events of ' +
+      'its objects; sojourn = time from the last input being ready (end_timestamp, else timestamp) to the event, flow = from the first, ' +
+      'synchronization = between first and last input; per object type pooling, lagging, readying and how often it held the delaying object ' +
+      '(the input ready last); the slowest events with their delaying object (look it up with get_object). Times are statistics in seconds. ' +
+      'Use it after process_map to ask where and why the process waits. `object_types` narrows the objects that count; `from`/`to` select ' +
+      'the measured events by timestamp (predecessors come from whole traces); `slowest` is 0 to 100 (default 5).',
+    inputSchema: PerformanceArgs,
+    outputSchema: PerformanceResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.performance(
+        datasetId,
+        { object_type: a.object_types, from: a.from, to: a.to, slowest: a.slowest },
+        { objectType: 'object_types' },
+      )
+      if (cutToFit(body, body.activities) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      if (b.activities.length === 0) return 'No events in this window.'
+      const ranked = [...b.activities].filter((a) => a.sojourn !== null).sort((x, y) => (y.sojourn?.median ?? 0) - (x.sojourn?.median ?? 0))
+      const lines = ranked.slice(0, 10).map((a) => {
+        const delaying = [...a.object_types].sort((x, y) => y.delaying - x.delaying)[0]
+        return (
+          `- ${a.activity}: ${String(a.events)} events, median sojourn ${median(a.sojourn)}, median synchronization ${median(a.synchronization)}` +
+          (delaying === undefined || delaying.delaying === 0 ? '' : `; mostly waits for ${delaying.object_type} (${String(delaying.delaying)}×)`)
+        )
+      })
+      return (
+        `${String(b.activities.length)} activities; by median sojourn (waiting for the last input):\n${lines.join('\n')}` +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}, or lower slowest.` : '')
+      )
+    },
+  }),
+  tool<VariantsArgs, VariantsResponse>({
+    name: 'variants',
+    title: 'Main paths (trace variants)',
+    description:
+      'Trace variants of one object type (pm4py’s flattened variants): each object’s activities in time order; per variant its objects, share, ' +
+      'trace duration (seconds) and up to 3 example object ids (look them up with get_object). Most frequent first. Use it to see the main paths ' +
+      `of one object type (list_object_types names them). \`limit\` 1 to ${String(READ_LIMIT_MAX)} (default ${String(MCP_LIMIT_DEFAULT)}); ` +
+      '`total` counts every variant, and while `truncated` is true pass `next_cursor` as `cursor` for the next page.',
+    inputSchema: VariantsArgs,
+    outputSchema: VariantsResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.variants(datasetId, a, MCP_LIMIT_DEFAULT)
+      if (cutToFit(body, body.variants) > 0) {
+        const last = body.variants[body.variants.length - 1]
+        body.truncated = true
+        body.next_cursor = last === undefined ? null : encodeVariantsCursor({ objects: last.objects, activities: last.activities })
+      }
+      return body
+    },
+    render: (b) => {
+      const lines = b.variants
+        .slice(0, 10)
+        .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}: ${v.activities.join(' → ')}`)
+      return (
+        `${b.object_type}: ${String(b.objects)} objects in ${String(b.total)} variants; this page ${String(b.variants.length)}` +
+        (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}"` : ' (last page)') +
+        `.${lines.length === 0 ? '' : `\n${lines.join('\n')}`}`
+      )
+    },
+  }),
+  tool<TypeRelationsArgs, TypeRelationsResponse>({
+    name: 'type_relations',
+    title: 'How object types relate',
+    description:
+      'Activity × object type (pm4py’s ET-OT): per pair, the events, E2O links and objects per event {min, mean, max}, over the events in ' +
+      '`from`/`to`; and the O2O relationships between object types (source type, qualifier, target type, count). Use it to learn which ' +
+      'objects each activity involves and how many, before process_map or performance.',
+    inputSchema: TypeRelationsArgs,
+    outputSchema: TypeRelationsResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.typeRelations(datasetId, a)
+      if (cutToFit(body, body.activity_object_types) + cutToFit(body, body.o2o) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      const lines = b.activity_object_types
+        .slice(0, 40)
+        .map(
+          (r) =>
+            `- ${r.activity} × ${r.object_type}: ${String(r.events)} events, ${String(r.objects_per_event.min)}–${String(r.objects_per_event.max)} objects per event (mean ${r.objects_per_event.mean.toFixed(2)})`,
+        )
+      const o2o = b.o2o.slice(0, 20).map((r) => `- ${r.source_type} —${r.qualifier ?? ''}→ ${r.target_type}: ${String(r.relationships)}`)
+      return (
+        `${String(b.activity_object_types.length)} (activity, object type) pairs${lines.length === 0 ? '.' : `:\n${lines.join('\n')}`}` +
+        (o2o.length === 0 ? '\nNo O2O relationships.' : `\nO2O:\n${o2o.join('\n')}`) +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: narrow it with from and to.` : '')
+      )
     },
   }),
 ]

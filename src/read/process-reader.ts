@@ -18,6 +18,15 @@ import { InvalidParameterError, NotFoundError } from '../core/errors.js'
 import { parseTimestamp } from '../core/timestamp.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { EventsAfter, ReadModelQuery, TimeWindow } from '../ports/read-model-query.js'
+import type { VariantsAfter } from '../ports/read-model-query.js'
+import {
+  type PerformanceResponse,
+  SLOWEST_DEFAULT,
+  SLOWEST_MAX,
+  type TypeRelationsResponse,
+  VARIANTS_LIMIT_DEFAULT,
+  type VariantsResponse,
+} from '../schemas/analysis.js'
 import {
   type EventsResponse,
   type EventTypesResponse,
@@ -45,6 +54,18 @@ export interface EventsParams {
   cursor?: string
 }
 
+export interface PerformanceParams extends ProcessMapParams {
+  slowest?: string | number
+}
+
+export interface VariantsParams {
+  object_type?: string
+  from?: string
+  to?: string
+  limit?: string | number
+  cursor?: string
+}
+
 const CURSOR_RULE = 'an opaque cursor exactly as a previous answer’s next_cursor gave it'
 const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -56,25 +77,48 @@ export function encodeCursor(after: EventsAfter): string {
   return Buffer.from(JSON.stringify({ t: after.timestamp, p: after.position }), 'utf8').toString('base64url')
 }
 
+/** The JSON object a cursor holds, or null when it is not base64url of a JSON object. */
+function cursorObject(cursor: string): Record<string, unknown> | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
 /**
  * Decodes a cursor made by `encodeCursor`.
  * @throws InvalidParameterError on `cursor` when it is not base64url of `{"t": UTC ISO 8601 with ms, "p": integer ≥ 0}`.
  */
 export function decodeCursor(cursor: string): EventsAfter {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidParameterError('cursor', CURSOR_RULE)
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    throw new InvalidParameterError('cursor', CURSOR_RULE)
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidParameterError('cursor', CURSOR_RULE)
-  const { t, p } = value as { t?: unknown; p?: unknown }
+  const value = cursorObject(cursor)
+  if (value === null) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  const { t, p } = value
   if (Object.keys(value).length !== 2 || typeof t !== 'string' || !CANONICAL_TIME.test(t) || !parseTimestamp(t).ok) {
     throw new InvalidParameterError('cursor', CURSOR_RULE)
   }
   if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 0) throw new InvalidParameterError('cursor', CURSOR_RULE)
   return { timestamp: t, position: p }
+}
+
+/** Encodes where the next page of variants starts: base64url of the JSON `{"n": objects, "a": activities}`. Opaque to callers. */
+export function encodeVariantsCursor(after: VariantsAfter): string {
+  return Buffer.from(JSON.stringify({ n: after.objects, a: after.activities }), 'utf8').toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by `encodeVariantsCursor`.
+ * @throws InvalidParameterError on `cursor` unless it is base64url of `{"n": integer ≥ 1, "a": [string, …] (not empty)}`.
+ */
+export function decodeVariantsCursor(cursor: string): VariantsAfter {
+  const value = cursorObject(cursor)
+  if (value === null) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  const { n, a } = value
+  if (Object.keys(value).length !== 2 || typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  if (!Array.isArray(a) || a.length === 0 || !a.every((x) => typeof x === 'string')) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  return { objects: n, activities: a }
 }
 
 /**
@@ -87,6 +131,17 @@ export function parseLimit(limit: string | number | undefined): number {
   if (!Number.isInteger(n) || n < 1 || n > READ_LIMIT_MAX) {
     throw new InvalidParameterError('limit', `an integer from 1 to ${String(READ_LIMIT_MAX)}`)
   }
+  return n
+}
+
+/**
+ * Reads `slowest`: absent gives SLOWEST_DEFAULT.
+ * @throws InvalidParameterError on `slowest` unless it is an integer from 0 to SLOWEST_MAX (a number or decimal digits).
+ */
+export function parseSlowest(slowest: string | number | undefined): number {
+  if (slowest === undefined) return SLOWEST_DEFAULT
+  const n = typeof slowest === 'number' ? slowest : /^\d{1,4}$/.test(slowest) ? Number(slowest) : Number.NaN
+  if (!Number.isInteger(n) || n < 0 || n > SLOWEST_MAX) throw new InvalidParameterError('slowest', `an integer from 0 to ${String(SLOWEST_MAX)}`)
   return n
 }
 
@@ -143,6 +198,57 @@ export class ProcessReader {
     const as_of = await this.query.asOf()
     const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
     return { dataset_id: datasetId, as_of, object_types }
+  }
+
+  /**
+   * Object-centric performance per activity (`GET /v1/process/performance`; docs/analysis.md).
+   * @param params `object_type` (one or repeated; default all types), `from`, `to`, `slowest` (0 to SLOWEST_MAX, default SLOWEST_DEFAULT).
+   * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async performance(datasetId: string, params: PerformanceParams, parameterNames: { objectType?: string } = {}): Promise<PerformanceResponse> {
+    const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
+    const window = parseWindow(params)
+    const slowest = parseSlowest(params.slowest)
+    const as_of = await this.query.asOf()
+    const activities = await this.query.performance(datasetId, { ...window, objectTypes, slowest })
+    return { dataset_id: datasetId, as_of, activities }
+  }
+
+  /**
+   * A page of the trace variants of one object type (`GET /v1/process/variants`; docs/analysis.md).
+   * @param params `object_type` (required), `from`, `to`, `limit` (1 to READ_LIMIT_MAX, default
+   *   VARIANTS_LIMIT_DEFAULT unless `defaultLimit` says otherwise), `cursor`.
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async variants(datasetId: string, params: VariantsParams, defaultLimit: number = VARIANTS_LIMIT_DEFAULT): Promise<VariantsResponse> {
+    const objectType = nonEmpty('object_type', params.object_type)
+    if (objectType === undefined) throw new InvalidParameterError('object_type', 'is required: the object type whose traces are grouped')
+    const window = parseWindow(params)
+    const limit = params.limit === undefined ? defaultLimit : parseLimit(params.limit)
+    const after = params.cursor === undefined ? undefined : decodeVariantsCursor(params.cursor)
+    const as_of = await this.query.asOf()
+    const page = await this.query.variants(datasetId, { ...window, objectType, limit, ...(after === undefined ? {} : { after }) })
+    return {
+      dataset_id: datasetId,
+      as_of,
+      object_type: objectType,
+      objects: page.objects,
+      total: page.total,
+      variants: page.variants,
+      truncated: page.next !== null,
+      next_cursor: page.next === null ? null : encodeVariantsCursor(page.next),
+    }
+  }
+
+  /**
+   * Activity × object type and the O2O relations between types (`GET /v1/process/type-relations`; docs/analysis.md).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async typeRelations(datasetId: string, params: { from?: string; to?: string }): Promise<TypeRelationsResponse> {
+    const window = parseWindow(params)
+    const as_of = await this.query.asOf()
+    return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
   }
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */

@@ -5,6 +5,7 @@
  * Each tool's `outputSchema` is the HTTP endpoint's 200 answer, unchanged.
  */
 import { Type, type Static } from 'typebox'
+import { SLOWEST_DEFAULT, SLOWEST_MAX } from './analysis.js'
 import { ProcessMapQuery, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from './process.js'
 
 /** dataset_summary, list_event_types, list_object_types: no arguments. */
@@ -52,3 +53,47 @@ export const ProcessMapArgs = Type.Object(
   { additionalProperties: false },
 )
 export type ProcessMapArgs = Static<typeof ProcessMapArgs>
+
+/** Default page of the MCP list tools (agents' context is small; `limit` goes up to READ_LIMIT_MAX). */
+export const MCP_LIMIT_DEFAULT = 25
+
+/** performance: object types whose objects count (default: every type), a window on the measured events, the slowest events per activity. */
+export const PerformanceArgs = Type.Object(
+  {
+    object_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only objects of these types count; default: every type' })),
+    from: ProcessMapQuery.properties.from,
+    to: ProcessMapQuery.properties.to,
+    slowest: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: SLOWEST_MAX,
+        description: `Slowest events per activity, 0 to ${String(SLOWEST_MAX)} (default ${String(SLOWEST_DEFAULT)})`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type PerformanceArgs = Static<typeof PerformanceArgs>
+
+/** variants: one object type, a window, and a page. */
+export const VariantsArgs = Type.Object(
+  {
+    object_type: Type.String({ minLength: 1, description: 'The object type whose traces are grouped, e.g. orders' }),
+    from: ProcessMapQuery.properties.from,
+    to: ProcessMapQuery.properties.to,
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: READ_LIMIT_MAX,
+        description: `Variants per page, 1 to ${String(READ_LIMIT_MAX)} (default ${String(MCP_LIMIT_DEFAULT)})`,
+      }),
+    ),
+    cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
+  },
+  { additionalProperties: false },
+)
+export type VariantsArgs = Static<typeof VariantsArgs>
+
+/** type_relations: a window on event `timestamp`. */
+export const TypeRelationsArgs = Type.Object({ from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to }, { additionalProperties: false })
+export type TypeRelationsArgs = Static<typeof TypeRelationsArgs>

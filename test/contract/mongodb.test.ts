@@ -22,6 +22,7 @@ import { announceSkip, mongoEngine } from '../helpers/engines.js'
 import { mongoRows } from '../helpers/read-model-rows.js'
 import { keyStoreContract } from './key-store.contract.js'
 import { objectClaimsContract } from './object-claims.contract.js'
+import { analysisQueryContract } from './analysis-query.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 
@@ -62,7 +63,7 @@ describe.skipIf(!engine.available)('MongoDB', () => {
     }
   })
 
-  readModelQueryContract(`MongoDB (${source})`, async () => {
+  const queryHarness = async () => {
     const db = freshDb()
     const store = new MongoReadModelStore(client, db)
     const query = new MongoReadModelQuery(db)
@@ -84,7 +85,9 @@ describe.skipIf(!engine.available)('MongoDB', () => {
         await db.dropDatabase()
       },
     }
-  })
+  }
+  readModelQueryContract(`MongoDB (${source})`, queryHarness)
+  analysisQueryContract(`MongoDB (${source})`, queryHarness)
 
   objectClaimsContract(`MongoDB (${source})`, async () => {
     const db = freshDb()

@@ -22,9 +22,16 @@ import type {
   ObjectDetail,
   ObjectHistory,
   ObjectHistoryPage,
+  PerformanceFilter,
   ProcessMapFilter,
   ReadModelQuery,
+  TimeWindow,
+  TypeRelations,
+  VariantsFilter,
+  VariantsPage,
 } from '../../ports/read-model-query.js'
+import type { PerformanceActivity } from '../../schemas/analysis.js'
+import { mongoPerformance, mongoTypeRelations, mongoVariants, pairsPipeline } from './mongodb-analysis-query.js'
 import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { EventObjectLink, EventView, ObjectRelationship, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
@@ -41,9 +48,6 @@ export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
 }
 
 const AGGREGATE = { allowDiskUse: true } as const
-
-/** Milliseconds since the epoch of a UTC ISO 8601 field (an expression). */
-const msOf = (field: string): Document => ({ $toLong: { $toDate: field } })
 
 /**
  * The stages that end a statistics row (`edge`, `waiting`, `run`; see MapRow): per (ot, k1, k2),
@@ -415,38 +419,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
     if (Object.keys(time).length > 0) match.event_time = time
     if (filter.objectTypes !== undefined && filter.objectTypes.length > 0) match.object_type = { $in: [...filter.objectTypes] }
     return [
-      { $match: match },
-      {
-        $group: {
-          _id: { oid: '$object_id', eid: '$event_id' },
-          ot: { $first: '$object_type' },
-          ts: { $first: '$event_time' },
-          pos: { $first: '$position' },
-        },
-      },
-      {
-        $lookup: {
-          from: READ_MODEL_COLLECTIONS.events,
-          localField: '_id.eid',
-          foreignField: 'event_id',
-          pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, event_type: 1, end_timestamp: 1 } }],
-          as: 'e',
-        },
-      },
-      { $unwind: '$e' },
-      {
-        $project: {
-          _id: 0,
-          ot: 1,
-          oid: '$_id.oid',
-          eid: '$_id.eid',
-          ts: 1,
-          pos: 1,
-          act: '$e.event_type',
-          t: msOf('$ts'),
-          te: { $cond: [{ $eq: [{ $ifNull: ['$e.end_timestamp', null] }, null] }, null, msOf('$e.end_timestamp')] },
-        },
-      },
+      ...pairsPipeline(datasetId, match),
       {
         $setWindowFields: {
           partitionBy: '$oid',
@@ -460,6 +433,18 @@ export class MongoReadModelQuery implements ReadModelQuery {
         },
       },
     ]
+  }
+
+  async performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {
+    return mongoPerformance(this.eventObjectsC, datasetId, filter)
+  }
+
+  async variants(datasetId: string, filter: VariantsFilter): Promise<VariantsPage> {
+    return mongoVariants(this.eventObjectsC, datasetId, filter)
+  }
+
+  async typeRelations(datasetId: string, window: TimeWindow): Promise<TypeRelations> {
+    return mongoTypeRelations(this.eventObjectsC, this.objectRelationshipsC, datasetId, window)
   }
 
   async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {

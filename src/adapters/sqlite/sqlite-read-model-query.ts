@@ -22,14 +22,20 @@ import type {
   ObjectDetail,
   ObjectHistory,
   ObjectHistoryPage,
+  PerformanceFilter,
   ProcessMapFilter,
   ReadModelQuery,
   TimeWindow,
+  TypeRelations,
+  VariantsFilter,
+  VariantsPage,
 } from '../../ports/read-model-query.js'
+import type { PerformanceActivity } from '../../schemas/analysis.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
+import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
 import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, PENDING_E2O, qualifierOf } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
@@ -343,6 +349,21 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     } finally {
       this.db.exec('DELETE FROM temp.process_map_sequence')
     }
+  }
+
+  async performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {
+    const did = this.did(datasetId)
+    return did === null ? [] : sqlitePerformance(this.db, did, filter)
+  }
+
+  async variants(datasetId: string, filter: VariantsFilter): Promise<VariantsPage> {
+    const did = this.did(datasetId)
+    return did === null ? { objects: 0, total: 0, variants: [], next: null } : sqliteVariants(this.db, did, filter)
+  }
+
+  async typeRelations(datasetId: string, window: TimeWindow): Promise<TypeRelations> {
+    const did = this.did(datasetId)
+    return did === null ? { activity_object_types: [], o2o: [] } : sqliteTypeRelations(this.db, did, window)
   }
 
   async objectHistories(datasetId: string, page: { after?: string; limit: number }): Promise<ObjectHistoryPage> {
