@@ -70,6 +70,9 @@ const ENDPOINTS = [
   '/v1/process/object-types',
   '/v1/process/objects/order/o1',
   '/v1/process/events',
+  '/v1/process/performance',
+  '/v1/process/variants?object_type=order',
+  '/v1/process/type-relations',
 ] as const
 
 beforeAll(async () => {
@@ -136,6 +139,19 @@ describe('read endpoints: datasets', () => {
     const events = (await get('/v1/process/events', other.key)).json().events.map((e: { event_type: string }) => e.event_type)
     const map = (await get('/v1/process/map', other.key)).json().object_types.map((m: { object_type: string }) => m.object_type)
     expect({ types, objectTypes, events, map }).toEqual({ types: ['Only In B'], objectTypes: ['ticket'], events: ['Only In B'], map: ['ticket'] })
+  })
+
+  it('never shows another dataset’s performance, variants or type relations', async () => {
+    const performance = (await get('/v1/process/performance', other.key)).json().activities.map((a: { activity: string }) => a.activity)
+    const variants = (await get('/v1/process/variants?object_type=order', other.key)).json()
+    const tickets = (await get('/v1/process/variants?object_type=ticket', other.key)).json().variants.map((v: { activities: string[] }) => v.activities)
+    const relations = (await get('/v1/process/type-relations', other.key)).json().activity_object_types.map((r: { activity: string }) => r.activity)
+    expect({ performance, orders: [variants.objects, variants.total, variants.variants], tickets, relations }).toEqual({
+      performance: ['Only In B'],
+      orders: [0, 0, []],
+      tickets: [['Only In B']],
+      relations: ['Only In B'],
+    })
   })
 
   it('answers 404 for an object of another dataset', async () => {
@@ -209,6 +225,51 @@ describe('GET /v1/process/map', () => {
       ['Pay', 1],
       ['Ship', 1],
     ])
+  })
+})
+
+describe('GET /v1/process/performance, variants, type-relations', () => {
+  it('answers the sojourn, flow and synchronization of each activity, with the delaying object of the slowest events', async () => {
+    const body = (await get('/v1/process/performance?slowest=1', reader.key)).json()
+    expect(body.dataset_id).toBe(full.dataset_id)
+    const ship = body.activities.find((a: { activity: string }) => a.activity === 'Ship')
+    // Ship 12:00 waits for o1 (Pay 11:00) after i1 (Create, ready 10:10); Ship 13:00 for o2 (Create 10:30).
+    expect([ship.events, ship.events_with_predecessors, ship.sojourn.median, ship.flow.max, ship.synchronization.max]).toEqual([2, 2, 6300, 9000, 3000])
+    expect(ship.slowest).toEqual([
+      { event_id: expect.any(String), timestamp: '2024-05-01T13:00:00.000Z', sojourn: 9000, delaying_object: { type: 'order', id: 'o2' } },
+    ])
+    const pay = body.activities.find((a: { activity: string }) => a.activity === 'Pay')
+    expect(pay.sojourn.sum).toBe(3000)
+  })
+
+  it('answers the variants of an object type, most frequent first, paged', async () => {
+    const first = (await get('/v1/process/variants?object_type=order&limit=1', reader.key)).json()
+    expect([first.objects, first.total, first.truncated, first.variants[0].activities, first.variants[0].examples]).toEqual([
+      2,
+      2,
+      true,
+      ['Create', 'Pay', 'Ship'],
+      ['o1'],
+    ])
+    const second = (await get(`/v1/process/variants?object_type=order&limit=1&cursor=${first.next_cursor}`, reader.key)).json()
+    expect([second.truncated, second.next_cursor, second.variants[0].activities, second.variants[0].duration.sum]).toEqual([
+      false,
+      null,
+      ['Create', 'Ship'],
+      9000,
+    ])
+  })
+
+  it('answers activity × object type and the O2O relations', async () => {
+    const body = (await get('/v1/process/type-relations', reader.key)).json()
+    expect(body.activity_object_types.map((r: { activity: string; object_type: string; events: number }) => [r.activity, r.object_type, r.events])).toEqual([
+      ['Create', 'item', 1],
+      ['Create', 'order', 2],
+      ['Pay', 'order', 1],
+      ['Ship', 'item', 1],
+      ['Ship', 'order', 2],
+    ])
+    expect(body.o2o).toEqual([])
   })
 })
 
@@ -313,6 +374,15 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/events?cursor=not-a-cursor', 'cursor'],
     ['/v1/process/events?to=2024-13-01T00:00:00Z', 'to'],
     ['/v1/process/summary?verbose=1', 'verbose'],
+    ['/v1/process/performance?slowest=101', 'slowest'],
+    ['/v1/process/performance?slowest=-1', 'slowest'],
+    ['/v1/process/performance?from=soon', 'from'],
+    ['/v1/process/variants', 'object_type'],
+    ['/v1/process/variants?object_type=order&limit=0', 'limit'],
+    ['/v1/process/variants?object_type=order&cursor=bm90IGEgY3Vyc29y', 'cursor'],
+    ['/v1/process/variants?object_type=order&object_type=item', 'object_type'],
+    ['/v1/process/type-relations?to=never', 'to'],
+    ['/v1/process/type-relations?object_type=order', 'object_type'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
     const res = await get(url, reader.key)
     expect(res.statusCode).toBe(422)
@@ -332,6 +402,9 @@ describe('/openapi.json', () => {
       '/v1/process/object-types',
       '/v1/process/objects/{type}/{id}',
       '/v1/process/events',
+      '/v1/process/performance',
+      '/v1/process/variants',
+      '/v1/process/type-relations',
     ]) {
       const responses = doc.paths[path]?.get?.responses
       expect(Object.keys(responses ?? {}).sort(), path).toEqual(expect.arrayContaining(['200', '401', '403', '422', '429']))
