@@ -4,19 +4,14 @@
  * dataset's activities; edge labels switch to waiting time; the time range narrows the map.
  * Screenshots go to dist/screenshots/. Skipped, with the reason printed, without /usr/bin/chromium.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DRAWN, HAVE_CHROMIUM, launchChromium, openUi, SHOTS, svgTexts } from '../helpers/browser.js'
 import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
 import { loadReadDataset, waitForEvents } from '../helpers/read-dataset.js'
 import { startService, type RunningService } from '../helpers/service.js'
-
-const CHROMIUM = '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-const SHOTS = join(process.cwd(), 'dist', 'screenshots')
-
-if (!HAVE_CHROMIUM) process.stdout.write(`skip: /ui/ in a browser: ${CHROMIUM} is missing (apt-get install chromium)\n`)
 
 let service: RunningService
 let browser: Browser
@@ -25,11 +20,7 @@ beforeAll(async () => {
   if (!HAVE_CHROMIUM) return
   mkdirSync(SHOTS, { recursive: true })
   service = await startService()
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
@@ -37,25 +28,13 @@ afterAll(async () => {
 })
 
 /** Opens /ui/, pastes `key`, and waits until the map is drawn. */
-async function openMap(key: string, viewport = { width: 1400, height: 1000 }): Promise<Page> {
-  const page = await browser.newPage({ viewport })
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(`${service.url}/ui/`)
-  await page.fill('#key', key)
-  await page.click('button[type=submit]')
-  await page.waitForSelector('#graph svg', { timeout: 20_000 })
-  expect(errors).toEqual([])
-  return page
+function openMap(key: string, viewport = { width: 1400, height: 1000 }): Promise<Page> {
+  return openUi(browser, service.url, key, viewport)
 }
 
-/** In-page expression (the test's own types have no DOM): the texts of the drawn graph. */
-/** How long a drawing may take to appear (Graphviz runs in the page). */
-const DRAWN = { timeout: 20_000 }
-
 /** The texts of the drawn graph's nodes and edge labels. */
-async function graphTexts(page: Page): Promise<string[]> {
-  return page.$$eval('#graph svg text', (nodes) => nodes.map((n) => n.textContent ?? ''))
+function graphTexts(page: Page): Promise<string[]> {
+  return svgTexts(page, '#graph')
 }
 
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ in chromium', () => {
