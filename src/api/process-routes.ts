@@ -20,7 +20,7 @@ import {
   EventTypesResponse,
   ObjectResponse,
   ObjectTypesResponse,
-  ProcessMapQuery,
+  MapQuery,
   ProcessMapResponse,
   SummaryResponse,
 } from '../schemas/process.js'
@@ -118,17 +118,23 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         description:
           'Per object type: activities with event, object and (event, object) counts and run time; directly-follows edges with ' +
           'occurrences, objects, event couples, elapsed and waiting time; start and end activities. Times in seconds. ' +
-          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first.',
+          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first; ' +
+          '`max_edges` keeps the most frequent edges of each type and `edges_left_out` counts the others.',
         tags: ['process'],
         security,
-        querystring: ProcessMapQuery,
+        querystring: MapQuery,
         response: { 200: ProcessMapResponse, ...errorResponses },
       },
     },
     async (req, reply) => {
       const auth = requireAuth(req)
-      const q = readQuery(req.query, ProcessMapQuery, ['object_type'])
-      const body = await reader.processMap(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to) })
+      const q = readQuery(req.query, MapQuery, ['object_type'])
+      const body = await reader.processMap(auth.datasetId, {
+        object_type: q.object_type,
+        from: single(q.from),
+        to: single(q.to),
+        max_edges: single(q.max_edges),
+      })
       return reply.code(200).send(body)
     },
   )

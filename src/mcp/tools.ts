@@ -11,9 +11,20 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../api/process-routes.js'
-import { encodeVariantsCursor } from '../read/process-reader.js'
+import { capToFit, pageOf } from '../read/output-contract.js'
+import { encodeCursor, encodeVariantsCursor } from '../read/process-reader.js'
 import { PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
-import { FindEventsArgs, GetObjectArgs, MCP_LIMIT_DEFAULT, NoArgs, PerformanceArgs, ProcessMapArgs, TypeRelationsArgs, VariantsArgs } from '../schemas/mcp.js'
+import {
+  FindEventsArgs,
+  GetObjectArgs,
+  MCP_LIMIT_DEFAULT,
+  NoArgs,
+  PerformanceArgs,
+  ProcessMapArgs,
+  TypeListArgs,
+  TypeRelationsArgs,
+  VariantsArgs,
+} from '../schemas/mcp.js'
 import {
   EventsResponse,
   EventTypesResponse,
@@ -53,7 +64,9 @@ function tool<A, B extends object>(d: ToolDefinition<A, B>): ReadTool {
     ...described,
     async run(reader, datasetId, args) {
       const body = await call(reader, datasetId, args as A)
-      return { body, text: render(body) }
+      // Past the tool's own cut (if any), the longest lists are halved until the result fits.
+      const cut = capToFit(body as Record<string, unknown>, TOOL_RESULT_MAX_BYTES) || cutBodies.has(body)
+      return { body, text: cut ? `${render(body)}\n${CUT_NOTE}` : render(body) }
     },
   }
 }
@@ -66,13 +79,21 @@ const seconds = (s: number): string => {
 }
 const median = (s: Stats | null): string => (s === null ? 'n/a' : seconds(s.median))
 
-function typeList(kind: string, types: TypeInfo[]): string {
-  if (types.length === 0) return `No ${kind} yet.`
+/** How a page of a list ends: the last page, or the cursor of the next. */
+function more(page: { truncated: boolean; next_cursor: string | null }): string {
+  return page.truncated ? `; more: call again with cursor "${page.next_cursor ?? ''}"` : ' (last page)'
+}
+
+function typeList(kind: string, types: TypeInfo[], page: { total: number; truncated: boolean; next_cursor: string | null }): string {
+  if (page.total === 0) return `No ${kind} yet.`
   const lines = types.map(
     (t) => `- ${t.name}: ${String(t.count)}${t.attributes.length === 0 ? '' : `; attributes ${t.attributes.map((a) => a.name).join(', ')}`}`,
   )
-  return `${String(types.length)} ${kind}:\n${lines.join('\n')}`
+  return `${String(page.total)} ${kind}, ${String(types.length)} on this page${more(page)}:\n${lines.join('\n')}`
 }
+
+/** How every paged tool describes its page. */
+const PAGED = `\`total\` counts the whole list; while \`truncated\` is true, pass \`next_cursor\` as \`cursor\` for the next page. \`limit\` is 1 to ${String(READ_LIMIT_MAX)}`
 
 const TOP_EDGES = 10
 
@@ -82,21 +103,37 @@ export const TOOL_RESULT_MAX_BYTES = 1024 * 1024
 const bytesOf = (body: object): number => Buffer.byteLength(JSON.stringify(body), 'utf8')
 
 /**
- * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES, by halving
- * then one at a time. @returns how many items were left out (0 when it fitted).
+ * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES, keeping
+ * the longest prefix that fits (a binary search: about log2(length) serialisations).
+ * @returns how many items were left out (0 when it fitted).
  */
 export function cutToFit<T>(body: object, list: T[]): number {
   if (bytesOf(body) <= TOOL_RESULT_MAX_BYTES) return 0
-  const all = list.length
-  let keep = all
-  while (keep > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
-    keep = bytesOf(body) > 2 * TOOL_RESULT_MAX_BYTES ? Math.floor(keep / 2) : keep - 1
-    list.length = keep
+  const all = list.slice()
+  const keepFirst = (n: number) => {
+    list.length = 0
+    for (let i = 0; i < n; i++) list.push(all[i] as T)
   }
-  return all - keep
+  let fits = 0
+  let tooMany = all.length
+  while (tooMany - fits > 1) {
+    const mid = Math.floor((fits + tooMany) / 2)
+    keepFirst(mid)
+    if (bytesOf(body) <= TOOL_RESULT_MAX_BYTES) fits = mid
+    else tooMany = mid
+  }
+  keepFirst(fits)
+  cutBodies.add(body)
+  return all.length - fits
 }
 
+/** Bodies a tool cut to fit, so that run() says how to narrow them. */
+const cutBodies = new WeakSet<object>()
+
 const NARROW = 'narrow it with object_types, from and to'
+
+/** Said by every tool whose answer capToFit cut. */
+const CUT_NOTE = `The answer was cut at ${String(TOOL_RESULT_MAX_BYTES)} bytes (lists shortened, truncated: true): narrow it with a lower limit or max_edges, fewer object types, or a shorter from/to window.`
 
 /** The read tools, in the order tools/list gives them. */
 export const READ_TOOLS: readonly ReadTool[] = [
@@ -114,25 +151,35 @@ export const READ_TOOLS: readonly ReadTool[] = [
       `${String(b.event_types)} event types, ${String(b.object_types)} object types, ${String(b.e2o)} E2O links` +
       (b.first_event_time === null ? '.' : `; events from ${b.first_event_time} to ${b.last_event_time ?? b.first_event_time}.`),
   }),
-  tool<NoArgs, EventTypesResponse>({
+  tool<TypeListArgs, EventTypesResponse>({
     name: 'list_event_types',
     title: 'Event types',
     description:
-      'Every event type (activity) of the dataset with its count of events, first and last seen, and its attribute names with the JSON types of their values.',
-    inputSchema: NoArgs,
+      'The event types (activities) of the dataset, by name, each with its count of events, first and last seen, and its attribute names with the JSON types of their values. ' +
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}).`,
+    inputSchema: TypeListArgs,
     outputSchema: EventTypesResponse,
-    call: (reader, datasetId) => reader.eventTypes(datasetId),
-    render: (b) => typeList('event types', b.event_types),
+    call: async (reader, datasetId, a) => {
+      const { event_types, ...body } = await reader.eventTypes(datasetId)
+      const { items, ...page } = pageOf(event_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
+      return { ...body, event_types: items, ...page }
+    },
+    render: (b) => typeList('event types', b.event_types, b),
   }),
-  tool<NoArgs, ObjectTypesResponse>({
+  tool<TypeListArgs, ObjectTypesResponse>({
     name: 'list_object_types',
     title: 'Object types',
     description:
-      'Every object type of the dataset with its count of objects, first and last seen, and its attribute names with the JSON types of their values.',
-    inputSchema: NoArgs,
+      'The object types of the dataset, by name, each with its count of objects, first and last seen, and its attribute names with the JSON types of their values. ' +
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}).`,
+    inputSchema: TypeListArgs,
     outputSchema: ObjectTypesResponse,
-    call: (reader, datasetId) => reader.objectTypes(datasetId),
-    render: (b) => typeList('object types', b.object_types),
+    call: async (reader, datasetId, a) => {
+      const { object_types, ...body } = await reader.objectTypes(datasetId)
+      const { items, ...page } = pageOf(object_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
+      return { ...body, object_types: items, ...page }
+    },
+    render: (b) => typeList('object types', b.object_types, b),
   }),
   tool<GetObjectArgs, ObjectResponse>({
     name: 'get_object',
@@ -160,14 +207,23 @@ export const READ_TOOLS: readonly ReadTool[] = [
     description:
       'Events with their E2O links (objects with qualifiers), in (timestamp, log position) order, filtered by event type, object type, ' +
       'object id and a window on timestamp (`from` inclusive, `to` exclusive; ISO 8601 with Z or an offset). ' +
-      `At most \`limit\` (1 to ${String(READ_LIMIT_MAX)}, default 100) per call; pass \`next_cursor\` as \`cursor\` to continue.`,
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}; a page is cut to fit in 1 MiB and then continues from its last event).`,
     inputSchema: FindEventsArgs,
     outputSchema: EventsResponse,
-    call: (reader, datasetId, a) => reader.events(datasetId, a),
+    call: async (reader, datasetId, a) => {
+      const body = await reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT })
+      const last = () => body.events[body.events.length - 1]
+      if (cutToFit(body, body.events) > 0) {
+        const kept = last()
+        body.truncated = true
+        body.next_cursor = kept === undefined ? null : encodeCursor({ timestamp: kept.timestamp, position: kept.position })
+      }
+      return body
+    },
     render: (b) => {
       const lines = b.events.slice(0, 20).map((e) => `${e.timestamp} ${e.event_type} [${e.objects.map((o) => `${o.type} ${o.id}`).join(', ')}]`)
       return (
-        `${String(b.events.length)} events${b.next_cursor === null ? ' (last page)' : `; more: call again with cursor "${b.next_cursor}"`}.` +
+        `${String(b.total)} events match, ${String(b.events.length)} on this page${more(b)}.` +
         (lines.length === 0 ? '' : `\n${lines.join('\n')}${b.events.length > lines.length ? '\n…' : ''}`)
       )
     },
@@ -179,13 +235,17 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'The object-centric process map: per object type, its directly-follows graph after pm4py’s OC-DFG. Activities with events, objects, ' +
       '(event, object) pairs and run time (end_timestamp − timestamp); edges a → b with occurrences (total), objects, event couples, ' +
       'elapsed time and waiting time (from the end of a to the start of b); start and end activities. Times are statistics in seconds. ' +
-      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed.',
+      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed; `max_edges` keeps ' +
+      'the most frequent edges of each type and `edges_left_out` counts the others (use it on large maps).',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: (reader, datasetId, a) => reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to }, { objectType: 'object_types' }),
+    call: (reader, datasetId, a) =>
+      reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
-      return b.object_types
+      const left =
+        b.edges_left_out === undefined || b.edges_left_out === 0 ? '' : `\n${String(b.edges_left_out)} less frequent edges were left out (max_edges).`
+      return `${b.object_types
         .map((t) => {
           const edges = [...t.edges].sort((x, y) => y.total - x.total).slice(0, TOP_EDGES)
           return (
@@ -197,7 +257,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
               .join('')
           )
         })
-        .join('\n')
+        .join('\n')}${left}`
     },
   }),
   tool<PerformanceArgs, PerformanceResponse>({

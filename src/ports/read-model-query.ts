@@ -77,6 +77,8 @@ export interface EventPage {
   events: EventView[]
   /** Where the next page starts, or null when this page is the last. */
   next: EventsAfter | null
+  /** Events that match the filter on every page (the filter without `after`). */
+  total: number
 }
 
 /** An object with its whole attribute history (OCEL 2.0 object attributes with times), for `ocelog export`. */

@@ -37,11 +37,17 @@ import {
   READ_LIMIT_MAX,
   type SummaryResponse,
 } from '../schemas/process.js'
+import { keepTopEdges, parseMaxEdges } from './output-contract.js'
 
 export interface ProcessMapParams {
   object_type?: string | string[]
   from?: string
   to?: string
+}
+
+export interface MapParams extends ProcessMapParams {
+  /** Edges kept per object type (the most frequent; see keepTopEdges); default every edge. */
+  max_edges?: string | number
 }
 
 export interface EventsParams {
@@ -188,16 +194,19 @@ export class ProcessReader {
 
   /**
    * The object-centric directly-follows graph of `datasetId` (`GET /v1/process/map`).
-   * @param params `object_type` (one or repeated; default all types), `from`, `to`.
+   * @param params `object_type` (one or repeated; default all types), `from`, `to`, `max_edges`
+   *   (with it, each type keeps its most frequent edges and `edges_left_out` counts the others).
    * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
    * @throws InvalidParameterError naming the parameter.
    */
-  async processMap(datasetId: string, params: ProcessMapParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
+  async processMap(datasetId: string, params: MapParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
+    const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
     const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
-    return { dataset_id: datasetId, as_of, object_types }
+    if (maxEdges === undefined) return { dataset_id: datasetId, as_of, object_types }
+    return { dataset_id: datasetId, as_of, ...keepTopEdges(object_types, maxEdges) }
   }
 
   /**
@@ -262,13 +271,15 @@ export class ProcessReader {
   /** Event types with counts and attributes (`GET /v1/process/event-types`). */
   async eventTypes(datasetId: string): Promise<EventTypesResponse> {
     const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, event_types: await this.query.eventTypes(datasetId) }
+    const event_types = await this.query.eventTypes(datasetId)
+    return { dataset_id: datasetId, as_of, event_types, total: event_types.length, truncated: false, next_cursor: null }
   }
 
   /** Object types with counts and attributes (`GET /v1/process/object-types`). */
   async objectTypes(datasetId: string): Promise<ObjectTypesResponse> {
     const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, object_types: await this.query.objectTypes(datasetId) }
+    const object_types = await this.query.objectTypes(datasetId)
+    return { dataset_id: datasetId, as_of, object_types, total: object_types.length, truncated: false, next_cursor: null }
   }
 
   /**
@@ -304,6 +315,13 @@ export class ProcessReader {
       ...(objectId === undefined ? {} : { objectId }),
       ...(after === undefined ? {} : { after }),
     })
-    return { dataset_id: datasetId, as_of, events: page.events, next_cursor: page.next === null ? null : encodeCursor(page.next) }
+    return {
+      dataset_id: datasetId,
+      as_of,
+      events: page.events,
+      total: page.total,
+      truncated: page.next !== null,
+      next_cursor: page.next === null ? null : encodeCursor(page.next),
+    }
   }
 }

@@ -6,11 +6,31 @@
  */
 import { Type, type Static } from 'typebox'
 import { SLOWEST_DEFAULT, SLOWEST_MAX } from './analysis.js'
-import { ProcessMapQuery, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from './process.js'
+import { MAX_EDGES_MAX } from '../read/output-contract.js'
+import { ProcessMapQuery, READ_LIMIT_MAX } from './process.js'
 
 /** dataset_summary, list_event_types, list_object_types: no arguments. */
 export const NoArgs = Type.Object({}, { additionalProperties: false })
 export type NoArgs = Static<typeof NoArgs>
+
+/** Default page of the MCP list tools (agents' context is small; `limit` goes up to READ_LIMIT_MAX). */
+export const MCP_LIMIT_DEFAULT = 25
+
+const mcpLimit = (what: string) =>
+  Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: READ_LIMIT_MAX,
+      description: `${what} per page, 1 to ${String(READ_LIMIT_MAX)} (default ${String(MCP_LIMIT_DEFAULT)})`,
+    }),
+  )
+
+/** list_event_types, list_object_types: a page of the types. */
+export const TypeListArgs = Type.Object(
+  { limit: mcpLimit('Types'), cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })) },
+  { additionalProperties: false },
+)
+export type TypeListArgs = Static<typeof TypeListArgs>
 
 /** get_object: the object's type and its own id (the API's `type` and `id`). */
 export const GetObjectArgs = Type.Object(
@@ -30,13 +50,7 @@ export const FindEventsArgs = Type.Object(
     object_id: Type.Optional(Type.String({ description: 'Only events linked to the object with this id (narrowed by object_type when given)' })),
     from: ProcessMapQuery.properties.from,
     to: ProcessMapQuery.properties.to,
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: READ_LIMIT_MAX,
-        description: `Events per page, 1 to ${String(READ_LIMIT_MAX)} (default ${String(READ_LIMIT_DEFAULT)})`,
-      }),
-    ),
+    limit: mcpLimit('Events'),
     cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
   },
   { additionalProperties: false },
@@ -49,13 +63,17 @@ export const ProcessMapArgs = Type.Object(
     object_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Object types to map; default: every type' })),
     from: ProcessMapQuery.properties.from,
     to: ProcessMapQuery.properties.to,
+    max_edges: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_EDGES_MAX,
+        description: 'Keep only the most frequent edges of each object type; `edges_left_out` counts the others. Default: every edge',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
 export type ProcessMapArgs = Static<typeof ProcessMapArgs>
-
-/** Default page of the MCP list tools (agents' context is small; `limit` goes up to READ_LIMIT_MAX). */
-export const MCP_LIMIT_DEFAULT = 25
 
 /** performance: object types whose objects count (default: every type), a window on the measured events, the slowest events per activity. */
 export const PerformanceArgs = Type.Object(

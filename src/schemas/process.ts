@@ -76,6 +76,9 @@ export const ProcessMapResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   object_types: Type.Array(ObjectTypeMap),
+  edges_left_out: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Only with `max_edges`: edges left out over all object types (each type keeps its most frequent ones)' }),
+  ),
 })
 export type ProcessMapResponse = Static<typeof ProcessMapResponse>
 
@@ -115,11 +118,18 @@ export const TypeInfo = Type.Object({
 export type TypeInfo = Static<typeof TypeInfo>
 
 /** `GET /v1/process/event-types`; MCP `list_event_types`. Sorted by name. */
-export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo) })
+/** `total`, `truncated` and `next_cursor` of a list that HTTP gives whole (MCP tools page it; README "MCP tools"). */
+const WholeList = {
+  total: Type.Integer({ minimum: 0, description: 'Items in the whole list' }),
+  truncated: Type.Boolean({ description: 'True when items follow this page (HTTP: never; MCP: pass next_cursor as cursor)' }),
+  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last' })),
+}
+
+export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo), ...WholeList })
 export type EventTypesResponse = Static<typeof EventTypesResponse>
 
 /** `GET /v1/process/object-types`; MCP `list_object_types`. Sorted by name. */
-export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo) })
+export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo), ...WholeList })
 export type ObjectTypesResponse = Static<typeof ObjectTypesResponse>
 
 /** One E2O link of an event. `qualifier` is null when none was sent. */
@@ -148,6 +158,8 @@ export const EventsResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   events: Type.Array(EventView),
+  total: Type.Integer({ minimum: 0, description: 'Events that match the filters, on every page' }),
+  truncated: Type.Boolean({ description: 'True when more events follow this page (then `next_cursor` is set)' }),
   next_cursor: Nullable(Type.String({ description: 'Opaque; pass as `cursor` for the next page. Null on the last page.' })),
 })
 export type EventsResponse = Static<typeof EventsResponse>
@@ -225,6 +237,16 @@ export const ProcessMapQuery = Type.Object(
   { additionalProperties: false },
 )
 export type ProcessMapQuery = Static<typeof ProcessMapQuery>
+
+/** Query of `GET /v1/process/map`: ProcessMapQuery and `max_edges`. */
+export const MapQuery = Type.Object(
+  {
+    ...ProcessMapQuery.properties,
+    max_edges: Type.Optional(Type.String({ description: 'Keep only the most frequent edges of each object type (0 to 100000); default: every edge' })),
+  },
+  { additionalProperties: false },
+)
+export type MapQuery = Static<typeof MapQuery>
 
 /** Query of `GET /v1/process/events`. `object_id` is the object's own id (the API's `id`), optionally narrowed by `object_type`. */
 export const EventsQuery = Type.Object(

@@ -320,16 +320,17 @@ export class MongoReadModelQuery implements ReadModelQuery {
     if (filter.from !== undefined) time.$gte = filter.from
     if (filter.to !== undefined) time.$lt = filter.to
     if (Object.keys(time).length > 0) match.timestamp = time
+    const pageMatch: Document = { ...match }
     if (filter.after !== undefined) {
       const { timestamp, position } = filter.after
-      match.$or = [{ timestamp: { $gt: timestamp } }, { timestamp, position: { $gt: position } }]
+      pageMatch.$or = [{ timestamp: { $gt: timestamp } }, { timestamp, position: { $gt: position } }]
     }
-    const pipeline: Document[] = [{ $match: match }, { $sort: { timestamp: 1, position: 1 } }]
+    const linked: Document[] = []
     if (filter.objectId !== undefined || filter.objectType !== undefined) {
       const link: Document = { dataset_id: datasetId }
       if (filter.objectId !== undefined) link.external_id = filter.objectId
       if (filter.objectType !== undefined) link.object_type = filter.objectType
-      pipeline.push(
+      linked.push(
         {
           $lookup: {
             from: READ_MODEL_COLLECTIONS.eventObjects,
@@ -342,6 +343,9 @@ export class MongoReadModelQuery implements ReadModelQuery {
         { $match: { 'hit.0': { $exists: true } } },
       )
     }
+    // Every page's events: the filter without `after`.
+    const [counted] = await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray()
+    const pipeline: Document[] = [{ $match: pageMatch }, { $sort: { timestamp: 1, position: 1 } }, ...linked]
     pipeline.push(
       { $limit: filter.limit + 1 },
       { $project: { _id: 0, event_id: 1, event_type: 1, timestamp: 1, end_timestamp: 1, properties: 1, position: 1 } },
@@ -362,7 +366,11 @@ export class MongoReadModelQuery implements ReadModelQuery {
     }
     const events: EventView[] = page.map((e) => ({ ...e, end_timestamp: e.end_timestamp ?? null, objects: links.get(e.event_id) ?? [] }))
     const last = page[page.length - 1]
-    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null }
+    return {
+      events,
+      next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null,
+      total: counted?.n ?? 0,
+    }
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {

@@ -295,8 +295,11 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async events(datasetId: string, filter: EventFilter): Promise<EventPage> {
     const did = this.did(datasetId)
-    if (did === null) return { events: [], next: null }
+    if (did === null) return { events: [], next: null, total: 0 }
     const { where, params } = eventConditions(did, datasetId, filter)
+    const { after: _after, ...everyPage } = filter
+    const counted = eventConditions(did, datasetId, everyPage)
+    const { total } = this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }
     const rows = this.db
       .prepare(
         `SELECT e.event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
@@ -330,7 +333,11 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       objects: links.get(e.position) ?? [],
     }))
     const last = page[page.length - 1]
-    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: isoOfEpochMs(last.time), position: last.position } : null }
+    return {
+      events,
+      next: rows.length > filter.limit && last !== undefined ? { timestamp: isoOfEpochMs(last.time), position: last.position } : null,
+      total,
+    }
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
