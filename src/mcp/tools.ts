@@ -81,18 +81,25 @@ export const TOOL_RESULT_MAX_BYTES = 1024 * 1024
 
 const bytesOf = (body: object): number => Buffer.byteLength(JSON.stringify(body), 'utf8')
 
+/** Room kept under TOOL_RESULT_MAX_BYTES for what a cut changes besides the list (`truncated`, `next_cursor`). */
+const CUT_MARGIN_BYTES = 4096
+
 /**
- * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES, by halving
- * then one at a time. @returns how many items were left out (0 when it fitted).
+ * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES less
+ * CUT_MARGIN_BYTES, from each item's own JSON size (one serialization of each).
+ * @returns how many items were left out (0 when it fitted).
  */
 export function cutToFit<T>(body: object, list: T[]): number {
-  if (bytesOf(body) <= TOOL_RESULT_MAX_BYTES) return 0
+  let bytes = bytesOf(body)
+  if (bytes <= TOOL_RESULT_MAX_BYTES) return 0
   const all = list.length
   let keep = all
-  while (keep > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
-    keep = bytesOf(body) > 2 * TOOL_RESULT_MAX_BYTES ? Math.floor(keep / 2) : keep - 1
-    list.length = keep
+  while (keep > 0 && bytes > TOOL_RESULT_MAX_BYTES - CUT_MARGIN_BYTES) {
+    keep -= 1
+    // The item and its comma.
+    bytes -= Buffer.byteLength(JSON.stringify(list[keep]), 'utf8') + 1
   }
+  list.length = keep
   return all - keep
 }
 
@@ -262,7 +269,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
         .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}: ${v.activities.join(' → ')}`)
       return (
         `${b.object_type}: ${String(b.objects)} objects in ${String(b.total)} variants; this page ${String(b.variants.length)}` +
-        (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}"` : ' (last page)') +
+        (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}", or narrow with from and to` : ' (last page)') +
         `.${lines.length === 0 ? '' : `\n${lines.join('\n')}`}`
       )
     },
