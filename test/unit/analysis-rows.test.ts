@@ -1,6 +1,6 @@
 /**
  * The pure side of the analysis reads (src/read/analysis-rows.ts): the per-event fold that the
- * MongoDB adapter streams its events into (performanceRowsOfEvents), on the hand-computed shop of the
+ * SQLite and MongoDB adapters stream their events into (PerformanceFold), on the hand-computed shop of the
  * contract suite, and the variants' order and paging. No I/O.
  */
 import { describe, expect, it } from 'vitest'
@@ -58,8 +58,8 @@ const SHOP: EventInputs[] = [
 ]
 
 describe('performanceRowsOfEvents', () => {
-  it('gives the same measures as the hand-computed contract cases', async () => {
-    const answer = assemblePerformance(await performanceRowsOfEvents(SHOP, 5))
+  it('gives the same measures as the hand-computed contract cases', () => {
+    const answer = assemblePerformance(performanceRowsOfEvents(SHOP, 5))
     expect(answer.map((a) => [a.activity, a.events, a.events_with_predecessors])).toEqual([
       ['Create Order', 1, 0],
       ['Pay', 1, 1],
@@ -91,7 +91,7 @@ describe('performanceRowsOfEvents', () => {
     })
   })
 
-  it('keeps only the slowest asked for, whatever the number of events', async () => {
+  it('keeps only the slowest asked for, whatever the number of events', () => {
     const many: EventInputs[] = Array.from({ length: 500 }, (_, i) => ({
       event_id: `e${String(i)}`,
       act: 'Wait',
@@ -99,7 +99,7 @@ describe('performanceRowsOfEvents', () => {
       position: i,
       inputs: [{ ot: 'o', ext: String(i), p_r: T0, p_pos: 0 }],
     }))
-    const [wait] = assemblePerformance(await performanceRowsOfEvents(many, 3))
+    const [wait] = assemblePerformance(performanceRowsOfEvents(many, 3))
     // Sojourn 6 min for i % 7 === 6; the latest positions first: 496, 489, 482.
     expect(wait?.slowest.map((s) => [s.event_id, s.sojourn])).toEqual([
       ['e496', 360],
