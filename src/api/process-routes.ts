@@ -12,7 +12,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TObject } from 'typebox'
 import { InvalidParameterError, isOcelogError, type OcelogError } from '../core/errors.js'
-import { PerformanceQuery, PerformanceResponse, TypeRelationsQuery, TypeRelationsResponse, VariantsQuery, VariantsResponse } from '../schemas/analysis.js'
+import {
+  CompareQuery,
+  CompareResponse,
+  PerformanceQuery,
+  PerformanceResponse,
+  TypeRelationsQuery,
+  TypeRelationsResponse,
+  VariantsQuery,
+  VariantsResponse,
+} from '../schemas/analysis.js'
 import { Problem } from '../schemas/api.js'
 import {
   EventsQuery,
@@ -31,7 +40,7 @@ import { problem, sendProblem } from './problem.js'
 /** What the read routes and the MCP tools need of the reader. */
 export type ProcessReads = Pick<
   ProcessReader,
-  'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events' | 'performance' | 'variants' | 'typeRelations'
+  'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events' | 'performance' | 'variants' | 'typeRelations' | 'compare'
 >
 
 export interface ProcessRouteDeps {
@@ -209,6 +218,38 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
       const auth = requireAuth(req)
       const q = readQuery(req.query, TypeRelationsQuery)
       return reply.code(200).send(await reader.typeRelations(auth.datasetId, { from: single(q.from), to: single(q.to) }))
+    },
+  )
+
+  r.get(
+    '/compare',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'What changed: the process map and performance of two time windows side by side, with differences and highlights',
+        description:
+          'Window a is `a_from`–`a_to`, window b `b_from`–`b_to` (each bound optional: open). Per (object type, activity): events and the run ' +
+          'time median; per (object type, edge): total and the elapsed and waiting medians; per activity: the sojourn and synchronization ' +
+          'medians; each as {a, b, diff} (b − a; null where absent in one window). `highlights`: the largest relative changes. ' +
+          '`object_type` may repeat. Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: CompareQuery,
+        response: { 200: CompareResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, CompareQuery, ['object_type'])
+      const body = await reader.compare(auth.datasetId, {
+        object_type: q.object_type,
+        a_from: single(q.a_from),
+        a_to: single(q.a_to),
+        b_from: single(q.b_from),
+        b_to: single(q.b_to),
+      })
+      return reply.code(200).send(body)
     },
   )
 

@@ -12,8 +12,18 @@ import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../api/process-routes.js'
 import { encodeVariantsCursor } from '../read/process-reader.js'
-import { PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
-import { FindEventsArgs, GetObjectArgs, MCP_LIMIT_DEFAULT, NoArgs, PerformanceArgs, ProcessMapArgs, TypeRelationsArgs, VariantsArgs } from '../schemas/mcp.js'
+import { CompareResponse, PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
+import {
+  CompareArgs,
+  FindEventsArgs,
+  GetObjectArgs,
+  MCP_LIMIT_DEFAULT,
+  NoArgs,
+  PerformanceArgs,
+  ProcessMapArgs,
+  TypeRelationsArgs,
+  VariantsArgs,
+} from '../schemas/mcp.js'
 import {
   EventsResponse,
   EventTypesResponse,
@@ -300,6 +310,30 @@ export const READ_TOOLS: readonly ReadTool[] = [
         `${String(b.activity_object_types.length)} (activity, object type) pairs${lines.length === 0 ? '.' : `:\n${lines.join('\n')}`}` +
         (o2o.length === 0 ? '\nNo O2O relationships.' : `\nO2O:\n${o2o.join('\n')}`) +
         (b.truncated === true ? `\nThe answer was cut at 1 MiB: narrow it with from and to.` : '')
+      )
+    },
+  }),
+  tool<CompareArgs, CompareResponse>({
+    name: 'compare',
+    title: 'What changed between two periods',
+    description:
+      'The process map and performance figures of two time windows side by side (window a: a_from–a_to, window b: b_from–b_to; ISO 8601, ' +
+      'each bound optional): per (object type, activity) events and median run time; per edge total, median elapsed and waiting time; per ' +
+      'activity median sojourn and synchronization; each {a, b, diff = b − a}, null where absent in one window; `highlights` lists the ' +
+      'largest relative changes. Use it to ask what changed, e.g. last week against the week before.',
+    inputSchema: CompareArgs,
+    outputSchema: CompareResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.compare(datasetId, { ...a, object_type: a.object_types }, { objectType: 'object_types' })
+      if (cutToFit(body, body.map_edges) + cutToFit(body, body.map_activities) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      const lines = b.highlights.map((h) => `- ${h.what}: ${String(h.a)} → ${String(h.b)} (${h.relative > 0 ? '+' : ''}${(h.relative * 100).toFixed(0)}%)`)
+      return (
+        `${String(b.map_activities.length)} (object type, activity) pairs, ${String(b.map_edges.length)} edges, ${String(b.performance.length)} activities compared.` +
+        (lines.length === 0 ? ' No figure present in both windows changed.' : `\nLargest changes (b against a):\n${lines.join('\n')}`) +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}.` : '')
       )
     },
   }),

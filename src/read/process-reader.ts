@@ -19,7 +19,9 @@ import { parseTimestamp } from '../core/timestamp.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { EventsAfter, ReadModelQuery, TimeWindow } from '../ports/read-model-query.js'
 import type { VariantsAfter } from '../ports/read-model-query.js'
+import { compareWindows } from './compare.js'
 import {
+  type CompareResponse,
   type PerformanceResponse,
   SLOWEST_DEFAULT,
   SLOWEST_MAX,
@@ -56,6 +58,14 @@ export interface EventsParams {
 
 export interface PerformanceParams extends ProcessMapParams {
   slowest?: string | number
+}
+
+export interface CompareParams {
+  object_type?: string | string[]
+  a_from?: string
+  a_to?: string
+  b_from?: string
+  b_to?: string
 }
 
 export interface VariantsParams {
@@ -147,19 +157,20 @@ export function parseSlowest(slowest: string | number | undefined): number {
 
 /**
  * Reads `from` / `to` into UTC ISO 8601 with milliseconds.
+ * @param names how the caller names the two bounds (compare's `a_from`, `a_to`, …); default `from`, `to`.
  * @throws InvalidParameterError on `from` or `to` when unparsable, and on `to` when not later than `from`.
  */
-export function parseWindow(params: { from?: string; to?: string }): TimeWindow {
+export function parseWindow(params: { from?: string; to?: string }, names: { from: string; to: string } = { from: 'from', to: 'to' }): TimeWindow {
   const window: TimeWindow = {}
   for (const name of ['from', 'to'] as const) {
     const text = params[name]
     if (text === undefined) continue
     const parsed = parseTimestamp(text)
-    if (!parsed.ok) throw new InvalidParameterError(name, 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
+    if (!parsed.ok) throw new InvalidParameterError(names[name], 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
     window[name] = parsed.utc
   }
   if (window.from !== undefined && window.to !== undefined && window.to <= window.from) {
-    throw new InvalidParameterError('to', 'a date-time later than from (from is inclusive, to exclusive)')
+    throw new InvalidParameterError(names.to, `a date-time later than ${names.from} (${names.from} is inclusive, ${names.to} exclusive)`)
   }
   return window
 }
@@ -249,6 +260,27 @@ export class ProcessReader {
     const window = parseWindow(params)
     const as_of = await this.query.asOf()
     return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
+  }
+
+  /**
+   * The process map and performance of two windows side by side (`GET /v1/process/compare`; docs/analysis.md).
+   * @param params `object_type` (one or repeated; default all types), `a_from`, `a_to`, `b_from`, `b_to` (each absent: open).
+   * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async compare(datasetId: string, params: CompareParams, parameterNames: { objectType?: string } = {}): Promise<CompareResponse> {
+    const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
+    const a = parseWindow({ from: params.a_from, to: params.a_to }, { from: 'a_from', to: 'a_to' })
+    const b = parseWindow({ from: params.b_from, to: params.b_to }, { from: 'b_from', to: 'b_to' })
+    const as_of = await this.query.asOf()
+    const [mapA, mapB, perfA, perfB] = [
+      await this.query.processMap(datasetId, { ...a, objectTypes }),
+      await this.query.processMap(datasetId, { ...b, objectTypes }),
+      await this.query.performance(datasetId, { ...a, objectTypes, slowest: 0 }),
+      await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
+    ]
+    const side = (w: TimeWindow) => ({ from: w.from ?? null, to: w.to ?? null })
+    return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...compareWindows(mapA, mapB, perfA, perfB) }
   }
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */

@@ -97,3 +97,16 @@ export type VariantsArgs = Static<typeof VariantsArgs>
 /** type_relations: a window on event `timestamp`. */
 export const TypeRelationsArgs = Type.Object({ from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to }, { additionalProperties: false })
 export type TypeRelationsArgs = Static<typeof TypeRelationsArgs>
+
+/** compare: object types (default: every type) and two windows on event `timestamp` (each bound optional). */
+export const CompareArgs = Type.Object(
+  {
+    object_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Object types to compare; default: every type' })),
+    a_from: Type.Optional(Type.String({ description: 'Window a: events at or after it (ISO 8601 with Z or an offset)' })),
+    a_to: Type.Optional(Type.String({ description: 'Window a: events before it' })),
+    b_from: Type.Optional(Type.String({ description: 'Window b: events at or after it' })),
+    b_to: Type.Optional(Type.String({ description: 'Window b: events before it' })),
+  },
+  { additionalProperties: false },
+)
+export type CompareArgs = Static<typeof CompareArgs>

@@ -73,6 +73,7 @@ const ENDPOINTS = [
   '/v1/process/performance',
   '/v1/process/variants?object_type=order',
   '/v1/process/type-relations',
+  '/v1/process/compare',
 ] as const
 
 beforeAll(async () => {
@@ -273,6 +274,50 @@ describe('GET /v1/process/performance, variants, type-relations', () => {
   })
 })
 
+describe('GET /v1/process/compare', () => {
+  it('puts two windows side by side, null where a figure is absent in one', async () => {
+    const body = (await get('/v1/process/compare?a_from=2024-05-01T10:00:00Z&a_to=2024-05-01T11:30:00Z&b_from=2024-05-01T11:30:00Z', reader.key)).json()
+    expect([body.a, body.b]).toEqual([
+      { from: '2024-05-01T10:00:00.000Z', to: '2024-05-01T11:30:00.000Z' },
+      { from: '2024-05-01T11:30:00.000Z', to: null },
+    ])
+    expect(body.map_activities.map((r: { object_type: string; activity: string; events: unknown }) => [r.object_type, r.activity, r.events])).toEqual([
+      ['item', 'Create', { a: 1, b: null, diff: null }],
+      ['item', 'Ship', { a: null, b: 1, diff: null }],
+      ['order', 'Create', { a: 2, b: null, diff: null }],
+      ['order', 'Pay', { a: 1, b: null, diff: null }],
+      ['order', 'Ship', { a: null, b: 2, diff: null }],
+    ])
+    expect(body.map_edges).toEqual([
+      {
+        object_type: 'order',
+        source: 'Create',
+        target: 'Pay',
+        total: { a: 1, b: null, diff: null },
+        elapsed_median: { a: 3600, b: null, diff: null },
+        waiting_median: { a: 3000, b: null, diff: null },
+      },
+    ])
+    // Ship's predecessors come from whole traces, before window b.
+    expect(body.performance).toEqual([
+      { activity: 'Create', sojourn_median: { a: null, b: null, diff: null }, synchronization_median: { a: null, b: null, diff: null } },
+      { activity: 'Pay', sojourn_median: { a: 3000, b: null, diff: null }, synchronization_median: { a: 0, b: null, diff: null } },
+      { activity: 'Ship', sojourn_median: { a: null, b: 6300, diff: null }, synchronization_median: { a: null, b: 1500, diff: null } },
+    ])
+    expect(body.highlights).toEqual([])
+  })
+
+  it('highlights the largest relative changes of figures present in both windows', async () => {
+    const body = (await get('/v1/process/compare?a_to=2024-05-01T12:30:00Z', reader.key)).json()
+    // a holds Ship 12:00 (o1, i1) only; b (all time) also Ship 13:00 (o2).
+    expect(body.highlights).toEqual([
+      { what: 'order: Ship, events', a: 1, b: 2, diff: 1, relative: 1 },
+      { what: 'Ship, sojourn_median', a: 3600, b: 6300, diff: 2700, relative: 0.75 },
+      { what: 'Ship, synchronization_median', a: 3000, b: 1500, diff: -1500, relative: -0.5 },
+    ])
+  })
+})
+
 describe('GET /v1/process/summary, event-types, object-types', () => {
   it('answers the counts of the dataset', async () => {
     const s = (await get('/v1/process/summary', reader.key)).json()
@@ -383,6 +428,9 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/variants?object_type=order&object_type=item', 'object_type'],
     ['/v1/process/type-relations?to=never', 'to'],
     ['/v1/process/type-relations?object_type=order', 'object_type'],
+    ['/v1/process/compare?a_from=2024-05-02T00:00:00Z&a_to=2024-05-01T00:00:00Z', 'a_to'],
+    ['/v1/process/compare?b_from=later', 'b_from'],
+    ['/v1/process/compare?from=2024-05-01T00:00:00Z', 'from'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
     const res = await get(url, reader.key)
     expect(res.statusCode).toBe(422)
@@ -405,6 +453,7 @@ describe('/openapi.json', () => {
       '/v1/process/performance',
       '/v1/process/variants',
       '/v1/process/type-relations',
+      '/v1/process/compare',
     ]) {
       const responses = doc.paths[path]?.get?.responses
       expect(Object.keys(responses ?? {}).sort(), path).toEqual(expect.arrayContaining(['200', '401', '403', '422', '429']))

@@ -15,6 +15,7 @@ import { loadReadDataset, READ_EVENTS, waitForEvents } from '../helpers/read-dat
 import { startService, type RunningService } from '../helpers/service.js'
 
 const TOOLS = [
+  'compare',
   'dataset_summary',
   'find_events',
   'get_object',
@@ -125,11 +126,17 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     }
   })
 
-  it('answers performance, variants and type_relations with their endpoints’ bodies, and a text digest', async () => {
+  it('answers performance, variants, type_relations and compare with their endpoints’ bodies, and a text digest', async () => {
     const pairs: [string, Record<string, unknown>, string, string][] = [
       ['performance', { object_types: ['order'], slowest: 2 }, '/v1/process/performance?object_type=order&slowest=2', 'by median sojourn'],
       ['variants', { object_type: 'order' }, '/v1/process/variants?object_type=order&limit=25', 'order: 3 objects in 3 variants'],
       ['type_relations', {}, '/v1/process/type-relations', 'Create Order × order'],
+      [
+        'compare',
+        { a_to: '2024-05-02T00:00:00Z', b_from: '2024-05-02T00:00:00Z' },
+        '/v1/process/compare?a_to=2024-05-02T00:00:00Z&b_from=2024-05-02T00:00:00Z',
+        'compared',
+      ],
     ]
     for (const [name, args, path, text] of pairs) {
       const result = await callTool(client, name, args)
