@@ -127,7 +127,8 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         description:
           'Per object type: activities with event, object and (event, object) counts and run time; directly-follows edges with ' +
           'occurrences, objects, event couples, elapsed and waiting time; start and end activities. Times in seconds. ' +
-          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first.',
+          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first; ' +
+          '`max_edges` keeps each type’s most frequent edges and reports `edges_left_out`.',
         tags: ['process'],
         security,
         querystring: ProcessMapQuery,
@@ -137,7 +138,12 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
     async (req, reply) => {
       const auth = requireAuth(req)
       const q = readQuery(req.query, ProcessMapQuery, ['object_type'])
-      const body = await reader.processMap(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to) })
+      const body = await reader.processMap(auth.datasetId, {
+        object_type: q.object_type,
+        from: single(q.from),
+        to: single(q.to),
+        max_edges: single(q.max_edges),
+      })
       return reply.code(200).send(body)
     },
   )

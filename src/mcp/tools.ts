@@ -196,17 +196,21 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'The object-centric process map: per object type, its directly-follows graph after pm4py’s OC-DFG. Activities with events, objects, ' +
       '(event, object) pairs and run time (end_timestamp − timestamp); edges a → b with occurrences (total), objects, event couples, ' +
       'elapsed time and waiting time (from the end of a to the start of b); start and end activities. Times are statistics in seconds. ' +
-      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed.',
+      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed; `max_edges` keeps ' +
+      'each type’s most frequent edges (edges_left_out says how many were dropped). Start with dataset_summary, then process_map; ask ' +
+      'performance where it waits.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: (reader, datasetId, a) => reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to }, { objectType: 'object_types' }),
+    call: (reader, datasetId, a) =>
+      reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
       return b.object_types
         .map((t) => {
           const edges = [...t.edges].sort((x, y) => y.total - x.total).slice(0, TOP_EDGES)
           return (
-            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges; ` +
+            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges` +
+            `${t.edges_left_out === undefined || t.edges_left_out === 0 ? '' : ` (${String(t.edges_left_out)} less frequent ones left out)`}; ` +
             `starts ${t.start_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}; ` +
             `ends ${t.end_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}.` +
             edges

@@ -35,6 +35,8 @@ import {
   type ObjectResponse,
   type ObjectTypesResponse,
   type ProcessMapResponse,
+  MAX_EDGES_LIMIT,
+  type ObjectTypeMap,
   READ_LIMIT_DEFAULT,
   READ_LIMIT_MAX,
   type SummaryResponse,
@@ -44,6 +46,10 @@ export interface ProcessMapParams {
   object_type?: string | string[]
   from?: string
   to?: string
+}
+
+export interface ProcessMapReadParams extends ProcessMapParams {
+  max_edges?: string | number
 }
 
 export interface EventsParams {
@@ -156,6 +162,30 @@ export function parseSlowest(slowest: string | number | undefined): number {
 }
 
 /**
+ * Reads `max_edges`: absent gives undefined (every edge).
+ * @throws InvalidParameterError on `max_edges` unless it is an integer from 1 to MAX_EDGES_LIMIT (a number or decimal digits).
+ */
+export function parseMaxEdges(maxEdges: string | number | undefined): number | undefined {
+  if (maxEdges === undefined) return undefined
+  const n = typeof maxEdges === 'number' ? maxEdges : /^\d{1,6}$/.test(maxEdges) ? Number(maxEdges) : Number.NaN
+  if (!Number.isInteger(n) || n < 1 || n > MAX_EDGES_LIMIT) throw new InvalidParameterError('max_edges', `an integer from 1 to ${String(MAX_EDGES_LIMIT)}`)
+  return n
+}
+
+/**
+ * An object type's map with only its `max` most frequent edges (by `total`, ties by source then
+ * target), still sorted by (source, target), and `edges_left_out` saying how many were dropped.
+ */
+export function mostFrequentEdges(map: ObjectTypeMap, max: number): ObjectTypeMap {
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const kept = [...map.edges]
+    .sort((x, y) => y.total - x.total || byText(x.source, y.source) || byText(x.target, y.target))
+    .slice(0, max)
+    .sort((x, y) => byText(x.source, y.source) || byText(x.target, y.target))
+  return { ...map, edges: kept, edges_left_out: map.edges.length - kept.length }
+}
+
+/**
  * Reads `from` / `to` into UTC ISO 8601 with milliseconds.
  * @param names how the caller names the two bounds (compare's `a_from`, `a_to`, …); default `from`, `to`.
  * @throws InvalidParameterError on `from` or `to` when unparsable, and on `to` when not later than `from`.
@@ -203,12 +233,13 @@ export class ProcessReader {
    * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
    * @throws InvalidParameterError naming the parameter.
    */
-  async processMap(datasetId: string, params: ProcessMapParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
+  async processMap(datasetId: string, params: ProcessMapReadParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
+    const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
     const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
-    return { dataset_id: datasetId, as_of, object_types }
+    return { dataset_id: datasetId, as_of, object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)) }
   }
 
   /**

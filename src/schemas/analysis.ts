@@ -69,7 +69,9 @@ export type PerformanceResponse = Static<typeof PerformanceResponse>
 /** Query of `GET /v1/process/performance`. */
 export const PerformanceQuery = Type.Object(
   {
-    ...ProcessMapQuery.properties,
+    object_type: ProcessMapQuery.properties.object_type,
+    from: ProcessMapQuery.properties.from,
+    to: ProcessMapQuery.properties.to,
     slowest: Type.Optional(Type.String({ description: `0 to ${String(SLOWEST_MAX)} slowest events per activity, default ${String(SLOWEST_DEFAULT)}` })),
   },
   { additionalProperties: false },

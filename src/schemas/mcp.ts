@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { SLOWEST_DEFAULT, SLOWEST_MAX } from './analysis.js'
-import { ProcessMapQuery, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from './process.js'
+import { MAX_EDGES_LIMIT, ProcessMapQuery, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from './process.js'
 
 /** dataset_summary, list_event_types, list_object_types: no arguments. */
 export const NoArgs = Type.Object({}, { additionalProperties: false })
@@ -49,6 +49,13 @@ export const ProcessMapArgs = Type.Object(
     object_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Object types to map; default: every type' })),
     from: ProcessMapQuery.properties.from,
     to: ProcessMapQuery.properties.to,
+    max_edges: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_EDGES_LIMIT,
+        description: `Keep only each object type's most frequent edges (1 to ${String(MAX_EDGES_LIMIT)}); edges_left_out says how many were left out`,
+      }),
+    ),
   },
   { additionalProperties: false },
 )

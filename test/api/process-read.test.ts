@@ -218,6 +218,16 @@ describe('GET /v1/process/map', () => {
     expect(map.object_types.map((m: { object_type: string }) => m.object_type)).toEqual(['item', 'order'])
   })
 
+  it('keeps each type’s most frequent edges with max_edges and says how many were left out', async () => {
+    const body = (await get('/v1/process/map?max_edges=2', reader.key)).json()
+    const order = body.object_types.find((m: { object_type: string }) => m.object_type === 'order')
+    const item = body.object_types.find((m: { object_type: string }) => m.object_type === 'item')
+    // order's three edges occur once each: ties by (source, target).
+    expect(order.edges.map((e: { source: string; target: string }) => `${e.source}→${e.target}`)).toEqual(['Create→Pay', 'Create→Ship'])
+    expect([order.edges_left_out, item.edges_left_out]).toEqual([1, 0])
+    expect((await get('/v1/process/map', reader.key)).json().object_types[0].edges_left_out).toBeUndefined()
+  })
+
   it('maps only the events in [from, to)', async () => {
     const map = (await get('/v1/process/map?object_type=order&from=2024-05-01T10:30:00Z&to=2024-05-01T13:00:00Z', reader.key)).json()
     const order = map.object_types[0]
@@ -431,6 +441,9 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/compare?a_from=2024-05-02T00:00:00Z&a_to=2024-05-01T00:00:00Z', 'a_to'],
     ['/v1/process/compare?b_from=later', 'b_from'],
     ['/v1/process/compare?from=2024-05-01T00:00:00Z', 'from'],
+    ['/v1/process/map?max_edges=0', 'max_edges'],
+    ['/v1/process/map?max_edges=many', 'max_edges'],
+    ['/v1/process/performance?max_edges=3', 'max_edges'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
     const res = await get(url, reader.key)
     expect(res.statusCode).toBe(422)

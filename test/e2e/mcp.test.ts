@@ -97,6 +97,16 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(textOf(result)).toContain('order: 3 objects')
   })
 
+  it('cuts process_map to the most frequent edges with max_edges, as GET /v1/process/map does', async () => {
+    const result = await callTool(client, 'process_map', { object_types: ['order'], max_edges: 1 })
+    expect(withoutAsOf(result.structuredContent)).toEqual(withoutAsOf(await httpBody('/v1/process/map?object_type=order&max_edges=1')))
+    const [order] = (result.structuredContent as { object_types: { edges: { source: string; target: string; total: number }[]; edges_left_out: number }[] })
+      .object_types
+    // Create Order → Pay Order (o1, o2) is the most frequent; Pay → Ship and Create → Cancel are left out.
+    expect([order?.edges.map((e) => [e.source, e.target, e.total]), order?.edges_left_out]).toEqual([[['Create Order', 'Pay Order', 2]], 2])
+    expect(textOf(result)).toContain('2 less frequent ones left out')
+  })
+
   it('pages find_events with a cursor, each page equal to GET /v1/process/events', async () => {
     const first = await callTool(client, 'find_events', { object_type: 'order', limit: 4 })
     const page1 = first.structuredContent as { events: { event_id: string }[]; next_cursor: string | null }
