@@ -12,7 +12,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TObject } from 'typebox'
 import { InvalidParameterError, isOcelogError, type OcelogError } from '../core/errors.js'
-import { PerformanceQuery, PerformanceResponse, TypeRelationsQuery, TypeRelationsResponse, VariantsQuery, VariantsResponse } from '../schemas/analysis.js'
+import {
+  CompareQuery,
+  CompareResponse,
+  PerformanceQuery,
+  PerformanceResponse,
+  TypeRelationsQuery,
+  TypeRelationsResponse,
+  VariantsQuery,
+  VariantsResponse,
+} from '../schemas/analysis.js'
 import { Problem } from '../schemas/api.js'
 import {
   EventsQuery,
@@ -20,7 +29,7 @@ import {
   EventTypesResponse,
   ObjectResponse,
   ObjectTypesResponse,
-  MapQuery,
+  ProcessMapQuery,
   ProcessMapResponse,
   SummaryResponse,
 } from '../schemas/process.js'
@@ -31,7 +40,7 @@ import { problem, sendProblem } from './problem.js'
 /** What the read routes and the MCP tools need of the reader. */
 export type ProcessReads = Pick<
   ProcessReader,
-  'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events' | 'performance' | 'variants' | 'typeRelations'
+  'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events' | 'performance' | 'variants' | 'typeRelations' | 'compare'
 >
 
 export interface ProcessRouteDeps {
@@ -119,16 +128,16 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
           'Per object type: activities with event, object and (event, object) counts and run time; directly-follows edges with ' +
           'occurrences, objects, event couples, elapsed and waiting time; start and end activities. Times in seconds. ' +
           '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first; ' +
-          '`max_edges` keeps the most frequent edges of each type and `edges_left_out` counts the others.',
+          '`max_edges` keeps each type’s most frequent edges and reports `edges_left_out`.',
         tags: ['process'],
         security,
-        querystring: MapQuery,
+        querystring: ProcessMapQuery,
         response: { 200: ProcessMapResponse, ...errorResponses },
       },
     },
     async (req, reply) => {
       const auth = requireAuth(req)
-      const q = readQuery(req.query, MapQuery, ['object_type'])
+      const q = readQuery(req.query, ProcessMapQuery, ['object_type'])
       const body = await reader.processMap(auth.datasetId, {
         object_type: q.object_type,
         from: single(q.from),
@@ -215,6 +224,38 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
       const auth = requireAuth(req)
       const q = readQuery(req.query, TypeRelationsQuery)
       return reply.code(200).send(await reader.typeRelations(auth.datasetId, { from: single(q.from), to: single(q.to) }))
+    },
+  )
+
+  r.get(
+    '/compare',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'What changed: the process map and performance of two time windows side by side, with differences and highlights',
+        description:
+          'Window a is `a_from`–`a_to`, window b `b_from`–`b_to` (each bound optional: open). Per (object type, activity): events and the run ' +
+          'time median; per (object type, edge): total and the elapsed and waiting medians; per activity: the sojourn and synchronization ' +
+          'medians; each as {a, b, diff} (b − a; null where absent in one window). `highlights`: the largest relative changes. ' +
+          '`object_type` may repeat. Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: CompareQuery,
+        response: { 200: CompareResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, CompareQuery, ['object_type'])
+      const body = await reader.compare(auth.datasetId, {
+        object_type: q.object_type,
+        a_from: single(q.a_from),
+        a_to: single(q.a_to),
+        b_from: single(q.b_from),
+        b_to: single(q.b_to),
+      })
+      return reply.code(200).send(body)
     },
   )
 

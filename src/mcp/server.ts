@@ -25,6 +25,7 @@ const INSTRUCTIONS =
   'Start with dataset_summary, list_event_types and list_object_types; type_relations tells which object types each activity involves; ' +
   'process_map gives the directly-follows graph per object type with frequencies, run times and waiting times in seconds; ' +
   'variants gives the main paths of one object type; performance tells where and why events wait for their input objects; ' +
+  'compare puts two periods side by side; ' +
   'find_events and get_object show the events and objects behind them.'
 
 /** The tools as tools/list gives them: every tool is read-only and touches nothing outside Ocelog. */

@@ -13,8 +13,9 @@ import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../api/process-routes.js'
 import { capToFit, pageOf } from '../read/output-contract.js'
 import { encodeCursor, encodeVariantsCursor } from '../read/process-reader.js'
-import { PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
+import { CompareResponse, PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
 import {
+  CompareArgs,
   FindEventsArgs,
   GetObjectArgs,
   MCP_LIMIT_DEFAULT,
@@ -102,29 +103,27 @@ export const TOOL_RESULT_MAX_BYTES = 1024 * 1024
 
 const bytesOf = (body: object): number => Buffer.byteLength(JSON.stringify(body), 'utf8')
 
+/** Room kept under TOOL_RESULT_MAX_BYTES for what a cut changes besides the list (`truncated`, `next_cursor`). */
+const CUT_MARGIN_BYTES = 4096
+
 /**
- * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES, keeping
- * the longest prefix that fits (a binary search: about log2(length) serialisations).
+ * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES less
+ * CUT_MARGIN_BYTES, from each item's own JSON size (one serialization of each).
  * @returns how many items were left out (0 when it fitted).
  */
 export function cutToFit<T>(body: object, list: T[]): number {
-  if (bytesOf(body) <= TOOL_RESULT_MAX_BYTES) return 0
-  const all = list.slice()
-  const keepFirst = (n: number) => {
-    list.length = 0
-    for (let i = 0; i < n; i++) list.push(all[i] as T)
+  let bytes = bytesOf(body)
+  if (bytes <= TOOL_RESULT_MAX_BYTES) return 0
+  const all = list.length
+  let keep = all
+  while (keep > 0 && bytes > TOOL_RESULT_MAX_BYTES - CUT_MARGIN_BYTES) {
+    keep -= 1
+    // The item and its comma.
+    bytes -= Buffer.byteLength(JSON.stringify(list[keep]), 'utf8') + 1
   }
-  let fits = 0
-  let tooMany = all.length
-  while (tooMany - fits > 1) {
-    const mid = Math.floor((fits + tooMany) / 2)
-    keepFirst(mid)
-    if (bytesOf(body) <= TOOL_RESULT_MAX_BYTES) fits = mid
-    else tooMany = mid
-  }
-  keepFirst(fits)
-  cutBodies.add(body)
-  return all.length - fits
+  list.length = keep
+  if (keep < all) cutBodies.add(body)
+  return all - keep
 }
 
 /** Bodies a tool cut to fit, so that run() says how to narrow them. */
@@ -236,20 +235,20 @@ export const READ_TOOLS: readonly ReadTool[] = [
       '(event, object) pairs and run time (end_timestamp − timestamp); edges a → b with occurrences (total), objects, event couples, ' +
       'elapsed time and waiting time (from the end of a to the start of b); start and end activities. Times are statistics in seconds. ' +
       '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed; `max_edges` keeps ' +
-      'the most frequent edges of each type and `edges_left_out` counts the others (use it on large maps).',
+      'each type’s most frequent edges (edges_left_out says how many were dropped). Start with dataset_summary, then process_map; ask ' +
+      'performance where it waits.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
     call: (reader, datasetId, a) =>
       reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
-      const left =
-        b.edges_left_out === undefined || b.edges_left_out === 0 ? '' : `\n${String(b.edges_left_out)} less frequent edges were left out (max_edges).`
-      return `${b.object_types
+      return b.object_types
         .map((t) => {
           const edges = [...t.edges].sort((x, y) => y.total - x.total).slice(0, TOP_EDGES)
           return (
-            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges; ` +
+            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges` +
+            `${t.edges_left_out === undefined || t.edges_left_out === 0 ? '' : ` (${String(t.edges_left_out)} less frequent ones left out)`}; ` +
             `starts ${t.start_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}; ` +
             `ends ${t.end_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}.` +
             edges
@@ -257,7 +256,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
               .join('')
           )
         })
-        .join('\n')}${left}`
+        .join('\n')
     },
   }),
   tool<PerformanceArgs, PerformanceResponse>({
@@ -322,7 +321,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
         .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}: ${v.activities.join(' → ')}`)
       return (
         `${b.object_type}: ${String(b.objects)} objects in ${String(b.total)} variants; this page ${String(b.variants.length)}` +
-        (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}"` : ' (last page)') +
+        (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}", or narrow with from and to` : ' (last page)') +
         `.${lines.length === 0 ? '' : `\n${lines.join('\n')}`}`
       )
     },
@@ -353,6 +352,30 @@ export const READ_TOOLS: readonly ReadTool[] = [
         `${String(b.activity_object_types.length)} (activity, object type) pairs${lines.length === 0 ? '.' : `:\n${lines.join('\n')}`}` +
         (o2o.length === 0 ? '\nNo O2O relationships.' : `\nO2O:\n${o2o.join('\n')}`) +
         (b.truncated === true ? `\nThe answer was cut at 1 MiB: narrow it with from and to.` : '')
+      )
+    },
+  }),
+  tool<CompareArgs, CompareResponse>({
+    name: 'compare',
+    title: 'What changed between two periods',
+    description:
+      'The process map and performance figures of two time windows side by side (window a: a_from–a_to, window b: b_from–b_to; ISO 8601, ' +
+      'each bound optional): per (object type, activity) events and median run time; per edge total, median elapsed and waiting time; per ' +
+      'activity median sojourn and synchronization; each {a, b, diff = b − a}, null where absent in one window; `highlights` lists the ' +
+      'largest relative changes. Use it to ask what changed, e.g. last week against the week before.',
+    inputSchema: CompareArgs,
+    outputSchema: CompareResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.compare(datasetId, { ...a, object_type: a.object_types }, { objectType: 'object_types' })
+      if (cutToFit(body, body.map_edges) + cutToFit(body, body.map_activities) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      const lines = b.highlights.map((h) => `- ${h.what}: ${String(h.a)} → ${String(h.b)} (${h.relative > 0 ? '+' : ''}${(h.relative * 100).toFixed(0)}%)`)
+      return (
+        `${String(b.map_activities.length)} (object type, activity) pairs, ${String(b.map_edges.length)} edges, ${String(b.performance.length)} activities compared.` +
+        (lines.length === 0 ? ' No figure present in both windows changed.' : `\nLargest changes (b against a):\n${lines.join('\n')}`) +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}.` : '')
       )
     },
   }),

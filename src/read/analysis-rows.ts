@@ -219,29 +219,34 @@ function statsColumns(values: number[]): Pick<PerformanceRow, 'c3' | 'c4' | 'c5'
   return { c3: n, c4: v.reduce((s, x) => s + x, 0), c5: v[0] as number, c6: v[n - 1] as number, c7: mid }
 }
 
+interface ActivityAcc {
+  events: number
+  measured: number
+  sojourn: number[]
+  flow: number[]
+  sync: number[]
+  types: Map<string, { pooling: number[]; lagging: number[]; readying: number[]; delaying: number }>
+  slow: { e: EventInputs; sojourn: number; delay: EventInput }[]
+}
+
 /**
- * The performance rows (PerformanceRow) of events given one by one with their inputs, for an
- * adapter that gets per-event documents from its engine (MongoDB): the same definitions as the SQL
- * of the SQLite adapter (docs/analysis.md). Folds each event as it arrives; holds the activities'
- * durations (numbers, for the exact medians) and a few slowest candidates, never the events.
+ * Folds events given one by one with their inputs into the performance rows (PerformanceRow), for an
+ * adapter that streams per-event rows from its engine (SQLite, in log position order; MongoDB, one
+ * document per event): the definitions of docs/analysis.md. Holds the activities' durations (numbers,
+ * for the exact medians) and a few slowest candidates per activity, never the events.
  */
-export async function performanceRowsOfEvents(events: AsyncIterable<EventInputs> | Iterable<EventInputs>, slowest: number): Promise<PerformanceRow[]> {
-  const blank = { ot: '', ext: '', eid: '', c1: 0, c2: 0, c3: 0, c4: 0, c5: 0, c6: 0, c7: null }
-  interface Acc {
-    events: number
-    measured: number
-    sojourn: number[]
-    flow: number[]
-    sync: number[]
-    types: Map<string, { pooling: number[]; lagging: number[]; readying: number[]; delaying: number }>
-    slow: { e: EventInputs; sojourn: number; delay: EventInput }[]
-  }
-  const acts = new Map<string, Acc>()
-  for await (const e of events) {
-    let a = acts.get(e.act)
+export class PerformanceFold {
+  private readonly acts = new Map<string, ActivityAcc>()
+
+  /** @param slowest the slowest events kept per activity (0 to SLOWEST_MAX). */
+  constructor(private readonly slowest: number) {}
+
+  /** Adds one event in the window with its inputs (one per object of the chosen types). */
+  add(e: EventInputs): void {
+    let a = this.acts.get(e.act)
     if (a === undefined) {
       a = { events: 0, measured: 0, sojourn: [], flow: [], sync: [], types: new Map(), slow: [] }
-      acts.set(e.act, a)
+      this.acts.set(e.act, a)
     }
     a.events += 1
     const byType = new Map<string, number[]>()
@@ -252,7 +257,7 @@ export async function performanceRowsOfEvents(events: AsyncIterable<EventInputs>
     }
     for (const ot of byType.keys()) if (!a.types.has(ot)) a.types.set(ot, { pooling: [], lagging: [], readying: [], delaying: 0 })
     const withPred = e.inputs.filter((i) => i.p_r !== null)
-    if (withPred.length === 0) continue
+    if (withPred.length === 0) return
     a.measured += 1
     const rs = withPred.map((i) => i.p_r as number)
     const maxr = Math.max(...rs)
@@ -276,30 +281,42 @@ export async function performanceRowsOfEvents(events: AsyncIterable<EventInputs>
     const dt = a.types.get(delay.ot)
     if (dt !== undefined) dt.delaying += 1
     a.slow.push({ e, sojourn, delay })
-    if (a.slow.length > 2 * slowest + 64) a.slow = topSlow(a.slow, slowest)
+    if (a.slow.length > 2 * this.slowest + 64) a.slow = topSlow(a.slow, this.slowest)
   }
-  const rows: PerformanceRow[] = []
-  for (const [act, a] of acts) {
-    rows.push({ ...blank, kind: 'activity', act, c1: a.events, c2: a.measured })
-    if (a.measured > 0) {
-      rows.push({ ...blank, kind: 'sojourn', act, ...statsColumns(a.sojourn) })
-      rows.push({ ...blank, kind: 'flow', act, ...statsColumns(a.flow) })
-      rows.push({ ...blank, kind: 'synchronization', act, ...statsColumns(a.sync) })
-    }
-    for (const [ot, t] of a.types) {
-      rows.push({ ...blank, kind: 'type', act, ot })
-      if (t.pooling.length > 0) {
-        rows.push({ ...blank, kind: 'pooling', act, ot, ...statsColumns(t.pooling) })
-        rows.push({ ...blank, kind: 'lagging', act, ot, ...statsColumns(t.lagging) })
-        rows.push({ ...blank, kind: 'readying', act, ot, ...statsColumns(t.readying) })
+
+  /** The rows of every event added so far. */
+  rows(): PerformanceRow[] {
+    const blank = { ot: '', ext: '', eid: '', c1: 0, c2: 0, c3: 0, c4: 0, c5: 0, c6: 0, c7: null }
+    const rows: PerformanceRow[] = []
+    for (const [act, a] of this.acts) {
+      rows.push({ ...blank, kind: 'activity', act, c1: a.events, c2: a.measured })
+      if (a.measured > 0) {
+        rows.push({ ...blank, kind: 'sojourn', act, ...statsColumns(a.sojourn) })
+        rows.push({ ...blank, kind: 'flow', act, ...statsColumns(a.flow) })
+        rows.push({ ...blank, kind: 'synchronization', act, ...statsColumns(a.sync) })
       }
-      if (t.delaying > 0) rows.push({ ...blank, kind: 'delaying', act, ot, c1: t.delaying })
+      for (const [ot, t] of a.types) {
+        rows.push({ ...blank, kind: 'type', act, ot })
+        if (t.pooling.length > 0) {
+          rows.push({ ...blank, kind: 'pooling', act, ot, ...statsColumns(t.pooling) })
+          rows.push({ ...blank, kind: 'lagging', act, ot, ...statsColumns(t.lagging) })
+          rows.push({ ...blank, kind: 'readying', act, ot, ...statsColumns(t.readying) })
+        }
+        if (t.delaying > 0) rows.push({ ...blank, kind: 'delaying', act, ot, c1: t.delaying })
+      }
+      for (const s of topSlow(a.slow, this.slowest)) {
+        rows.push({ ...blank, kind: 'slowest', act, ot: s.delay.ot, ext: s.delay.ext, eid: s.e.event_id, c1: s.e.t, c2: s.sojourn, c3: s.e.position })
+      }
     }
-    for (const s of topSlow(a.slow, slowest)) {
-      rows.push({ ...blank, kind: 'slowest', act, ot: s.delay.ot, ext: s.delay.ext, eid: s.e.event_id, c1: s.e.t, c2: s.sojourn, c3: s.e.position })
-    }
+    return rows
   }
-  return rows
+}
+
+/** PerformanceFold over a list or generator of events. */
+export function performanceRowsOfEvents(events: Iterable<EventInputs>, slowest: number): PerformanceRow[] {
+  const fold = new PerformanceFold(slowest)
+  for (const e of events) fold.add(e)
+  return fold.rows()
 }
 
 /** The `n` slowest: largest sojourn first, ties by the later log position. */

@@ -1,14 +1,9 @@
 /**
  * What every list answer carries for AI agents and scripts (README "MCP tools", docs/analysis.md
  * "Answers an agent can use"): `total`, `truncated` and `next_cursor`; pages of in-memory lists
- * with an opaque offset cursor; a process map cut to its most frequent edges per object type.
- * Pure: no I/O.
+ * with an opaque offset cursor; a cut of any answer to a byte budget. Pure: no I/O.
  */
 import { InvalidParameterError } from '../core/errors.js'
-import type { ObjectTypeMap } from '../schemas/process.js'
-
-/** Largest `max_edges` (edges kept per object type). */
-export const MAX_EDGES_MAX = 100_000
 
 /** A page of a list, with the list's size and where the next page starts. */
 export interface ListPage<T> {
@@ -52,38 +47,6 @@ export function pageOf<T>(list: readonly T[], limit: number, cursor: string | un
   const items = list.slice(start, start + limit)
   const truncated = start + items.length < list.length
   return { items, total: list.length, truncated, next_cursor: truncated ? encodeOffsetCursor(start + items.length) : null }
-}
-
-/**
- * Reads `max_edges`: undefined when absent (every edge).
- * @throws InvalidParameterError on `max_edges` unless it is an integer from 0 to MAX_EDGES_MAX (a number or decimal digits).
- */
-export function parseMaxEdges(maxEdges: string | number | undefined): number | undefined {
-  if (maxEdges === undefined) return undefined
-  const n = typeof maxEdges === 'number' ? maxEdges : /^\d{1,6}$/.test(maxEdges) ? Number(maxEdges) : Number.NaN
-  if (!Number.isInteger(n) || n < 0 || n > MAX_EDGES_MAX) throw new InvalidParameterError('max_edges', `an integer from 0 to ${String(MAX_EDGES_MAX)}`)
-  return n
-}
-
-/**
- * Keeps the `maxEdges` most frequent edges (largest `total`; ties: source, then target, in
- * code-unit order) of each object type's map, in the map's own edge order. Activities, start and
- * end activities stay whole.
- * @returns the cut maps and how many edges were left out over all types.
- */
-export function keepTopEdges(types: ObjectTypeMap[], maxEdges: number): { object_types: ObjectTypeMap[]; edges_left_out: number } {
-  let left = 0
-  const object_types = types.map((t) => {
-    if (t.edges.length <= maxEdges) return t
-    const kept = new Set(
-      [...t.edges]
-        .sort((x, y) => y.total - x.total || (x.source < y.source ? -1 : x.source > y.source ? 1 : x.target < y.target ? -1 : x.target > y.target ? 1 : 0))
-        .slice(0, maxEdges),
-    )
-    left += t.edges.length - kept.size
-    return { ...t, edges: t.edges.filter((e) => kept.has(e)) }
-  })
-  return { object_types, edges_left_out: left }
 }
 
 const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8')

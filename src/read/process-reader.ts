@@ -19,7 +19,9 @@ import { parseTimestamp } from '../core/timestamp.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { EventsAfter, ReadModelQuery, TimeWindow } from '../ports/read-model-query.js'
 import type { VariantsAfter } from '../ports/read-model-query.js'
+import { compareWindows } from './compare.js'
 import {
+  type CompareResponse,
   type PerformanceResponse,
   SLOWEST_DEFAULT,
   SLOWEST_MAX,
@@ -33,11 +35,12 @@ import {
   type ObjectResponse,
   type ObjectTypesResponse,
   type ProcessMapResponse,
+  MAX_EDGES_LIMIT,
+  type ObjectTypeMap,
   READ_LIMIT_DEFAULT,
   READ_LIMIT_MAX,
   type SummaryResponse,
 } from '../schemas/process.js'
-import { keepTopEdges, parseMaxEdges } from './output-contract.js'
 
 export interface ProcessMapParams {
   object_type?: string | string[]
@@ -45,8 +48,7 @@ export interface ProcessMapParams {
   to?: string
 }
 
-export interface MapParams extends ProcessMapParams {
-  /** Edges kept per object type (the most frequent; see keepTopEdges); default every edge. */
+export interface ProcessMapReadParams extends ProcessMapParams {
   max_edges?: string | number
 }
 
@@ -62,6 +64,14 @@ export interface EventsParams {
 
 export interface PerformanceParams extends ProcessMapParams {
   slowest?: string | number
+}
+
+export interface CompareParams {
+  object_type?: string | string[]
+  a_from?: string
+  a_to?: string
+  b_from?: string
+  b_to?: string
 }
 
 export interface VariantsParams {
@@ -152,20 +162,45 @@ export function parseSlowest(slowest: string | number | undefined): number {
 }
 
 /**
+ * Reads `max_edges`: absent gives undefined (every edge).
+ * @throws InvalidParameterError on `max_edges` unless it is an integer from 1 to MAX_EDGES_LIMIT (a number or decimal digits).
+ */
+export function parseMaxEdges(maxEdges: string | number | undefined): number | undefined {
+  if (maxEdges === undefined) return undefined
+  const n = typeof maxEdges === 'number' ? maxEdges : /^\d{1,6}$/.test(maxEdges) ? Number(maxEdges) : Number.NaN
+  if (!Number.isInteger(n) || n < 1 || n > MAX_EDGES_LIMIT) throw new InvalidParameterError('max_edges', `an integer from 1 to ${String(MAX_EDGES_LIMIT)}`)
+  return n
+}
+
+/**
+ * An object type's map with only its `max` most frequent edges (by `total`, ties by source then
+ * target), still sorted by (source, target), and `edges_left_out` saying how many were dropped.
+ */
+export function mostFrequentEdges(map: ObjectTypeMap, max: number): ObjectTypeMap {
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const kept = [...map.edges]
+    .sort((x, y) => y.total - x.total || byText(x.source, y.source) || byText(x.target, y.target))
+    .slice(0, max)
+    .sort((x, y) => byText(x.source, y.source) || byText(x.target, y.target))
+  return { ...map, edges: kept, edges_left_out: map.edges.length - kept.length }
+}
+
+/**
  * Reads `from` / `to` into UTC ISO 8601 with milliseconds.
+ * @param names how the caller names the two bounds (compare's `a_from`, `a_to`, …); default `from`, `to`.
  * @throws InvalidParameterError on `from` or `to` when unparsable, and on `to` when not later than `from`.
  */
-export function parseWindow(params: { from?: string; to?: string }): TimeWindow {
+export function parseWindow(params: { from?: string; to?: string }, names: { from: string; to: string } = { from: 'from', to: 'to' }): TimeWindow {
   const window: TimeWindow = {}
   for (const name of ['from', 'to'] as const) {
     const text = params[name]
     if (text === undefined) continue
     const parsed = parseTimestamp(text)
-    if (!parsed.ok) throw new InvalidParameterError(name, 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
+    if (!parsed.ok) throw new InvalidParameterError(names[name], 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
     window[name] = parsed.utc
   }
   if (window.from !== undefined && window.to !== undefined && window.to <= window.from) {
-    throw new InvalidParameterError('to', 'a date-time later than from (from is inclusive, to exclusive)')
+    throw new InvalidParameterError(names.to, `a date-time later than ${names.from} (${names.from} is inclusive, ${names.to} exclusive)`)
   }
   return window
 }
@@ -199,14 +234,13 @@ export class ProcessReader {
    * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
    * @throws InvalidParameterError naming the parameter.
    */
-  async processMap(datasetId: string, params: MapParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
+  async processMap(datasetId: string, params: ProcessMapReadParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
     const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
     const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
-    if (maxEdges === undefined) return { dataset_id: datasetId, as_of, object_types }
-    return { dataset_id: datasetId, as_of, ...keepTopEdges(object_types, maxEdges) }
+    return { dataset_id: datasetId, as_of, object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)) }
   }
 
   /**
@@ -258,6 +292,27 @@ export class ProcessReader {
     const window = parseWindow(params)
     const as_of = await this.query.asOf()
     return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
+  }
+
+  /**
+   * The process map and performance of two windows side by side (`GET /v1/process/compare`; docs/analysis.md).
+   * @param params `object_type` (one or repeated; default all types), `a_from`, `a_to`, `b_from`, `b_to` (each absent: open).
+   * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async compare(datasetId: string, params: CompareParams, parameterNames: { objectType?: string } = {}): Promise<CompareResponse> {
+    const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
+    const a = parseWindow({ from: params.a_from, to: params.a_to }, { from: 'a_from', to: 'a_to' })
+    const b = parseWindow({ from: params.b_from, to: params.b_to }, { from: 'b_from', to: 'b_to' })
+    const as_of = await this.query.asOf()
+    const [mapA, mapB, perfA, perfB] = [
+      await this.query.processMap(datasetId, { ...a, objectTypes }),
+      await this.query.processMap(datasetId, { ...b, objectTypes }),
+      await this.query.performance(datasetId, { ...a, objectTypes, slowest: 0 }),
+      await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
+    ]
+    const side = (w: TimeWindow) => ({ from: w.from ?? null, to: w.to ?? null })
+    return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...compareWindows(mapA, mapB, perfA, perfB) }
   }
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */

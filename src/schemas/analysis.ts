@@ -69,7 +69,9 @@ export type PerformanceResponse = Static<typeof PerformanceResponse>
 /** Query of `GET /v1/process/performance`. */
 export const PerformanceQuery = Type.Object(
   {
-    ...ProcessMapQuery.properties,
+    object_type: ProcessMapQuery.properties.object_type,
+    from: ProcessMapQuery.properties.from,
+    to: ProcessMapQuery.properties.to,
     slowest: Type.Optional(Type.String({ description: `0 to ${String(SLOWEST_MAX)} slowest events per activity, default ${String(SLOWEST_DEFAULT)}` })),
   },
   { additionalProperties: false },
@@ -147,3 +149,65 @@ export type TypeRelationsResponse = Static<typeof TypeRelationsResponse>
 /** Query of `GET /v1/process/type-relations`. */
 export const TypeRelationsQuery = Type.Object({ from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to }, { additionalProperties: false })
 export type TypeRelationsQuery = Static<typeof TypeRelationsQuery>
+
+/** One figure in window a and window b, and b − a (null where either is absent). */
+export const Pair = Type.Object({ a: Nullable(Type.Number()), b: Nullable(Type.Number()), diff: Nullable(Type.Number()) })
+export type Pair = Static<typeof Pair>
+
+/** Per (object type, activity) of the process map: `events` and the `run_time` median (seconds). */
+export const CompareMapActivity = Type.Object({ object_type: Type.String(), activity: Type.String(), events: Pair, run_time_median: Pair })
+export type CompareMapActivity = Static<typeof CompareMapActivity>
+
+/** Per (object type, edge) of the process map: `total`, and the `elapsed` and `waiting` medians (seconds). */
+export const CompareMapEdge = Type.Object({
+  object_type: Type.String(),
+  source: Type.String(),
+  target: Type.String(),
+  total: Pair,
+  elapsed_median: Pair,
+  waiting_median: Pair,
+})
+export type CompareMapEdge = Static<typeof CompareMapEdge>
+
+/** Per activity of the performance read: the `sojourn` and `synchronization` medians (seconds). */
+export const ComparePerformance = Type.Object({ activity: Type.String(), sojourn_median: Pair, synchronization_median: Pair })
+export type ComparePerformance = Static<typeof ComparePerformance>
+
+/** One of the largest relative changes. */
+export const Highlight = Type.Object({
+  what: Type.String({ description: 'What changed, e.g. "order: Create → Pay, elapsed_median"' }),
+  a: Type.Number(),
+  b: Type.Number(),
+  diff: Type.Number(),
+  relative: Type.Number({ description: '(b − a) / a' }),
+})
+export type Highlight = Static<typeof Highlight>
+
+/** `GET /v1/process/compare` answer; MCP `compare`. */
+export const CompareResponse = Type.Object({
+  dataset_id: DatasetId,
+  as_of: AsOf,
+  a: Type.Object({ from: Nullable(Type.String()), to: Nullable(Type.String()) }),
+  b: Type.Object({ from: Nullable(Type.String()), to: Nullable(Type.String()) }),
+  map_activities: Type.Array(CompareMapActivity, { description: 'By object type, then activity' }),
+  map_edges: Type.Array(CompareMapEdge, { description: 'By object type, source, target' }),
+  performance: Type.Array(ComparePerformance, { description: 'By activity' }),
+  highlights: Type.Array(Highlight, { description: 'The largest relative changes (figures present and non-zero in a), largest first, at most 10' }),
+  truncated: Type.Optional(Type.Boolean({ description: 'MCP only: true when the answer was cut at 1 MiB (narrow the windows or the types)' })),
+})
+export type CompareResponse = Static<typeof CompareResponse>
+
+const WindowBound = (which: string) => Type.Optional(Type.String({ description: `ISO 8601 date-time with Z or an offset; ${which} (absent: open)` }))
+
+/** Query of `GET /v1/process/compare`. */
+export const CompareQuery = Type.Object(
+  {
+    object_type: ProcessMapQuery.properties.object_type,
+    a_from: WindowBound('window a, events at or after it'),
+    a_to: WindowBound('window a, events before it'),
+    b_from: WindowBound('window b, events at or after it'),
+    b_to: WindowBound('window b, events before it'),
+  },
+  { additionalProperties: false },
+)
+export type CompareQuery = Static<typeof CompareQuery>

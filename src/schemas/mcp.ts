@@ -6,8 +6,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { SLOWEST_DEFAULT, SLOWEST_MAX } from './analysis.js'
-import { MAX_EDGES_MAX } from '../read/output-contract.js'
-import { ProcessMapQuery, READ_LIMIT_MAX } from './process.js'
+import { MAX_EDGES_LIMIT, ProcessMapQuery, READ_LIMIT_MAX } from './process.js'
 
 /** dataset_summary, list_event_types, list_object_types: no arguments. */
 export const NoArgs = Type.Object({}, { additionalProperties: false })
@@ -65,9 +64,9 @@ export const ProcessMapArgs = Type.Object(
     to: ProcessMapQuery.properties.to,
     max_edges: Type.Optional(
       Type.Integer({
-        minimum: 0,
-        maximum: MAX_EDGES_MAX,
-        description: 'Keep only the most frequent edges of each object type; `edges_left_out` counts the others. Default: every edge',
+        minimum: 1,
+        maximum: MAX_EDGES_LIMIT,
+        description: `Keep only each object type's most frequent edges (1 to ${String(MAX_EDGES_LIMIT)}); edges_left_out says how many were left out`,
       }),
     ),
   },
@@ -115,3 +114,16 @@ export type VariantsArgs = Static<typeof VariantsArgs>
 /** type_relations: a window on event `timestamp`. */
 export const TypeRelationsArgs = Type.Object({ from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to }, { additionalProperties: false })
 export type TypeRelationsArgs = Static<typeof TypeRelationsArgs>
+
+/** compare: object types (default: every type) and two windows on event `timestamp` (each bound optional). */
+export const CompareArgs = Type.Object(
+  {
+    object_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Object types to compare; default: every type' })),
+    a_from: Type.Optional(Type.String({ description: 'Window a: events at or after it (ISO 8601 with Z or an offset)' })),
+    a_to: Type.Optional(Type.String({ description: 'Window a: events before it' })),
+    b_from: Type.Optional(Type.String({ description: 'Window b: events at or after it' })),
+    b_to: Type.Optional(Type.String({ description: 'Window b: events before it' })),
+  },
+  { additionalProperties: false },
+)
+export type CompareArgs = Static<typeof CompareArgs>

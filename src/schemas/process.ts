@@ -12,6 +12,8 @@ import { Properties } from './api.js'
 
 /** Largest page of events, and the cap on every list a read answer holds. */
 export const READ_LIMIT_MAX = 1000
+/** Largest `max_edges` of the process map. */
+export const MAX_EDGES_LIMIT = 10_000
 /** Default page of `GET /v1/process/events`. */
 export const READ_LIMIT_DEFAULT = 100
 
@@ -66,6 +68,9 @@ export const ObjectTypeMap = Type.Object({
   objects: Type.Integer({ description: 'Objects of the type with at least one event in the window' }),
   activities: Type.Array(MapActivity),
   edges: Type.Array(MapEdge),
+  edges_left_out: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Only with max_edges: how many of the type’s edges were left out (the least frequent)' }),
+  ),
   start_activities: Type.Array(MapEndActivity),
   end_activities: Type.Array(MapEndActivity),
 })
@@ -76,9 +81,6 @@ export const ProcessMapResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   object_types: Type.Array(ObjectTypeMap),
-  edges_left_out: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Only with `max_edges`: edges left out over all object types (each type keeps its most frequent ones)' }),
-  ),
 })
 export type ProcessMapResponse = Static<typeof ProcessMapResponse>
 
@@ -233,20 +235,15 @@ export const ProcessMapQuery = Type.Object(
     object_type: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     from: Type.Optional(Type.String({ description: 'ISO 8601 date-time with Z or an offset; events at or after it' })),
     to: Type.Optional(Type.String({ description: 'ISO 8601 date-time with Z or an offset; events before it' })),
+    max_edges: Type.Optional(
+      Type.String({
+        description: `1 to ${String(MAX_EDGES_LIMIT)}: keep only each object type's most frequent edges (by total), saying how many were left out`,
+      }),
+    ),
   },
   { additionalProperties: false },
 )
 export type ProcessMapQuery = Static<typeof ProcessMapQuery>
-
-/** Query of `GET /v1/process/map`: ProcessMapQuery and `max_edges`. */
-export const MapQuery = Type.Object(
-  {
-    ...ProcessMapQuery.properties,
-    max_edges: Type.Optional(Type.String({ description: 'Keep only the most frequent edges of each object type (0 to 100000); default: every edge' })),
-  },
-  { additionalProperties: false },
-)
-export type MapQuery = Static<typeof MapQuery>
 
 /** Query of `GET /v1/process/events`. `object_id` is the object's own id (the API's `id`), optionally narrowed by `object_type`. */
 export const EventsQuery = Type.Object(

@@ -73,6 +73,7 @@ const ENDPOINTS = [
   '/v1/process/performance',
   '/v1/process/variants?object_type=order',
   '/v1/process/type-relations',
+  '/v1/process/compare',
 ] as const
 
 beforeAll(async () => {
@@ -217,6 +218,16 @@ describe('GET /v1/process/map', () => {
     expect(map.object_types.map((m: { object_type: string }) => m.object_type)).toEqual(['item', 'order'])
   })
 
+  it('keeps each type’s most frequent edges with max_edges and says how many were left out', async () => {
+    const body = (await get('/v1/process/map?max_edges=2', reader.key)).json()
+    const order = body.object_types.find((m: { object_type: string }) => m.object_type === 'order')
+    const item = body.object_types.find((m: { object_type: string }) => m.object_type === 'item')
+    // order's three edges occur once each: ties by (source, target).
+    expect(order.edges.map((e: { source: string; target: string }) => `${e.source}→${e.target}`)).toEqual(['Create→Pay', 'Create→Ship'])
+    expect([order.edges_left_out, item.edges_left_out]).toEqual([1, 0])
+    expect((await get('/v1/process/map', reader.key)).json().object_types[0].edges_left_out).toBeUndefined()
+  })
+
   it('maps only the events in [from, to)', async () => {
     const map = (await get('/v1/process/map?object_type=order&from=2024-05-01T10:30:00Z&to=2024-05-01T13:00:00Z', reader.key)).json()
     const order = map.object_types[0]
@@ -270,6 +281,50 @@ describe('GET /v1/process/performance, variants, type-relations', () => {
       ['Ship', 'order', 2],
     ])
     expect(body.o2o).toEqual([])
+  })
+})
+
+describe('GET /v1/process/compare', () => {
+  it('puts two windows side by side, null where a figure is absent in one', async () => {
+    const body = (await get('/v1/process/compare?a_from=2024-05-01T10:00:00Z&a_to=2024-05-01T11:30:00Z&b_from=2024-05-01T11:30:00Z', reader.key)).json()
+    expect([body.a, body.b]).toEqual([
+      { from: '2024-05-01T10:00:00.000Z', to: '2024-05-01T11:30:00.000Z' },
+      { from: '2024-05-01T11:30:00.000Z', to: null },
+    ])
+    expect(body.map_activities.map((r: { object_type: string; activity: string; events: unknown }) => [r.object_type, r.activity, r.events])).toEqual([
+      ['item', 'Create', { a: 1, b: null, diff: null }],
+      ['item', 'Ship', { a: null, b: 1, diff: null }],
+      ['order', 'Create', { a: 2, b: null, diff: null }],
+      ['order', 'Pay', { a: 1, b: null, diff: null }],
+      ['order', 'Ship', { a: null, b: 2, diff: null }],
+    ])
+    expect(body.map_edges).toEqual([
+      {
+        object_type: 'order',
+        source: 'Create',
+        target: 'Pay',
+        total: { a: 1, b: null, diff: null },
+        elapsed_median: { a: 3600, b: null, diff: null },
+        waiting_median: { a: 3000, b: null, diff: null },
+      },
+    ])
+    // Ship's predecessors come from whole traces, before window b.
+    expect(body.performance).toEqual([
+      { activity: 'Create', sojourn_median: { a: null, b: null, diff: null }, synchronization_median: { a: null, b: null, diff: null } },
+      { activity: 'Pay', sojourn_median: { a: 3000, b: null, diff: null }, synchronization_median: { a: 0, b: null, diff: null } },
+      { activity: 'Ship', sojourn_median: { a: null, b: 6300, diff: null }, synchronization_median: { a: null, b: 1500, diff: null } },
+    ])
+    expect(body.highlights).toEqual([])
+  })
+
+  it('highlights the largest relative changes of figures present in both windows', async () => {
+    const body = (await get('/v1/process/compare?a_to=2024-05-01T12:30:00Z', reader.key)).json()
+    // a holds Ship 12:00 (o1, i1) only; b (all time) also Ship 13:00 (o2).
+    expect(body.highlights).toEqual([
+      { what: 'order: Ship, events', a: 1, b: 2, diff: 1, relative: 1 },
+      { what: 'Ship, sojourn_median', a: 3600, b: 6300, diff: 2700, relative: 0.75 },
+      { what: 'Ship, synchronization_median', a: 3000, b: 1500, diff: -1500, relative: -0.5 },
+    ])
   })
 })
 
@@ -383,6 +438,12 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/variants?object_type=order&object_type=item', 'object_type'],
     ['/v1/process/type-relations?to=never', 'to'],
     ['/v1/process/type-relations?object_type=order', 'object_type'],
+    ['/v1/process/compare?a_from=2024-05-02T00:00:00Z&a_to=2024-05-01T00:00:00Z', 'a_to'],
+    ['/v1/process/compare?b_from=later', 'b_from'],
+    ['/v1/process/compare?from=2024-05-01T00:00:00Z', 'from'],
+    ['/v1/process/map?max_edges=0', 'max_edges'],
+    ['/v1/process/map?max_edges=many', 'max_edges'],
+    ['/v1/process/performance?max_edges=3', 'max_edges'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
     const res = await get(url, reader.key)
     expect(res.statusCode).toBe(422)
@@ -405,6 +466,7 @@ describe('/openapi.json', () => {
       '/v1/process/performance',
       '/v1/process/variants',
       '/v1/process/type-relations',
+      '/v1/process/compare',
     ]) {
       const responses = doc.paths[path]?.get?.responses
       expect(Object.keys(responses ?? {}).sort(), path).toEqual(expect.arrayContaining(['200', '401', '403', '422', '429']))

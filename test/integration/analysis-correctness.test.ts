@@ -81,7 +81,12 @@ const inWindow = (t: number, w: { from?: number; to?: number }) => (w.from === u
 function expectedPerformance(src: Source, w: { from?: number; to?: number }, slowest: number, withEventIds: boolean) {
   const tr = traces(src)
   const pred = new Map<string, Source['events'][number]>() // "eventId\0oid" → predecessor
-  for (const [oid, t] of tr) t.events.forEach((e, i) => i > 0 && pred.set(`${e.id}\u0000${oid}`, t.events[i - 1] as Source['events'][number]))
+  for (const [oid, t] of tr) {
+    t.events.forEach((e, i) => {
+      const previous = t.events[i - 1]
+      if (previous !== undefined) pred.set(`${e.id}\u0000${oid}`, previous)
+    })
+  }
   const ready = (p: Source['events'][number]) => p.end ?? p.t
   const acts = new Map<
     string,

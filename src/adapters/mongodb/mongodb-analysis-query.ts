@@ -5,7 +5,7 @@
  * - performance: one document per (object, event) pair of the chosen types up to `to`,
  *   `$setWindowFields` partitioned by object and sorted by (timestamp, position) with `$shift` for
  *   the previous event, then one document per event in the window with its inputs, streamed (cursor) into
- *   performanceRowsOfEvents (src/read/analysis-rows.ts);
+ *   PerformanceFold (src/read/analysis-rows.ts), as on SQLite;
  * - variants: each object's activities in order (`$push` after `$sort`), grouped by sequence; the
  *   exact median of a variant's durations is taken from its durations' list;
  * - type relations: per (event, object type) then per (activity, object type), and O2O per
@@ -20,7 +20,7 @@ import {
   assemblePerformance,
   type EventInputs,
   pageVariants,
-  performanceRowsOfEvents,
+  PerformanceFold,
   sortO2o,
   type VariantRow,
 } from '../../read/analysis-rows.js'
@@ -116,8 +116,9 @@ export async function mongoPerformance(eventObjects: Collection<EventObjectRow>,
     { $project: { _id: 0, event_id: '$_id', act: 1, t: 1, position: 1, inputs: 1 } },
   ]
   // Each event is folded into the activities' figures as the cursor delivers it.
-  const events = eventObjects.aggregate<EventInputs>(pipeline, AGGREGATE).map((e) => ({ ...e, t: Number(e.t), position: Number(e.position) }))
-  return assemblePerformance(await performanceRowsOfEvents(events, filter.slowest))
+  const fold = new PerformanceFold(filter.slowest)
+  for await (const e of eventObjects.aggregate<EventInputs>(pipeline, AGGREGATE)) fold.add({ ...e, t: Number(e.t), position: Number(e.position) })
+  return assemblePerformance(fold.rows())
 }
 
 /** A page of trace variants (ReadModelQuery.variants). */
