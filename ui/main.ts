@@ -4,11 +4,12 @@
  * the process map from `GET /v1/process/map` with Graphviz compiled to WebAssembly. Its other
  * views: performance (performance.ts), variants (variants.ts) and one object (object-view.ts).
  */
-import type { PerformanceResponse, VariantsResponse } from '../src/schemas/analysis.js'
+import type { CompareResponse, PerformanceResponse, VariantsResponse } from '../src/schemas/analysis.js'
 import type { Problem } from '../src/schemas/api.js'
 import type { ObjectResponse, ProcessMapResponse, SummaryResponse } from '../src/schemas/process.js'
 import { parseObjectHash } from './dom.js'
 import { type EdgeMeasure, formatCount, processMapDot, typeColour } from './dot.js'
+import { comparePanel, splitSpan } from './compare.js'
 import { objectPanel } from './object-view.js'
 import { performanceTable, sojournLegend, sojournLooks } from './performance.js'
 import { appendPage, variantsHeadline, variantsTable } from './variants.js'
@@ -46,12 +47,18 @@ const ui = {
   variantsTable: element('variants-table', HTMLDivElement),
   variantsMore: element('variants-more', HTMLButtonElement),
   object: element('object', HTMLDivElement),
+  aFrom: element('a-from', HTMLInputElement),
+  aTo: element('a-to', HTMLInputElement),
+  bFrom: element('b-from', HTMLInputElement),
+  bTo: element('b-to', HTMLInputElement),
+  compareRun: element('compare-run', HTMLButtonElement),
+  compare: element('compare', HTMLDivElement),
   objectBack: element('object-back', HTMLButtonElement),
 }
 
 /** The page's views: each is a section `#view-<name>`; `object` is opened by `#object/<type>/<id>` links. */
-type View = 'map' | 'performance' | 'variants' | 'object'
-const VIEWS: readonly View[] = ['map', 'performance', 'variants', 'object']
+type View = 'map' | 'performance' | 'variants' | 'compare' | 'object'
+const VIEWS: readonly View[] = ['map', 'performance', 'variants', 'compare', 'object']
 let view: View = 'map'
 /** The view to return to from the object view. */
 let previousView: Exclude<View, 'object'> = 'map'
@@ -126,6 +133,13 @@ function showSummary(s: SummaryResponse): void {
     card('as of log position', formatCount(s.as_of)),
   )
   ui.summary.hidden = false
+  const halves = splitSpan(s.first_event_time, s.last_event_time)
+  if (halves !== null && ui.aFrom.value === '' && ui.aTo.value === '' && ui.bFrom.value === '' && ui.bTo.value === '') {
+    ui.aFrom.value = halves.aFrom
+    ui.aTo.value = halves.aTo
+    ui.bFrom.value = halves.bFrom
+    ui.bTo.value = halves.bTo
+  }
   if (ui.from.value === '' && ui.to.value === '') {
     ui.from.placeholder = localValue(s.first_event_time)
     ui.to.placeholder = localValue(s.last_event_time)
@@ -297,6 +311,33 @@ async function drawObject(type: string, id: string): Promise<void> {
   }
 }
 
+/** Fetches the comparison of window a and window b for the chosen types, and shows it. */
+async function drawCompare(): Promise<void> {
+  if (noTypeChosen(ui.compare)) return
+  const params = new URLSearchParams()
+  const selected = selectedTypes()
+  if (selected.length < allTypes.length) for (const t of selected) params.append('object_type', t)
+  for (const [name, input] of [
+    ['a_from', ui.aFrom],
+    ['a_to', ui.aTo],
+    ['b_from', ui.bFrom],
+    ['b_to', ui.bTo],
+  ] as const) {
+    const value = utcParam(input)
+    if (value !== undefined) params.set(name, value)
+  }
+  setStatus('Comparing the two windows…')
+  try {
+    const query = params.toString()
+    const c = await getJson<CompareResponse>(`/v1/process/compare${query === '' ? '' : `?${query}`}`)
+    ui.compare.replaceChildren(comparePanel(c))
+    setStatus(`Dataset ${c.dataset_id}, as of log position ${formatCount(c.as_of)}: window a against window b.`)
+  } catch (error) {
+    ui.compare.replaceChildren()
+    setStatus(error instanceof Error ? error.message : String(error), true)
+  }
+}
+
 /** Shows view `next` (hiding the others) and loads its data. */
 async function show(next: View): Promise<void> {
   if (next !== 'object') previousView = next
@@ -318,6 +359,8 @@ async function refresh(): Promise<void> {
       return drawPerformance()
     case 'variants':
       return drawVariants()
+    case 'compare':
+      return drawCompare()
     case 'object': {
       const target = parseObjectHash(location.hash)
       if (target !== null) return drawObject(target.type, target.id)
@@ -404,6 +447,7 @@ for (const b of ui.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')
   })
 }
 ui.variantType.addEventListener('change', () => void drawVariants())
+ui.compareRun.addEventListener('click', () => void drawCompare())
 ui.variantsMore.addEventListener('click', () => void drawVariants(true))
 window.addEventListener('hashchange', () => {
   if (apiKey === null) return

@@ -118,3 +118,52 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants panel', () => {
     await page.close()
   })
 })
+
+describe.skipIf(!HAVE_CHROMIUM)('/ui/ comparison of two time ranges', () => {
+  it('shows both windows’ figures side by side with b − a, and the endpoint’s highlights', async () => {
+    const page = await openUi(browser, service.url, key)
+    await page.click('button[data-view=compare]')
+    // The windows start as the two halves of the dataset's span (2024-05-01 10:00 to 2024-05-03 15:00:01).
+    expect(await page.inputValue('#a-from')).toBe('2024-05-01T10:00')
+    expect(await page.inputValue('#b-to')).toBe('2024-05-03T15:00:01')
+    await page.fill('#a-from', '2024-05-01T00:00:00')
+    await page.fill('#a-to', '2024-05-02T00:00:00')
+    await page.fill('#b-from', '2024-05-02T00:00:00')
+    await page.fill('#b-to', '2024-05-04T00:00:00')
+    await page.click('#compare-run')
+    // a holds o1's Create (10:00–10:10), Pay (11:00–11:05) and Ship (12:00, with item i1); b holds o2 and o3.
+    // Pay Order waits 50 min in a (10:10 → 11:00) and 1 h in b (o2: 09:00 → 10:00).
+    await expect
+      .poll(async () => (await tableRows(page, '#compare .compare-performance')).find((r) => r[0] === 'Pay Order'), DRAWN)
+      .toEqual(['Pay Order', '50.0 min', '1.0 h', '+10.0 min', '0 ms', '0 ms', '±0'])
+    const performance = await tableRows(page, '#compare .compare-performance')
+    expect(performance.find((r) => r[0] === 'Ship Order')).toEqual(['Ship Order', '55.0 min', '—', '—', '55.0 min', '—', '—'])
+    expect(performance.find((r) => r[0] === 'Cancel Order')).toEqual(['Cancel Order', '—', '6.0 h', '—', '—', '0 ms', '—'])
+    const activities = await tableRows(page, '#compare .compare-activities')
+    expect(activities.find((r) => r[0] === 'order' && r[1] === 'Create Order')).toEqual(['order', 'Create Order', '1', '2', '+1', '10.0 min', '—', '—'])
+    const edges = await tableRows(page, '#compare .compare-edges')
+    expect(edges.find((r) => r[0] === 'order' && r[1] === 'Create Order → Pay Order')).toEqual([
+      'order',
+      'Create Order → Pay Order',
+      '1',
+      '1',
+      '±0',
+      '1.0 h',
+      '1.0 h',
+      '±0',
+      '50.0 min',
+      '—',
+      '—',
+    ])
+    const res = await fetch(
+      `${service.url}/v1/process/compare?a_from=2024-05-01T00:00:00Z&a_to=2024-05-02T00:00:00Z&b_from=2024-05-02T00:00:00Z&b_to=2024-05-04T00:00:00Z`,
+      { headers: { authorization: `Bearer ${key}` } },
+    )
+    const { highlights } = (await res.json()) as { highlights: { what: string }[] }
+    expect(highlights.length).toBeGreaterThan(0)
+    expect(await page.$$eval('#compare ol.highlights .what', (nodes) => nodes.map((n) => n.textContent))).toEqual(highlights.map((h) => h.what))
+    expect(await page.textContent('#compare ol.highlights')).toContain('Pay Order, sojourn_median: 50.0 min → 1.0 h (+20.0%)')
+    await page.screenshot({ path: join(SHOTS, 'ui-compare.png'), fullPage: true })
+    await page.close()
+  })
+})
