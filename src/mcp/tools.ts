@@ -2,8 +2,9 @@
  * The read side as MCP tools for AI agents (Model Context Protocol, server features § Tools;
  * scope `process:read`, spec § Authentication). Each tool answers exactly what its HTTP endpoint
  * answers (`structuredContent` is the endpoint's body; only `as_of` may differ between two calls),
- * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items: events
- * page with a cursor, an object's trace and related objects say when they were truncated.
+ * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items, and `find_events` and `variants` give 25
+ * unless asked for more. No result is larger than TOOL_RESULT_MAX_BYTES (1 MiB): past that the list is cut, `truncated` says so
+ * and the text says how to narrow the question (docs/analysis.md, "Answers that fit an agent's context").
  *
  * The tools are served the same way over Streamable HTTP (`/mcp`) and over stdio (`ocelog mcp`):
  * see server.ts.
@@ -11,7 +12,7 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../api/process-routes.js'
-import { encodeVariantsCursor } from '../read/process-reader.js'
+import { encodeCursor, encodeVariantsCursor, mostFrequentEdges } from '../read/process-reader.js'
 import { CompareResponse, PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
 import {
   CompareArgs,
@@ -177,10 +178,18 @@ export const READ_TOOLS: readonly ReadTool[] = [
     description:
       'Events with their E2O links (objects with qualifiers), in (timestamp, log position) order, filtered by event type, object type, ' +
       'object id and a window on timestamp (`from` inclusive, `to` exclusive; ISO 8601 with Z or an offset). ' +
-      `At most \`limit\` (1 to ${String(READ_LIMIT_MAX)}, default 100) per call; pass \`next_cursor\` as \`cursor\` to continue.`,
+      `At most \`limit\` (1 to ${String(READ_LIMIT_MAX)}, default ${String(MCP_LIMIT_DEFAULT)}) per call; while \`truncated\` is true pass \`next_cursor\` as \`cursor\` to continue.`,
     inputSchema: FindEventsArgs,
     outputSchema: EventsResponse,
-    call: (reader, datasetId, a) => reader.events(datasetId, a),
+    call: async (reader, datasetId, a) => {
+      const body = await reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT })
+      if (cutToFit(body, body.events) > 0) {
+        const last = body.events[body.events.length - 1]
+        body.truncated = true
+        body.next_cursor = last === undefined ? null : encodeCursor({ timestamp: last.timestamp, position: last.position })
+      }
+      return body
+    },
     render: (b) => {
       const lines = b.events.slice(0, 20).map((e) => `${e.timestamp} ${e.event_type} [${e.objects.map((o) => `${o.type} ${o.id}`).join(', ')}]`)
       return (
@@ -201,8 +210,21 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'performance where it waits.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: (reader, datasetId, a) =>
-      reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
+    call: async (reader, datasetId, a) => {
+      const body = await reader.processMap(
+        datasetId,
+        { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges },
+        { objectType: 'object_types' },
+      )
+      // Past 1 MiB: halve the edges kept per type until it fits (edges_left_out says how many went).
+      const whole = body.object_types
+      let max = Math.max(0, ...whole.map((m) => m.edges.length))
+      while (max > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
+        max = Math.floor(max / 2)
+        body.object_types = whole.map((m) => ({ ...mostFrequentEdges(m, max), edges_left_out: (m.edges_left_out ?? 0) + Math.max(0, m.edges.length - max) }))
+      }
+      return body
+    },
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
       return b.object_types

@@ -367,6 +367,12 @@ export class ProcessReader {
       ...(objectId === undefined ? {} : { objectId }),
       ...(after === undefined ? {} : { after }),
     })
-    return { dataset_id: datasetId, as_of, events: page.events, next_cursor: page.next === null ? null : encodeCursor(page.next) }
+    return {
+      dataset_id: datasetId,
+      as_of,
+      events: page.events,
+      truncated: page.next !== null,
+      next_cursor: page.next === null ? null : encodeCursor(page.next),
+    }
   }
 }

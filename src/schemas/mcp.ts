@@ -6,7 +6,10 @@
  */
 import { Type, type Static } from 'typebox'
 import { SLOWEST_DEFAULT, SLOWEST_MAX } from './analysis.js'
-import { MAX_EDGES_LIMIT, ProcessMapQuery, READ_LIMIT_DEFAULT, READ_LIMIT_MAX } from './process.js'
+import { MAX_EDGES_LIMIT, ProcessMapQuery, READ_LIMIT_MAX } from './process.js'
+
+/** Default page of the MCP list tools (agents' context is small; `limit` goes up to READ_LIMIT_MAX). */
+export const MCP_LIMIT_DEFAULT = 25
 
 /** dataset_summary, list_event_types, list_object_types: no arguments. */
 export const NoArgs = Type.Object({}, { additionalProperties: false })
@@ -34,7 +37,7 @@ export const FindEventsArgs = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: READ_LIMIT_MAX,
-        description: `Events per page, 1 to ${String(READ_LIMIT_MAX)} (default ${String(READ_LIMIT_DEFAULT)})`,
+        description: `Events per page, 1 to ${String(READ_LIMIT_MAX)} (default ${String(MCP_LIMIT_DEFAULT)})`,
       }),
     ),
     cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
@@ -60,9 +63,6 @@ export const ProcessMapArgs = Type.Object(
   { additionalProperties: false },
 )
 export type ProcessMapArgs = Static<typeof ProcessMapArgs>
-
-/** Default page of the MCP list tools (agents' context is small; `limit` goes up to READ_LIMIT_MAX). */
-export const MCP_LIMIT_DEFAULT = 25
 
 /** performance: object types whose objects count (default: every type), a window on the measured events, the slowest events per activity. */
 export const PerformanceArgs = Type.Object(

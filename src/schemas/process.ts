@@ -153,6 +153,7 @@ export const EventsResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   events: Type.Array(EventView),
+  truncated: Type.Boolean({ description: 'Whether events follow this page (then next_cursor is set)' }),
   next_cursor: Nullable(Type.String({ description: 'Opaque; pass as `cursor` for the next page. Null on the last page.' })),
 })
 export type EventsResponse = Static<typeof EventsResponse>
