@@ -1,8 +1,8 @@
 /**
  * The read side as MCP tools for AI agents (Model Context Protocol, server features § Tools;
- * scope `process:read`, spec § Authentication). Each tool answers exactly what its HTTP endpoint
- * answers (`structuredContent` is the endpoint's body; only `as_of` may differ between two calls),
- * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items, and `find_events` and `variants` give 25
+ * scope `process:read`, spec § Authentication). Each tool answers what its HTTP endpoint answers
+ * for the same arguments (`structuredContent` is the endpoint's body; only `as_of` may differ
+ * between two calls, beside the page size and the cut below), plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items, and `find_events` and `variants` give 25
  * unless asked for more. No result is larger than TOOL_RESULT_MAX_BYTES (1 MiB): past that the list is cut, `truncated` says so
  * and the text says how to narrow the question (docs/analysis.md, "Answers that fit an agent's context").
  *
