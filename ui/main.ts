@@ -1,15 +1,17 @@
 /**
  * The `/ui/` page: asks for an API key (kept in this tab's sessionStorage only, sent as a Bearer
- * header to this server only), shows the dataset summary from `GET /v1/process/summary` and draws
- * the process map from `GET /v1/process/map` with Graphviz compiled to WebAssembly. Its other
- * views: performance (performance.ts), variants (variants.ts) and one object (object-view.ts).
+ * header to this server only), shows the dataset summary from `GET /v1/process/summary`, draws
+ * the process map from `GET /v1/process/map` with Graphviz compiled to WebAssembly, and below it
+ * where the process waits (`GET /v1/process/performance`) and the main paths of one object type
+ * (`GET /v1/process/variants`; docs/analysis.md). Its other views, as tabs: performance
+ * (performance.ts), variants (variants.ts), compare (compare.ts) and one object (object-view.ts).
  */
 import type { CompareResponse, PerformanceResponse, VariantsResponse } from '../src/schemas/analysis.js'
 import type { Problem } from '../src/schemas/api.js'
 import type { ObjectResponse, ProcessMapResponse, SummaryResponse } from '../src/schemas/process.js'
-import { parseObjectHash } from './dom.js'
-import { type EdgeMeasure, formatCount, processMapDot, typeColour } from './dot.js'
 import { comparePanel, splitSpan } from './compare.js'
+import { parseObjectHash } from './dom.js'
+import { type EdgeMeasure, formatCount, formatDuration, processMapDot, typeColour } from './dot.js'
 import { objectPanel } from './object-view.js'
 import { performanceTable, sojournLegend, sojournLooks } from './performance.js'
 import { appendPage, variantsHeadline, variantsTable } from './variants.js'
@@ -54,6 +56,10 @@ const ui = {
   compareRun: element('compare-run', HTMLButtonElement),
   compare: element('compare', HTMLDivElement),
   objectBack: element('object-back', HTMLButtonElement),
+  analysis: element('analysis', HTMLElement),
+  waits: element('waits', HTMLTableElement),
+  variants: element('variants', HTMLTableElement),
+  pathsType: element('paths-type', HTMLSelectElement),
 }
 
 /** The page's views: each is a section `#view-<name>`; `object` is opened by `#object/<type>/<id>` links. */
@@ -224,6 +230,79 @@ async function drawMap(): Promise<void> {
   try {
     lastMap = await getJson<ProcessMapResponse>(`/v1/process/map${windowQuery(true)}`)
     await render()
+    await showAnalysis()
+  } catch (error) {
+    setStatus(error instanceof Error ? error.message : String(error), true)
+  }
+}
+
+/** A table row of text cells. */
+function row(cells: string[]): HTMLTableRowElement {
+  const tr = document.createElement('tr')
+  for (const text of cells) {
+    const td = document.createElement('td')
+    td.textContent = text
+    tr.append(td)
+  }
+  return tr
+}
+
+/** The window and types of the map as query parameters (types only when some are left out). */
+function windowParams(): URLSearchParams {
+  const params = new URLSearchParams()
+  const from = utcParam(ui.from)
+  const to = utcParam(ui.to)
+  if (from !== undefined) params.set('from', from)
+  if (to !== undefined) params.set('to', to)
+  return params
+}
+
+/** Fills "Where it waits" from `GET /v1/process/performance` (chosen types and window), slowest activities first. */
+async function showWaits(): Promise<void> {
+  const params = windowParams()
+  const selected = selectedTypes()
+  if (selected.length < allTypes.length) for (const t of selected) params.append('object_type', t)
+  params.set('slowest', '1')
+  const perf = await getJson<PerformanceResponse>(`/v1/process/performance?${params.toString()}`)
+  const rows = [...perf.activities]
+    .sort((a, b) => (b.sojourn?.median ?? -1) - (a.sojourn?.median ?? -1))
+    .map((a) => {
+      const delaying = [...a.object_types].sort((x, y) => y.delaying - x.delaying)[0]
+      const slow = a.slowest[0]
+      return row([
+        a.activity,
+        formatCount(a.events),
+        a.sojourn === null ? '–' : formatDuration(a.sojourn.median),
+        a.synchronization === null ? '–' : formatDuration(a.synchronization.median),
+        delaying === undefined || delaying.delaying === 0 ? '–' : `${delaying.object_type} (${formatCount(delaying.delaying)}×)`,
+        slow === undefined
+          ? '–'
+          : `${formatDuration(slow.sojourn)} at ${slow.timestamp.slice(0, 19)}Z, waiting for ${slow.delaying_object.type} ${slow.delaying_object.id}`,
+      ])
+    })
+  ui.waits.tBodies[0]?.replaceChildren(...rows)
+}
+
+/** Fills "Main paths" from `GET /v1/process/variants` for the chosen type (window of the map): the 10 most frequent. */
+async function showVariants(): Promise<void> {
+  const type = ui.pathsType.value
+  if (type === '') return
+  const params = windowParams()
+  params.set('object_type', type)
+  params.set('limit', '10')
+  const page = await getJson<VariantsResponse>(`/v1/process/variants?${params.toString()}`)
+  const rows = page.variants.map((v) =>
+    row([formatCount(v.objects), `${(v.share * 100).toFixed(1)}%`, formatDuration(v.duration.median), v.activities.join(' → ')]),
+  )
+  if (page.truncated) rows.push(row(['…', '', '', `${formatCount(page.total - page.variants.length)} more variants`]))
+  ui.variants.tBodies[0]?.replaceChildren(...rows)
+}
+
+/** Both analysis tables; a failure shows in the status line. */
+async function showAnalysis(): Promise<void> {
+  try {
+    await Promise.all([showWaits(), showVariants()])
+    ui.analysis.hidden = view !== 'map'
   } catch (error) {
     setStatus(error instanceof Error ? error.message : String(error), true)
   }
@@ -342,6 +421,8 @@ async function drawCompare(): Promise<void> {
 async function show(next: View): Promise<void> {
   if (next !== 'object') previousView = next
   view = next
+  // The tables below the map belong to the map view.
+  if (next !== 'map') ui.analysis.hidden = true
   for (const v of VIEWS) {
     const section = document.getElementById(`view-${v}`)
     if (section !== null) section.hidden = v !== next
@@ -399,6 +480,14 @@ async function connect(): Promise<void> {
     ui.forget.hidden = false
     showSummary(summary)
     showTypes(types.object_types.map((t) => t.name))
+    ui.pathsType.replaceChildren(
+      ...types.object_types.map((t) => {
+        const option = document.createElement('option')
+        option.value = t.name
+        option.textContent = t.name
+        return option
+      }),
+    )
     await show(parseObjectHash(location.hash) === null ? view : 'object')
   } catch (error) {
     if (error instanceof RequestFailed && (error.status === 401 || error.status === 403)) {
@@ -430,10 +519,15 @@ ui.forget.addEventListener('click', () => {
   ui.tabs.hidden = true
   ui.graph.replaceChildren()
   ui.legend.replaceChildren()
+  ui.analysis.hidden = true
   setStatus('Key forgotten. Paste an API key to continue.')
 })
 
 ui.measure.addEventListener('change', () => void render())
+ui.pathsType.addEventListener(
+  'change',
+  () => void showVariants().catch((error: unknown) => setStatus(error instanceof Error ? error.message : String(error), true)),
+)
 ui.apply.addEventListener('click', () => void refresh())
 ui.reset.addEventListener('click', () => {
   ui.from.value = ''

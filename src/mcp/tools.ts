@@ -1,9 +1,10 @@
 /**
  * The read side as MCP tools for AI agents (Model Context Protocol, server features § Tools;
- * scope `process:read`, spec § Authentication). Each tool answers exactly what its HTTP endpoint
- * answers (`structuredContent` is the endpoint's body; only `as_of` may differ between two calls),
- * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items: events
- * page with a cursor, an object's trace and related objects say when they were truncated.
+ * scope `process:read`, spec § Authentication). Each tool answers what its HTTP endpoint answers
+ * for the same arguments (`structuredContent` is the endpoint's body; only `as_of` may differ
+ * between two calls, beside the page size and the cut below), plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items, and `find_events` and `variants` give 25
+ * unless asked for more. No result is larger than TOOL_RESULT_MAX_BYTES (1 MiB): past that the list is cut, `truncated` says so
+ * and the text says how to narrow the question (docs/analysis.md, "Answers that fit an agent's context").
  *
  * The tools are served the same way over Streamable HTTP (`/mcp`) and over stdio (`ocelog mcp`):
  * see server.ts.
@@ -12,7 +13,7 @@ import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../api/process-routes.js'
 import { capToFit, pageOf } from '../read/output-contract.js'
-import { encodeCursor, encodeVariantsCursor } from '../read/process-reader.js'
+import { encodeCursor, encodeVariantsCursor, mostFrequentEdges } from '../read/process-reader.js'
 import { CompareResponse, PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
 import {
   CompareArgs,
@@ -211,11 +212,10 @@ export const READ_TOOLS: readonly ReadTool[] = [
     outputSchema: EventsResponse,
     call: async (reader, datasetId, a) => {
       const body = await reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT })
-      const last = () => body.events[body.events.length - 1]
       if (cutToFit(body, body.events) > 0) {
-        const kept = last()
+        const last = body.events[body.events.length - 1]
         body.truncated = true
-        body.next_cursor = kept === undefined ? null : encodeCursor({ timestamp: kept.timestamp, position: kept.position })
+        body.next_cursor = last === undefined ? null : encodeCursor({ timestamp: last.timestamp, position: last.position })
       }
       return body
     },
@@ -239,8 +239,21 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'performance where it waits.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: (reader, datasetId, a) =>
-      reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
+    call: async (reader, datasetId, a) => {
+      const body = await reader.processMap(
+        datasetId,
+        { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges },
+        { objectType: 'object_types' },
+      )
+      // Past 1 MiB: halve the edges kept per type until it fits (edges_left_out says how many went).
+      const whole = body.object_types
+      let max = Math.max(0, ...whole.map((m) => m.edges.length))
+      while (max > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
+        max = Math.floor(max / 2)
+        body.object_types = whole.map((m) => ({ ...mostFrequentEdges(m, max), edges_left_out: (m.edges_left_out ?? 0) + Math.max(0, m.edges.length - max) }))
+      }
+      return body
+    },
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
       return b.object_types

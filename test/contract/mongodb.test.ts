@@ -1,5 +1,5 @@
 /**
- * The ReadModelStore, ReadModelQuery, KeyStore and ObjectClaims contracts on MongoDB (src/adapters/mongodb/*), when an engine
+ * The ReadModelStore, ReadModelQuery (with its analysis reads), KeyStore and ObjectClaims contracts on MongoDB (src/adapters/mongodb/*), when an engine
  * answers: MONGODB_URL, or a testcontainers single-node replica set of the pinned image. Every case
  * gets its own database, dropped afterwards. Otherwise the suites are skipped and say why. The
  * ReadModelQuery cases append their records to a real SQLite log in a temp folder (the log is not
@@ -29,6 +29,7 @@ import { readModelStoreContract } from './read-model-store.contract.js'
 const engine = await mongoEngine()
 announceSkip('ReadModelStore contract: MongoDB', engine)
 announceSkip('ReadModelQuery contract: MongoDB', engine)
+announceSkip('ReadModelQuery analysis contract: MongoDB', engine)
 announceSkip('KeyStore contract: MongoDB', engine)
 announceSkip('ObjectClaims contract: MongoDB', engine)
 

@@ -121,6 +121,13 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(page2.events).toHaveLength(READ_EVENTS.length - 4)
     expect(page2.next_cursor).toBeNull()
     expect(new Set([...page1.events, ...page2.events].map((e) => e.event_id)).size).toBe(READ_EVENTS.length)
+    expect([(first.structuredContent as { truncated: boolean }).truncated, (second.structuredContent as { truncated: boolean }).truncated]).toEqual([
+      true,
+      false,
+    ])
+    // Without a limit the tool gives at most 25 (all 7 here).
+    const all = (await callTool(client, 'find_events', {})).structuredContent as { events: unknown[]; truncated: boolean }
+    expect([all.events.length, all.truncated]).toEqual([READ_EVENTS.length, false])
   })
 
   it('answers the other tools with their endpoints’ bodies', async () => {

@@ -1,7 +1,8 @@
 /**
  * e2e: the `/ui/` page of the built service in a real browser (Debian's chromium driven by
  * playwright-core). A dataset is loaded, the key is pasted, and the process map's SVG must show the
- * dataset's activities; edge labels switch to waiting time; the time range narrows the map.
+ * dataset's activities; edge labels switch to waiting time; the time range narrows the map; the
+ * analysis tables show where it waits and the main paths of a chosen object type.
  * Screenshots go to dist/screenshots/. Skipped, with the reason printed, without /usr/bin/chromium.
  */
 import { mkdirSync } from 'node:fs'
@@ -62,6 +63,22 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ in chromium', () => {
     // Create Order (ends 10:10) → Pay Order (11:00): 50 min of waiting for order o1.
     // Polled from the test: the page's CSP forbids the string evaluation that waitForFunction(string) uses.
     await expect.poll(() => graphTexts(page), DRAWN).toContain('50.0 min')
+    await page.close()
+  })
+
+  it('shows where it waits, with the delaying object, and the main paths of a chosen object type', async () => {
+    const page = await openMap(key)
+    await page.waitForSelector('#waits tbody tr', DRAWN)
+    // Ship Order at 12:00 waits for order o1 (Pay Order ends 11:05) after item i1 (Create Order ends 10:10): 55 min.
+    const waits = await page.$$eval('#waits tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? '')))
+    const ship = waits.find((r) => r[0] === 'Ship Order')
+    expect(ship?.[2]).toBe('55.0 min')
+    expect(ship?.[4]).toBe('order (1×)')
+    expect(ship?.[5]).toContain('waiting for order o1')
+    await page.selectOption('#paths-type', 'order')
+    const variants = () => page.$$eval('#variants tbody tr', (rows) => rows.map((r) => r.querySelector('td:last-child')?.textContent ?? ''))
+    await expect.poll(variants, DRAWN).toEqual(['Create Order → Cancel Order', 'Create Order → Pay Order', 'Create Order → Pay Order → Ship Order'])
+    await page.screenshot({ path: join(SHOTS, 'ui-analysis.png'), fullPage: true })
     await page.close()
   })
 
