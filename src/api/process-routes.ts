@@ -238,7 +238,8 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
           'Window a is `a_from`–`a_to`, window b `b_from`–`b_to` (each bound optional: open). Per (object type, activity): events and the run ' +
           'time median; per (object type, edge): total and the elapsed and waiting medians; per activity: the sojourn and synchronization ' +
           'medians; each as {a, b, diff} (b − a; null where absent in one window). `highlights`: the largest relative changes. ' +
-          '`object_type` may repeat. Definitions: docs/analysis.md.',
+          '`object_type` may repeat; `max_edges` keeps each type’s most frequent edges (in either window) and reports `edges_left_out`. ' +
+          'Definitions: docs/analysis.md.',
         tags: ['process'],
         security,
         querystring: CompareQuery,
@@ -254,6 +255,7 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         a_to: single(q.a_to),
         b_from: single(q.b_from),
         b_to: single(q.b_to),
+        max_edges: single(q.max_edges),
       })
       return reply.code(200).send(body)
     },

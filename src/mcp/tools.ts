@@ -375,7 +375,8 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'The process map and performance figures of two time windows side by side (window a: a_from–a_to, window b: b_from–b_to; ISO 8601, ' +
       'each bound optional): per (object type, activity) events and median run time; per edge total, median elapsed and waiting time; per ' +
       'activity median sojourn and synchronization; each {a, b, diff = b − a}, null where absent in one window; `highlights` lists the ' +
-      'largest relative changes. Use it to ask what changed, e.g. last week against the week before.',
+      'largest relative changes; `max_edges` keeps each type’s most frequent edges. Use it to ask what changed, e.g. last week against ' +
+      'the week before.',
     inputSchema: CompareArgs,
     outputSchema: CompareResponse,
     call: async (reader, datasetId, a) => {
@@ -386,7 +387,9 @@ export const READ_TOOLS: readonly ReadTool[] = [
     render: (b) => {
       const lines = b.highlights.map((h) => `- ${h.what}: ${String(h.a)} → ${String(h.b)} (${h.relative > 0 ? '+' : ''}${(h.relative * 100).toFixed(0)}%)`)
       return (
-        `${String(b.map_activities.length)} (object type, activity) pairs, ${String(b.map_edges.length)} edges, ${String(b.performance.length)} activities compared.` +
+        `${String(b.map_activities.length)} (object type, activity) pairs, ${String(b.map_edges.length)} edges` +
+        `${b.edges_left_out === undefined || b.edges_left_out === 0 ? '' : ` (${String(b.edges_left_out)} less frequent ones left out)`}, ` +
+        `${String(b.performance.length)} activities compared.` +
         (lines.length === 0 ? ' No figure present in both windows changed.' : `\nLargest changes (b against a):\n${lines.join('\n')}`) +
         (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}.` : '')
       )

@@ -107,3 +107,20 @@ export function compareWindows(
     .slice(0, HIGHLIGHTS_MAX)
   return { map_activities, map_edges, performance, highlights }
 }
+
+/**
+ * Per object type, the `max` compared edges with the largest `total` in either window (ties by
+ * source, then target), still in (object type, source, target) order, and how many were left out.
+ */
+export function mostFrequentComparedEdges(edges: readonly CompareMapEdge[], max: number): { kept: CompareMapEdge[]; leftOut: number } {
+  const frequency = (e: CompareMapEdge) => Math.max(e.total.a ?? 0, e.total.b ?? 0)
+  const byType = new Map<string, CompareMapEdge[]>()
+  for (const e of edges) byType.set(e.object_type, [...(byType.get(e.object_type) ?? []), e])
+  const keep = new Set<CompareMapEdge>()
+  for (const list of byType.values()) {
+    for (const e of [...list].sort((x, y) => frequency(y) - frequency(x) || compareText(x.source, y.source) || compareText(x.target, y.target)).slice(0, max))
+      keep.add(e)
+  }
+  const kept = edges.filter((e) => keep.has(e))
+  return { kept, leftOut: edges.length - kept.length }
+}

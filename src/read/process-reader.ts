@@ -19,7 +19,7 @@ import { parseTimestamp } from '../core/timestamp.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { EventsAfter, ReadModelQuery, TimeWindow } from '../ports/read-model-query.js'
 import type { VariantsAfter } from '../ports/read-model-query.js'
-import { compareWindows } from './compare.js'
+import { compareWindows, mostFrequentComparedEdges } from './compare.js'
 import {
   type CompareResponse,
   type PerformanceResponse,
@@ -68,6 +68,7 @@ export interface PerformanceParams extends ProcessMapParams {
 
 export interface CompareParams {
   object_type?: string | string[]
+  max_edges?: string | number
   a_from?: string
   a_to?: string
   b_from?: string
@@ -296,7 +297,8 @@ export class ProcessReader {
 
   /**
    * The process map and performance of two windows side by side (`GET /v1/process/compare`; docs/analysis.md).
-   * @param params `object_type` (one or repeated; default all types), `a_from`, `a_to`, `b_from`, `b_to` (each absent: open).
+   * @param params `object_type` (one or repeated; default all types), `a_from`, `a_to`, `b_from`, `b_to` (each absent: open),
+   *   `max_edges` (each type's most frequent edges in either window).
    * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
    * @throws InvalidParameterError naming the parameter.
    */
@@ -304,6 +306,7 @@ export class ProcessReader {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const a = parseWindow({ from: params.a_from, to: params.a_to }, { from: 'a_from', to: 'a_to' })
     const b = parseWindow({ from: params.b_from, to: params.b_to }, { from: 'b_from', to: 'b_to' })
+    const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
     const [mapA, mapB, perfA, perfB] = [
       await this.query.processMap(datasetId, { ...a, objectTypes }),
@@ -312,7 +315,10 @@ export class ProcessReader {
       await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
     ]
     const side = (w: TimeWindow) => ({ from: w.from ?? null, to: w.to ?? null })
-    return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...compareWindows(mapA, mapB, perfA, perfB) }
+    const comparison = compareWindows(mapA, mapB, perfA, perfB)
+    if (maxEdges === undefined) return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison }
+    const { kept, leftOut } = mostFrequentComparedEdges(comparison.map_edges, maxEdges)
+    return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison, map_edges: kept, edges_left_out: leftOut }
   }
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */

@@ -191,6 +191,9 @@ export const CompareResponse = Type.Object({
   b: Type.Object({ from: Nullable(Type.String()), to: Nullable(Type.String()) }),
   map_activities: Type.Array(CompareMapActivity, { description: 'By object type, then activity' }),
   map_edges: Type.Array(CompareMapEdge, { description: 'By object type, source, target' }),
+  edges_left_out: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Only with max_edges: how many edges were left out (per object type, the least frequent in both windows)' }),
+  ),
   performance: Type.Array(ComparePerformance, { description: 'By activity' }),
   highlights: Type.Array(Highlight, { description: 'The largest relative changes (figures present and non-zero in a), largest first, at most 10' }),
   truncated: Type.Optional(Type.Boolean({ description: 'MCP only: true when the answer was cut at 1 MiB (narrow the windows or the types)' })),
@@ -207,6 +210,7 @@ export const CompareQuery = Type.Object(
     a_to: WindowBound('window a, events before it'),
     b_from: WindowBound('window b, events at or after it'),
     b_to: WindowBound('window b, events before it'),
+    max_edges: ProcessMapQuery.properties.max_edges,
   },
   { additionalProperties: false },
 )

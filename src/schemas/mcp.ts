@@ -123,6 +123,7 @@ export const CompareArgs = Type.Object(
     a_to: Type.Optional(Type.String({ description: 'Window a: events before it' })),
     b_from: Type.Optional(Type.String({ description: 'Window b: events at or after it' })),
     b_to: Type.Optional(Type.String({ description: 'Window b: events before it' })),
+    max_edges: ProcessMapArgs.properties.max_edges,
   },
   { additionalProperties: false },
 )

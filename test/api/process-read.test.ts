@@ -326,6 +326,17 @@ describe('GET /v1/process/compare', () => {
       { what: 'Ship, synchronization_median', a: 3000, b: 1500, diff: -1500, relative: -0.5 },
     ])
   })
+
+  it('keeps each type’s most frequent edges with max_edges and says how many were left out', async () => {
+    const body = (await get('/v1/process/compare?a_to=2024-05-01T12:30:00Z&max_edges=1', reader.key)).json()
+    // order: Create→Pay, Pay→Ship and Create→Ship occur once in some window (ties by source, target); item: Create→Ship.
+    expect(body.map_edges.map((e: { object_type: string; source: string; target: string }) => `${e.object_type} ${e.source}→${e.target}`)).toEqual([
+      'item Create→Ship',
+      'order Create→Pay',
+    ])
+    expect(body.edges_left_out).toBe(2)
+    expect((await get('/v1/process/compare', reader.key)).json().edges_left_out).toBeUndefined()
+  })
 })
 
 describe('GET /v1/process/summary, event-types, object-types', () => {
@@ -442,6 +453,7 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/compare?b_from=later', 'b_from'],
     ['/v1/process/compare?from=2024-05-01T00:00:00Z', 'from'],
     ['/v1/process/map?max_edges=0', 'max_edges'],
+    ['/v1/process/compare?max_edges=10001', 'max_edges'],
     ['/v1/process/map?max_edges=many', 'max_edges'],
     ['/v1/process/performance?max_edges=3', 'max_edges'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
