@@ -32,7 +32,7 @@ export function variantsTable(objectType: string, variants: Variant[], first = 1
   return table(
     ['#', 'Objects', 'Share', 'Median duration', 'Max duration', 'Activities', 'Examples'],
     variants.map((v, i): Child[] => {
-      const bar = el('i', 'bar')
+      const bar = el('i', 'share-bar')
       bar.style.width = `${(v.share * 100).toFixed(1)}%`
       return [
         String(first + i),

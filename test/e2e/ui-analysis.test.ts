@@ -10,7 +10,10 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DRAWN, HAVE_CHROMIUM, launchChromium, openUi, SHOTS, svgTexts, tableRows } from '../helpers/browser.js'
-import { loadReadDataset } from '../helpers/read-dataset.js'
+import type { PerformanceResponse, VariantsResponse } from '../../src/schemas/analysis.js'
+import { formatCount, formatDuration } from '../../ui/dot.js'
+import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
+import { loadReadDataset, waitForEvents } from '../helpers/read-dataset.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
 let service: RunningService
@@ -166,4 +169,43 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ comparison of two time ranges', () => {
     await page.screenshot({ path: join(SHOTS, 'ui-compare.png'), fullPage: true })
     await page.close()
   })
+})
+
+describeWithSharedOcel('/ui/ analysis tabs with the order-management running example', () => {
+  it.skipIf(!HAVE_CHROMIUM)(
+    'shows what the endpoints answer: the longest median sojourn first, the variants of orders, and a comparison of two halves',
+    async () => {
+      const created = await service.createKey({ name: 'running-example-analysis' })
+      const summary = await service.importOcel(ocelFixture('derived/ocpa__running-example.ocel2.json'), created.key)
+      await waitForEvents(service.url, created.key, summary.sent.events, 120_000)
+      const get = async <T>(path: string): Promise<T> =>
+        (await (await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${created.key}` } })).json()) as T
+      const page = await openUi(browser, service.url, created.key, { width: 1600, height: 1150 })
+
+      await page.click('button[data-view=performance]')
+      await page.waitForSelector('#perf-table tbody tr', DRAWN)
+      const perf = await get<PerformanceResponse>('/v1/process/performance')
+      const longest = [...perf.activities].sort((x, y) => (y.sojourn?.median ?? -1) - (x.sojourn?.median ?? -1))[0]
+      const first = (await tableRows(page, '#perf-table'))[0]
+      expect(first?.[0]).toBe(longest?.activity)
+      expect(first?.[3]).toBe(longest?.sojourn === null || longest === undefined ? '—' : formatDuration(longest.sojourn.median))
+      await page.screenshot({ path: join(SHOTS, 'ui-performance-running-example.png'), fullPage: true })
+
+      await page.click('button[data-view=variants]')
+      await page.selectOption('#variant-type', 'orders')
+      const variants = await get<VariantsResponse>('/v1/process/variants?object_type=orders&limit=50')
+      await expect.poll(async () => (await tableRows(page, '#variants-table')).length, DRAWN).toBe(variants.variants.length)
+      expect(await page.textContent('#variants-head')).toBe(
+        `orders: ${formatCount(variants.objects)} objects in ${formatCount(variants.total)} variants; ${formatCount(variants.variants.length)} shown.`,
+      )
+      await page.screenshot({ path: join(SHOTS, 'ui-variants-running-example.png'), fullPage: true })
+
+      await page.click('button[data-view=compare]')
+      await page.click('#compare-run')
+      await page.waitForSelector('#compare .compare-performance tbody tr', DRAWN)
+      await page.screenshot({ path: join(SHOTS, 'ui-compare-running-example.png'), fullPage: true })
+      await page.close()
+    },
+    300_000,
+  )
 })
