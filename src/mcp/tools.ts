@@ -77,8 +77,9 @@ const seconds = (s: number): string => {
 }
 const median = (s: Stats | null): string => (s === null ? 'n/a' : seconds(s.median))
 
-function typeList(kind: string, types: TypeInfo[]): string {
+function typeList(kind: string, types: TypeInfo[], truncated = false): string {
   if (types.length === 0) return `No ${kind} yet.`
+  if (truncated) return `${typeList(kind, types)}\nThe list was cut at 1 MiB; find_events and process_map narrow by type and time.`
   const lines = types.map(
     (t) => `- ${t.name}: ${String(t.count)}${t.attributes.length === 0 ? '' : `; attributes ${t.attributes.map((a) => a.name).join(', ')}`}`,
   )
@@ -139,8 +140,12 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'Every event type (activity) of the dataset with its count of events, first and last seen, and its attribute names with the JSON types of their values.',
     inputSchema: NoArgs,
     outputSchema: EventTypesResponse,
-    call: (reader, datasetId) => reader.eventTypes(datasetId),
-    render: (b) => typeList('event types', b.event_types),
+    call: async (reader, datasetId) => {
+      const body = await reader.eventTypes(datasetId)
+      if (cutToFit(body, body.event_types) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => typeList('event types', b.event_types, b.truncated),
   }),
   tool<NoArgs, ObjectTypesResponse>({
     name: 'list_object_types',
@@ -149,8 +154,12 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'Every object type of the dataset with its count of objects, first and last seen, and its attribute names with the JSON types of their values.',
     inputSchema: NoArgs,
     outputSchema: ObjectTypesResponse,
-    call: (reader, datasetId) => reader.objectTypes(datasetId),
-    render: (b) => typeList('object types', b.object_types),
+    call: async (reader, datasetId) => {
+      const body = await reader.objectTypes(datasetId)
+      if (cutToFit(body, body.object_types) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => typeList('object types', b.object_types, b.truncated),
   }),
   tool<GetObjectArgs, ObjectResponse>({
     name: 'get_object',

@@ -331,13 +331,15 @@ export class ProcessReader {
   /** Event types with counts and attributes (`GET /v1/process/event-types`). */
   async eventTypes(datasetId: string): Promise<EventTypesResponse> {
     const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, event_types: await this.query.eventTypes(datasetId) }
+    const event_types = await this.query.eventTypes(datasetId)
+    return { dataset_id: datasetId, as_of, event_types, total: event_types.length, truncated: false, next_cursor: null }
   }
 
   /** Object types with counts and attributes (`GET /v1/process/object-types`). */
   async objectTypes(datasetId: string): Promise<ObjectTypesResponse> {
     const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, object_types: await this.query.objectTypes(datasetId) }
+    const object_types = await this.query.objectTypes(datasetId)
+    return { dataset_id: datasetId, as_of, object_types, total: object_types.length, truncated: false, next_cursor: null }
   }
 
   /**

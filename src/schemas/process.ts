@@ -120,11 +120,18 @@ export const TypeInfo = Type.Object({
 export type TypeInfo = Static<typeof TypeInfo>
 
 /** `GET /v1/process/event-types`; MCP `list_event_types`. Sorted by name. */
-export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo) })
+/** The output contract of a list that is answered whole: `total` items, never more to page (`truncated` is true only when an MCP answer was cut at 1 MiB). */
+const WholeList = {
+  total: Type.Integer({ minimum: 0, description: 'Items in the whole list' }),
+  truncated: Type.Boolean({ description: 'Whether items were left out (only an MCP answer cut at 1 MiB)' }),
+  next_cursor: Type.Null({ description: 'The list is answered whole: there is no next page' }),
+}
+
+export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo), ...WholeList })
 export type EventTypesResponse = Static<typeof EventTypesResponse>
 
 /** `GET /v1/process/object-types`; MCP `list_object_types`. Sorted by name. */
-export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo) })
+export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo), ...WholeList })
 export type ObjectTypesResponse = Static<typeof ObjectTypesResponse>
 
 /** One E2O link of an event. `qualifier` is null when none was sent. */
