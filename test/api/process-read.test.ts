@@ -363,6 +363,8 @@ describe('GET /v1/process/summary, event-types, object-types', () => {
       ['Ship', 2],
     ])
     expect(body.event_types[0].attributes).toEqual([{ name: 'channel', types: ['string'] }])
+    // A list answered whole: its total, nothing left out, no next page.
+    expect([body.total, body.truncated, body.next_cursor]).toEqual([3, false, null])
   })
 
   it('answers object types with their count of objects', async () => {
@@ -371,6 +373,7 @@ describe('GET /v1/process/summary, event-types, object-types', () => {
       ['item', 1],
       ['order', 2],
     ])
+    expect([body.total, body.truncated, body.next_cursor]).toEqual([2, false, null])
   })
 })
 
