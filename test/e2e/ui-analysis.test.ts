@@ -122,6 +122,41 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants panel', () => {
   })
 })
 
+describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants paging', () => {
+  it('shows 50 variants, then the rest with More variants', async () => {
+    // 51 cases, each with one event of its own activity: 51 variants of one object each.
+    const paged = (await service.createKey({ name: 'ui-variants-paging' })).key
+    const events = Array.from({ length: 51 }, (_, i) => ({
+      event: `A${String(i).padStart(2, '0')}`,
+      timestamp: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+      objects: [{ type: 'case', id: `c${String(i).padStart(2, '0')}` }],
+    }))
+    const res = await fetch(`${service.url}/v1/event/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${paged}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    })
+    expect(res.status).toBe(200)
+    await waitForEvents(service.url, paged, events.length)
+    const page = await openUi(browser, service.url, paged)
+    await page.click('button[data-view=variants]')
+    await expect.poll(async () => (await tableRows(page, '#variants-table')).length, DRAWN).toBe(50)
+    expect(await page.textContent('#variants-head')).toBe('case: 51 objects in 51 variants; 50 shown.')
+    expect(await page.isVisible('#variants-more')).toBe(true)
+    await page.click('#variants-more')
+    await expect.poll(async () => (await tableRows(page, '#variants-table')).length, DRAWN).toBe(51)
+    // One object each, so by activity: the page goes on where the first one stopped.
+    expect((await tableRows(page, '#variants-table')).slice(48).map((r) => [r[0], r[5], r[6]])).toEqual([
+      ['49', 'A48', 'c48'],
+      ['50', 'A49', 'c49'],
+      ['51', 'A50', 'c50'],
+    ])
+    expect(await page.textContent('#variants-head')).toBe('case: 51 objects in 51 variants; 51 shown.')
+    expect(await page.isHidden('#variants-more')).toBe(true)
+    await page.close()
+  })
+})
+
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ comparison of two time ranges', () => {
   it('shows both windows’ figures side by side with b − a, and the endpoint’s highlights', async () => {
     const page = await openUi(browser, service.url, key)
