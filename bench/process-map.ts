@@ -38,6 +38,11 @@ export interface ProcessMapResult {
   runMs: number[]
   medianMs: number
   /**
+   * The analysis reads over the same dataset and runs (docs/analysis.md; target: median ≤ 100 ms each): performance (all
+   * types, all time), variants (of the type with the most objects), type relations, and compare (two halves of the time range).
+   */
+  analysis: Record<'performance' | 'variants' | 'typeRelations' | 'compare', { medianMs: number; runMs: number[] }>
+  /**
    * `ocelog import` of the log, end to end: the first import, except `eventsPerSec`, which is the
    * median of `runsPerSec`, one import into a fresh service each, in order.
    */
@@ -136,15 +141,58 @@ export async function measureProcessMap(dataDir: string, runs: number, importRun
       await reader.processMap(datasetId, {})
       runMs.push(performance.now() - t0)
     }
-    const result = { events: summary.events, e2o: summary.e2o, objectTypes: warmUp.object_types.length, runs, runMs, medianMs: median(runMs), import: imported }
+    const analysis = await measureAnalysis(reader, datasetId, runs, summary, warmUp.object_types)
+    const result = {
+      events: summary.events,
+      e2o: summary.e2o,
+      objectTypes: warmUp.object_types.length,
+      runs,
+      runMs,
+      medianMs: median(runMs),
+      analysis,
+      import: imported,
+    }
     log(
       `process map: ${String(result.events)} events, ${String(result.e2o)} E2O, ${String(result.objectTypes)} object types; ` +
         `median ${result.medianMs.toFixed(1)} ms over ${String(runs)} runs (min ${Math.min(...runMs).toFixed(1)}, max ${Math.max(...runMs).toFixed(1)})`,
     )
+    for (const [name, a] of Object.entries(analysis)) log(`${name}: median ${a.medianMs.toFixed(1)} ms over ${String(runs)} runs`)
     return result
   } finally {
     await eventLog.close()
     db.close()
     rmDb.close()
   }
+}
+
+/** Times each analysis read `runs` times after one warm-up run (see ProcessMapResult.analysis). */
+async function measureAnalysis(
+  reader: ProcessReader,
+  datasetId: string,
+  runs: number,
+  summary: { first_event_time: string | null; last_event_time: string | null },
+  maps: readonly { object_type: string; objects: number }[],
+): Promise<ProcessMapResult['analysis']> {
+  const biggest = [...maps].sort((a, b) => b.objects - a.objects)[0]?.object_type ?? ''
+  const first = Date.parse(summary.first_event_time ?? '1970-01-01T00:00:00Z')
+  const last = Date.parse(summary.last_event_time ?? '1970-01-01T00:00:00Z')
+  const middle = new Date(Math.floor((first + last) / 2)).toISOString()
+  const reads: Record<keyof ProcessMapResult['analysis'], () => Promise<unknown>> = {
+    performance: () => reader.performance(datasetId, {}),
+    variants: () => reader.variants(datasetId, { object_type: biggest }),
+    typeRelations: () => reader.typeRelations(datasetId, {}),
+    compare: () => reader.compare(datasetId, { a_to: middle, b_from: middle }),
+  }
+  const out: Partial<ProcessMapResult['analysis']> = {}
+  for (const [name, read] of Object.entries(reads) as [keyof ProcessMapResult['analysis'], () => Promise<unknown>][]) {
+    await read()
+    const runMs: number[] = []
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now()
+      await read()
+      runMs.push(performance.now() - t0)
+    }
+    out[name] = { medianMs: median(runMs), runMs }
+  }
+  return out as ProcessMapResult['analysis']
 }

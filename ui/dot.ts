@@ -49,6 +49,16 @@ function edgeLabel(measure: EdgeMeasure, total: number, elapsed: Stats, waiting:
   }
 }
 
+/** How one activity box is drawn instead of white (the performance view colours it by median sojourn). */
+export interface NodeLook {
+  /** Fill colour (#rrggbb). */
+  fill: string
+  /** Text colour readable on `fill`. */
+  font: string
+  /** Lines added below the activity's name (replacing its events and run time). */
+  lines: string[]
+}
+
 interface ActivityNode {
   id: string
   /** (type index, events of the activity among objects of that type, run time) per type it occurs in. */
@@ -59,13 +69,15 @@ interface ActivityNode {
  * The DOT source of `map` for the object types in `selected` (all when empty), with edge labels
  * of `measure`, each type drawn in `colourOf(type, index in map)`. Node ids are stable (`a0`, `a1`,
  * … by activity name; `s<i>` / `e<i>` per type). An activity's label gives its events: the most
- * of any selected type (its per-type counts are in the tooltip).
+ * of any selected type (its per-type counts are in the tooltip). `look(activity)`, when given and
+ * not undefined, fills that activity's box and replaces its second and third lines.
  */
 export function processMapDot(
   map: ProcessMapResponse,
   measure: EdgeMeasure,
   selected: readonly string[] = [],
   colourOf: (type: string, index: number) => string = (_type, index) => typeColour(index),
+  look: (activity: string) => NodeLook | undefined = () => undefined,
 ): string {
   const indexed = map.object_types.map((t, i): [ObjectTypeMap, number] => [t, i])
   const types = selected.length === 0 ? indexed : indexed.filter(([t]) => selected.includes(t.object_type))
@@ -99,9 +111,14 @@ export function processMapDot(
     const busiest = [...node.perType].sort((x, y) => y.events - x.events)[0]
     const events = busiest?.events ?? 0
     const run = busiest?.run ?? null
-    const label = `${name}\n${formatCount(events)} ${events === 1 ? 'event' : 'events'}${run === null ? '' : `\nrun time ${formatDuration(run.median)}`}`
+    const styled = look(name)
+    const label =
+      styled === undefined
+        ? `${name}\n${formatCount(events)} ${events === 1 ? 'event' : 'events'}${run === null ? '' : `\nrun time ${formatDuration(run.median)}`}`
+        : [name, ...styled.lines].join('\n')
+    const fill = styled === undefined ? '' : `, fillcolor=${quote(styled.fill)}, fontcolor=${quote(styled.font)}`
     const perType = node.perType.map((p) => `${types.find(([, i]) => i === p.type)?.[0].object_type ?? '?'}: ${formatCount(p.events)} events`).join('\n')
-    lines.push(`  ${node.id} [label=${quote(label)}, tooltip=${quote(`${name}\n${perType}`)}];`)
+    lines.push(`  ${node.id} [label=${quote(label)}${fill}, tooltip=${quote(`${name}\n${perType}`)}];`)
   }
   for (const [t, i] of types) {
     const colour = colourOf(t.object_type, i)

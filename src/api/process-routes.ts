@@ -12,6 +12,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type TObject } from 'typebox'
 import { InvalidParameterError, isOcelogError, type OcelogError } from '../core/errors.js'
+import {
+  CompareQuery,
+  CompareResponse,
+  PerformanceQuery,
+  PerformanceResponse,
+  TypeRelationsQuery,
+  TypeRelationsResponse,
+  VariantsQuery,
+  VariantsResponse,
+} from '../schemas/analysis.js'
 import { Problem } from '../schemas/api.js'
 import {
   EventsQuery,
@@ -113,7 +123,8 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         description:
           'Per object type: activities with event, object and (event, object) counts and run time; directly-follows edges with ' +
           'occurrences, objects, event couples, elapsed and waiting time; start and end activities. Times in seconds. ' +
-          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first.',
+          '`object_type` may repeat (default: every type); `from` inclusive and `to` exclusive filter the events by `timestamp` first; ' +
+          '`max_edges` keeps each type’s most frequent edges and reports `edges_left_out`.',
         tags: ['process'],
         security,
         querystring: ProcessMapQuery,
@@ -123,7 +134,125 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
     async (req, reply) => {
       const auth = requireAuth(req)
       const q = readQuery(req.query, ProcessMapQuery, ['object_type'])
-      const body = await reader.processMap(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to) })
+      const body = await reader.processMap(auth.datasetId, {
+        object_type: q.object_type,
+        from: single(q.from),
+        to: single(q.to),
+        max_edges: single(q.max_edges),
+      })
+      return reply.code(200).send(body)
+    },
+  )
+
+  r.get(
+    '/performance',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'Object-centric performance per activity: where and why events wait for their input objects (after OPerA)',
+        description:
+          'Per activity: sojourn (time from the last input being ready to the event), flow and synchronization time; per object type pooling, ' +
+          'lagging and readying time and how often it held the delaying object; the slowest events. Times in seconds. `object_type` may repeat ' +
+          '(only objects of those types count); `from` inclusive and `to` exclusive select the measured events by `timestamp`, while their ' +
+          'predecessors come from whole traces; `slowest` is 0 to 100 (default 5). Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: PerformanceQuery,
+        response: { 200: PerformanceResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, PerformanceQuery, ['object_type'])
+      const body = await reader.performance(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to), slowest: single(q.slowest) })
+      return reply.code(200).send(body)
+    },
+  )
+
+  r.get(
+    '/variants',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'Trace variants of one object type (pm4py’s flattened variants): the main paths, most frequent first, a page at a time',
+        description:
+          'Each variant: the activity sequence of an object’s events in the window, its objects, share and trace duration (seconds), and up to 3 ' +
+          'example object ids. `limit` is 1 to 1000 (default 100); pass `next_cursor` as `cursor` for the next page. Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: VariantsQuery,
+        response: { 200: VariantsResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, VariantsQuery)
+      const body = await reader.variants(auth.datasetId, {
+        object_type: single(q.object_type),
+        from: single(q.from),
+        to: single(q.to),
+        limit: single(q.limit),
+        cursor: single(q.cursor),
+      })
+      return reply.code(200).send(body)
+    },
+  )
+
+  r.get(
+    '/type-relations',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'How the object types relate: activity × object type counts and cardinalities (pm4py’s ET-OT), and O2O relations between types',
+        description:
+          'Per (activity, object type): events, E2O links and objects per event {min, mean, max} over the events in the window (`from` inclusive, ' +
+          '`to` exclusive); per (source type, qualifier, target type): the O2O relationships of the dataset. Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: TypeRelationsQuery,
+        response: { 200: TypeRelationsResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, TypeRelationsQuery)
+      return reply.code(200).send(await reader.typeRelations(auth.datasetId, { from: single(q.from), to: single(q.to) }))
+    },
+  )
+
+  r.get(
+    '/compare',
+    {
+      config: { scope: 'process:read' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'What changed: the process map and performance of two time windows side by side, with differences and highlights',
+        description:
+          'Window a is `a_from`–`a_to`, window b `b_from`–`b_to` (each bound optional: open). Per (object type, activity): events and the run ' +
+          'time median; per (object type, edge): total and the elapsed and waiting medians; per activity: the sojourn and synchronization ' +
+          'medians; each as {a, b, diff} (b − a; null where absent in one window). `highlights`: the largest relative changes. ' +
+          '`object_type` may repeat; `max_edges` keeps each type’s most frequent edges (in either window) and reports `edges_left_out`. ' +
+          'Definitions: docs/analysis.md.',
+        tags: ['process'],
+        security,
+        querystring: CompareQuery,
+        response: { 200: CompareResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const q = readQuery(req.query, CompareQuery, ['object_type'])
+      const body = await reader.compare(auth.datasetId, {
+        object_type: q.object_type,
+        a_from: single(q.a_from),
+        a_to: single(q.a_to),
+        b_from: single(q.b_from),
+        b_to: single(q.b_to),
+        max_edges: single(q.max_edges),
+      })
       return reply.code(200).send(body)
     },
   )

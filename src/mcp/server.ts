@@ -22,8 +22,11 @@ export interface ReadServerOptions {
 
 const INSTRUCTIONS =
   'Ocelog holds object-centric process events (OCEL 2.0): events (activities) linked to objects of several types. ' +
-  'Start with dataset_summary, list_event_types and list_object_types; process_map gives the directly-follows graph per object type ' +
-  'with frequencies, run times and waiting times in seconds; find_events and get_object show the events and objects behind it.'
+  'Start with dataset_summary, list_event_types and list_object_types; type_relations tells which object types each activity involves; ' +
+  'process_map gives the directly-follows graph per object type with frequencies, run times and waiting times in seconds; ' +
+  'variants gives the main paths of one object type; performance tells where and why events wait for their input objects; ' +
+  'compare puts two periods side by side; ' +
+  'find_events and get_object show the events and objects behind them.'
 
 /** The tools as tools/list gives them: every tool is read-only and touches nothing outside Ocelog. */
 export const TOOL_LIST: Tool[] = READ_TOOLS.map((t) => ({

@@ -1,9 +1,10 @@
 /**
  * The read side as MCP tools for AI agents (Model Context Protocol, server features § Tools;
- * scope `process:read`, docs/api.md#authentication-and-scopes). Each tool answers exactly what its HTTP endpoint
- * answers (`structuredContent` is the endpoint's body; only `as_of` may differ between two calls),
- * plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items: events
- * page with a cursor, an object's trace and related objects say when they were truncated.
+ * scope `process:read`, docs/api.md#authentication-and-scopes). Each tool answers what its HTTP endpoint answers
+ * for the same arguments (`structuredContent` is the endpoint's body; only `as_of` may differ
+ * between two calls, beside the page size and the cut below), plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items, and `find_events` and `variants` give 25
+ * unless asked for more. No result is larger than TOOL_RESULT_MAX_BYTES (1 MiB): past that the list is cut, `truncated` says so
+ * and the text says how to narrow the question (docs/analysis.md, "Answers that fit an agent's context").
  *
  * The tools are served the same way over Streamable HTTP (`/mcp`) and over stdio (`ocelog mcp`):
  * see server.ts.
@@ -11,7 +12,21 @@
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { ProcessReads } from '../read/process-reader.js'
-import { FindEventsArgs, GetObjectArgs, NoArgs, ProcessMapArgs } from '../schemas/mcp.js'
+import { capToFit, pageOf } from '../read/output-contract.js'
+import { encodeCursor, encodeVariantsCursor, mostFrequentEdges } from '../read/process-reader.js'
+import { CompareResponse, PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
+import {
+  CompareArgs,
+  FindEventsArgs,
+  GetObjectArgs,
+  MCP_LIMIT_DEFAULT,
+  NoArgs,
+  PerformanceArgs,
+  ProcessMapArgs,
+  TypeListArgs,
+  TypeRelationsArgs,
+  VariantsArgs,
+} from '../schemas/mcp.js'
 import {
   EventsResponse,
   EventTypesResponse,
@@ -51,7 +66,9 @@ function tool<A, B extends object>(d: ToolDefinition<A, B>): ReadTool {
     ...described,
     async run(reader, datasetId, args) {
       const body = await call(reader, datasetId, args as A)
-      return { body, text: render(body) }
+      // Past the tool's own cut (if any), the longest lists are halved until the result fits.
+      const cut = capToFit(body as Record<string, unknown>, TOOL_RESULT_MAX_BYTES) || cutBodies.has(body)
+      return { body, text: cut ? `${render(body)}\n${CUT_NOTE}` : render(body) }
     },
   }
 }
@@ -64,17 +81,61 @@ const seconds = (s: number): string => {
 }
 const median = (s: Stats | null): string => (s === null ? 'n/a' : seconds(s.median))
 
-function typeList(kind: string, types: TypeInfo[]): string {
-  if (types.length === 0) return `No ${kind} yet.`
+/** How a page of a list ends: the last page, or the cursor of the next. */
+function more(page: { truncated: boolean; next_cursor: string | null }): string {
+  return page.truncated ? `; more: call again with cursor "${page.next_cursor ?? ''}"` : ' (last page)'
+}
+
+function typeList(kind: string, types: TypeInfo[], page: { total: number; truncated: boolean; next_cursor: string | null }): string {
+  if (page.total === 0) return `No ${kind} yet.`
   const lines = types.map(
     (t) => `- ${t.name}: ${String(t.count)}${t.attributes.length === 0 ? '' : `; attributes ${t.attributes.map((a) => a.name).join(', ')}`}`,
   )
-  return `${String(types.length)} ${kind}:\n${lines.join('\n')}`
+  return `${String(page.total)} ${kind}, ${String(types.length)} on this page${more(page)}:\n${lines.join('\n')}`
 }
+
+/** How every paged tool describes its page. */
+const PAGED = `\`total\` counts the whole list; while \`truncated\` is true, pass \`next_cursor\` as \`cursor\` for the next page. \`limit\` is 1 to ${String(READ_LIMIT_MAX)}`
 
 const TOP_EDGES = 10
 
-/** The six read tools, in the order tools/list gives them. */
+/** The largest bytes of one tool result's JSON (`structuredContent`) before it is cut. */
+export const TOOL_RESULT_MAX_BYTES = 1024 * 1024
+
+const bytesOf = (body: object): number => Buffer.byteLength(JSON.stringify(body), 'utf8')
+
+/** Room kept under TOOL_RESULT_MAX_BYTES for what a cut changes besides the list (`truncated`, `next_cursor`). */
+const CUT_MARGIN_BYTES = 4096
+
+/**
+ * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES less
+ * CUT_MARGIN_BYTES, from each item's own JSON size (one serialization of each).
+ * @returns how many items were left out (0 when it fitted).
+ */
+export function cutToFit<T>(body: object, list: T[]): number {
+  let bytes = bytesOf(body)
+  if (bytes <= TOOL_RESULT_MAX_BYTES) return 0
+  const all = list.length
+  let keep = all
+  while (keep > 0 && bytes > TOOL_RESULT_MAX_BYTES - CUT_MARGIN_BYTES) {
+    keep -= 1
+    // The item and its comma.
+    bytes -= Buffer.byteLength(JSON.stringify(list[keep]), 'utf8') + 1
+  }
+  list.length = keep
+  if (keep < all) cutBodies.add(body)
+  return all - keep
+}
+
+/** Bodies a tool cut to fit, so that run() says how to narrow them. */
+const cutBodies = new WeakSet<object>()
+
+const NARROW = 'narrow it with object_types, from and to'
+
+/** Said by every tool whose answer capToFit cut. */
+const CUT_NOTE = `The answer was cut at ${String(TOOL_RESULT_MAX_BYTES)} bytes (lists shortened, truncated: true): narrow it with a lower limit or max_edges, fewer object types, or a shorter from/to window.`
+
+/** The read tools, in the order tools/list gives them. */
 export const READ_TOOLS: readonly ReadTool[] = [
   tool<NoArgs, SummaryResponse>({
     name: 'dataset_summary',
@@ -90,25 +151,35 @@ export const READ_TOOLS: readonly ReadTool[] = [
       `${String(b.event_types)} event types, ${String(b.object_types)} object types, ${String(b.e2o)} E2O links` +
       (b.first_event_time === null ? '.' : `; events from ${b.first_event_time} to ${b.last_event_time ?? b.first_event_time}.`),
   }),
-  tool<NoArgs, EventTypesResponse>({
+  tool<TypeListArgs, EventTypesResponse>({
     name: 'list_event_types',
     title: 'Event types',
     description:
-      'Every event type (activity) of the dataset with its count of events, first and last seen, and its attribute names with the JSON types of their values.',
-    inputSchema: NoArgs,
+      'The event types (activities) of the dataset, by name, each with its count of events, first and last seen, and its attribute names with the JSON types of their values. ' +
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}).`,
+    inputSchema: TypeListArgs,
     outputSchema: EventTypesResponse,
-    call: (reader, datasetId) => reader.eventTypes(datasetId),
-    render: (b) => typeList('event types', b.event_types),
+    call: async (reader, datasetId, a) => {
+      const { event_types, ...body } = await reader.eventTypes(datasetId)
+      const { items, ...page } = pageOf(event_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
+      return { ...body, event_types: items, ...page }
+    },
+    render: (b) => typeList('event types', b.event_types, b),
   }),
-  tool<NoArgs, ObjectTypesResponse>({
+  tool<TypeListArgs, ObjectTypesResponse>({
     name: 'list_object_types',
     title: 'Object types',
     description:
-      'Every object type of the dataset with its count of objects, first and last seen, and its attribute names with the JSON types of their values.',
-    inputSchema: NoArgs,
+      'The object types of the dataset, by name, each with its count of objects, first and last seen, and its attribute names with the JSON types of their values. ' +
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}).`,
+    inputSchema: TypeListArgs,
     outputSchema: ObjectTypesResponse,
-    call: (reader, datasetId) => reader.objectTypes(datasetId),
-    render: (b) => typeList('object types', b.object_types),
+    call: async (reader, datasetId, a) => {
+      const { object_types, ...body } = await reader.objectTypes(datasetId)
+      const { items, ...page } = pageOf(object_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
+      return { ...body, object_types: items, ...page }
+    },
+    render: (b) => typeList('object types', b.object_types, b),
   }),
   tool<GetObjectArgs, ObjectResponse>({
     name: 'get_object',
@@ -136,14 +207,22 @@ export const READ_TOOLS: readonly ReadTool[] = [
     description:
       'Events with their E2O links (objects with qualifiers), in (timestamp, log position) order, filtered by event type, object type, ' +
       'object id and a window on timestamp (`from` inclusive, `to` exclusive; ISO 8601 with Z or an offset). ' +
-      `At most \`limit\` (1 to ${String(READ_LIMIT_MAX)}, default 100) per call; pass \`next_cursor\` as \`cursor\` to continue.`,
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}; a page is cut to fit in 1 MiB and then continues from its last event).`,
     inputSchema: FindEventsArgs,
     outputSchema: EventsResponse,
-    call: (reader, datasetId, a) => reader.events(datasetId, a),
+    call: async (reader, datasetId, a) => {
+      const body = await reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT })
+      if (cutToFit(body, body.events) > 0) {
+        const last = body.events[body.events.length - 1]
+        body.truncated = true
+        body.next_cursor = last === undefined ? null : encodeCursor({ timestamp: last.timestamp, position: last.position })
+      }
+      return body
+    },
     render: (b) => {
       const lines = b.events.slice(0, 20).map((e) => `${e.timestamp} ${e.event_type} [${e.objects.map((o) => `${o.type} ${o.id}`).join(', ')}]`)
       return (
-        `${String(b.events.length)} events${b.next_cursor === null ? ' (last page)' : `; more: call again with cursor "${b.next_cursor}"`}.` +
+        `${String(b.total)} events match, ${String(b.events.length)} on this page${more(b)}.` +
         (lines.length === 0 ? '' : `\n${lines.join('\n')}${b.events.length > lines.length ? '\n…' : ''}`)
       )
     },
@@ -155,17 +234,34 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'The object-centric process map: per object type, its directly-follows graph after pm4py’s OC-DFG. Activities with events, objects, ' +
       '(event, object) pairs and run time (end_timestamp − timestamp); edges a → b with occurrences (total), objects, event couples, ' +
       'elapsed time and waiting time (from the end of a to the start of b); start and end activities. Times are statistics in seconds. ' +
-      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed.',
+      '`object_types` narrows the types (default: all); `from`/`to` filter events by timestamp before the map is computed; `max_edges` keeps ' +
+      'each type’s most frequent edges (edges_left_out says how many were dropped). Start with dataset_summary, then process_map; ask ' +
+      'performance where it waits.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: (reader, datasetId, a) => reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to }, { objectType: 'object_types' }),
+    call: async (reader, datasetId, a) => {
+      const body = await reader.processMap(
+        datasetId,
+        { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges },
+        { objectType: 'object_types' },
+      )
+      // Past 1 MiB: halve the edges kept per type until it fits (edges_left_out says how many went).
+      const whole = body.object_types
+      let max = Math.max(0, ...whole.map((m) => m.edges.length))
+      while (max > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
+        max = Math.floor(max / 2)
+        body.object_types = whole.map((m) => ({ ...mostFrequentEdges(m, max), edges_left_out: (m.edges_left_out ?? 0) + Math.max(0, m.edges.length - max) }))
+      }
+      return body
+    },
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
       return b.object_types
         .map((t) => {
           const edges = [...t.edges].sort((x, y) => y.total - x.total).slice(0, TOP_EDGES)
           return (
-            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges; ` +
+            `${t.object_type}: ${String(t.objects)} objects, ${String(t.activities.length)} activities, ${String(t.edges.length)} edges` +
+            `${t.edges_left_out === undefined || t.edges_left_out === 0 ? '' : ` (${String(t.edges_left_out)} less frequent ones left out)`}; ` +
             `starts ${t.start_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}; ` +
             `ends ${t.end_activities.map((s) => `${s.activity} (${String(s.objects)})`).join(', ')}.` +
             edges
@@ -174,6 +270,129 @@ export const READ_TOOLS: readonly ReadTool[] = [
           )
         })
         .join('\n')
+    },
+  }),
+  tool<PerformanceArgs, PerformanceResponse>({
+    name: 'performance',
+    title: 'Where and why it waits',
+    description:
+      'Object-centric performance per activity (OPerA, Park, Adams, van der Aalst): for each event, its predecessors are the previous events of ' +
+      'its objects; sojourn = time from the last input being ready (end_timestamp, else timestamp) to the event, flow = from the first, ' +
+      'synchronization = between first and last input; per object type pooling, lagging, readying and how often it held the delaying object ' +
+      '(the input ready last); the slowest events with their delaying object (look it up with get_object). Times are statistics in seconds. ' +
+      'Use it after process_map to ask where and why the process waits. `object_types` narrows the objects that count; `from`/`to` select ' +
+      'the measured events by timestamp (predecessors come from whole traces); `slowest` is 0 to 100 (default 5).',
+    inputSchema: PerformanceArgs,
+    outputSchema: PerformanceResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.performance(
+        datasetId,
+        { object_type: a.object_types, from: a.from, to: a.to, slowest: a.slowest },
+        { objectType: 'object_types' },
+      )
+      if (cutToFit(body, body.activities) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      if (b.activities.length === 0) return 'No events in this window.'
+      const ranked = [...b.activities].filter((a) => a.sojourn !== null).sort((x, y) => (y.sojourn?.median ?? 0) - (x.sojourn?.median ?? 0))
+      const lines = ranked.slice(0, 10).map((a) => {
+        const delaying = [...a.object_types].sort((x, y) => y.delaying - x.delaying)[0]
+        return (
+          `- ${a.activity}: ${String(a.events)} events, median sojourn ${median(a.sojourn)}, median synchronization ${median(a.synchronization)}` +
+          (delaying === undefined || delaying.delaying === 0 ? '' : `; mostly waits for ${delaying.object_type} (${String(delaying.delaying)}×)`)
+        )
+      })
+      return (
+        `${String(b.activities.length)} activities; by median sojourn (waiting for the last input):\n${lines.join('\n')}` +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}, or lower slowest.` : '')
+      )
+    },
+  }),
+  tool<VariantsArgs, VariantsResponse>({
+    name: 'variants',
+    title: 'Main paths (trace variants)',
+    description:
+      'Trace variants of one object type (pm4py’s flattened variants): each object’s activities in time order; per variant its objects, share, ' +
+      'trace duration (seconds) and up to 3 example object ids (look them up with get_object). Most frequent first. Use it to see the main paths ' +
+      `of one object type (list_object_types names them). \`limit\` 1 to ${String(READ_LIMIT_MAX)} (default ${String(MCP_LIMIT_DEFAULT)}); ` +
+      '`total` counts every variant, and while `truncated` is true pass `next_cursor` as `cursor` for the next page.',
+    inputSchema: VariantsArgs,
+    outputSchema: VariantsResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.variants(datasetId, a, MCP_LIMIT_DEFAULT)
+      if (cutToFit(body, body.variants) > 0) {
+        const last = body.variants[body.variants.length - 1]
+        body.truncated = true
+        body.next_cursor = last === undefined ? null : encodeVariantsCursor({ objects: last.objects, activities: last.activities })
+      }
+      return body
+    },
+    render: (b) => {
+      const lines = b.variants
+        .slice(0, 10)
+        .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}: ${v.activities.join(' → ')}`)
+      return (
+        `${b.object_type}: ${String(b.objects)} objects in ${String(b.total)} variants; this page ${String(b.variants.length)}` +
+        (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}", or narrow with from and to` : ' (last page)') +
+        `.${lines.length === 0 ? '' : `\n${lines.join('\n')}`}`
+      )
+    },
+  }),
+  tool<TypeRelationsArgs, TypeRelationsResponse>({
+    name: 'type_relations',
+    title: 'How object types relate',
+    description:
+      'Activity × object type (pm4py’s ET-OT): per pair, the events, E2O links and objects per event {min, mean, max}, over the events in ' +
+      '`from`/`to`; and the O2O relationships between object types (source type, qualifier, target type, count). Use it to learn which ' +
+      'objects each activity involves and how many, before process_map or performance.',
+    inputSchema: TypeRelationsArgs,
+    outputSchema: TypeRelationsResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.typeRelations(datasetId, a)
+      if (cutToFit(body, body.activity_object_types) + cutToFit(body, body.o2o) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      const lines = b.activity_object_types
+        .slice(0, 40)
+        .map(
+          (r) =>
+            `- ${r.activity} × ${r.object_type}: ${String(r.events)} events, ${String(r.objects_per_event.min)}–${String(r.objects_per_event.max)} objects per event (mean ${r.objects_per_event.mean.toFixed(2)})`,
+        )
+      const o2o = b.o2o.slice(0, 20).map((r) => `- ${r.source_type} —${r.qualifier ?? ''}→ ${r.target_type}: ${String(r.relationships)}`)
+      return (
+        `${String(b.activity_object_types.length)} (activity, object type) pairs${lines.length === 0 ? '.' : `:\n${lines.join('\n')}`}` +
+        (o2o.length === 0 ? '\nNo O2O relationships.' : `\nO2O:\n${o2o.join('\n')}`) +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: narrow it with from and to.` : '')
+      )
+    },
+  }),
+  tool<CompareArgs, CompareResponse>({
+    name: 'compare',
+    title: 'What changed between two periods',
+    description:
+      'The process map and performance figures of two time windows side by side (window a: a_from–a_to, window b: b_from–b_to; ISO 8601, ' +
+      'each bound optional): per (object type, activity) events and median run time; per edge total, median elapsed and waiting time; per ' +
+      'activity median sojourn and synchronization; each {a, b, diff = b − a}, null where absent in one window; `highlights` lists the ' +
+      'largest relative changes; `max_edges` keeps each type’s most frequent edges. Use it to ask what changed, e.g. last week against ' +
+      'the week before.',
+    inputSchema: CompareArgs,
+    outputSchema: CompareResponse,
+    call: async (reader, datasetId, a) => {
+      const body = await reader.compare(datasetId, { ...a, object_type: a.object_types }, { objectType: 'object_types' })
+      if (cutToFit(body, body.map_edges) + cutToFit(body, body.map_activities) > 0) body.truncated = true
+      return body
+    },
+    render: (b) => {
+      const lines = b.highlights.map((h) => `- ${h.what}: ${String(h.a)} → ${String(h.b)} (${h.relative > 0 ? '+' : ''}${(h.relative * 100).toFixed(0)}%)`)
+      return (
+        `${String(b.map_activities.length)} (object type, activity) pairs, ${String(b.map_edges.length)} edges` +
+        `${b.edges_left_out === undefined || b.edges_left_out === 0 ? '' : ` (${String(b.edges_left_out)} less frequent ones left out)`}, ` +
+        `${String(b.performance.length)} activities compared.` +
+        (lines.length === 0 ? ' No figure present in both windows changed.' : `\nLargest changes (b against a):\n${lines.join('\n')}`) +
+        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}.` : '')
+      )
     },
   }),
 ]

@@ -9,6 +9,7 @@
  * comparing them as strings orders them in time.
  */
 import type { AuditChainEntry } from '../schemas/audit.js'
+import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity, Variant } from '../schemas/analysis.js'
 import type { Properties } from '../schemas/api.js'
 import type { EventView, ObjectResponse, ObjectTypeMap, SummaryResponse, TypeInfo } from '../schemas/process.js'
 
@@ -21,6 +22,39 @@ export interface TimeWindow {
 export interface ProcessMapFilter extends TimeWindow {
   /** Object types to map; absent or empty: every type with an event in the window. */
   objectTypes?: readonly string[]
+}
+
+export interface PerformanceFilter extends ProcessMapFilter {
+  /** Slowest events per activity, 0 to SLOWEST_MAX. */
+  slowest: number
+}
+
+/** Where a page of variants starts: after the variant with these objects and activities (the answer's order). */
+export interface VariantsAfter {
+  objects: number
+  activities: readonly string[]
+}
+
+export interface VariantsPage {
+  /** Objects with at least one event in the window: the sum of every variant's objects. */
+  objects: number
+  /** Distinct variants. */
+  total: number
+  variants: Variant[]
+  /** The last variant of this page when more follow, else null. */
+  next: VariantsAfter | null
+}
+
+export interface VariantsFilter extends TimeWindow {
+  objectType: string
+  /** 1 to READ_LIMIT_MAX variants. */
+  limit: number
+  after?: VariantsAfter
+}
+
+export interface TypeRelations {
+  activity_object_types: ActivityObjectType[]
+  o2o: O2oTypeRelation[]
 }
 
 /** Where a page of events starts: after this (timestamp, position). */
@@ -44,6 +78,8 @@ export interface EventPage {
   events: EventView[]
   /** Where the next page starts, or null when this page is the last. */
   next: EventsAfter | null
+  /** Events that match the filter on every page (the filter without `after`). */
+  total: number
 }
 
 /** An object with its whole attribute history (OCEL 2.0 object attributes with times), for `ocelog export`. */
@@ -124,6 +160,26 @@ export interface ReadModelQuery {
    * engine; see the process map's definitions in the README.
    */
   processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]>
+
+  /**
+   * Object-centric performance per activity (after OPerA and ocpa's event-object-graph measures):
+   * sojourn, flow and synchronization of the events in the window, pooling, lagging and readying
+   * per object type, the delaying object types and the slowest events; predecessors come from the
+   * whole traces of the chosen types' objects. Sorted by activity. Definitions: docs/analysis.md.
+   */
+  performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]>
+
+  /**
+   * A page of the trace variants of one object type (pm4py's flattened variants) over the objects'
+   * events in the window, ordered as compareVariants (src/read/analysis-rows.ts). Definitions: docs/analysis.md.
+   */
+  variants(datasetId: string, filter: VariantsFilter): Promise<VariantsPage>
+
+  /**
+   * Activity × object type (pm4py's ET-OT) over the events in the window, and the O2O relationships of
+   * the whole dataset grouped by (source type, qualifier, target type). Definitions: docs/analysis.md.
+   */
+  typeRelations(datasetId: string, window: TimeWindow): Promise<TypeRelations>
 
   /**
    * A page of the dataset's objects, each with its attribute history and O2O relationships, ordered

@@ -41,7 +41,7 @@ function seconds(ms: number): number {
 }
 
 /** Statistics in seconds from the `c3`..`c7` columns of a row (sum exact; mean and median rounded to the ms). */
-export function statsOf(row: MapRow): Stats {
+export function statsOf(row: Pick<MapRow, 'c3' | 'c4' | 'c5' | 'c6' | 'c7'>): Stats {
   const count = Number(row.c3)
   const sum = Number(row.c4)
   return {

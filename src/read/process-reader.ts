@@ -18,19 +18,35 @@ import { InvalidParameterError, NotFoundError } from '../core/errors.js'
 import { parseTimestamp } from '../core/timestamp.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { EventsAfter, ReadModelQuery, TimeWindow } from '../ports/read-model-query.js'
+import type { VariantsAfter } from '../ports/read-model-query.js'
+import { compareWindows, mostFrequentComparedEdges } from './compare.js'
+import {
+  type CompareResponse,
+  type PerformanceResponse,
+  SLOWEST_DEFAULT,
+  SLOWEST_MAX,
+  type TypeRelationsResponse,
+  VARIANTS_LIMIT_DEFAULT,
+  type VariantsResponse,
+} from '../schemas/analysis.js'
 import {
   type EventsResponse,
   type EventTypesResponse,
   type ObjectResponse,
   type ObjectTypesResponse,
   type ProcessMapResponse,
+  MAX_EDGES_LIMIT,
+  type ObjectTypeMap,
   READ_LIMIT_DEFAULT,
   READ_LIMIT_MAX,
   type SummaryResponse,
 } from '../schemas/process.js'
 
 /** What the read routes and the MCP tools need of the reader. */
-export type ProcessReads = Pick<ProcessReader, 'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events'>
+export type ProcessReads = Pick<
+  ProcessReader,
+  'processMap' | 'summary' | 'eventTypes' | 'objectTypes' | 'object' | 'events' | 'performance' | 'variants' | 'typeRelations' | 'compare'
+>
 
 export interface ProcessMapParams {
   object_type?: string | string[]
@@ -38,10 +54,35 @@ export interface ProcessMapParams {
   to?: string
 }
 
+export interface ProcessMapReadParams extends ProcessMapParams {
+  max_edges?: string | number
+}
+
 export interface EventsParams {
   event_type?: string
   object_type?: string
   object_id?: string
+  from?: string
+  to?: string
+  limit?: string | number
+  cursor?: string
+}
+
+export interface PerformanceParams extends ProcessMapParams {
+  slowest?: string | number
+}
+
+export interface CompareParams {
+  object_type?: string | string[]
+  max_edges?: string | number
+  a_from?: string
+  a_to?: string
+  b_from?: string
+  b_to?: string
+}
+
+export interface VariantsParams {
+  object_type?: string
   from?: string
   to?: string
   limit?: string | number
@@ -59,25 +100,48 @@ export function encodeCursor(after: EventsAfter): string {
   return Buffer.from(JSON.stringify({ t: after.timestamp, p: after.position }), 'utf8').toString('base64url')
 }
 
+/** The JSON object a cursor holds, or null when it is not base64url of a JSON object. */
+function cursorObject(cursor: string): Record<string, unknown> | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
 /**
  * Decodes a cursor made by `encodeCursor`.
  * @throws InvalidParameterError on `cursor` when it is not base64url of `{"t": UTC ISO 8601 with ms, "p": integer ≥ 0}`.
  */
 export function decodeCursor(cursor: string): EventsAfter {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new InvalidParameterError('cursor', CURSOR_RULE)
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    throw new InvalidParameterError('cursor', CURSOR_RULE)
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidParameterError('cursor', CURSOR_RULE)
-  const { t, p } = value as { t?: unknown; p?: unknown }
+  const value = cursorObject(cursor)
+  if (value === null) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  const { t, p } = value
   if (Object.keys(value).length !== 2 || typeof t !== 'string' || !CANONICAL_TIME.test(t) || !parseTimestamp(t).ok) {
     throw new InvalidParameterError('cursor', CURSOR_RULE)
   }
   if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 0) throw new InvalidParameterError('cursor', CURSOR_RULE)
   return { timestamp: t, position: p }
+}
+
+/** Encodes where the next page of variants starts: base64url of the JSON `{"n": objects, "a": activities}`. Opaque to callers. */
+export function encodeVariantsCursor(after: VariantsAfter): string {
+  return Buffer.from(JSON.stringify({ n: after.objects, a: after.activities }), 'utf8').toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by `encodeVariantsCursor`.
+ * @throws InvalidParameterError on `cursor` unless it is base64url of `{"n": integer ≥ 1, "a": [string, …] (not empty)}`.
+ */
+export function decodeVariantsCursor(cursor: string): VariantsAfter {
+  const value = cursorObject(cursor)
+  if (value === null) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  const { n, a } = value
+  if (Object.keys(value).length !== 2 || typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  if (!Array.isArray(a) || a.length === 0 || !a.every((x) => typeof x === 'string')) throw new InvalidParameterError('cursor', CURSOR_RULE)
+  return { objects: n, activities: a }
 }
 
 /**
@@ -94,20 +158,56 @@ export function parseLimit(limit: string | number | undefined): number {
 }
 
 /**
+ * Reads `slowest`: absent gives SLOWEST_DEFAULT.
+ * @throws InvalidParameterError on `slowest` unless it is an integer from 0 to SLOWEST_MAX (a number or decimal digits).
+ */
+export function parseSlowest(slowest: string | number | undefined): number {
+  if (slowest === undefined) return SLOWEST_DEFAULT
+  const n = typeof slowest === 'number' ? slowest : /^\d{1,4}$/.test(slowest) ? Number(slowest) : Number.NaN
+  if (!Number.isInteger(n) || n < 0 || n > SLOWEST_MAX) throw new InvalidParameterError('slowest', `an integer from 0 to ${String(SLOWEST_MAX)}`)
+  return n
+}
+
+/**
+ * Reads `max_edges`: absent gives undefined (every edge).
+ * @throws InvalidParameterError on `max_edges` unless it is an integer from 1 to MAX_EDGES_LIMIT (a number or decimal digits).
+ */
+export function parseMaxEdges(maxEdges: string | number | undefined): number | undefined {
+  if (maxEdges === undefined) return undefined
+  const n = typeof maxEdges === 'number' ? maxEdges : /^\d{1,6}$/.test(maxEdges) ? Number(maxEdges) : Number.NaN
+  if (!Number.isInteger(n) || n < 1 || n > MAX_EDGES_LIMIT) throw new InvalidParameterError('max_edges', `an integer from 1 to ${String(MAX_EDGES_LIMIT)}`)
+  return n
+}
+
+/**
+ * An object type's map with only its `max` most frequent edges (by `total`, ties by source then
+ * target), still sorted by (source, target), and `edges_left_out` saying how many were dropped.
+ */
+export function mostFrequentEdges(map: ObjectTypeMap, max: number): ObjectTypeMap {
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const kept = [...map.edges]
+    .sort((x, y) => y.total - x.total || byText(x.source, y.source) || byText(x.target, y.target))
+    .slice(0, max)
+    .sort((x, y) => byText(x.source, y.source) || byText(x.target, y.target))
+  return { ...map, edges: kept, edges_left_out: map.edges.length - kept.length }
+}
+
+/**
  * Reads `from` / `to` into UTC ISO 8601 with milliseconds.
+ * @param names how the caller names the two bounds (compare's `a_from`, `a_to`, …); default `from`, `to`.
  * @throws InvalidParameterError on `from` or `to` when unparsable, and on `to` when not later than `from`.
  */
-export function parseWindow(params: { from?: string; to?: string }): TimeWindow {
+export function parseWindow(params: { from?: string; to?: string }, names: { from: string; to: string } = { from: 'from', to: 'to' }): TimeWindow {
   const window: TimeWindow = {}
   for (const name of ['from', 'to'] as const) {
     const text = params[name]
     if (text === undefined) continue
     const parsed = parseTimestamp(text)
-    if (!parsed.ok) throw new InvalidParameterError(name, 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
+    if (!parsed.ok) throw new InvalidParameterError(names[name], 'an ISO 8601 date-time with Z or an offset, e.g. 2024-05-01T10:00:00Z')
     window[name] = parsed.utc
   }
   if (window.from !== undefined && window.to !== undefined && window.to <= window.from) {
-    throw new InvalidParameterError('to', 'a date-time later than from (from is inclusive, to exclusive)')
+    throw new InvalidParameterError(names.to, `a date-time later than ${names.from} (${names.from} is inclusive, ${names.to} exclusive)`)
   }
   return window
 }
@@ -136,16 +236,95 @@ export class ProcessReader {
 
   /**
    * The object-centric directly-follows graph of `datasetId` (`GET /v1/process/map`).
-   * @param params `object_type` (one or repeated; default all types), `from`, `to`.
+   * @param params `object_type` (one or repeated; default all types), `from`, `to`, `max_edges`
+   *   (with it, each type keeps its most frequent edges and `edges_left_out` counts the others).
    * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
    * @throws InvalidParameterError naming the parameter.
    */
-  async processMap(datasetId: string, params: ProcessMapParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
+  async processMap(datasetId: string, params: ProcessMapReadParams, parameterNames: { objectType?: string } = {}): Promise<ProcessMapResponse> {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
+    const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
     const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
-    return { dataset_id: datasetId, as_of, object_types }
+    return { dataset_id: datasetId, as_of, object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)) }
+  }
+
+  /**
+   * Object-centric performance per activity (`GET /v1/process/performance`; docs/analysis.md).
+   * @param params `object_type` (one or repeated; default all types), `from`, `to`, `slowest` (0 to SLOWEST_MAX, default SLOWEST_DEFAULT).
+   * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async performance(datasetId: string, params: PerformanceParams, parameterNames: { objectType?: string } = {}): Promise<PerformanceResponse> {
+    const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
+    const window = parseWindow(params)
+    const slowest = parseSlowest(params.slowest)
+    const as_of = await this.query.asOf()
+    const activities = await this.query.performance(datasetId, { ...window, objectTypes, slowest })
+    return { dataset_id: datasetId, as_of, activities }
+  }
+
+  /**
+   * A page of the trace variants of one object type (`GET /v1/process/variants`; docs/analysis.md).
+   * @param params `object_type` (required), `from`, `to`, `limit` (1 to READ_LIMIT_MAX, default
+   *   VARIANTS_LIMIT_DEFAULT unless `defaultLimit` says otherwise), `cursor`.
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async variants(datasetId: string, params: VariantsParams, defaultLimit: number = VARIANTS_LIMIT_DEFAULT): Promise<VariantsResponse> {
+    const objectType = nonEmpty('object_type', params.object_type)
+    if (objectType === undefined) throw new InvalidParameterError('object_type', 'is required: the object type whose traces are grouped')
+    const window = parseWindow(params)
+    const limit = params.limit === undefined ? defaultLimit : parseLimit(params.limit)
+    const after = params.cursor === undefined ? undefined : decodeVariantsCursor(params.cursor)
+    const as_of = await this.query.asOf()
+    const page = await this.query.variants(datasetId, { ...window, objectType, limit, ...(after === undefined ? {} : { after }) })
+    return {
+      dataset_id: datasetId,
+      as_of,
+      object_type: objectType,
+      objects: page.objects,
+      total: page.total,
+      variants: page.variants,
+      truncated: page.next !== null,
+      next_cursor: page.next === null ? null : encodeVariantsCursor(page.next),
+    }
+  }
+
+  /**
+   * Activity × object type and the O2O relations between types (`GET /v1/process/type-relations`; docs/analysis.md).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async typeRelations(datasetId: string, params: { from?: string; to?: string }): Promise<TypeRelationsResponse> {
+    const window = parseWindow(params)
+    const as_of = await this.query.asOf()
+    return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
+  }
+
+  /**
+   * The process map and performance of two windows side by side (`GET /v1/process/compare`; docs/analysis.md).
+   * @param params `object_type` (one or repeated; default all types), `a_from`, `a_to`, `b_from`, `b_to` (each absent: open),
+   *   `max_edges` (each type's most frequent edges in either window).
+   * @param parameterNames how the caller named `object_type` (MCP names it `object_types`).
+   * @throws InvalidParameterError naming the parameter.
+   */
+  async compare(datasetId: string, params: CompareParams, parameterNames: { objectType?: string } = {}): Promise<CompareResponse> {
+    const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
+    const a = parseWindow({ from: params.a_from, to: params.a_to }, { from: 'a_from', to: 'a_to' })
+    const b = parseWindow({ from: params.b_from, to: params.b_to }, { from: 'b_from', to: 'b_to' })
+    const maxEdges = parseMaxEdges(params.max_edges)
+    const as_of = await this.query.asOf()
+    const [mapA, mapB, perfA, perfB] = [
+      await this.query.processMap(datasetId, { ...a, objectTypes }),
+      await this.query.processMap(datasetId, { ...b, objectTypes }),
+      await this.query.performance(datasetId, { ...a, objectTypes, slowest: 0 }),
+      await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
+    ]
+    const side = (w: TimeWindow) => ({ from: w.from ?? null, to: w.to ?? null })
+    const comparison = compareWindows(mapA, mapB, perfA, perfB)
+    if (maxEdges === undefined) return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison }
+    const { kept, leftOut } = mostFrequentComparedEdges(comparison.map_edges, maxEdges)
+    return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison, map_edges: kept, edges_left_out: leftOut }
   }
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */
@@ -159,13 +338,15 @@ export class ProcessReader {
   /** Event types with counts and attributes (`GET /v1/process/event-types`). */
   async eventTypes(datasetId: string): Promise<EventTypesResponse> {
     const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, event_types: await this.query.eventTypes(datasetId) }
+    const event_types = await this.query.eventTypes(datasetId)
+    return { dataset_id: datasetId, as_of, event_types, total: event_types.length, truncated: false, next_cursor: null }
   }
 
   /** Object types with counts and attributes (`GET /v1/process/object-types`). */
   async objectTypes(datasetId: string): Promise<ObjectTypesResponse> {
     const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, object_types: await this.query.objectTypes(datasetId) }
+    const object_types = await this.query.objectTypes(datasetId)
+    return { dataset_id: datasetId, as_of, object_types, total: object_types.length, truncated: false, next_cursor: null }
   }
 
   /**
@@ -201,6 +382,13 @@ export class ProcessReader {
       ...(objectId === undefined ? {} : { objectId }),
       ...(after === undefined ? {} : { after }),
     })
-    return { dataset_id: datasetId, as_of, events: page.events, next_cursor: page.next === null ? null : encodeCursor(page.next) }
+    return {
+      dataset_id: datasetId,
+      as_of,
+      events: page.events,
+      total: page.total,
+      truncated: page.next !== null,
+      next_cursor: page.next === null ? null : encodeCursor(page.next),
+    }
   }
 }

@@ -12,6 +12,8 @@ import { Properties } from './api.js'
 
 /** Largest page of events, and the cap on every list a read answer holds. */
 export const READ_LIMIT_MAX = 1000
+/** Largest `max_edges` of the process map. */
+export const MAX_EDGES_LIMIT = 10_000
 /** Default page of `GET /v1/process/events`. */
 export const READ_LIMIT_DEFAULT = 100
 
@@ -66,6 +68,9 @@ export const ObjectTypeMap = Type.Object({
   objects: Type.Integer({ description: 'Objects of the type with at least one event in the window' }),
   activities: Type.Array(MapActivity),
   edges: Type.Array(MapEdge),
+  edges_left_out: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Only with max_edges: how many of the type’s edges were left out (the least frequent)' }),
+  ),
   start_activities: Type.Array(MapEndActivity),
   end_activities: Type.Array(MapEndActivity),
 })
@@ -115,11 +120,18 @@ export const TypeInfo = Type.Object({
 export type TypeInfo = Static<typeof TypeInfo>
 
 /** `GET /v1/process/event-types`; MCP `list_event_types`. Sorted by name. */
-export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo) })
+/** `total`, `truncated` and `next_cursor` of a list that HTTP gives whole (MCP tools page it; README "MCP tools"). */
+const WholeList = {
+  total: Type.Integer({ minimum: 0, description: 'Items in the whole list' }),
+  truncated: Type.Boolean({ description: 'True when items follow this page (HTTP: never; MCP: pass next_cursor as cursor)' }),
+  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last' })),
+}
+
+export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo), ...WholeList })
 export type EventTypesResponse = Static<typeof EventTypesResponse>
 
 /** `GET /v1/process/object-types`; MCP `list_object_types`. Sorted by name. */
-export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo) })
+export const ObjectTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, object_types: Type.Array(TypeInfo), ...WholeList })
 export type ObjectTypesResponse = Static<typeof ObjectTypesResponse>
 
 /** One E2O link of an event. `qualifier` is null when none was sent. */
@@ -148,6 +160,8 @@ export const EventsResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   events: Type.Array(EventView),
+  total: Type.Integer({ minimum: 0, description: 'Events that match the filters, on every page' }),
+  truncated: Type.Boolean({ description: 'True when more events follow this page (then `next_cursor` is set)' }),
   next_cursor: Nullable(Type.String({ description: 'Opaque; pass as `cursor` for the next page. Null on the last page.' })),
 })
 export type EventsResponse = Static<typeof EventsResponse>
@@ -221,6 +235,11 @@ export const ProcessMapQuery = Type.Object(
     object_type: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     from: Type.Optional(Type.String({ description: 'ISO 8601 date-time with Z or an offset; events at or after it' })),
     to: Type.Optional(Type.String({ description: 'ISO 8601 date-time with Z or an offset; events before it' })),
+    max_edges: Type.Optional(
+      Type.String({
+        description: `1 to ${String(MAX_EDGES_LIMIT)}: keep only each object type's most frequent edges (by total), saying how many were left out`,
+      }),
+    ),
   },
   { additionalProperties: false },
 )

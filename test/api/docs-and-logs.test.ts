@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => t.close())
 
 describe('GET /openapi.json', () => {
-  it('documents the five ingest endpoints and the six read endpoints from the TypeBox schemas, without a key', async () => {
+  it('documents the five ingest endpoints and the ten read endpoints from the TypeBox schemas, without a key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
     expect(res.statusCode).toBe(200)
     const doc = res.json()
@@ -24,12 +24,16 @@ describe('GET /openapi.json', () => {
       '/v1/health',
       '/v1/object/batch',
       '/v1/object/upsert',
+      '/v1/process/compare',
       '/v1/process/event-types',
       '/v1/process/events',
       '/v1/process/map',
       '/v1/process/object-types',
       '/v1/process/objects/{type}/{id}',
+      '/v1/process/performance',
       '/v1/process/summary',
+      '/v1/process/type-relations',
+      '/v1/process/variants',
     ])
     const eventBody = doc.paths['/v1/event'].post.requestBody.content['application/json'].schema
     expect(eventBody.properties.objects.maxItems).toBe(50)

@@ -88,6 +88,37 @@ describe('/mcp: datasets', () => {
     expect([seenByA.dataset_id, seenByA.event_types.map((e: { name: string }) => e.name)]).toEqual([a.dataset_id, ['Only In A']])
     expect([seenByB.dataset_id, seenByB.event_types]).toEqual([b.dataset_id, []])
   })
+
+  it('answers performance, variants and type_relations from the key’s own dataset only', async () => {
+    const a = await t.newKey()
+    const b = await t.newKey()
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: '/v1/event',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ event: 'Only In A', timestamp: '2024-05-01T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }),
+    })
+    expect(sent.statusCode).toBe(200)
+    await t.projector.catchUp()
+    /** One call with a fresh key of `datasetId` (the test app's budget is a few requests per key). */
+    const tool = async (datasetId: string, name: string, args: Record<string, unknown>) => {
+      const key = await t.newKey({ datasetId, scopes: ['process:read'] })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key.key}` },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } }),
+      })
+      return res.json().result.structuredContent
+    }
+    const seen = async (datasetId: string) => ({
+      performance: (await tool(datasetId, 'performance', {})).activities.map((x: { activity: string }) => x.activity),
+      variants: (await tool(datasetId, 'variants', { object_type: 'order' })).variants.map((v: { activities: string[] }) => v.activities),
+      relations: (await tool(datasetId, 'type_relations', {})).activity_object_types.map((r: { activity: string }) => r.activity),
+    })
+    expect(await seen(a.dataset_id)).toEqual({ performance: ['Only In A'], variants: [['Only In A']], relations: ['Only In A'] })
+    expect(await seen(b.dataset_id)).toEqual({ performance: [], variants: [], relations: [] })
+  })
 })
 
 describe('/mcp: keys and scopes', () => {

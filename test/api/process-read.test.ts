@@ -70,6 +70,10 @@ const ENDPOINTS = [
   '/v1/process/object-types',
   '/v1/process/objects/order/o1',
   '/v1/process/events',
+  '/v1/process/performance',
+  '/v1/process/variants?object_type=order',
+  '/v1/process/type-relations',
+  '/v1/process/compare',
 ] as const
 
 beforeAll(async () => {
@@ -138,6 +142,19 @@ describe('read endpoints: datasets', () => {
     expect({ types, objectTypes, events, map }).toEqual({ types: ['Only In B'], objectTypes: ['ticket'], events: ['Only In B'], map: ['ticket'] })
   })
 
+  it('never shows another dataset’s performance, variants or type relations', async () => {
+    const performance = (await get('/v1/process/performance', other.key)).json().activities.map((a: { activity: string }) => a.activity)
+    const variants = (await get('/v1/process/variants?object_type=order', other.key)).json()
+    const tickets = (await get('/v1/process/variants?object_type=ticket', other.key)).json().variants.map((v: { activities: string[] }) => v.activities)
+    const relations = (await get('/v1/process/type-relations', other.key)).json().activity_object_types.map((r: { activity: string }) => r.activity)
+    expect({ performance, orders: [variants.objects, variants.total, variants.variants], tickets, relations }).toEqual({
+      performance: ['Only In B'],
+      orders: [0, 0, []],
+      tickets: [['Only In B']],
+      relations: ['Only In B'],
+    })
+  })
+
   it('answers 404 for an object of another dataset', async () => {
     const res = await get('/v1/process/objects/order/o1', other.key)
     expect(res.statusCode).toBe(404)
@@ -201,6 +218,16 @@ describe('GET /v1/process/map', () => {
     expect(map.object_types.map((m: { object_type: string }) => m.object_type)).toEqual(['item', 'order'])
   })
 
+  it('keeps each type’s most frequent edges with max_edges and says how many were left out', async () => {
+    const body = (await get('/v1/process/map?max_edges=2', reader.key)).json()
+    const order = body.object_types.find((m: { object_type: string }) => m.object_type === 'order')
+    const item = body.object_types.find((m: { object_type: string }) => m.object_type === 'item')
+    // order's three edges occur once each: ties by (source, target).
+    expect(order.edges.map((e: { source: string; target: string }) => `${e.source}→${e.target}`)).toEqual(['Create→Pay', 'Create→Ship'])
+    expect([order.edges_left_out, item.edges_left_out]).toEqual([1, 0])
+    expect((await get('/v1/process/map', reader.key)).json().object_types[0].edges_left_out).toBeUndefined()
+  })
+
   it('maps only the events in [from, to)', async () => {
     const map = (await get('/v1/process/map?object_type=order&from=2024-05-01T10:30:00Z&to=2024-05-01T13:00:00Z', reader.key)).json()
     const order = map.object_types[0]
@@ -209,6 +236,106 @@ describe('GET /v1/process/map', () => {
       ['Pay', 1],
       ['Ship', 1],
     ])
+  })
+})
+
+describe('GET /v1/process/performance, variants, type-relations', () => {
+  it('answers the sojourn, flow and synchronization of each activity, with the delaying object of the slowest events', async () => {
+    const body = (await get('/v1/process/performance?slowest=1', reader.key)).json()
+    expect(body.dataset_id).toBe(full.dataset_id)
+    const ship = body.activities.find((a: { activity: string }) => a.activity === 'Ship')
+    // Ship 12:00 waits for o1 (Pay 11:00) after i1 (Create, ready 10:10); Ship 13:00 for o2 (Create 10:30).
+    expect([ship.events, ship.events_with_predecessors, ship.sojourn.median, ship.flow.max, ship.synchronization.max]).toEqual([2, 2, 6300, 9000, 3000])
+    expect(ship.slowest).toEqual([
+      { event_id: expect.any(String), timestamp: '2024-05-01T13:00:00.000Z', sojourn: 9000, delaying_object: { type: 'order', id: 'o2' } },
+    ])
+    const pay = body.activities.find((a: { activity: string }) => a.activity === 'Pay')
+    expect(pay.sojourn.sum).toBe(3000)
+  })
+
+  it('answers the variants of an object type, most frequent first, paged', async () => {
+    const first = (await get('/v1/process/variants?object_type=order&limit=1', reader.key)).json()
+    expect([first.objects, first.total, first.truncated, first.variants[0].activities, first.variants[0].examples]).toEqual([
+      2,
+      2,
+      true,
+      ['Create', 'Pay', 'Ship'],
+      ['o1'],
+    ])
+    const second = (await get(`/v1/process/variants?object_type=order&limit=1&cursor=${first.next_cursor}`, reader.key)).json()
+    expect([second.truncated, second.next_cursor, second.variants[0].activities, second.variants[0].duration.sum]).toEqual([
+      false,
+      null,
+      ['Create', 'Ship'],
+      9000,
+    ])
+  })
+
+  it('answers activity × object type and the O2O relations', async () => {
+    const body = (await get('/v1/process/type-relations', reader.key)).json()
+    expect(body.activity_object_types.map((r: { activity: string; object_type: string; events: number }) => [r.activity, r.object_type, r.events])).toEqual([
+      ['Create', 'item', 1],
+      ['Create', 'order', 2],
+      ['Pay', 'order', 1],
+      ['Ship', 'item', 1],
+      ['Ship', 'order', 2],
+    ])
+    expect(body.o2o).toEqual([])
+  })
+})
+
+describe('GET /v1/process/compare', () => {
+  it('puts two windows side by side, null where a figure is absent in one', async () => {
+    const body = (await get('/v1/process/compare?a_from=2024-05-01T10:00:00Z&a_to=2024-05-01T11:30:00Z&b_from=2024-05-01T11:30:00Z', reader.key)).json()
+    expect([body.a, body.b]).toEqual([
+      { from: '2024-05-01T10:00:00.000Z', to: '2024-05-01T11:30:00.000Z' },
+      { from: '2024-05-01T11:30:00.000Z', to: null },
+    ])
+    expect(body.map_activities.map((r: { object_type: string; activity: string; events: unknown }) => [r.object_type, r.activity, r.events])).toEqual([
+      ['item', 'Create', { a: 1, b: null, diff: null }],
+      ['item', 'Ship', { a: null, b: 1, diff: null }],
+      ['order', 'Create', { a: 2, b: null, diff: null }],
+      ['order', 'Pay', { a: 1, b: null, diff: null }],
+      ['order', 'Ship', { a: null, b: 2, diff: null }],
+    ])
+    expect(body.map_edges).toEqual([
+      {
+        object_type: 'order',
+        source: 'Create',
+        target: 'Pay',
+        total: { a: 1, b: null, diff: null },
+        elapsed_median: { a: 3600, b: null, diff: null },
+        waiting_median: { a: 3000, b: null, diff: null },
+      },
+    ])
+    // Ship's predecessors come from whole traces, before window b.
+    expect(body.performance).toEqual([
+      { activity: 'Create', sojourn_median: { a: null, b: null, diff: null }, synchronization_median: { a: null, b: null, diff: null } },
+      { activity: 'Pay', sojourn_median: { a: 3000, b: null, diff: null }, synchronization_median: { a: 0, b: null, diff: null } },
+      { activity: 'Ship', sojourn_median: { a: null, b: 6300, diff: null }, synchronization_median: { a: null, b: 1500, diff: null } },
+    ])
+    expect(body.highlights).toEqual([])
+  })
+
+  it('highlights the largest relative changes of figures present in both windows', async () => {
+    const body = (await get('/v1/process/compare?a_to=2024-05-01T12:30:00Z', reader.key)).json()
+    // a holds Ship 12:00 (o1, i1) only; b (all time) also Ship 13:00 (o2).
+    expect(body.highlights).toEqual([
+      { what: 'order: Ship, events', a: 1, b: 2, diff: 1, relative: 1 },
+      { what: 'Ship, sojourn_median', a: 3600, b: 6300, diff: 2700, relative: 0.75 },
+      { what: 'Ship, synchronization_median', a: 3000, b: 1500, diff: -1500, relative: -0.5 },
+    ])
+  })
+
+  it('keeps each type’s most frequent edges with max_edges and says how many were left out', async () => {
+    const body = (await get('/v1/process/compare?a_to=2024-05-01T12:30:00Z&max_edges=1', reader.key)).json()
+    // order: Create→Pay, Pay→Ship and Create→Ship occur once in some window (ties by source, target); item: Create→Ship.
+    expect(body.map_edges.map((e: { object_type: string; source: string; target: string }) => `${e.object_type} ${e.source}→${e.target}`)).toEqual([
+      'item Create→Ship',
+      'order Create→Pay',
+    ])
+    expect(body.edges_left_out).toBe(2)
+    expect((await get('/v1/process/compare', reader.key)).json().edges_left_out).toBeUndefined()
   })
 })
 
@@ -236,6 +363,8 @@ describe('GET /v1/process/summary, event-types, object-types', () => {
       ['Ship', 2],
     ])
     expect(body.event_types[0].attributes).toEqual([{ name: 'channel', types: ['string'] }])
+    // A list answered whole: its total, nothing left out, no next page.
+    expect([body.total, body.truncated, body.next_cursor]).toEqual([3, false, null])
   })
 
   it('answers object types with their count of objects', async () => {
@@ -244,6 +373,7 @@ describe('GET /v1/process/summary, event-types, object-types', () => {
       ['item', 1],
       ['order', 2],
     ])
+    expect([body.total, body.truncated, body.next_cursor]).toEqual([2, false, null])
   })
 })
 
@@ -313,6 +443,22 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/events?cursor=not-a-cursor', 'cursor'],
     ['/v1/process/events?to=2024-13-01T00:00:00Z', 'to'],
     ['/v1/process/summary?verbose=1', 'verbose'],
+    ['/v1/process/performance?slowest=101', 'slowest'],
+    ['/v1/process/performance?slowest=-1', 'slowest'],
+    ['/v1/process/performance?from=soon', 'from'],
+    ['/v1/process/variants', 'object_type'],
+    ['/v1/process/variants?object_type=order&limit=0', 'limit'],
+    ['/v1/process/variants?object_type=order&cursor=bm90IGEgY3Vyc29y', 'cursor'],
+    ['/v1/process/variants?object_type=order&object_type=item', 'object_type'],
+    ['/v1/process/type-relations?to=never', 'to'],
+    ['/v1/process/type-relations?object_type=order', 'object_type'],
+    ['/v1/process/compare?a_from=2024-05-02T00:00:00Z&a_to=2024-05-01T00:00:00Z', 'a_to'],
+    ['/v1/process/compare?b_from=later', 'b_from'],
+    ['/v1/process/compare?from=2024-05-01T00:00:00Z', 'from'],
+    ['/v1/process/map?max_edges=0', 'max_edges'],
+    ['/v1/process/compare?max_edges=10001', 'max_edges'],
+    ['/v1/process/map?max_edges=many', 'max_edges'],
+    ['/v1/process/performance?max_edges=3', 'max_edges'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
     const res = await get(url, reader.key)
     expect(res.statusCode).toBe(422)
@@ -332,6 +478,10 @@ describe('/openapi.json', () => {
       '/v1/process/object-types',
       '/v1/process/objects/{type}/{id}',
       '/v1/process/events',
+      '/v1/process/performance',
+      '/v1/process/variants',
+      '/v1/process/type-relations',
+      '/v1/process/compare',
     ]) {
       const responses = doc.paths[path]?.get?.responses
       expect(Object.keys(responses ?? {}).sort(), path).toEqual(expect.arrayContaining(['200', '401', '403', '422', '429']))

@@ -1,5 +1,5 @@
 /**
- * The ReadModelStore, ReadModelQuery, KeyStore and ObjectClaims contracts on MongoDB (src/adapters/mongodb/*), when an engine
+ * The ReadModelStore, ReadModelQuery (with its analysis reads), KeyStore and ObjectClaims contracts on MongoDB (src/adapters/mongodb/*), when an engine
  * answers: MONGODB_URL, or a testcontainers single-node replica set of the pinned image. Every case
  * gets its own database, dropped afterwards. Otherwise the suites are skipped and say why. The
  * ReadModelQuery cases append their records to a real SQLite log in a temp folder (the log is not
@@ -22,12 +22,14 @@ import { announceSkip, mongoEngine } from '../helpers/engines.js'
 import { mongoRows } from '../helpers/read-model-rows.js'
 import { keyStoreContract } from './key-store.contract.js'
 import { objectClaimsContract } from './object-claims.contract.js'
+import { analysisQueryContract } from './analysis-query.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 
 const engine = await mongoEngine()
 announceSkip('ReadModelStore contract: MongoDB', engine)
 announceSkip('ReadModelQuery contract: MongoDB', engine)
+announceSkip('ReadModelQuery analysis contract: MongoDB', engine)
 announceSkip('KeyStore contract: MongoDB', engine)
 announceSkip('ObjectClaims contract: MongoDB', engine)
 
@@ -62,7 +64,7 @@ describe.skipIf(!engine.available)('MongoDB', () => {
     }
   })
 
-  readModelQueryContract(`MongoDB (${source})`, async () => {
+  const queryHarness = async () => {
     const db = freshDb()
     const store = new MongoReadModelStore(client, db)
     const query = new MongoReadModelQuery(db)
@@ -84,7 +86,9 @@ describe.skipIf(!engine.available)('MongoDB', () => {
         await db.dropDatabase()
       },
     }
-  })
+  }
+  readModelQueryContract(`MongoDB (${source})`, queryHarness)
+  analysisQueryContract(`MongoDB (${source})`, queryHarness)
 
   objectClaimsContract(`MongoDB (${source})`, async () => {
     const db = freshDb()

@@ -419,6 +419,18 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(await types({ from: at(5, 1) })).toEqual(['Pay@10', 'Ship@20'])
       })
 
+      it('counts every page’s events in total, whatever the page and the cursor', async () => {
+        await loadEvents(ds, SHOP)
+        const first = await q.events(ds, { limit: 1, objectType: 'order' })
+        expect(first.events).toHaveLength(1)
+        expect(first.total).toBe(3)
+        if (first.next === null) throw new Error('a next page was expected')
+        expect((await q.events(ds, { limit: 1, objectType: 'order', after: first.next })).total).toBe(3)
+        expect((await q.events(ds, { limit: 100, objectId: 'i2' })).total).toBe(3)
+        expect((await q.events(ds, { limit: 100, eventType: 'Pick', from: at(5), to: at(20) })).total).toBe(2)
+        expect((await q.events(ds, { limit: 100, eventType: 'Nothing' })).total).toBe(0)
+      })
+
       it('pages a filtered query across ties', async () => {
         await loadEvents(ds, SHOP)
         const pages = await allPages(ds, { limit: 1, objectType: 'item' })
@@ -557,7 +569,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(await q.eventTypes(ds)).toEqual([])
         expect(await q.objectTypes(ds)).toEqual([])
         expect(await q.object(ds, 'order', 'o1', 1000)).toBeNull()
-        expect(await q.events(ds, { limit: 100 })).toEqual({ events: [], next: null })
+        expect(await q.events(ds, { limit: 100 })).toEqual({ events: [], next: null, total: 0 })
         expect(await q.processMap(ds, {})).toEqual([])
       })
 

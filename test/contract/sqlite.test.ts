@@ -16,6 +16,7 @@ import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 import { eventLogContract } from './event-log.contract.js'
 import { keyStoreContract } from './key-store.contract.js'
 import { objectClaimsContract } from './object-claims.contract.js'
+import { analysisQueryContract } from './analysis-query.contract.js'
 import { readModelQueryContract } from './read-model-query.contract.js'
 import { readModelStoreContract } from './read-model-store.contract.js'
 import { overriding } from '../helpers/override.js'
@@ -123,6 +124,7 @@ function queryHarness(withoutAtHead: boolean, e2oMergeRows?: number) {
 }
 
 readModelQueryContract('SQLite', async () => queryHarness(false))
+analysisQueryContract('SQLite', async () => queryHarness(false))
 
 /**
  * The same query contract while a rebuild replays the log: a new file has no query indexes
@@ -130,6 +132,7 @@ readModelQueryContract('SQLite', async () => queryHarness(false))
  * without `atHead`), so every query runs on the tables' keys alone and must answer the same.
  */
 readModelQueryContract('SQLite without its query indexes (during a rebuild)', async () => queryHarness(true))
+analysisQueryContract('SQLite without its query indexes (during a rebuild)', async () => queryHarness(true))
 
 /**
  * The same query contract with the E2O rows by object split between rm_object_events and the pending
@@ -138,3 +141,4 @@ readModelQueryContract('SQLite without its query indexes (during a rebuild)', as
  * merged at the head of the log, the second pending, as a rebuild leaves them until the head.)
  */
 readModelQueryContract('SQLite with its E2O rows by object partly merged', async () => queryHarness(false, 5))
+analysisQueryContract('SQLite with its E2O rows by object partly merged', async () => queryHarness(false, 5))

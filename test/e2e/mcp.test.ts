@@ -11,10 +11,21 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CreatedKey } from '../../src/write/admin.js'
 import { CLI } from '../helpers/cli.js'
-import { loadReadDataset, READ_EVENTS } from '../helpers/read-dataset.js'
+import { loadReadDataset, READ_EVENTS, waitForEvents } from '../helpers/read-dataset.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
-const TOOLS = ['dataset_summary', 'find_events', 'get_object', 'list_event_types', 'list_object_types', 'process_map']
+const TOOLS = [
+  'compare',
+  'dataset_summary',
+  'find_events',
+  'get_object',
+  'list_event_types',
+  'list_object_types',
+  'performance',
+  'process_map',
+  'type_relations',
+  'variants',
+]
 
 let service: RunningService
 let key: CreatedKey
@@ -68,7 +79,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close()
   })
 
-  it('lists the six read tools, each read-only with input and output schemas', async () => {
+  it('lists the read tools, each read-only with input and output schemas', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS)
     for (const t of tools) {
@@ -86,6 +97,16 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(textOf(result)).toContain('order: 3 objects')
   })
 
+  it('cuts process_map to the most frequent edges with max_edges, as GET /v1/process/map does', async () => {
+    const result = await callTool(client, 'process_map', { object_types: ['order'], max_edges: 1 })
+    expect(withoutAsOf(result.structuredContent)).toEqual(withoutAsOf(await httpBody('/v1/process/map?object_type=order&max_edges=1')))
+    const [order] = (result.structuredContent as { object_types: { edges: { source: string; target: string; total: number }[]; edges_left_out: number }[] })
+      .object_types
+    // Create Order → Pay Order (o1, o2) is the most frequent; Pay → Ship and Create → Cancel are left out.
+    expect([order?.edges.map((e) => [e.source, e.target, e.total]), order?.edges_left_out]).toEqual([[['Create Order', 'Pay Order', 2]], 2])
+    expect(textOf(result)).toContain('2 less frequent ones left out')
+  })
+
   it('pages find_events with a cursor, each page equal to GET /v1/process/events', async () => {
     const first = await callTool(client, 'find_events', { object_type: 'order', limit: 4 })
     const page1 = first.structuredContent as { events: { event_id: string }[]; next_cursor: string | null }
@@ -100,6 +121,13 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(page2.events).toHaveLength(READ_EVENTS.length - 4)
     expect(page2.next_cursor).toBeNull()
     expect(new Set([...page1.events, ...page2.events].map((e) => e.event_id)).size).toBe(READ_EVENTS.length)
+    expect([(first.structuredContent as { truncated: boolean }).truncated, (second.structuredContent as { truncated: boolean }).truncated]).toEqual([
+      true,
+      false,
+    ])
+    // Without a limit the tool gives at most 25 (all 7 here).
+    const all = (await callTool(client, 'find_events', {})).structuredContent as { events: unknown[]; truncated: boolean }
+    expect([all.events.length, all.truncated]).toEqual([READ_EVENTS.length, false])
   })
 
   it('answers the other tools with their endpoints’ bodies', async () => {
@@ -115,11 +143,100 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     }
   })
 
+  it('answers performance, variants, type_relations and compare with their endpoints’ bodies, and a text digest', async () => {
+    const pairs: [string, Record<string, unknown>, string, string][] = [
+      ['performance', { object_types: ['order'], slowest: 2 }, '/v1/process/performance?object_type=order&slowest=2', 'by median sojourn'],
+      ['variants', { object_type: 'order' }, '/v1/process/variants?object_type=order&limit=25', 'order: 3 objects in 3 variants'],
+      ['type_relations', {}, '/v1/process/type-relations', 'Create Order × order'],
+      [
+        'compare',
+        { a_to: '2024-05-02T00:00:00Z', b_from: '2024-05-02T00:00:00Z' },
+        '/v1/process/compare?a_to=2024-05-02T00:00:00Z&b_from=2024-05-02T00:00:00Z',
+        'compared',
+      ],
+    ]
+    for (const [name, args, path, text] of pairs) {
+      const result = await callTool(client, name, args)
+      expect(result.isError, name).toBeFalsy()
+      expect(withoutAsOf(result.structuredContent), name).toEqual(withoutAsOf(await httpBody(path)))
+      expect(textOf(result), name).toContain(text)
+    }
+  })
+
+  it('pages variants to the end with total, truncated and next_cursor', async () => {
+    const seen: string[] = []
+    let cursor: string | null | undefined
+    for (let i = 0; i < 5; i++) {
+      const result = await callTool(client, 'variants', { object_type: 'order', limit: 1, ...(cursor === undefined ? {} : { cursor }) })
+      const page = result.structuredContent as { total: number; truncated: boolean; next_cursor: string | null; variants: { activities: string[] }[] }
+      expect(page.total).toBe(3)
+      expect(page.variants).toHaveLength(1)
+      seen.push(page.variants.map((v) => v.activities.join(' → ')).join())
+      expect(page.truncated).toBe(page.next_cursor !== null)
+      cursor = page.next_cursor
+      if (cursor === null) break
+    }
+    // o1: Create → Pay → Ship; o2: Create → Pay; o3: Create → Cancel (one object each, by sequence).
+    expect(seen).toEqual(['Create Order → Cancel Order', 'Create Order → Pay Order', 'Create Order → Pay Order → Ship Order'])
+    expect(cursor).toBeNull()
+  })
+
+  it('cuts a tool result past 1 MiB, says truncated and how to go on', async () => {
+    // 1,000 objects with 450-character ids, each with its own sequence of three of ten 200-character activities: 1,000 variants of about 1.3 KB.
+    const big = await service.createKey({ name: 'big' })
+    const activity = (d: number) => `${String(d)}${'a'.repeat(199)}`
+    const id = (o: number) => `${String(o).padStart(3, '0')}${'x'.repeat(447)}`
+    const events = []
+    for (let k = 0; k < 3; k++) {
+      for (let d = 0; d < 10; d++) {
+        const objects = Array.from({ length: 1000 }, (_, o) => o).filter((o) => Math.floor(o / 10 ** (2 - k)) % 10 === d)
+        for (let half = 0; half < 2; half++) {
+          events.push({
+            event: activity(d),
+            timestamp: new Date(Date.UTC(2024, 4, 1, k)).toISOString(),
+            objects: objects.slice(half * 50, half * 50 + 50).map((o) => ({ type: 'box', id: id(o) })),
+          })
+        }
+      }
+    }
+    const res = await fetch(`${service.url}/v1/event/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${big.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    })
+    expect(((await res.json()) as { processed: number }).processed).toBe(60)
+    await waitForEvents(service.url, big.key, 60)
+    const bigClient = await httpClient({ authorization: `Bearer ${big.key}` })
+    try {
+      const result = await callTool(bigClient, 'variants', { object_type: 'box', limit: 1000 })
+      const body = result.structuredContent as { total: number; truncated: boolean; next_cursor: string | null; variants: { activities: string[] }[] }
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(1024 * 1024)
+      expect(body.total).toBe(1000)
+      expect(body.variants.length).toBeGreaterThan(500)
+      expect(body.variants.length).toBeLessThan(1000)
+      expect(body.truncated).toBe(true)
+      expect(textOf(result)).toContain('narrow')
+      // The cursor goes on after the last variant kept.
+      const next = await callTool(bigClient, 'variants', { object_type: 'box', limit: 1000, cursor: body.next_cursor })
+      const rest = next.structuredContent as { truncated: boolean; variants: { activities: string[] }[] }
+      expect(rest.truncated).toBe(false)
+      expect(body.variants.length + rest.variants.length).toBe(1000)
+    } finally {
+      await bigClient.close()
+    }
+  })
+
   it('reports a bad argument as a tool error naming it', async () => {
     const limit = await callTool(client, 'find_events', { limit: 5000 })
     const from = await callTool(client, 'process_map', { from: 'yesterday' })
     const unknown = await callTool(client, 'get_object', { type: 'order', id: 'o1', deep: true })
-    expect([limit.isError, from.isError, unknown.isError]).toEqual([true, true, true])
+    const slowest = await callTool(client, 'performance', { slowest: 101 })
+    const objectType = await callTool(client, 'variants', {})
+    const cursor = await callTool(client, 'variants', { object_type: 'order', cursor: 'nope' })
+    expect([limit.isError, from.isError, unknown.isError, slowest.isError, objectType.isError, cursor.isError]).toEqual([true, true, true, true, true, true])
+    expect(textOf(slowest)).toMatch(/^slowest: /)
+    expect(textOf(objectType)).toMatch(/^object_type: /)
+    expect(textOf(cursor)).toMatch(/^cursor: /)
     expect(textOf(limit)).toMatch(/^limit: /)
     expect(textOf(from)).toMatch(/^from: /)
     expect(textOf(unknown)).toMatch(/^deep: /)

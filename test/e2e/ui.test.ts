@@ -1,22 +1,18 @@
 /**
  * e2e: the `/ui/` page of the built service in a real browser (Debian's chromium driven by
  * playwright-core). A dataset is loaded, the key is pasted, and the process map's SVG must show the
- * dataset's activities; edge labels switch to waiting time; the time range narrows the map.
+ * dataset's activities; edge labels switch to waiting time; the time range narrows the map; the
+ * analysis tables show where it waits and the main paths of a chosen object type.
  * Screenshots go to dist/screenshots/. Skipped, with the reason printed, without /usr/bin/chromium.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DRAWN, HAVE_CHROMIUM, launchChromium, openUi, SHOTS, svgTexts } from '../helpers/browser.js'
 import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
 import { loadReadDataset, waitForEvents } from '../helpers/read-dataset.js'
 import { startService, type RunningService } from '../helpers/service.js'
-
-const CHROMIUM = '/usr/bin/chromium'
-const HAVE_CHROMIUM = existsSync(CHROMIUM)
-const SHOTS = join(process.cwd(), 'dist', 'screenshots')
-
-if (!HAVE_CHROMIUM) process.stdout.write(`skip: /ui/ in a browser: ${CHROMIUM} is missing (apt-get install chromium)\n`)
 
 let service: RunningService
 let browser: Browser
@@ -25,11 +21,7 @@ beforeAll(async () => {
   if (!HAVE_CHROMIUM) return
   mkdirSync(SHOTS, { recursive: true })
   service = await startService()
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
@@ -37,25 +29,13 @@ afterAll(async () => {
 })
 
 /** Opens /ui/, pastes `key`, and waits until the map is drawn. */
-async function openMap(key: string, viewport = { width: 1400, height: 1000 }): Promise<Page> {
-  const page = await browser.newPage({ viewport })
-  const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(`${service.url}/ui/`)
-  await page.fill('#key', key)
-  await page.click('button[type=submit]')
-  await page.waitForSelector('#graph svg', { timeout: 20_000 })
-  expect(errors).toEqual([])
-  return page
+function openMap(key: string, viewport = { width: 1400, height: 1000 }): Promise<Page> {
+  return openUi(browser, service.url, key, viewport)
 }
 
-/** In-page expression (the test's own types have no DOM): the texts of the drawn graph. */
-/** How long a drawing may take to appear (Graphviz runs in the page). */
-const DRAWN = { timeout: 20_000 }
-
 /** The texts of the drawn graph's nodes and edge labels. */
-async function graphTexts(page: Page): Promise<string[]> {
-  return page.$$eval('#graph svg text', (nodes) => nodes.map((n) => n.textContent ?? ''))
+function graphTexts(page: Page): Promise<string[]> {
+  return svgTexts(page, '#graph')
 }
 
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ in chromium', () => {
@@ -83,6 +63,22 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ in chromium', () => {
     // Create Order (ends 10:10) → Pay Order (11:00): 50 min of waiting for order o1.
     // Polled from the test: the page's CSP forbids the string evaluation that waitForFunction(string) uses.
     await expect.poll(() => graphTexts(page), DRAWN).toContain('50.0 min')
+    await page.close()
+  })
+
+  it('shows where it waits, with the delaying object, and the main paths of a chosen object type', async () => {
+    const page = await openMap(key)
+    await page.waitForSelector('#waits tbody tr', DRAWN)
+    // Ship Order at 12:00 waits for order o1 (Pay Order ends 11:05) after item i1 (Create Order ends 10:10): 55 min.
+    const waits = await page.$$eval('#waits tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent ?? '')))
+    const ship = waits.find((r) => r[0] === 'Ship Order')
+    expect(ship?.[2]).toBe('55.0 min')
+    expect(ship?.[4]).toBe('order (1×)')
+    expect(ship?.[5]).toContain('waiting for order o1')
+    await page.selectOption('#paths-type', 'order')
+    const variants = () => page.$$eval('#variants tbody tr', (rows) => rows.map((r) => r.querySelector('td:last-child')?.textContent ?? ''))
+    await expect.poll(variants, DRAWN).toEqual(['Create Order → Cancel Order', 'Create Order → Pay Order', 'Create Order → Pay Order → Ship Order'])
+    await page.screenshot({ path: join(SHOTS, 'ui-analysis.png'), fullPage: true })
     await page.close()
   })
 

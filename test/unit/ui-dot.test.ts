@@ -37,6 +37,14 @@ describe('processMapDot', () => {
     expect(dot).toContain('a1 [label="Pay\\n1 event"')
   })
 
+  it('fills and relabels the activities a look is given for, and leaves the others as they were', () => {
+    const dot = processMapDot(MAP, 'frequency', [], undefined, (activity) =>
+      activity === 'Pay' ? { fill: '#990000', font: '#ffffff', lines: ['1 event', 'sojourn 50.0 min', 'waits for order'] } : undefined,
+    )
+    expect(dot).toContain('a1 [label="Pay\\n1 event\\nsojourn 50.0 min\\nwaits for order", fillcolor="#990000", fontcolor="#ffffff", tooltip=')
+    expect(dot).toContain('a0 [label="Create \\"A\\"\\n2 events\\nrun time 10.0 min", tooltip=')
+  })
+
   it('labels edges with occurrences, median waiting or median elapsed time', () => {
     expect(processMapDot(MAP, 'frequency')).toMatch(/a0 -> a1 \[[^\]]*label="1"/)
     expect(processMapDot(MAP, 'waiting')).toMatch(/a0 -> a1 \[[^\]]*label="50.0 min"/)

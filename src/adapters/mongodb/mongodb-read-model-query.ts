@@ -25,9 +25,16 @@ import type {
   ObjectHistory,
   ObjectHistoryFilter,
   ObjectHistoryPage,
+  PerformanceFilter,
   ProcessMapFilter,
   ReadModelQuery,
+  TimeWindow,
+  TypeRelations,
+  VariantsFilter,
+  VariantsPage,
 } from '../../ports/read-model-query.js'
+import type { PerformanceActivity } from '../../schemas/analysis.js'
+import { mongoPerformance, mongoTypeRelations, mongoVariants, pairsPipeline } from './mongodb-analysis-query.js'
 import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { EventObjectLink, EventView, ObjectRelationship, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
@@ -44,9 +51,6 @@ export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
 }
 
 const AGGREGATE = { allowDiskUse: true } as const
-
-/** Milliseconds since the epoch of a UTC ISO 8601 field (an expression). */
-const msOf = (field: string): Document => ({ $toLong: { $toDate: field } })
 
 /**
  * The stages that end a statistics row (`edge`, `waiting`, `run`; see MapRow): per (ot, k1, k2),
@@ -319,16 +323,17 @@ export class MongoReadModelQuery implements ReadModelQuery {
     if (filter.from !== undefined) time.$gte = filter.from
     if (filter.to !== undefined) time.$lt = filter.to
     if (Object.keys(time).length > 0) match.timestamp = time
+    const pageMatch: Document = { ...match }
     if (filter.after !== undefined) {
       const { timestamp, position } = filter.after
-      match.$or = [{ timestamp: { $gt: timestamp } }, { timestamp, position: { $gt: position } }]
+      pageMatch.$or = [{ timestamp: { $gt: timestamp } }, { timestamp, position: { $gt: position } }]
     }
-    const pipeline: Document[] = [{ $match: match }, { $sort: { timestamp: 1, position: 1 } }]
+    const linked: Document[] = []
     if (filter.objectId !== undefined || filter.objectType !== undefined) {
       const link: Document = { dataset_id: datasetId }
       if (filter.objectId !== undefined) link.external_id = filter.objectId
       if (filter.objectType !== undefined) link.object_type = filter.objectType
-      pipeline.push(
+      linked.push(
         {
           $lookup: {
             from: READ_MODEL_COLLECTIONS.eventObjects,
@@ -341,6 +346,9 @@ export class MongoReadModelQuery implements ReadModelQuery {
         { $match: { 'hit.0': { $exists: true } } },
       )
     }
+    // Every page's events: the filter without `after`.
+    const [counted] = await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray()
+    const pipeline: Document[] = [{ $match: pageMatch }, { $sort: { timestamp: 1, position: 1 } }, ...linked]
     pipeline.push(
       { $limit: filter.limit + 1 },
       { $project: { _id: 0, event_id: 1, event_type: 1, timestamp: 1, end_timestamp: 1, properties: 1, position: 1 } },
@@ -361,7 +369,11 @@ export class MongoReadModelQuery implements ReadModelQuery {
     }
     const events: EventView[] = page.map((e) => ({ ...e, end_timestamp: e.end_timestamp ?? null, objects: links.get(e.event_id) ?? [] }))
     const last = page[page.length - 1]
-    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null }
+    return {
+      events,
+      next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null,
+      total: counted?.n ?? 0,
+    }
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
@@ -418,38 +430,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
     if (Object.keys(time).length > 0) match.event_time = time
     if (filter.objectTypes !== undefined && filter.objectTypes.length > 0) match.object_type = { $in: [...filter.objectTypes] }
     return [
-      { $match: match },
-      {
-        $group: {
-          _id: { oid: '$object_id', eid: '$event_id' },
-          ot: { $first: '$object_type' },
-          ts: { $first: '$event_time' },
-          pos: { $first: '$position' },
-        },
-      },
-      {
-        $lookup: {
-          from: READ_MODEL_COLLECTIONS.events,
-          localField: '_id.eid',
-          foreignField: 'event_id',
-          pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, event_type: 1, end_timestamp: 1 } }],
-          as: 'e',
-        },
-      },
-      { $unwind: '$e' },
-      {
-        $project: {
-          _id: 0,
-          ot: 1,
-          oid: '$_id.oid',
-          eid: '$_id.eid',
-          ts: 1,
-          pos: 1,
-          act: '$e.event_type',
-          t: msOf('$ts'),
-          te: { $cond: [{ $eq: [{ $ifNull: ['$e.end_timestamp', null] }, null] }, null, msOf('$e.end_timestamp')] },
-        },
-      },
+      ...pairsPipeline(datasetId, match),
       {
         $setWindowFields: {
           partitionBy: '$oid',
@@ -463,6 +444,18 @@ export class MongoReadModelQuery implements ReadModelQuery {
         },
       },
     ]
+  }
+
+  async performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {
+    return mongoPerformance(this.eventObjectsC, datasetId, filter)
+  }
+
+  async variants(datasetId: string, filter: VariantsFilter): Promise<VariantsPage> {
+    return mongoVariants(this.eventObjectsC, datasetId, filter)
+  }
+
+  async typeRelations(datasetId: string, window: TimeWindow): Promise<TypeRelations> {
+    return mongoTypeRelations(this.eventObjectsC, this.objectRelationshipsC, datasetId, window)
   }
 
   async objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage> {

@@ -23,16 +23,22 @@ import type {
   ObjectHistory,
   ObjectHistoryFilter,
   ObjectHistoryPage,
+  PerformanceFilter,
   ProcessMapFilter,
   ReadModelQuery,
   TimeWindow,
+  TypeRelations,
+  VariantsFilter,
+  VariantsPage,
 } from '../../ports/read-model-query.js'
+import type { PerformanceActivity } from '../../schemas/analysis.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
+import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
 import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, PENDING_E2O, qualifierOf } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
@@ -292,8 +298,11 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async events(datasetId: string, filter: EventFilter): Promise<EventPage> {
     const did = this.did(datasetId)
-    if (did === null) return { events: [], next: null }
+    if (did === null) return { events: [], next: null, total: 0 }
     const { where, params } = eventConditions(did, datasetId, filter)
+    const { after: _after, ...everyPage } = filter
+    const counted = eventConditions(did, datasetId, everyPage)
+    const { total } = this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }
     const rows = this.db
       .prepare(
         `SELECT e.event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
@@ -327,7 +336,11 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       objects: links.get(e.position) ?? [],
     }))
     const last = page[page.length - 1]
-    return { events, next: rows.length > filter.limit && last !== undefined ? { timestamp: isoOfEpochMs(last.time), position: last.position } : null }
+    return {
+      events,
+      next: rows.length > filter.limit && last !== undefined ? { timestamp: isoOfEpochMs(last.time), position: last.position } : null,
+      total,
+    }
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
@@ -346,6 +359,21 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     } finally {
       this.db.exec('DELETE FROM temp.process_map_sequence')
     }
+  }
+
+  async performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {
+    const did = this.did(datasetId)
+    return did === null ? [] : sqlitePerformance(this.db, did, filter)
+  }
+
+  async variants(datasetId: string, filter: VariantsFilter): Promise<VariantsPage> {
+    const did = this.did(datasetId)
+    return did === null ? { objects: 0, total: 0, variants: [], next: null } : sqliteVariants(this.db, did, filter)
+  }
+
+  async typeRelations(datasetId: string, window: TimeWindow): Promise<TypeRelations> {
+    const did = this.did(datasetId)
+    return did === null ? { activity_object_types: [], o2o: [] } : sqliteTypeRelations(this.db, did, window)
   }
 
   async objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage> {
