@@ -2,14 +2,15 @@
  * Reads an OCEL 2.0 log file in any of the three standard forms into one OcelLog:
  * JSON (`.json`, `.jsonocel`), SQLite (`.sqlite`, `.db`) and XML (`.xml`, `.xmlocel`).
  * The form is taken from the first bytes of the file (`SQLite format 3`, `{`, `<`), so a file with
- * another extension is read too; an extension that contradicts the content is an error.
+ * another extension is read too; an extension that contradicts the content is an error. JSON and XML
+ * are read as streams (a chunk of the file, then one item, at a time).
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs'
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
 import { extname } from 'node:path'
-import { OcelReadError, type OcelFormat, type OcelLog } from './model.js'
-import { readOcelJson } from './read-json.js'
+import { collector, OcelReadError, type OcelFormat, type OcelLog, type OcelSink, type ReadEnd } from './model.js'
+import { jsonReader } from './read-json.js'
 import { readOcelSqlite } from './read-sqlite.js'
-import { readOcelXml } from './read-xml.js'
+import { xmlReader } from './read-xml.js'
 import type { TimeZone } from './time.js'
 
 const BY_EXTENSION: Record<string, OcelFormat> = {
@@ -35,12 +36,11 @@ export function sniffFormat(head: Buffer): OcelFormat | null {
 }
 
 /**
- * Reads the OCEL 2.0 log at `path`.
- * @param zone the zone of timestamps without one (`--timezone`).
- * @throws OcelReadError when the file is none of the three forms or cannot be read as its form;
+ * The form of the file at `path`, from its first bytes, checked against its extension.
+ * @throws OcelReadError when the file is none of the three forms or its extension says another;
  *   Node's file errors (ENOENT, …) as they are.
  */
-export function readOcelFile(path: string, zone: TimeZone): OcelLog {
+export function formatOf(path: string): OcelFormat {
   const fd = openSync(path, 'r')
   const head = Buffer.alloc(512)
   let n: number
@@ -56,15 +56,71 @@ export function readOcelFile(path: string, zone: TimeZone): OcelLog {
     throw new OcelReadError(`${path}: not an OCEL 2.0 log in JSON, SQLite or XML form (the file starts with neither "{", "<" nor "SQLite format 3")`)
   }
   if (named !== undefined && named !== sniffed) throw new OcelReadError(`${path}: the extension ${ext} says ${named}, but the content is ${sniffed}`)
-  const context = (error: unknown): never => {
+  return sniffed
+}
+
+function withPath<T>(path: string, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
     if (error instanceof OcelReadError) throw new OcelReadError(`${path}: ${error.message}`)
     throw error
   }
-  try {
-    if (sniffed === 'sqlite') return readOcelSqlite(path, zone)
-    const text = readFileSync(path, 'utf8')
-    return sniffed === 'json' ? readOcelJson(text, zone) : readOcelXml(text, zone)
-  } catch (error) {
-    return context(error)
+}
+
+/** Bytes read from the file at a time. */
+const CHUNK_BYTES = 1 << 20
+
+/**
+ * Reads the OCEL 2.0 log at `path` into memory (tests, `ocelog export` checks; `ocelog import`
+ * streams with streamOcelFile instead).
+ * @param zone the zone of timestamps without one (`--timezone`).
+ * @throws OcelReadError when the file is none of the three forms or cannot be read as its form;
+ *   Node's file errors (ENOENT, …) as they are.
+ */
+export function readOcelFile(path: string, zone: TimeZone): OcelLog {
+  const format = formatOf(path)
+  return withPath(path, () => {
+    if (format === 'sqlite') return readOcelSqlite(path, zone)
+    const { sink, finish } = collector()
+    const reader = format === 'json' ? jsonReader(zone, sink) : xmlReader(zone, sink)
+    const fd = openSync(path, 'r')
+    try {
+      const buffer = Buffer.alloc(CHUNK_BYTES)
+      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) reader.write(buffer.subarray(0, n))
+    } finally {
+      closeSync(fd)
+    }
+    return finish(reader.end())
+  })
+}
+
+/**
+ * Reads the OCEL 2.0 log at `path` item by item into `sink`, a chunk of the file at a time (JSON and
+ * XML: one item in memory at a time; SQLite: the file's tables are read whole, then handed on).
+ * @param onBytes called after each chunk with the bytes read so far and the file's size.
+ * @returns what the reader found besides the items (see ReadEnd).
+ * @throws as readOcelFile.
+ */
+export async function streamOcelFile(path: string, zone: TimeZone, sink: OcelSink, onBytes?: (read: number, size: number) => void): Promise<ReadEnd> {
+  const format = formatOf(path)
+  const size = statSync(path).size
+  if (format === 'sqlite') {
+    const log = withPath(path, () => readOcelSqlite(path, zone))
+    for (const d of log.eventTypes) sink.eventType(d)
+    for (const d of log.objectTypes) sink.objectType(d)
+    for (const o of log.objects) sink.object(o)
+    for (const e of log.events) sink.event(e)
+    onBytes?.(size, size)
+    return { format, notes: log.notes, typeText: false }
   }
+  const reader = format === 'json' ? jsonReader(zone, sink) : xmlReader(zone, sink)
+  let read = 0
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
+    if (!(chunk instanceof Buffer)) continue
+    withPath(path, () => reader.write(chunk))
+    read += chunk.length
+    onBytes?.(read, size)
+  }
+  return withPath(path, () => reader.end())
 }
