@@ -123,7 +123,7 @@ function progressDisplay(quiet: boolean) {
       phase = next
       total = phaseTotal
       phaseStarted = Date.now()
-      last = { ...last, value: 0 }
+      last = { value: 0, events: 0, objects: 0, failed: 0 }
       if (bar === null) line(true)
       else {
         bar.stop()

@@ -77,6 +77,8 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
     onPlanned?.(events, objects)
   }
   db.exec('COMMIT')
+  // Planned: the ids are no longer needed (the batches' generator shares this scope, which would keep them).
+  byId.clear()
   db.exec('CREATE INDEX action_order ON action (time, seq)')
 
   const pageOf = db.prepare<[number, number, number], { time: number; seq: number; payload: string }>(
