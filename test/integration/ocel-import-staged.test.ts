@@ -25,7 +25,7 @@ async function bothPlans(path: string, zone: TimeZone, options: PlanOptions = {}
   const memory = planImport(readOcelFile(path, zone), options)
   const staging = new Staging(dir)
   try {
-    const end = await streamOcelFile(path, zone, staging.sink())
+    const end = await streamOcelFile(path, zone, staging.sink(), undefined, staging.scratch())
     staging.typeText = end.typeText
     const staged = planStaged(staging, options)
     const { batches, ...totals } = staged

@@ -223,10 +223,16 @@ export function registerImport(program: Command): void {
       try {
         // An OcelReadError reaches `fail`, which prints its message.
         display.start('reading', Math.ceil(statSync(file).size / MB))
-        end = await streamOcelFile(file, zone, staging.sink(), (bytes) => {
-          if (abort.signal.aborted) throw new CliError('stopped while reading the file')
-          display.update({ value: Math.floor(bytes / MB), events: staging.counts.events, objects: staging.counts.objects, failed: 0 })
-        })
+        end = await streamOcelFile(
+          file,
+          zone,
+          staging.sink(),
+          (bytes) => {
+            if (abort.signal.aborted) throw new CliError('stopped while reading the file')
+            display.update({ value: Math.floor(bytes / MB), events: staging.counts.events, objects: staging.counts.objects, failed: 0 })
+          },
+          staging.scratch(),
+        )
         staging.typeText = end.typeText
         display.start('planning', staging.counts.events + staging.counts.objects)
         plan = planStaged(staging, { unknownObjectType, keyPrefix }, (events, objects) =>

@@ -5,11 +5,12 @@
  * another extension is read too; an extension that contradicts the content is an error. JSON and XML
  * are read as streams (a chunk of the file, then one item, at a time).
  */
+import Database from 'better-sqlite3'
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
 import { extname } from 'node:path'
 import { collector, OcelReadError, type OcelFormat, type OcelLog, type OcelSink, type ReadEnd } from './model.js'
 import { jsonReader } from './read-json.js'
-import { readOcelSqlite } from './read-sqlite.js'
+import { readOcelSqlite, type SqliteScratch, sqliteReader } from './read-sqlite.js'
 import { xmlReader } from './read-xml.js'
 import type { TimeZone } from './time.js'
 
@@ -97,22 +98,31 @@ export function readOcelFile(path: string, zone: TimeZone): OcelLog {
 
 /**
  * Reads the OCEL 2.0 log at `path` item by item into `sink`, a chunk of the file at a time (JSON and
- * XML: one item in memory at a time; SQLite: the file's tables are read whole, then handed on).
+ * XML) or a row at a time (SQLite, indexed in `scratch`, by default a database in memory): one item
+ * in memory at a time.
  * @param onBytes called after each chunk with the bytes read so far and the file's size.
+ * @param scratch where the SQLite reader indexes the file's rows (sqliteReader).
  * @returns what the reader found besides the items (see ReadEnd).
  * @throws as readOcelFile.
  */
-export async function streamOcelFile(path: string, zone: TimeZone, sink: OcelSink, onBytes?: (read: number, size: number) => void): Promise<ReadEnd> {
+export async function streamOcelFile(
+  path: string,
+  zone: TimeZone,
+  sink: OcelSink,
+  onBytes?: (read: number, size: number) => void,
+  scratch?: SqliteScratch,
+): Promise<ReadEnd> {
   const format = formatOf(path)
   const size = statSync(path).size
   if (format === 'sqlite') {
-    const log = withPath(path, () => readOcelSqlite(path, zone))
-    for (const d of log.eventTypes) sink.eventType(d)
-    for (const d of log.objectTypes) sink.objectType(d)
-    for (const o of log.objects) sink.object(o)
-    for (const e of log.events) sink.event(e)
-    onBytes?.(size, size)
-    return { format, notes: log.notes, typeText: false }
+    const rows = scratch ?? { db: new Database(':memory:'), wrote: () => {} }
+    try {
+      const end = withPath(path, () => sqliteReader(path, zone, sink, rows))
+      onBytes?.(size, size)
+      return end
+    } finally {
+      if (scratch === undefined) rows.db.close()
+    }
   }
   const reader = format === 'json' ? jsonReader(zone, sink) : xmlReader(zone, sink)
   let read = 0

@@ -80,7 +80,7 @@ export interface RunnablePlan {
 }
 
 /** Batches read ahead of the oldest one not yet answered (bounds memory; a full window always holds a ready batch, its lowest). */
-const WINDOW = 256
+const WINDOW = 64
 
 /**
  * Sends `plan` with `client`, reading its batches as it goes (at most WINDOW ahead of the oldest

@@ -17,6 +17,7 @@ import Database from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import type { SqliteScratch } from './read-sqlite.js'
 import type { AttributeValue, OcelEvent, OcelObject, OcelRelationship, OcelSink, OcelTypeDeclaration } from './model.js'
 
 /** Rows written per transaction. */
@@ -85,6 +86,11 @@ export class Staging {
   commit(): void {
     if (this.db.inTransaction) this.db.exec('COMMIT')
     this.pending = 0
+  }
+
+  /** Where the SQLite reader indexes the rows of a SQLite input (its `src_*` tables, in this file). */
+  scratch(): SqliteScratch {
+    return { db: this.db, wrote: () => this.wrote() }
   }
 
   /** The sink a reader writes the log into. */
