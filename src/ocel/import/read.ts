@@ -6,7 +6,8 @@
  * are read as streams (a chunk of the file, then one item, at a time).
  */
 import Database from 'better-sqlite3'
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { collector, OcelReadError, type OcelFormat, type OcelLog, type OcelSink, type ReadEnd } from './model.js'
 import { jsonReader } from './read-json.js'
@@ -125,12 +126,19 @@ export async function streamOcelFile(
     }
   }
   const reader = format === 'json' ? jsonReader(zone, sink) : xmlReader(zone, sink)
-  let read = 0
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
-    if (!(chunk instanceof Buffer)) continue
-    withPath(path, () => reader.write(chunk))
-    read += chunk.length
-    onBytes?.(read, size)
+  // One buffer, read into again and again: the readers copy what they keep, and a new buffer per
+  // chunk would be garbage that V8 collects late (external memory), a whole file's worth at times.
+  const buffer = Buffer.alloc(CHUNK_BYTES)
+  const file = await open(path, 'r')
+  try {
+    let read = 0
+    for (let n = (await file.read(buffer, 0, CHUNK_BYTES, null)).bytesRead; n > 0; n = (await file.read(buffer, 0, CHUNK_BYTES, null)).bytesRead) {
+      withPath(path, () => reader.write(buffer.subarray(0, n)))
+      read += n
+      onBytes?.(read, size)
+    }
+  } finally {
+    await file.close()
   }
   return withPath(path, () => reader.end())
 }
