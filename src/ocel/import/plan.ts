@@ -362,8 +362,8 @@ export class Cutter {
   private count = 0
   /** Per object: the batch of its latest upsert. */
   private readonly lastUpsert = new Map<string, number>()
-  /** Per object: the event batches naming it since its latest upsert. */
-  private readonly readersSince = new Map<string, Set<number>>()
+  /** Per object: the event batches naming it since its latest upsert, ascending (an array: a Set per object weighs several times more). */
+  private readonly readersSince = new Map<string, number[]>()
   private events = open<EventInput>()
   private upserts = open<ObjectUpsertInput>()
 
@@ -375,9 +375,9 @@ export class Cutter {
     const index = this.count++
     out.push({ kind: 'events', items: events.items, sources: events.sources, after: [...events.after].sort((a, b) => a - b) })
     for (const k of events.keys) {
-      const readers = this.readersSince.get(k) ?? new Set<number>()
-      readers.add(index)
-      this.readersSince.set(k, readers)
+      const readers = this.readersSince.get(k)
+      if (readers === undefined) this.readersSince.set(k, [index])
+      else readers.push(index)
     }
     this.events = open<EventInput>()
   }

@@ -15,7 +15,7 @@ import { ActionPlanner, Cutter, UNDEFINED_OBJECT_TYPE, type Action, type ImportP
 import type { Staging } from './stage.js'
 
 /** Rows read per page. */
-const PAGE_ROWS = 5_000
+const PAGE_ROWS = 1_000
 
 /** The staged time of an action without time (initial values, planned at -Infinity): before any real time (ms). */
 const BEFORE_ALL_TIMES = -9e15
