@@ -64,6 +64,10 @@ export class Staging {
     this.db.pragma('journal_mode = OFF')
     this.db.pragma('synchronous = OFF')
     this.db.pragma('temp_store = FILE')
+    // Memory of SQLite itself: a 4 MB page cache (better-sqlite3's default is 16 MB), and index builds
+    // sorted in this thread (worker threads of the sorter each take a cache's worth).
+    this.db.pragma('cache_size = -4000')
+    this.db.pragma('threads = 0')
     this.db.exec(`
       CREATE TABLE event (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, type TEXT NOT NULL, time INTEGER NOT NULL, attributes TEXT NOT NULL, relationships TEXT NOT NULL);
       CREATE TABLE object (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, type TEXT NOT NULL, attributes TEXT NOT NULL, relationships TEXT NOT NULL);
