@@ -32,6 +32,7 @@ import {
   type Running,
 } from './processes.js'
 import { type ExportMeasurement, measureExports } from './export-dataset.js'
+import { measureLargeImport, type LargeImportResult } from './large-import.js'
 import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
@@ -56,6 +57,8 @@ interface Options {
   importRuns: number
   /** Events of the generated dataset of the export rows; 0 leaves them out. */
   exportEvents: number
+  /** Orders of the large-import row's generated log (0: no row). */
+  largeImport: number
 }
 
 const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
@@ -157,6 +160,7 @@ interface Measurements {
   rawAppend: RawAppendResult | null
   processMap: ProcessMapResult | null
   exports: ExportMeasurement | null
+  largeImport: LargeImportResult | null
 }
 
 function describeLoad(label: string, r: LoadResult, item: string, perRequest: number): string {
@@ -269,6 +273,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     rawAppend: null,
     processMap: null,
     exports: null,
+    largeImport: null,
   }
   const want = (s: Scenario) => o.scenarios.includes(s)
   if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, o.importRuns, log)
@@ -276,6 +281,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
     rmSync(join(tmp, 'export'), { recursive: true, force: true })
   }
+  if (o.largeImport > 0) m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log)
   if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
   const baseline = await startBaseline()
@@ -546,6 +552,25 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       )
     }
   }
+  if (m.largeImport !== null) {
+    const l = m.largeImport
+    add(
+      `ocelog import of a generated log (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/large-ocel.ts), end to end: events/s over the whole file`,
+      num(l.eventsPerSec),
+      '',
+      '',
+      '≥ 10,000',
+      check('large import ≥ 10,000 events/s', l.eventsPerSec, 'min', 10_000, 'events/s'),
+    )
+    add(
+      "ocelog import of that log: the importer's peak RSS",
+      `${num(l.peakRssMiB)} MB`,
+      '',
+      '',
+      '≤ 300 MB',
+      check('importer peak RSS ≤ 300 MB', l.peakRssMiB, 'max', 300, 'MB'),
+    )
+  }
   const who = o.split ? 'API + projector processes' : 'service'
   const peaks = [m.rss.typical, m.rss.worst].filter((p): p is number => p !== null)
   const c = check('peak RSS of the service ≤ 300 MB', peaks.length === 0 ? null : Math.max(...peaks) / 2 ** 20, 'max', 300, 'MB')
@@ -574,6 +599,12 @@ function wholeOrZero(v: string): number {
 function positiveInt(v: string): number {
   const n = Number(v)
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1')
+  return n
+}
+
+function nonNegativeInt(v: string): number {
+  const n = Number(v)
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0')
   return n
 }
 
@@ -627,6 +658,7 @@ async function main(): Promise<void> {
       500_000,
     )
     .option('--import-runs <n>', 'imports of the running example, each into a fresh service (median reported)', positiveInt, 3)
+    .option('--large-import <orders>', "orders of the large-import row's generated log, 5 events each (0 leaves the row out)", nonNegativeInt, 100_002)
     .addHelpText('after', '\nRun `npm run build` first (npm run bench does), then: node dist/bench/run.js [options]')
   program.parse(process.argv)
   const o = program.opts<Options>()

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
 import { planImport } from '../../src/ocel/import/plan.js'
 import type { RunResult } from '../../src/ocel/import/run.js'
-import { formatSummary, reasonKey, summarize } from '../../src/ocel/import/summary.js'
+import { formatSummary, logCounts, reasonKey, summarize } from '../../src/ocel/import/summary.js'
 
 const log: OcelLog = {
   format: 'sqlite',
@@ -46,13 +46,14 @@ const run: RunResult = {
   relationshipsAccepted: 1,
   failures: [{ kind: 'event', source: 'e2', failure: 'rejected', reason: 'Event 1: /objects/0/type: must NOT have more than 100 characters', status: 200 }],
   requests: 3,
+  batches: 2,
   aborted: null,
 }
 
 const summary = summarize({
   file: 'log.sqlite',
   datasetId: 'ds1',
-  log,
+  log: logCounts(log),
   plan: planImport(log),
   run,
   retries: { 'rate-limited': 2, network: 0, timeout: 0, 'server-error': 1 },

@@ -147,3 +147,85 @@ export function asQualifier(value: unknown): string | null {
 export function newNotes(timezone: string): ReadNotes {
   return { timezone, naiveTimestamps: 0, truncatedTimestamps: 0, unreadable: {} }
 }
+
+/**
+ * What a streaming reader hands on, item by item, in file order. Attribute values given as text
+ * (JSON strings, XML element text) are handed on as written: a declaration may come after the items
+ * it types, so they are typed once reading ends (see `ReadEnd.typeText` and `valueTyper`).
+ */
+export interface OcelSink {
+  eventType(declaration: OcelTypeDeclaration): void
+  objectType(declaration: OcelTypeDeclaration): void
+  event(event: OcelEvent): void
+  object(object: OcelObject): void
+}
+
+/** What a reader knows once the whole file is read. */
+export interface ReadEnd {
+  format: OcelFormat
+  notes: ReadNotes
+  /** Whether text attribute values are still to be typed by their declaration (JSON, XML; SQLite values come typed). */
+  typeText: boolean
+}
+
+/** Types attribute values of one event or object type, by its declarations (see typedValue). */
+export type ValueTyper = (type: string, name: string, value: AttributeValue) => AttributeValue
+
+/**
+ * The typer of a log's attribute values once its declarations are known: text → typedValue by the
+ * declared type of (`type`, `name`); anything else as it is. The identity when `typeText` is false.
+ */
+export function valueTyper(declarations: readonly OcelTypeDeclaration[], typeText: boolean): ValueTyper {
+  if (!typeText) return (_type, _name, value) => value
+  const types = attributeTypesOf(declarations)
+  return (type, name, value) => (typeof value === 'string' ? typedValue(value, types.get(type)?.get(name)) : value)
+}
+
+/** Types an event's attributes in place (see valueTyper). */
+export function typeEvent(e: OcelEvent, typer: ValueTyper): OcelEvent {
+  for (const [name, value] of Object.entries(e.attributes)) putAttribute(e.attributes, name, typer(e.type, name, value))
+  return e
+}
+
+/** Types an object's attribute history in place (see valueTyper). */
+export function typeObject(o: OcelObject, typer: ValueTyper): OcelObject {
+  for (const a of o.attributes) a.value = typer(o.type, a.name, a.value)
+  return o
+}
+
+/** A sink that keeps the whole log in memory: `finish` gives the OcelLog, with its values typed. */
+export function collector(): { sink: OcelSink; finish(end: ReadEnd): OcelLog } {
+  const eventTypes: OcelTypeDeclaration[] = []
+  const objectTypes: OcelTypeDeclaration[] = []
+  const events: OcelEvent[] = []
+  const objects: OcelObject[] = []
+  return {
+    sink: {
+      eventType: (d) => eventTypes.push(d),
+      objectType: (d) => objectTypes.push(d),
+      event: (e) => events.push(e),
+      object: (o) => objects.push(o),
+    },
+    finish: (end) => {
+      const eventTyper = valueTyper(eventTypes, end.typeText)
+      const objectTyper = valueTyper(objectTypes, end.typeText)
+      for (const e of events) typeEvent(e, eventTyper)
+      for (const o of objects) typeObject(o, objectTyper)
+      return { format: end.format, eventTypes, objectTypes, events, objects, notes: end.notes }
+    },
+  }
+}
+
+/** A streaming reader: takes the file in chunks (`write`), then `end` says what it found. */
+export interface ChunkReader {
+  write(chunk: Uint8Array): void
+  end(): ReadEnd
+}
+
+/** Reads a whole text held in memory with a streaming reader made by `reader`, into an OcelLog. */
+export function readText(text: string, reader: (sink: OcelSink) => ChunkReader): OcelLog {
+  const { sink, finish } = collector()
+  const r = reader(sink)
+  r.write(new TextEncoder().encode(text))
+  return finish(r.end())
+}

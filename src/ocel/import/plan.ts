@@ -54,7 +54,7 @@ import type { EventInput, EventObjectInput, ObjectUpsertInput, RelationshipInput
 import { LIMITS } from '../../core/limits.js'
 import { fingerprintOf } from '../../core/idempotency.js'
 import { parseTimestamp } from '../../core/timestamp.js'
-import { putAttribute, tally, type OcelLog, type OcelObject, type Tally } from './model.js'
+import { putAttribute, tally, type OcelEvent, type OcelLog, type OcelObject, type Tally } from './model.js'
 
 export interface PlannedEvents {
   kind: 'events'
@@ -111,9 +111,12 @@ export function upsertKey(prefix: string, source: string, item: ObjectUpsertInpu
   return `ocel:${prefix}object:${fingerprintOf({ source, item })}`
 }
 
-type Action =
+/** One item to send, with what orders it: its time (ms; -Infinity for values without time) and its planning `seq`. */
+export type Action =
   | { kind: 'upsert'; time: number; seq: number; key: string; item: ObjectUpsertInput; source: string }
   | { kind: 'event'; time: number; seq: number; keys: string[]; item: EventInput; source: string }
+
+type UpsertAction = Action & { kind: 'upsert' }
 
 interface OpenBatch<T> {
   items: T[]
@@ -145,14 +148,14 @@ function isoOf(ms: number): string {
  * (`relationships`, already resolved) ride on its first upsert, 100 at most per upsert (§ Limits
  * of the extension); the rest follow in extra upserts at the same time.
  */
-function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): Action[] {
+function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   const key = objectKey(o.type, o.id)
   const actions = attributeUpserts(o, key, seq, skipped)
   const first = actions[0]
   if (first === undefined || relationships.length === 0) return actions
   const chunks = chunk(relationships, LIMITS.relationshipsPerObjectMax)
   first.item.relationships = chunks[0]
-  const extra: Action[] = chunks.slice(1).map((part, i) => ({
+  const extra: UpsertAction[] = chunks.slice(1).map((part, i) => ({
     kind: 'upsert',
     time: first.time,
     seq: seq(),
@@ -173,7 +176,7 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** The attribute upserts of one object (see upsertsOf). */
-function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped: Record<string, Tally>): (Action & { kind: 'upsert' })[] {
+function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   if (o.attributes.length === 0) {
     return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial` }]
   }
@@ -196,89 +199,132 @@ function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped
     }))
 }
 
-/**
- * Plans the import of `log` (see module comment for the mapping, the skips and the order).
- * @returns the batches in a valid sending order (every `after` index is smaller than the batch's own).
- */
-export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan {
-  const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
-  const unknownType = options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE
-  const skipped: Record<string, Tally> = {}
-  let counter = 0
-  const seq = () => counter++
+/** The actions of one log, item by item, with their idempotency keys; what it leaves out in `skipped`. */
+export class ActionPlanner {
+  readonly skipped: Record<string, Tally> = {}
+  /** Events planned (not skipped), and those naming at least one undefined object. */
+  events = 0
+  undefinedEvents = 0
+  /** Ids the log references (E2O of planned events, O2O targets) but never defines. */
+  readonly undefinedIds = new Set<string>()
+  private counter = 0
+  private readonly seq = () => this.counter++
 
-  // Objects by id: OCEL ids are unique in a log; when a log reuses one under two types, E2O
-  // references resolve to the first definition, and both objects are still upserted.
-  const byId = new Map<string, OcelObject>()
-  for (const o of log.objects) if (!byId.has(o.id)) byId.set(o.id, o)
-  const actions: Action[] = []
-  const defined = new Set<string>()
-  const undefinedIds = new Set<string>()
-  for (const o of log.objects) {
-    defined.add(objectKey(o.type, o.id))
+  /**
+   * @param typeOf the type of the first object the log defines with an id, or undefined (E2O and
+   *   O2O references resolve to it; see module comment).
+   */
+  constructor(
+    private readonly typeOf: (id: string) => string | undefined,
+    readonly unknownType: string,
+    private readonly prefix: string,
+  ) {}
+
+  /** The upserts of object `o` (see upsertsOf), keyed, in `seq` order of planning. */
+  objectActions(o: OcelObject): Action[] {
     const relationships: RelationshipInput[] = []
     const seen = new Set<string>()
     for (const r of o.relationships) {
       const pair = pairKey(r.objectId, r.qualifier)
       if (seen.has(pair)) {
-        tally(skipped, 'o2o_duplicate', `${o.id} → ${r.objectId}`)
+        tally(this.skipped, 'o2o_duplicate', `${o.id} → ${r.objectId}`)
         continue
       }
       seen.add(pair)
-      const target = byId.get(r.objectId)
-      if (target === undefined) undefinedIds.add(r.objectId)
-      const type = target?.type ?? unknownType
+      const target = this.typeOf(r.objectId)
+      if (target === undefined) this.undefinedIds.add(r.objectId)
+      const type = target ?? this.unknownType
       relationships.push(r.qualifier === null ? { type, id: r.objectId } : { type, id: r.objectId, qualifier: r.qualifier })
     }
-    actions.push(...upsertsOf(o, relationships, seq, skipped))
+    const actions = upsertsOf(o, relationships, this.seq, this.skipped)
+    for (const a of actions) a.item.idempotency_key = upsertKey(this.prefix, a.source, a.item)
+    return actions
   }
 
-  let events = 0
-  let undefinedEvents = 0
-  for (const e of log.events) {
+  /** The action of event `e`, keyed, or null when it is skipped (counted in `skipped`). */
+  eventAction(e: OcelEvent): Action | null {
     const objects: EventObjectInput[] = []
     const seen = new Set<string>()
     const undefinedHere: string[] = []
     for (const r of e.relationships) {
-      const o = byId.get(r.objectId) ?? { type: unknownType, id: r.objectId }
+      const defined = this.typeOf(r.objectId)
       const pair = pairKey(r.objectId, r.qualifier)
       if (seen.has(pair)) {
-        tally(skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
+        tally(this.skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
         continue
       }
       seen.add(pair)
-      if (!byId.has(r.objectId)) undefinedHere.push(r.objectId)
-      objects.push(r.qualifier === null ? { type: o.type, id: o.id } : { type: o.type, id: o.id, qualifier: r.qualifier })
+      if (defined === undefined) undefinedHere.push(r.objectId)
+      const type = defined ?? this.unknownType
+      objects.push(r.qualifier === null ? { type, id: r.objectId } : { type, id: r.objectId, qualifier: r.qualifier })
     }
     if (objects.length === 0) {
-      tally(skipped, 'event_without_objects', e.id)
-      continue
+      tally(this.skipped, 'event_without_objects', e.id)
+      return null
     }
     if (objects.length > LIMITS.objectsPerEventMax) {
-      tally(skipped, 'event_over_50_objects', `${e.id} (${String(objects.length)} objects)`)
-      continue
+      tally(this.skipped, 'event_over_50_objects', `${e.id} (${String(objects.length)} objects)`)
+      return null
     }
     const item: EventInput = { event: e.type, timestamp: isoOf(e.time), objects }
-    const { properties, endTimestamp } = splitEndTimestamp(e.attributes, e.time, (value) => tally(skipped, 'end_timestamp_unusable', `${e.id} (${value})`))
+    const { properties, endTimestamp } = splitEndTimestamp(e.attributes, e.time, (value) => tally(this.skipped, 'end_timestamp_unusable', `${e.id} (${value})`))
     if (endTimestamp !== undefined) item.end_timestamp = endTimestamp
     if (Object.keys(properties).length > 0) item.properties = properties
-    actions.push({ kind: 'event', time: e.time, seq: seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id })
-    events += 1
-    for (const id of undefinedHere) undefinedIds.add(id)
-    if (undefinedHere.length > 0) undefinedEvents += 1
+    item.idempotency_key = eventKey(this.prefix, e.id)
+    this.events += 1
+    for (const id of undefinedHere) this.undefinedIds.add(id)
+    if (undefinedHere.length > 0) this.undefinedEvents += 1
+    return { kind: 'event', time: e.time, seq: this.seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id }
   }
 
-  const prefix = options.keyPrefix ?? ''
-  for (const a of actions) a.item.idempotency_key = a.kind === 'event' ? eventKey(prefix, a.source) : upsertKey(prefix, a.source, a.item)
-  actions.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'upsert' ? -1 : 1) || a.seq - b.seq)
-  const batches = cut(actions, batchSize)
+  /** `undefinedObjects` of the plan so far. */
+  undefinedObjects(): ImportPlan['undefinedObjects'] {
+    return { type: this.unknownType, objects: this.undefinedIds.size, events: this.undefinedEvents }
+  }
+}
+
+/**
+ * The sending order of actions: by time, upserts first at equal times (initial values, at
+ * -Infinity, first of all), then planning order (`seq`). Upserts are planned before events, so
+ * (time, seq) alone gives the same order.
+ */
+export function compareActions(a: Action, b: Action): number {
+  return a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'upsert' ? -1 : 1) || a.seq - b.seq
+}
+
+/**
+ * Plans the import of `log` in memory (see module comment for the mapping, the skips and the
+ * order); `ocelog import` plans the same actions from its on-disk staging (staged-plan.ts).
+ * @returns the batches in a valid sending order (every `after` index is smaller than the batch's own).
+ */
+export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan {
+  const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
+  // Objects by id: OCEL ids are unique in a log; when a log reuses one under two types, E2O
+  // references resolve to the first definition, and both objects are still upserted.
+  const byId = new Map<string, string>()
+  for (const o of log.objects) if (!byId.has(o.id)) byId.set(o.id, o.type)
+  const planner = new ActionPlanner((id) => byId.get(id), options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
+  const actions: Action[] = []
+  const defined = new Set<string>()
+  for (const o of log.objects) {
+    defined.add(objectKey(o.type, o.id))
+    actions.push(...planner.objectActions(o))
+  }
+  for (const e of log.events) {
+    const a = planner.eventAction(e)
+    if (a !== null) actions.push(a)
+  }
+  actions.sort(compareActions)
+  const cutter = new Cutter(batchSize)
+  const batches = actions.flatMap((a) => cutter.push(a))
+  batches.push(...cutter.finish())
   return {
     batches,
-    events,
-    upserts: actions.length - events,
+    events: planner.events,
+    upserts: actions.length - planner.events,
     objects: defined.size,
-    undefinedObjects: { type: unknownType, objects: undefinedIds.size, events: undefinedEvents },
-    skipped,
+    undefinedObjects: planner.undefinedObjects(),
+    skipped: planner.skipped,
   }
 }
 
@@ -307,62 +353,80 @@ function splitEndTimestamp(
   return { properties, endTimestamp: parsed.utc }
 }
 
-/** Cuts time-ordered actions into batches with their `after` lists (see module comment). */
-function cut(actions: readonly Action[], batchSize: number): PlannedBatch[] {
-  const batches: PlannedBatch[] = []
+/**
+ * Cuts time-ordered actions into batches with their `after` lists (see module comment), as they
+ * come: `push` returns the batches an action closed, `finish` the last ones. Holds, per object, the
+ * batch of its latest upsert and the event batches naming it since.
+ */
+export class Cutter {
+  private count = 0
   /** Per object: the batch of its latest upsert. */
-  const lastUpsert = new Map<string, number>()
-  /** Per object: the event batches naming it since its latest upsert. */
-  const readersSince = new Map<string, Set<number>>()
-  let events = open<EventInput>()
-  let upserts = open<ObjectUpsertInput>()
+  private readonly lastUpsert = new Map<string, number>()
+  /** Per object: the event batches naming it since its latest upsert, ascending (an array: a Set per object weighs several times more). */
+  private readonly readersSince = new Map<string, number[]>()
+  private events = open<EventInput>()
+  private upserts = open<ObjectUpsertInput>()
 
-  const closeEvents = () => {
+  constructor(private readonly batchSize: number) {}
+
+  private closeEvents(out: PlannedBatch[]): void {
+    const events = this.events
     if (events.items.length === 0) return
-    const index = batches.length
-    batches.push({ kind: 'events', items: events.items, sources: events.sources, after: [...events.after].sort((a, b) => a - b) })
+    const index = this.count++
+    out.push({ kind: 'events', items: events.items, sources: events.sources, after: [...events.after].sort((a, b) => a - b) })
     for (const k of events.keys) {
-      const readers = readersSince.get(k) ?? new Set<number>()
-      readers.add(index)
-      readersSince.set(k, readers)
+      const readers = this.readersSince.get(k)
+      if (readers === undefined) this.readersSince.set(k, [index])
+      else readers.push(index)
     }
-    events = open<EventInput>()
-  }
-  const closeUpserts = () => {
-    if (upserts.items.length === 0) return
-    const index = batches.length
-    batches.push({ kind: 'objects', items: upserts.items, sources: upserts.sources, after: [...upserts.after].sort((a, b) => a - b) })
-    for (const k of upserts.keys) {
-      lastUpsert.set(k, index)
-      readersSince.delete(k)
-    }
-    upserts = open<ObjectUpsertInput>()
+    this.events = open<EventInput>()
   }
 
-  for (const a of actions) {
+  private closeUpserts(out: PlannedBatch[]): void {
+    const upserts = this.upserts
+    if (upserts.items.length === 0) return
+    const index = this.count++
+    out.push({ kind: 'objects', items: upserts.items, sources: upserts.sources, after: [...upserts.after].sort((a, b) => a - b) })
+    for (const k of upserts.keys) {
+      this.lastUpsert.set(k, index)
+      this.readersSince.delete(k)
+    }
+    this.upserts = open<ObjectUpsertInput>()
+  }
+
+  /** Adds the next action in sending order. @returns the batches it closed (0 to 2). */
+  push(a: Action): PlannedBatch[] {
+    const out: PlannedBatch[] = []
     if (a.kind === 'upsert') {
-      if (events.keys.has(a.key)) closeEvents()
-      if (upserts.items.length >= batchSize) closeUpserts()
+      if (this.events.keys.has(a.key)) this.closeEvents(out)
+      if (this.upserts.items.length >= this.batchSize) this.closeUpserts(out)
+      const upserts = this.upserts
       upserts.items.push(a.item)
       upserts.sources.push(a.source)
       upserts.keys.add(a.key)
-      const last = lastUpsert.get(a.key)
+      const last = this.lastUpsert.get(a.key)
       if (last !== undefined) upserts.after.add(last)
-      for (const r of readersSince.get(a.key) ?? []) upserts.after.add(r)
+      for (const r of this.readersSince.get(a.key) ?? []) upserts.after.add(r)
     } else {
-      if (a.keys.some((k) => upserts.keys.has(k))) closeUpserts()
-      if (events.items.length >= batchSize) closeEvents()
+      if (a.keys.some((k) => this.upserts.keys.has(k))) this.closeUpserts(out)
+      if (this.events.items.length >= this.batchSize) this.closeEvents(out)
+      const events = this.events
       events.items.push(a.item)
       events.sources.push(a.source)
       for (const k of a.keys) {
         events.keys.add(k)
-        const last = lastUpsert.get(k)
+        const last = this.lastUpsert.get(k)
         if (last !== undefined) events.after.add(last)
       }
     }
+    return out
   }
-  // Neither open batch waits for the other (a conflict would have closed one), so either order is valid.
-  closeUpserts()
-  closeEvents()
-  return batches
+
+  /** The batches still open. Neither waits for the other (a conflict would have closed one), so either order is valid. */
+  finish(): PlannedBatch[] {
+    const out: PlannedBatch[] = []
+    this.closeUpserts(out)
+    this.closeEvents(out)
+    return out
+  }
 }

@@ -7,11 +7,12 @@
  * zone, `attributes`/`relationships` may be missing, and an object attribute may have no `time`
  * (read as the epoch: an initial value). Items that cannot be read are counted in `notes.unreadable`.
  */
+import { Tokenizer, TokenParser, TokenType } from '@streamparser/json'
 import {
   asQualifier,
   asText,
-  attributeTypesOf,
   type AttributeValue,
+  type ChunkReader,
   newNotes,
   OcelReadError,
   tally,
@@ -19,10 +20,11 @@ import {
   type OcelLog,
   type OcelObject,
   type OcelRelationship,
+  type OcelSink,
   type OcelTypeDeclaration,
   type ReadNotes,
   putAttribute,
-  typedValue,
+  readText,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
@@ -30,30 +32,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function arrayAt(doc: Record<string, unknown>, key: string): unknown[] {
-  const v = doc[key]
-  if (v === undefined || v === null) return []
-  if (!Array.isArray(v)) throw new OcelReadError(`"${key}" must be an array`)
-  return v
-}
-
-function declarations(items: unknown[], what: string, notes: ReadNotes): OcelTypeDeclaration[] {
-  const out: OcelTypeDeclaration[] = []
-  items.forEach((t, i) => {
-    const name = isRecord(t) ? asText(t.name) : null
-    if (!isRecord(t) || name === null) {
-      tally(notes.unreadable, `${what}_declaration_unreadable`, `${what}Types[${String(i)}]`)
-      return
-    }
-    const attributes = Array.isArray(t.attributes)
-      ? t.attributes.flatMap((a) => {
-          const n = isRecord(a) ? asText(a.name) : null
-          return n === null || !isRecord(a) ? [] : [{ name: n, type: asText(a.type) ?? 'string' }]
-        })
-      : []
-    out.push({ name, attributes })
-  })
-  return out
+function declaration(t: unknown, i: number, what: 'event' | 'object', notes: ReadNotes): OcelTypeDeclaration | null {
+  const name = isRecord(t) ? asText(t.name) : null
+  if (!isRecord(t) || name === null) {
+    tally(notes.unreadable, `${what}_declaration_unreadable`, `${what}Types[${String(i)}]`)
+    return null
+  }
+  const attributes = Array.isArray(t.attributes)
+    ? t.attributes.flatMap((a) => {
+        const n = isRecord(a) ? asText(a.name) : null
+        return n === null || !isRecord(a) ? [] : [{ name: n, type: asText(a.type) ?? 'string' }]
+      })
+    : []
+  return { name, attributes }
 }
 
 function relationships(value: unknown, where: string, cause: string, notes: ReadNotes): OcelRelationship[] {
@@ -71,107 +62,170 @@ function relationships(value: unknown, where: string, cause: string, notes: Read
 }
 
 /**
- * An attribute's value as the file gives it, typed by its declaration when it is text: the
- * standard's schema writes every value as a string (so do Ocelog's exports) and declares its type;
- * real files often write numbers and booleans as such, which are kept. See typedValue.
+ * An attribute's value as the file gives it: null for none; text is typed by its declaration once
+ * reading ends (the standard's schema writes every value as a string, and so do Ocelog's exports;
+ * real files often write numbers and booleans as such, which are kept). See valueTyper.
  */
-function declaredValue(value: unknown, declared: ReadonlyMap<string, string> | undefined, name: string): AttributeValue {
-  if (value === undefined || value === null) return null
-  return typeof value === 'string' ? typedValue(value, declared?.get(name)) : value
+function givenValue(value: unknown): AttributeValue {
+  return value === undefined || value === null ? null : value
 }
 
-/** Event attributes: `[{name, value}]` as the standard says, or a plain `{name: value}` object; typed by `declared` (declaredValue). */
-function eventAttributes(value: unknown, declared: ReadonlyMap<string, string> | undefined): Record<string, unknown> {
+/** Event attributes: `[{name, value}]` as the standard says, or a plain `{name: value}` object. */
+function eventAttributes(value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (Array.isArray(value)) {
     for (const a of value) {
       const name = isRecord(a) ? asText(a.name) : null
-      if (name !== null && isRecord(a)) putAttribute(out, name, declaredValue(a.value, declared, name))
+      if (name !== null && isRecord(a)) putAttribute(out, name, givenValue(a.value))
     }
   } else if (isRecord(value)) {
-    for (const [name, v] of Object.entries(value)) putAttribute(out, name, declaredValue(v, declared, name))
+    for (const [name, v] of Object.entries(value)) putAttribute(out, name, givenValue(v))
   }
   return out
 }
 
+function readEvent(e: unknown, i: number, zone: TimeZone, notes: ReadNotes): OcelEvent | null {
+  const where = isRecord(e) ? (asText(e.id) ?? `events[${String(i)}]`) : `events[${String(i)}]`
+  const type = isRecord(e) ? asText(e.type) : null
+  if (!isRecord(e) || type === null) {
+    tally(notes.unreadable, 'event_unreadable', where)
+    return null
+  }
+  const time = readTime(e.time, zone, notes)
+  if (time === null) {
+    tally(notes.unreadable, 'event_unreadable_time', `${where} (${String(e.time)})`)
+    return null
+  }
+  return {
+    id: asText(e.id) ?? `#${String(i)}`,
+    type,
+    time,
+    attributes: eventAttributes(e.attributes),
+    relationships: relationships(e.relationships, where, 'e2o_unreadable', notes),
+  }
+}
+
+function readObject(o: unknown, i: number, zone: TimeZone, notes: ReadNotes): OcelObject | null {
+  const id = isRecord(o) ? asText(o.id) : null
+  const type = isRecord(o) ? asText(o.type) : null
+  if (!isRecord(o) || id === null || type === null) {
+    tally(notes.unreadable, 'object_unreadable', id ?? `objects[${String(i)}]`)
+    return null
+  }
+  const attributes: OcelObject['attributes'] = []
+  if (Array.isArray(o.attributes)) {
+    for (const a of o.attributes) {
+      const name = isRecord(a) ? asText(a.name) : null
+      if (!isRecord(a) || name === null) {
+        tally(notes.unreadable, 'object_attribute_unreadable', id)
+        continue
+      }
+      const time = a.time === undefined || a.time === null ? 0 : readTime(a.time, zone, notes)
+      if (time === null) {
+        tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${name} (${String(a.time)})`)
+        continue
+      }
+      attributes.push({ name, time, value: givenValue(a.value) })
+    }
+  }
+  return { id, type, attributes, relationships: relationships(o.relationships, id, 'o2o_unreadable', notes) }
+}
+
+/** The top-level members read item by item. */
+const ARRAYS = new Set(['eventTypes', 'objectTypes', 'events', 'objects'])
+
 /**
- * Reads an OCEL 2.0 JSON document.
+ * A streaming reader of an OCEL 2.0 JSON document (UTF-8), with @streamparser/json: each element of
+ * `eventTypes`, `objectTypes`, `events` and `objects` is parsed, handed to `sink` and dropped, so
+ * memory holds one element at a time whatever the file's size.
+ * @param zone the zone of timestamps without one.
+ * @throws OcelReadError (from `write` or `end`) when the text is not JSON, is OCEL 1.0, or is not an
+ *   OCEL 2.0 document.
+ */
+export function jsonReader(zone: TimeZone, sink: OcelSink): ChunkReader {
+  const notes = newNotes(zone.label)
+  const tokenizer = new Tokenizer()
+  const parser = new TokenParser({ paths: ['$.eventTypes.*', '$.objectTypes.*', '$.events.*', '$.objects.*'], keepStack: false })
+  const seen = new Set<string>()
+  // The root's members are followed token by token: which keys it has, and what kind of value each of ours is.
+  let depth = 0
+  let started = false
+  let expectKey = false
+  let member: string | null = null
+  tokenizer.onToken = (t) => {
+    const { token } = t
+    started = true
+    if (depth === 0 && token !== TokenType.LEFT_BRACE) throw new OcelReadError('an OCEL 2.0 JSON log is a JSON object with "events" and "objects"')
+    if (depth === 1) {
+      if (expectKey && token === TokenType.STRING) {
+        const key = String(t.value)
+        if (key === 'ocel:events' || key === 'ocel:global-log')
+          throw new OcelReadError('this is OCEL 1.0 JSON ("ocel:events"); only OCEL 2.0 logs can be imported')
+        seen.add(key)
+        member = ARRAYS.has(key) ? key : null
+        expectKey = false
+      } else if (token === TokenType.COMMA) {
+        expectKey = true
+      } else if (token !== TokenType.COLON && member !== null) {
+        if (token !== TokenType.LEFT_BRACKET && token !== TokenType.NULL) throw new OcelReadError(`"${member}" must be an array`)
+        member = null
+      }
+    }
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      depth += 1
+      if (depth === 1) expectKey = true
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth -= 1
+    parser.write(t)
+  }
+  parser.onValue = ({ value, key, stack }) => {
+    const where = stack[1]?.key
+    const i = typeof key === 'number' ? key : 0
+    if (where === 'events') {
+      const e = readEvent(value, i, zone, notes)
+      if (e !== null) sink.event(e)
+    } else if (where === 'objects') {
+      const o = readObject(value, i, zone, notes)
+      if (o !== null) sink.object(o)
+    } else if (where === 'eventTypes') {
+      const d = declaration(value, i, 'event', notes)
+      if (d !== null) sink.eventType(d)
+    } else if (where === 'objectTypes') {
+      const d = declaration(value, i, 'object', notes)
+      if (d !== null) sink.objectType(d)
+    }
+  }
+  const fail = (error: unknown): never => {
+    if (error instanceof OcelReadError) throw error
+    throw new OcelReadError(`not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return {
+    write: (chunk) => {
+      try {
+        tokenizer.write(chunk)
+      } catch (error) {
+        fail(error)
+      }
+    },
+    end: () => {
+      try {
+        tokenizer.end()
+        if (!parser.isEnded) parser.end()
+      } catch (error) {
+        fail(error)
+      }
+      if (!started || depth !== 0) fail(new Error('unexpected end of the text'))
+      if (!seen.has('events') && !seen.has('objects')) throw new OcelReadError('no "events" or "objects": not an OCEL 2.0 JSON log')
+      return { format: 'json', notes, typeText: true }
+    },
+  }
+}
+
+/**
+ * Reads an OCEL 2.0 JSON document held in memory (the streaming reader over its text).
  * @param text the file's text.
  * @param zone the zone of timestamps without one.
  * @throws OcelReadError when the text is not JSON, is OCEL 1.0, or is not an OCEL 2.0 document.
  */
 export function readOcelJson(text: string, zone: TimeZone): OcelLog {
-  let doc: unknown
-  try {
-    doc = JSON.parse(text)
-  } catch (error) {
-    throw new OcelReadError(`not JSON: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  if (!isRecord(doc)) throw new OcelReadError('an OCEL 2.0 JSON log is a JSON object with "events" and "objects"')
-  if ('ocel:events' in doc || 'ocel:global-log' in doc) throw new OcelReadError('this is OCEL 1.0 JSON ("ocel:events"); only OCEL 2.0 logs can be imported')
-  if (!('events' in doc) && !('objects' in doc)) throw new OcelReadError('no "events" or "objects": not an OCEL 2.0 JSON log')
-  const notes = newNotes(zone.label)
-  const eventTypes = declarations(arrayAt(doc, 'eventTypes'), 'event', notes)
-  const objectTypes = declarations(arrayAt(doc, 'objectTypes'), 'object', notes)
-  const eventAttributeTypes = attributeTypesOf(eventTypes)
-  const objectAttributeTypes = attributeTypesOf(objectTypes)
-
-  const events: OcelEvent[] = []
-  arrayAt(doc, 'events').forEach((e, i) => {
-    const where = isRecord(e) ? (asText(e.id) ?? `events[${String(i)}]`) : `events[${String(i)}]`
-    const type = isRecord(e) ? asText(e.type) : null
-    if (!isRecord(e) || type === null) {
-      tally(notes.unreadable, 'event_unreadable', where)
-      return
-    }
-    const time = readTime(e.time, zone, notes)
-    if (time === null) {
-      tally(notes.unreadable, 'event_unreadable_time', `${where} (${String(e.time)})`)
-      return
-    }
-    events.push({
-      id: asText(e.id) ?? `#${String(i)}`,
-      type,
-      time,
-      attributes: eventAttributes(e.attributes, eventAttributeTypes.get(type)),
-      relationships: relationships(e.relationships, where, 'e2o_unreadable', notes),
-    })
-  })
-
-  const objects: OcelObject[] = []
-  arrayAt(doc, 'objects').forEach((o, i) => {
-    const id = isRecord(o) ? asText(o.id) : null
-    const type = isRecord(o) ? asText(o.type) : null
-    if (!isRecord(o) || id === null || type === null) {
-      tally(notes.unreadable, 'object_unreadable', id ?? `objects[${String(i)}]`)
-      return
-    }
-    const declared = objectAttributeTypes.get(type)
-    const attributes: OcelObject['attributes'] = []
-    if (Array.isArray(o.attributes)) {
-      for (const a of o.attributes) {
-        const name = isRecord(a) ? asText(a.name) : null
-        if (!isRecord(a) || name === null) {
-          tally(notes.unreadable, 'object_attribute_unreadable', id)
-          continue
-        }
-        const time = a.time === undefined || a.time === null ? 0 : readTime(a.time, zone, notes)
-        if (time === null) {
-          tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${name} (${String(a.time)})`)
-          continue
-        }
-        attributes.push({ name, time, value: declaredValue(a.value, declared, name) })
-      }
-    }
-    objects.push({ id, type, attributes, relationships: relationships(o.relationships, id, 'o2o_unreadable', notes) })
-  })
-
-  return {
-    format: 'json',
-    eventTypes,
-    objectTypes,
-    events,
-    objects,
-    notes,
-  }
+  return readText(text, (sink) => jsonReader(zone, sink))
 }

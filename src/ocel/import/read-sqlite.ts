@@ -20,12 +20,12 @@ import {
   newNotes,
   OcelReadError,
   tally,
-  type OcelEvent,
+  collector,
   type OcelLog,
-  type OcelObject,
   type OcelRelationship,
+  type OcelSink,
+  type ReadEnd,
   type OcelTypeDeclaration,
-  type ReadNotes,
   putAttribute,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
@@ -76,6 +76,19 @@ class Tables {
       })
       return row
     })
+  }
+
+  /** The table's rows one at a time, as `rows` builds them. */
+  *iterate(table: string): Generator<Row> {
+    const statement = this.db.prepare(`SELECT * FROM ${quote(table)} ORDER BY rowid`).raw()
+    const names = statement.columns().map((c) => c.name)
+    for (const values of statement.iterate() as IterableIterator<unknown[]>) {
+      const row: Row = {}
+      names.forEach((name, i) => {
+        putAttribute(row, name, values[i])
+      })
+      yield row
+    }
   }
 
   columns(table: string): { name: string; type: string }[] {
@@ -130,22 +143,6 @@ function declaration(tables: Tables, name: string, table: string | null): OcelTy
   return { name, attributes }
 }
 
-function links(tables: Tables, table: string, from: string, to: string, cause: string, notes: ReadNotes): Map<string, OcelRelationship[]> {
-  const out = new Map<string, OcelRelationship[]>()
-  for (const r of tables.rows(table)) {
-    const source = asText(r[from])
-    const objectId = asText(r[to])
-    if (source === null || objectId === null) {
-      tally(notes.unreadable, cause, `${table} (${String(r[from])}, ${String(r[to])})`)
-      continue
-    }
-    const list = out.get(source) ?? []
-    list.push({ objectId, qualifier: asQualifier(r.ocel_qualifier) })
-    out.set(source, list)
-  }
-  return out
-}
-
 /** The attribute values one `object_<Map>` row sets (see module comment). */
 function changedValues(row: Row, attributeColumns: readonly string[]): [string, unknown][] {
   const changed = asText(row.ocel_changed_field)
@@ -160,11 +157,21 @@ function changedValues(row: Row, attributeColumns: readonly string[]): [string, 
   return fields.map((f) => [f, row[f] ?? null])
 }
 
+/** Where the SQLite reader keeps its indexes of the file's rows: a database of its own (the staging file, or one in memory). */
+export interface SqliteScratch {
+  db: Database.Database
+  /** Called after each row written (the staging file ends its transactions by it). */
+  wrote(): void
+}
+
 /**
- * Reads an OCEL 2.0 SQLite file.
+ * Reads an OCEL 2.0 SQLite file into `sink`, a row at a time: the links (E2O, O2O), the object
+ * attribute rows and the event type rows are first copied, keyed by id, into `scratch` (tables
+ * `src_*`), then the `object` and `event` tables are read in order and each object or event is
+ * assembled from them and handed on. So memory holds one item at a time, plus the type names.
  * @throws OcelReadError when the file is not SQLite or has no `event` and `object` tables.
  */
-export function readOcelSqlite(path: string, zone: TimeZone): OcelLog {
+export function sqliteReader(path: string, zone: TimeZone, sink: OcelSink, scratch: SqliteScratch): ReadEnd {
   let db: Database.Database
   try {
     db = new Database(path, { readonly: true, fileMustExist: true })
@@ -181,46 +188,89 @@ export function readOcelSqlite(path: string, zone: TimeZone): OcelLog {
     const eventTable = tables.find('event')
     const objectTable = tables.find('object')
     if (eventTable === null || objectTable === null) throw new OcelReadError('no "event" and "object" tables: not an OCEL 2.0 SQLite log')
-    return readTables(tables, eventTable, objectTable, zone)
+    return streamTables(tables, eventTable, objectTable, zone, sink, scratch)
   } finally {
     db.close()
   }
 }
 
-function readTables(tables: Tables, eventTable: string, objectTable: string, zone: TimeZone): OcelLog {
+/**
+ * Reads an OCEL 2.0 SQLite file into memory (sqliteReader with a scratch database in memory).
+ * @throws OcelReadError when the file is not SQLite or has no `event` and `object` tables.
+ */
+export function readOcelSqlite(path: string, zone: TimeZone): OcelLog {
+  const scratch = new Database(':memory:')
+  try {
+    const { sink, finish } = collector()
+    return finish(sqliteReader(path, zone, sink, { db: scratch, wrote: () => {} }))
+  } finally {
+    scratch.close()
+  }
+}
+
+function streamTables(tables: Tables, eventTable: string, objectTable: string, zone: TimeZone, sink: OcelSink, scratch: SqliteScratch): ReadEnd {
   const notes = newNotes(zone.label)
-  const eventRows = tables.rows(eventTable)
-  const objectRows = tables.rows(objectTable)
-  const eventTypeTables = typeTables(
-    tables,
-    'event',
-    eventRows.flatMap((r) => asText(r.ocel_type) ?? []),
-  )
-  const objectTypeTables = typeTables(
-    tables,
-    'object',
-    objectRows.flatMap((r) => asText(r.ocel_type) ?? []),
-  )
+  const s = scratch.db
+  s.exec(`
+    CREATE TABLE src_link (kind INTEGER NOT NULL, source TEXT NOT NULL, ord INTEGER PRIMARY KEY, object_id TEXT NOT NULL, qualifier TEXT);
+    CREATE TABLE src_object_key (type TEXT NOT NULL, id TEXT NOT NULL, last INTEGER NOT NULL, PRIMARY KEY (type, id));
+    CREATE TABLE src_attribute (type TEXT NOT NULL, id TEXT NOT NULL, ord INTEGER PRIMARY KEY, name TEXT NOT NULL, time INTEGER NOT NULL, value TEXT NOT NULL);
+    CREATE TABLE src_event_row (type TEXT NOT NULL, id TEXT NOT NULL, row TEXT NOT NULL, PRIMARY KEY (type, id));
+    CREATE TABLE src_known (id TEXT PRIMARY KEY);
+  `)
+  const distinctTypes = (table: string) => {
+    const out = new Set<string>()
+    for (const r of tables.iterate(table)) {
+      const t = asText(r.ocel_type)
+      if (t !== null) out.add(t)
+    }
+    return out
+  }
+  const eventTypeTables = typeTables(tables, 'event', distinctTypes(eventTable))
+  const objectTypeTables = typeTables(tables, 'object', distinctTypes(objectTable))
 
-  const e2oTable = tables.find('event_object')
-  const o2oTable = tables.find('object_object')
-  const e2o = e2oTable === null ? new Map<string, OcelRelationship[]>() : links(tables, e2oTable, 'ocel_event_id', 'ocel_object_id', 'e2o_unreadable', notes)
-  const o2o = o2oTable === null ? new Map<string, OcelRelationship[]>() : links(tables, o2oTable, 'ocel_source_id', 'ocel_target_id', 'o2o_unreadable', notes)
+  // Links, keyed by their source (event or object id), in file order.
+  const E2O = 0
+  const O2O = 1
+  const insertLink = s.prepare<[number, string, string, string | null]>('INSERT INTO src_link (kind, source, object_id, qualifier) VALUES (?, ?, ?, ?)')
+  const copyLinks = (kind: number, table: string | null, from: string, to: string, cause: string) => {
+    if (table === null) return
+    for (const r of tables.iterate(table)) {
+      const source = asText(r[from])
+      const objectId = asText(r[to])
+      if (source === null || objectId === null) {
+        tally(notes.unreadable, cause, `${table} (${String(r[from])}, ${String(r[to])})`)
+        continue
+      }
+      insertLink.run(kind, source, objectId, asQualifier(r.ocel_qualifier))
+      scratch.wrote()
+    }
+  }
+  copyLinks(E2O, tables.find('event_object'), 'ocel_event_id', 'ocel_object_id', 'e2o_unreadable')
+  copyLinks(O2O, tables.find('object_object'), 'ocel_source_id', 'ocel_target_id', 'o2o_unreadable')
+  s.exec('CREATE INDEX src_link_source ON src_link (kind, source, ord)')
+  const linksOf = s.prepare<[number, string], { object_id: string; qualifier: string | null }>(
+    'SELECT object_id, qualifier FROM src_link WHERE kind = ? AND source = ? ORDER BY ord',
+  )
+  const relationshipsOf = (kind: number, source: string): OcelRelationship[] =>
+    linksOf.all(kind, source).map((l) => ({ objectId: l.object_id, qualifier: l.qualifier }))
 
-  // Objects: identity from `object`, attribute history from `object_<Map>`.
-  const objects: OcelObject[] = []
-  const byKey = new Map<string, OcelObject>()
-  for (const r of objectRows) {
+  // Objects: identity from `object` (the last row of a (type, id) gets its attribute history), history from `object_<Map>`.
+  const insertKey = s.prepare<[string, string, number]>('INSERT OR REPLACE INTO src_object_key (type, id, last) VALUES (?, ?, ?)')
+  let rowNumber = 0
+  for (const r of tables.iterate(objectTable)) {
+    rowNumber += 1
     const id = asText(r.ocel_id)
     const type = asText(r.ocel_type)
     if (id === null || type === null) {
       tally(notes.unreadable, 'object_unreadable', `${objectTable} (${String(r.ocel_id)}, ${String(r.ocel_type)})`)
       continue
     }
-    const o: OcelObject = { id, type, attributes: [], relationships: o2o.get(id) ?? [] }
-    objects.push(o)
-    byKey.set(`${type}\u0000${id}`, o)
+    insertKey.run(type, id, rowNumber)
+    scratch.wrote()
   }
+  const isObject = s.prepare<[string, string], number>('SELECT 1 FROM src_object_key WHERE type = ? AND id = ?').pluck()
+  const insertAttribute = s.prepare<[string, string, string, number, string]>('INSERT INTO src_attribute (type, id, name, time, value) VALUES (?, ?, ?, ?, ?)')
   for (const [type, table] of objectTypeTables) {
     if (table === null) continue
     const attributeColumns = tables
@@ -228,10 +278,9 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
       .map((c) => c.name)
       .filter((c) => !RESERVED.has(c))
     const booleans = tables.booleanColumns(table)
-    for (const r of tables.rows(table)) {
+    for (const r of tables.iterate(table)) {
       const id = asText(r.ocel_id)
-      const o = id === null ? undefined : byKey.get(`${type}\u0000${id}`)
-      if (o === undefined) {
+      if (id === null || isObject.get(type, id) === undefined) {
         tally(notes.unreadable, 'object_attribute_unknown_object', `${table} (${String(r.ocel_id)})`)
         continue
       }
@@ -239,42 +288,62 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
       if (values.length === 0) continue
       const time = r.ocel_time === undefined || r.ocel_time === null ? 0 : readTime(r.ocel_time, zone, notes)
       if (time === null) {
-        tally(notes.unreadable, 'object_attribute_unreadable_time', `${o.id} (${String(r.ocel_time)})`, values.length)
+        tally(notes.unreadable, 'object_attribute_unreadable_time', `${id} (${String(r.ocel_time)})`, values.length)
         continue
       }
-      for (const [name, value] of values) o.attributes.push({ name, time, value: cellValue(value, name, booleans) })
-    }
-  }
-
-  // Events: identity from `event`, time and attributes from `event_<Map>`.
-  const eventRowsByType = new Map<string, Map<string, Row>>()
-  const eventBooleans = new Map<string, Set<string>>()
-  for (const [type, table] of eventTypeTables) {
-    const rows = new Map<string, Row>()
-    if (table !== null) {
-      eventBooleans.set(type, tables.booleanColumns(table))
-      for (const r of tables.rows(table)) {
-        const id = asText(r.ocel_id)
-        if (id !== null && !rows.has(id)) rows.set(id, r)
+      for (const [name, value] of values) {
+        insertAttribute.run(type, id, name, time, JSON.stringify(cellValue(value, name, booleans) ?? null))
+        scratch.wrote()
       }
     }
-    eventRowsByType.set(type, rows)
   }
-  const events: OcelEvent[] = []
-  const known = new Set<string>()
-  for (const r of eventRows) {
+  s.exec('CREATE INDEX src_attribute_object ON src_attribute (type, id, ord)')
+  const lastOf = s.prepare<[string, string], number>('SELECT last FROM src_object_key WHERE type = ? AND id = ?').pluck()
+  const attributesOf = s.prepare<[string, string], { name: string; time: number; value: string }>(
+    'SELECT name, time, value FROM src_attribute WHERE type = ? AND id = ? ORDER BY ord',
+  )
+  rowNumber = 0
+  for (const r of tables.iterate(objectTable)) {
+    rowNumber += 1
+    const id = asText(r.ocel_id)
+    const type = asText(r.ocel_type)
+    if (id === null || type === null) continue
+    const attributes =
+      lastOf.get(type, id) === rowNumber ? attributesOf.all(type, id).map((a) => ({ name: a.name, time: a.time, value: JSON.parse(a.value) as unknown })) : []
+    sink.object({ id, type, attributes, relationships: relationshipsOf(O2O, id) })
+  }
+
+  // Events: identity from `event`, time and attributes from the first row of its id in `event_<Map>`.
+  const insertRow = s.prepare<[string, string, string]>('INSERT OR IGNORE INTO src_event_row (type, id, row) VALUES (?, ?, ?)')
+  const eventBooleans = new Map<string, Set<string>>()
+  for (const [type, table] of eventTypeTables) {
+    if (table === null) continue
+    eventBooleans.set(type, tables.booleanColumns(table))
+    for (const r of tables.iterate(table)) {
+      const id = asText(r.ocel_id)
+      if (id === null) continue
+      insertRow.run(type, id, JSON.stringify(Object.entries(r)))
+      scratch.wrote()
+    }
+  }
+  const rowOf = s.prepare<[string, string], string>('SELECT row FROM src_event_row WHERE type = ? AND id = ?').pluck()
+  const insertKnown = s.prepare<[string]>('INSERT OR IGNORE INTO src_known (id) VALUES (?)')
+  for (const r of tables.iterate(eventTable)) {
     const id = asText(r.ocel_id)
     const type = asText(r.ocel_type)
     if (id === null || type === null) {
       tally(notes.unreadable, 'event_unreadable', `${eventTable} (${String(r.ocel_id)}, ${String(r.ocel_type)})`)
       continue
     }
-    known.add(id)
-    const row = eventRowsByType.get(type)?.get(id)
-    if (row === undefined) {
+    insertKnown.run(id)
+    scratch.wrote()
+    const staged = rowOf.get(type, id)
+    if (staged === undefined) {
       tally(notes.unreadable, 'event_without_row', `${id} (no row in ${eventTypeTables.get(type) ?? `event_<${type}>`})`)
       continue
     }
+    const row: Row = {}
+    for (const [name, value] of JSON.parse(staged) as [string, unknown][]) putAttribute(row, name, value)
     const time = readTime(row.ocel_time, zone, notes)
     if (time === null) {
       tally(notes.unreadable, 'event_unreadable_time', `${id} (${String(row.ocel_time)})`)
@@ -283,16 +352,16 @@ function readTables(tables: Tables, eventTable: string, objectTable: string, zon
     const attributes: Record<string, unknown> = {}
     const booleans = eventBooleans.get(type) ?? new Set<string>()
     for (const [name, value] of Object.entries(row)) if (!RESERVED.has(name) && value !== null) putAttribute(attributes, name, cellValue(value, name, booleans))
-    events.push({ id, type, time, attributes, relationships: e2o.get(id) ?? [] })
+    sink.event({ id, type, time, attributes, relationships: relationshipsOf(E2O, id) })
   }
-  for (const [eventId, rels] of e2o) if (!known.has(eventId)) tally(notes.unreadable, 'e2o_unknown_event', eventId, rels.length)
+  const unknown = s
+    .prepare<[number], { source: string; n: number }>(
+      'SELECT source, count(*) AS n, min(ord) AS first FROM src_link WHERE kind = ? AND source NOT IN (SELECT id FROM src_known) GROUP BY source ORDER BY first',
+    )
+    .all(E2O)
+  for (const u of unknown) tally(notes.unreadable, 'e2o_unknown_event', u.source, u.n)
 
-  return {
-    format: 'sqlite',
-    eventTypes: [...eventTypeTables].map(([name, table]) => declaration(tables, name, table)),
-    objectTypes: [...objectTypeTables].map(([name, table]) => declaration(tables, name, table)),
-    events,
-    objects,
-    notes,
-  }
+  for (const [name, table] of eventTypeTables) sink.eventType(declaration(tables, name, table))
+  for (const [name, table] of objectTypeTables) sink.objectType(declaration(tables, name, table))
+  return { format: 'sqlite', notes, typeText: false }
 }

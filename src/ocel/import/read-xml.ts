@@ -4,13 +4,14 @@
  * element text; they are typed by the declaration of their event or object type (`integer` and
  * `float` → numbers, `boolean` → true/false, `string` and `time` → text as written), so an XML log
  * and the JSON or SQLite form of the same log give the same values. An attribute `time="0"` is the
- * epoch (initial value). Parsed with fast-xml-parser; items that cannot be read are counted.
+ * epoch (initial value). Parsed as a stream with saxes (one event or object in memory at a time);
+ * items that cannot be read are counted.
  */
-import { XMLParser } from 'fast-xml-parser'
+import { SaxesParser, type SaxesTagPlain } from 'saxes'
 import {
   asQualifier,
-  attributeTypesOf,
   asText,
+  type ChunkReader,
   newNotes,
   OcelReadError,
   tally,
@@ -18,154 +19,147 @@ import {
   type OcelLog,
   type OcelObject,
   type OcelRelationship,
+  type OcelSink,
   type OcelTypeDeclaration,
-  type ReadNotes,
-  typedValue,
   putAttribute,
+  readText,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
 
-const ATTRS = '@'
-const TEXT = '#text'
-const REPEATED = new Set(['object-type', 'event-type', 'attribute', 'object', 'event'])
+/** The event, object or type declaration being read, with the attribute element whose text is being gathered. */
+type Open =
+  | { kind: 'declaration'; of: 'event' | 'object'; name: string | null; index: number; attributes: OcelTypeDeclaration['attributes'] }
+  | { kind: 'object'; id: string | null; type: string | null; index: number; attributes: OcelObject['attributes']; relationships: OcelRelationship[] }
+  | { kind: 'event'; id: string; type: string | null; time: unknown; index: number; attributes: Record<string, unknown>; relationships: OcelRelationship[] }
 
-type Node = Record<string, unknown>
+/**
+ * A streaming reader of an OCEL 2.0 XML document (UTF-8): each declaration, object and event is
+ * handed to `sink` when its element closes.
+ * @throws OcelReadError (from `write` or `end`) when the text is not well-formed XML with a `<log>` root.
+ */
+export function xmlReader(zone: TimeZone, sink: OcelSink): ChunkReader {
+  const notes = newNotes(zone.label)
+  const parser = new SaxesParser({ xmlns: false, position: false })
+  const decoder = new TextDecoder('utf-8')
+  const path: string[] = []
+  const counts = { 'object-type': 0, 'event-type': 0, object: 0, event: 0 }
+  let open: Open | null = null
+  /** The attribute element inside `open` whose text is gathered: its name and time, or null. */
+  let attribute: { name: string | null; time: string | undefined; text: string } | null = null
+  let sawLog = false
 
-function isNode(value: unknown): value is Node {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** The XML attributes of an element. */
-function attrs(node: Node): Node {
-  const a = node[ATTRS]
-  return isNode(a) ? a : {}
-}
-
-/** The repeated child elements `<child>` of `<container>` under `node` (e.g. objects/object). */
-function children(node: unknown, container: string, child: string): Node[] {
-  if (!isNode(node)) return []
-  const c = node[container]
-  if (!isNode(c)) return []
-  const list = c[child]
-  return Array.isArray(list) ? list.filter(isNode) : []
-}
-
-function text(node: Node): string {
-  const t = node[TEXT]
-  return typeof t === 'string' ? t : (asText(t) ?? '')
-}
-
-function declarations(log: Node, container: string, child: string, cause: string, notes: ReadNotes): OcelTypeDeclaration[] {
-  const out: OcelTypeDeclaration[] = []
-  children(log, container, child).forEach((t, i) => {
-    const name = asText(attrs(t).name)
-    if (name === null) {
-      tally(notes.unreadable, cause, `${child}[${String(i)}]`)
+  const at = (...names: string[]) => path.length === names.length && names.every((n, i) => path[i] === n)
+  parser.on('opentag', (tag: SaxesTagPlain) => {
+    const a = tag.attributes
+    path.push(tag.name)
+    if (path.length === 1) {
+      if (tag.name !== 'log') throw new OcelReadError('no <log> element: not an OCEL 2.0 XML log')
+      sawLog = true
       return
     }
-    const attributes = children(t, 'attributes', 'attribute').flatMap((a) => {
-      const n = asText(attrs(a).name)
-      return n === null ? [] : [{ name: n, type: asText(attrs(a).type) ?? 'string' }]
-    })
-    out.push({ name, attributes })
-  })
-  return out
-}
-
-function relationships(node: Node, where: string, cause: string, notes: ReadNotes): OcelRelationship[] {
-  const out: OcelRelationship[] = []
-  for (const r of children(node, 'objects', 'object')) {
-    const objectId = asText(attrs(r)['object-id'])
-    if (objectId === null) {
-      tally(notes.unreadable, cause, where)
-      continue
+    if (at('log', 'object-types', 'object-type') || at('log', 'event-types', 'event-type')) {
+      const of = tag.name === 'object-type' ? 'object' : 'event'
+      open = { kind: 'declaration', of, name: asText(a.name), index: counts[tag.name === 'object-type' ? 'object-type' : 'event-type']++, attributes: [] }
+    } else if (at('log', 'objects', 'object')) {
+      open = { kind: 'object', id: asText(a.id), type: asText(a.type), index: counts.object++, attributes: [], relationships: [] }
+    } else if (at('log', 'events', 'event')) {
+      const index = counts.event++
+      open = { kind: 'event', id: asText(a.id) ?? `event[${String(index)}]`, type: asText(a.type), time: a.time, index, attributes: {}, relationships: [] }
+    } else if (open !== null && path.length === 5 && path[3] === 'attributes' && tag.name === 'attribute') {
+      if (open.kind === 'declaration') {
+        const n = asText(a.name)
+        if (n !== null) open.attributes.push({ name: n, type: asText(a.type) ?? 'string' })
+      } else attribute = { name: asText(a.name), time: a.time, text: '' }
+    } else if (open !== null && open.kind !== 'declaration' && path.length === 5 && path[3] === 'objects' && tag.name === 'object') {
+      const objectId = asText(a['object-id'])
+      const where = open.kind === 'object' ? (open.id ?? '') : open.id
+      if (objectId === null) tally(notes.unreadable, open.kind === 'object' ? 'o2o_unreadable' : 'e2o_unreadable', where)
+      else open.relationships.push({ objectId, qualifier: asQualifier(a.qualifier) })
     }
-    out.push({ objectId, qualifier: asQualifier(attrs(r).qualifier) })
+  })
+  const onText = (text: string) => {
+    if (attribute !== null && path.length === 5) attribute.text += text
   }
-  return out
+  parser.on('text', onText)
+  parser.on('cdata', onText)
+  parser.on('closetag', () => {
+    const depth = path.length
+    path.pop()
+    if (depth === 5 && attribute !== null && open !== null) {
+      finishAttribute(open, attribute)
+      attribute = null
+    } else if (depth === 3 && open !== null) {
+      finishItem(open)
+      open = null
+    }
+  })
+  parser.on('error', (error) => {
+    throw new OcelReadError(`not well-formed XML: ${error.message}`)
+  })
+
+  const finishAttribute = (item: Open, a: { name: string | null; time: string | undefined; text: string }) => {
+    if (item.kind === 'object') {
+      const id = item.id ?? ''
+      if (a.name === null) {
+        tally(notes.unreadable, 'object_attribute_unreadable', id)
+        return
+      }
+      const time = a.time === undefined ? 0 : readTime(a.time, zone, notes)
+      if (time === null) {
+        tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${a.name} (${String(a.time)})`)
+        return
+      }
+      item.attributes.push({ name: a.name, time, value: a.text })
+    } else if (item.kind === 'event' && a.name !== null) putAttribute(item.attributes, a.name, a.text)
+  }
+
+  const finishItem = (item: Open) => {
+    if (item.kind === 'declaration') {
+      if (item.name === null) tally(notes.unreadable, `${item.of}_declaration_unreadable`, `${item.of}-type[${String(item.index)}]`)
+      else (item.of === 'event' ? sink.eventType : sink.objectType)({ name: item.name, attributes: item.attributes })
+    } else if (item.kind === 'object') {
+      if (item.id === null || item.type === null) tally(notes.unreadable, 'object_unreadable', item.id ?? `object[${String(item.index)}]`)
+      else sink.object({ id: item.id, type: item.type, attributes: item.attributes, relationships: item.relationships })
+    } else {
+      if (item.type === null) {
+        tally(notes.unreadable, 'event_unreadable', item.id)
+        return
+      }
+      const time = readTime(item.time, zone, notes)
+      if (time === null) {
+        tally(notes.unreadable, 'event_unreadable_time', `${item.id} (${String(item.time)})`)
+        return
+      }
+      const event: OcelEvent = { id: item.id, type: item.type, time, attributes: item.attributes, relationships: item.relationships }
+      sink.event(event)
+    }
+  }
+
+  const wrap = (step: () => void) => {
+    try {
+      step()
+    } catch (error) {
+      if (error instanceof OcelReadError) throw error
+      throw new OcelReadError(`not well-formed XML: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  return {
+    write: (chunk) => wrap(() => parser.write(decoder.decode(chunk, { stream: true }))),
+    end: () => {
+      wrap(() => {
+        parser.write(decoder.decode())
+        parser.close()
+      })
+      if (!sawLog) throw new OcelReadError('no <log> element: not an OCEL 2.0 XML log')
+      return { format: 'xml', notes, typeText: true }
+    },
+  }
 }
 
 /**
- * Reads an OCEL 2.0 XML document.
+ * Reads an OCEL 2.0 XML document held in memory (the streaming reader over its text).
  * @throws OcelReadError when the text is not XML with a `<log>` root.
  */
 export function readOcelXml(xml: string, zone: TimeZone): OcelLog {
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '',
-    attributesGroupName: ATTRS,
-    textNodeName: TEXT,
-    alwaysCreateTextNode: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: false,
-    // Character references (`&#10;`, `&#xE9;`), as pm4py's lxml writes a line feed in an attribute
-    // value or any character its encoding lacks: fast-xml-parser decodes them only with this option.
-    htmlEntities: true,
-    isArray: (tagName) => REPEATED.has(tagName),
-  })
-  let doc: unknown
-  try {
-    doc = parser.parse(xml, true)
-  } catch (error) {
-    throw new OcelReadError(`not well-formed XML: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  const log = isNode(doc) ? doc.log : undefined
-  if (!isNode(log)) throw new OcelReadError('no <log> element: not an OCEL 2.0 XML log')
-  const notes = newNotes(zone.label)
-  const eventTypes = declarations(log, 'event-types', 'event-type', 'event_declaration_unreadable', notes)
-  const objectTypes = declarations(log, 'object-types', 'object-type', 'object_declaration_unreadable', notes)
-  const eventAttributeTypes = attributeTypesOf(eventTypes)
-  const objectAttributeTypes = attributeTypesOf(objectTypes)
-
-  const objects: OcelObject[] = []
-  children(log, 'objects', 'object').forEach((o, i) => {
-    const id = asText(attrs(o).id)
-    const type = asText(attrs(o).type)
-    if (id === null || type === null) {
-      tally(notes.unreadable, 'object_unreadable', id ?? `object[${String(i)}]`)
-      return
-    }
-    const declared = objectAttributeTypes.get(type)
-    const attributes: OcelObject['attributes'] = []
-    for (const a of children(o, 'attributes', 'attribute')) {
-      const name = asText(attrs(a).name)
-      if (name === null) {
-        tally(notes.unreadable, 'object_attribute_unreadable', id)
-        continue
-      }
-      const rawTime = attrs(a).time
-      const time = rawTime === undefined ? 0 : readTime(rawTime, zone, notes)
-      if (time === null) {
-        tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${name} (${String(rawTime)})`)
-        continue
-      }
-      attributes.push({ name, time, value: typedValue(text(a), declared?.get(name)) })
-    }
-    objects.push({ id, type, attributes, relationships: relationships(o, id, 'o2o_unreadable', notes) })
-  })
-
-  const events: OcelEvent[] = []
-  children(log, 'events', 'event').forEach((e, i) => {
-    const id = asText(attrs(e).id) ?? `event[${String(i)}]`
-    const type = asText(attrs(e).type)
-    if (type === null) {
-      tally(notes.unreadable, 'event_unreadable', id)
-      return
-    }
-    const time = readTime(attrs(e).time, zone, notes)
-    if (time === null) {
-      tally(notes.unreadable, 'event_unreadable_time', `${id} (${String(attrs(e).time)})`)
-      return
-    }
-    const declared = eventAttributeTypes.get(type)
-    const attributes: Record<string, unknown> = {}
-    for (const a of children(e, 'attributes', 'attribute')) {
-      const name = asText(attrs(a).name)
-      if (name !== null) putAttribute(attributes, name, typedValue(text(a), declared?.get(name)))
-    }
-    events.push({ id, type, time, attributes, relationships: relationships(e, id, 'e2o_unreadable', notes) })
-  })
-
-  return { format: 'xml', eventTypes, objectTypes, events, objects, notes }
+  return readText(xml, (sink) => xmlReader(zone, sink))
 }

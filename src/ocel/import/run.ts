@@ -1,12 +1,12 @@
 /**
- * Runs an ImportPlan against the service through the client: up to `concurrency` batches at once,
+ * Runs an import plan against the service through the client: up to `concurrency` batches at once,
  * each sent only after every batch in its `after` list has been answered (see plan.ts for why that
  * order is enough), lowest batch index first among those ready. A batch whose items failed still
  * counts as answered: the failures are reported, and what waits for it goes on. A 401/403 or the
  * abort signal stops the run; batches not sent are reported as not sent.
  */
 import type { BulkResult, ItemFailure, OcelogClient } from '@ocelog/client'
-import type { ImportPlan, PlannedBatch } from './plan.js'
+import type { PlannedBatch } from './plan.js'
 
 /** One item the service did not record. */
 export interface ImportFailure {
@@ -48,6 +48,8 @@ export interface RunResult {
   failures: ImportFailure[]
   /** HTTP requests made, retries included. */
   requests: number
+  /** Batches in the plan. */
+  batches: number
   /** Why the run stopped early, or null when every batch was sent. */
   aborted: string | null
 }
@@ -69,22 +71,49 @@ function insertSorted(sorted: number[], value: number): void {
   sorted.splice(lo, 0, value)
 }
 
+/** What runPlan sends: the batches in a valid order (an in-memory ImportPlan, or a staged plan's `batches()`), and the totals. */
+export interface RunnablePlan {
+  batches: Iterable<PlannedBatch>
+  events: number
+  upserts: number
+}
+
+/** Batches read ahead of the oldest one not yet answered (bounds memory; a full window always holds a ready batch, its lowest). */
+const WINDOW = 64
+
 /**
- * Sends `plan` with `client`.
+ * Sends `plan` with `client`, reading its batches as it goes (at most WINDOW ahead of the oldest
+ * unanswered one).
  * @returns what was accepted and what failed; never throws for a failed item or request.
  */
-export async function runPlan(plan: ImportPlan, client: OcelogClient, options: RunOptions = {}): Promise<RunResult> {
+export async function runPlan(plan: RunnablePlan, client: OcelogClient, options: RunOptions = {}): Promise<RunResult> {
   const concurrency = Math.max(1, options.concurrency ?? 4)
-  const { batches } = plan
-  const waitingOn = batches.map((b) => b.after.length)
-  const dependents: number[][] = batches.map(() => [])
-  batches.forEach((b, i) => {
-    for (const a of b.after) dependents[a]?.push(i)
-  })
+  const source = plan.batches[Symbol.iterator]()
+  /** Batches read and not yet answered, by index; `waitingOn` counts their unanswered `after`. */
+  const window = new Map<number, { batch: PlannedBatch; waitingOn: number; dependents: number[] }>()
   const ready: number[] = []
-  waitingOn.forEach((n, i) => {
-    if (n === 0) ready.push(i)
-  })
+  let read = 0
+  let exhausted = false
+  const pull = () => {
+    while (!exhausted && window.size < WINDOW) {
+      const next = source.next()
+      if (next.done === true) {
+        exhausted = true
+        break
+      }
+      const index = read++
+      let waitingOn = 0
+      for (const a of next.value.after) {
+        const dep = window.get(a)
+        if (dep !== undefined) {
+          dep.dependents.push(index)
+          waitingOn += 1
+        }
+      }
+      window.set(index, { batch: next.value, waitingOn, dependents: [] })
+      if (waitingOn === 0) insertSorted(ready, index)
+    }
+  }
 
   const result: RunResult = {
     events: { accepted: 0, failed: 0, alreadyRecorded: 0 },
@@ -93,15 +122,15 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
     relationshipsAccepted: 0,
     failures: [],
     requests: 0,
+    batches: 0,
     aborted: null,
   }
   const objectsAccepted = new Set<string>()
-  const failuresByBatch: ImportFailure[][] = batches.map(() => [])
-  const sent = new Array<boolean>(batches.length).fill(false)
+  const failuresByBatch = new Map<number, ImportFailure[]>()
   let done = 0
   const progress = (): ImportProgress => ({
     batchesDone: done,
-    batches: batches.length,
+    batches: read,
     eventsSent: result.events.accepted,
     eventsTotal: plan.events,
     upsertsSent: result.upserts.accepted,
@@ -113,12 +142,12 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
     let inFlight = 0
     const pump = () => {
       if (options.signal?.aborted === true) result.aborted ??= 'aborted by the caller'
+      if (result.aborted === null) pull()
       while (result.aborted === null && inFlight < concurrency && ready.length > 0) {
         const index = ready.shift()
-        const batch = index === undefined ? undefined : batches[index]
+        const batch = index === undefined ? undefined : window.get(index)?.batch
         if (index === undefined || batch === undefined) break
         inFlight += 1
-        sent[index] = true
         void sendBatch(client, batch, options.signal).then(
           (r) => finish(index, batch, r),
           (error: unknown) => finish(index, batch, null, error),
@@ -135,19 +164,27 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
         // The client reports item failures in its result; an exception here is a bug, reported as one.
         const reason = `client error: ${error instanceof Error ? error.message : String(error)}`
         counts.failed += batch.items.length
-        failuresByBatch[index] = batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null }))
+        failuresByBatch.set(
+          index,
+          batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null })),
+        )
       } else {
         counts.accepted += r.accepted.length
         counts.alreadyRecorded += r.duplicates
         counts.failed += r.failures.length
         result.requests += r.requests
-        failuresByBatch[index] = r.failures.map((f) => ({
-          kind,
-          source: batch.sources[f.index] ?? `#${String(f.index)}`,
-          failure: f.kind,
-          reason: f.reason,
-          status: f.status,
-        }))
+        if (r.failures.length > 0) {
+          failuresByBatch.set(
+            index,
+            r.failures.map((f) => ({
+              kind,
+              source: batch.sources[f.index] ?? `#${String(f.index)}`,
+              failure: f.kind,
+              reason: f.reason,
+              status: f.status,
+            })),
+          )
+        }
         if (r.aborted !== null) result.aborted ??= r.aborted
         if (batch.kind === 'objects') {
           for (const a of r.accepted) {
@@ -158,10 +195,13 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
           }
         }
       }
-      for (const d of dependents[index] ?? []) {
-        const left = (waitingOn[d] ?? 0) - 1
-        waitingOn[d] = left
-        if (left === 0) insertSorted(ready, d)
+      const entry = window.get(index)
+      window.delete(index)
+      for (const d of entry?.dependents ?? []) {
+        const dependent = window.get(d)
+        if (dependent === undefined) continue
+        dependent.waitingOn -= 1
+        if (dependent.waitingOn === 0) insertSorted(ready, d)
       }
       options.onProgress?.(progress())
       pump()
@@ -169,20 +209,20 @@ export async function runPlan(plan: ImportPlan, client: OcelogClient, options: R
     pump()
   })
 
-  batches.forEach((batch, i) => {
-    if (sent[i] === true) return
+  // What was read but not sent, then what was never read, is reported as not sent.
+  const notSent = (index: number, batch: PlannedBatch) => {
     const kind = batch.kind === 'events' ? 'event' : 'object'
     const counts = batch.kind === 'events' ? result.events : result.upserts
     counts.failed += batch.items.length
-    failuresByBatch[i] = batch.sources.map((source) => ({
-      kind,
-      source,
-      failure: 'aborted',
-      reason: `not sent: ${result.aborted ?? 'the run stopped'}`,
-      status: null,
-    }))
-  })
-  result.failures = failuresByBatch.flat()
+    failuresByBatch.set(
+      index,
+      batch.sources.map((source) => ({ kind, source, failure: 'aborted', reason: `not sent: ${result.aborted ?? 'the run stopped'}`, status: null })),
+    )
+  }
+  for (const [index, { batch }] of window) notSent(index, batch)
+  for (let next = source.next(); next.done !== true; next = source.next()) notSent(read++, next.value)
+  result.failures = [...failuresByBatch.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, f]) => f)
   result.objectsAccepted = objectsAccepted.size
+  result.batches = read
   return result
 }

@@ -4,7 +4,7 @@
  * why, the time-zone assumption, elapsed time and throughput. Pure.
  */
 import type { RetryCause } from '@ocelog/client'
-import type { OcelFormat, OcelLog, Tally } from './model.js'
+import type { OcelFormat, OcelLog, ReadNotes, Tally } from './model.js'
 import type { ImportPlan } from './plan.js'
 import type { RunResult } from './run.js'
 
@@ -93,11 +93,40 @@ function groupFailures(run: RunResult): FailureGroup[] {
   return [...groups.values()].sort((a, b) => b.count - a.count)
 }
 
+/** What the summary says of the log as read (counted from an OcelLog by logCounts, or while staging). */
+export interface LogCounts {
+  format: OcelFormat
+  notes: ReadNotes
+  events: number
+  objects: number
+  eventTypes: { declared: number; used: number }
+  objectTypes: { declared: number; used: number }
+  e2o: number
+  o2o: number
+  objectAttributeValues: number
+}
+
+/** The counts of a log held in memory. */
+export function logCounts(log: OcelLog): LogCounts {
+  return {
+    format: log.format,
+    notes: log.notes,
+    events: log.events.length,
+    objects: log.objects.length,
+    eventTypes: { declared: log.eventTypes.length, used: new Set(log.events.map((e) => e.type)).size },
+    objectTypes: { declared: log.objectTypes.length, used: new Set(log.objects.map((o) => o.type)).size },
+    e2o: log.events.reduce((n, e) => n + e.relationships.length, 0),
+    o2o: log.objects.reduce((n, o) => n + o.relationships.length, 0),
+    objectAttributeValues: log.objects.reduce((n, o) => n + o.attributes.length, 0),
+  }
+}
+
 export interface SummaryInput {
   file: string
   datasetId: string
-  log: OcelLog
-  plan: ImportPlan
+  log: LogCounts
+  /** Of the plan: the undefined objects and the skips (an ImportPlan or a StagedPlan). */
+  plan: Pick<ImportPlan, 'undefinedObjects' | 'skipped'>
   run: RunResult
   retries: Record<RetryCause, number>
   elapsedMs: number
@@ -122,13 +151,13 @@ export function summarize(input: SummaryInput): ImportSummary {
     dataset_id: input.datasetId,
     timezone: { zone: log.notes.timezone, naive_timestamps: log.notes.naiveTimestamps, truncated_to_ms: log.notes.truncatedTimestamps },
     log: {
-      events: log.events.length,
-      objects: log.objects.length,
-      event_types: { declared: log.eventTypes.length, used: new Set(log.events.map((e) => e.type)).size },
-      object_types: { declared: log.objectTypes.length, used: new Set(log.objects.map((o) => o.type)).size },
-      e2o: log.events.reduce((n, e) => n + e.relationships.length, 0),
-      o2o: log.objects.reduce((n, o) => n + o.relationships.length, 0),
-      object_attribute_values: log.objects.reduce((n, o) => n + o.attributes.length, 0),
+      events: log.events,
+      objects: log.objects,
+      event_types: log.eventTypes,
+      object_types: log.objectTypes,
+      e2o: log.e2o,
+      o2o: log.o2o,
+      object_attribute_values: log.objectAttributeValues,
     },
     sent: { events: run.events.accepted, object_upserts: run.upserts.accepted, objects: run.objectsAccepted, o2o: run.relationshipsAccepted },
     already_recorded: { events: run.events.alreadyRecorded, object_upserts: run.upserts.alreadyRecorded },
@@ -137,7 +166,7 @@ export function summarize(input: SummaryInput): ImportSummary {
     retried: { requests: retriedRequests, ...input.retries },
     skipped,
     requests: run.requests,
-    batches: plan.batches.length,
+    batches: run.batches,
     elapsed_ms: Math.round(input.elapsedMs),
     events_per_second: input.elapsedMs > 0 ? Math.round((run.events.accepted / input.elapsedMs) * 1000) : 0,
     aborted: run.aborted,

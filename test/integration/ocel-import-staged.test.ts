@@ -1,0 +1,73 @@
+/**
+ * The staged import plan (src/ocel/import/stage.ts, staged-plan.ts: the log streamed into a scratch
+ * SQLite file, planned from it a page at a time) against the in-memory plan (planImport over
+ * readOcelFile): the same batches, items, idempotency keys, sources and `after` lists, the same
+ * totals and skips, on the generated log in its three forms and on every shared log. So a file
+ * imported by the in-memory importer and imported again by the staged one records nothing.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { planImport, type PlanOptions } from '../../src/ocel/import/plan.js'
+import { readOcelFile, streamOcelFile } from '../../src/ocel/import/read.js'
+import { Staging } from '../../src/ocel/import/stage.js'
+import { planStaged } from '../../src/ocel/import/staged-plan.js'
+import { parseTimeZone, type TimeZone } from '../../src/ocel/import/time.js'
+import { itWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
+import { writeGeneratedOcel } from '../helpers/generated-ocel.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'ocelog-staged-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const generated = writeGeneratedOcel(dir)
+
+async function bothPlans(path: string, zone: TimeZone, options: PlanOptions = {}) {
+  const memory = planImport(readOcelFile(path, zone), options)
+  const staging = new Staging(dir)
+  try {
+    const end = await streamOcelFile(path, zone, staging.sink(), undefined, staging.scratch())
+    staging.typeText = end.typeText
+    const staged = planStaged(staging, options)
+    const { batches, ...totals } = staged
+    return { memory, staged: { ...totals, batches: [...batches()] } }
+  } finally {
+    staging.remove()
+  }
+}
+
+describe('the staged plan equals the in-memory plan', () => {
+  for (const form of ['json', 'xml', 'sqlite'] as const) {
+    it(`on the generated log (${form}), with a key prefix and an unknown object type`, async () => {
+      const { memory, staged } = await bothPlans(generated[form], parseTimeZone('+01:00'), { keyPrefix: 'p:', unknownObjectType: 'Geist' })
+      expect(staged).toEqual(memory)
+      expect(memory.events).toBe(7)
+      expect(memory.upserts).toBe(61)
+    })
+  }
+
+  for (const relative of [
+    'derived/ocpa__running-example.ocel2.json',
+    'raw/ocpa__running-example.sqlite',
+    'derived/ocpa__logistics.ocel2.json',
+    'raw/ocpa__logistics.sqlite',
+    'raw/pm4py__ocel20_example.jsonocel',
+    'raw/ocpa__ocel20_example.xmlocel',
+    'raw/ocpa__ocel20_example.sqlite',
+    'raw/ocelescope__pallet-logistics-v0.9.sqlite',
+    'derived/ocelescope__pallet-logistics-v0.9.ocel2.json',
+  ]) {
+    itWithSharedOcel(
+      `on ${relative}`,
+      async () => {
+        const { memory, staged } = await bothPlans(ocelFixture(relative), parseTimeZone('UTC'))
+        expect(staged.batches.length).toBe(memory.batches.length)
+        expect(staged).toEqual(memory)
+      },
+      120_000,
+    )
+  }
+
+  it('leaves no staging file behind once removed', () => {
+    expect(readdirSync(dir).filter((f) => f.startsWith('ocelog-import-'))).toEqual([])
+  })
+})
