@@ -17,7 +17,9 @@ const pkg = createRequire(import.meta.url)('../../../../package.json') as { vers
 export function registerMcp(program: Command): void {
   program
     .command('mcp')
-    .description('Serve the read tools (process map, events, objects, types, summary) to an MCP client over stdio, for one dataset')
+    .description(
+      'Serve the read tools (summary, process map, performance, variants, type relations, compare, events, objects, types) to an MCP client over stdio, for one dataset',
+    )
     .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
     .action(async (opts: { dataset: string }) => {
       const [{ StdioServerTransport }, { createReadServer }, { ProcessReader }] = await Promise.all([
