@@ -10,15 +10,10 @@
  * - The generated log: end_timestamps (some after the next event), arrivals out of time order, equal
  *   timestamps, and several objects of one type per event; positions are those the log returned.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
-import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import type { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { Projector } from '../../src/projector/runner.js'
@@ -27,6 +22,7 @@ import type { NewRecord } from '../../src/schemas/records.js'
 import { eventRecord, freshDatasetId, upsertRecord } from '../contract/fixtures.js'
 import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
 import { loadOcel } from '../helpers/load-ocel.js'
+import { openSqliteFixture, type SqliteFixture } from '../helpers/sqlite.js'
 
 const LOGS = [
   'derived/ocelescope__pallet-logistics-v0.9.ocel2.json',
@@ -258,25 +254,18 @@ async function allVariants(reader: ProcessReader, ds: string, object_type: strin
   return { objects: first.objects, total: first.total, variants }
 }
 
-let dir: string
-let db: SqliteDatabase
-let rmDb: SqliteDatabase
+let fx: SqliteFixture
 let log: SqliteEventLog
 let store: SqliteReadModelStore
 let reader: ProcessReader
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ocelog-analysis-'))
-  db = openDatabase(dir)
-  rmDb = openReadModelsDatabase(dir).db
-  log = new SqliteEventLog(db)
-  store = new SqliteReadModelStore(rmDb)
-  reader = new ProcessReader({ query: new SqliteReadModelQuery(rmDb), log })
+  fx = openSqliteFixture('ocelog-analysis-')
+  ;({ log, store } = fx)
+  reader = new ProcessReader({ query: new SqliteReadModelQuery(fx.rmDb), log })
 })
 afterAll(async () => {
   await log.close()
-  db.close()
-  rmDb.close()
-  rmSync(dir, { recursive: true, force: true })
+  fx.close()
 })
 
 /** Asserts the three reads, over all time and over a window of the middle third, against the independent computation. */
