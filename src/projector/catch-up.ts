@@ -8,9 +8,6 @@ import type { EventLog } from '../ports/event-log.js'
 import { projectorOptions } from './options.js'
 import { CheckpointConflictError, type ReadModelStore } from '../ports/read-model-store.js'
 
-/** The projector whose read models the CLI reads (the default name of Projector); its checkpoints are projectorCheckpoints(). */
-export const READ_MODELS_PROJECTOR = READ_MODELS_PROJECTION
-
 /** While another projector holds the work, how often the checkpoint is looked at, ms, and how long without progress before giving up. */
 const WAIT_MS = 100
 const STALLED_MAX_MS = 10_000
@@ -26,8 +23,8 @@ const STALLED_MAX_MS = 10_000
  */
 export async function catchUpReadModels(backends: { log: EventLog; readModels: ReadModelStore }): Promise<number> {
   const head = (await backends.log.lastPosition()) ?? 0
-  const projector = new Projector(backends.log, backends.readModels, projectorOptions('catch-up', { name: READ_MODELS_PROJECTOR }))
-  const names = projectorCheckpoints(READ_MODELS_PROJECTOR)
+  const projector = new Projector(backends.log, backends.readModels, projectorOptions('catch-up', { name: READ_MODELS_PROJECTION }))
+  const names = projectorCheckpoints(READ_MODELS_PROJECTION)
   const readModelsAt = async () => lowestCheckpoint(await backends.readModels.projections(), names)
   let last = await readModelsAt()
   let stalledMs = 0
