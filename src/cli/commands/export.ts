@@ -1,13 +1,9 @@
 import type { Command } from 'commander'
-import { READ_MODELS_PROJECTION } from '../../projector/checkpoints.js'
 import { isOcelForm, OCEL_FORMS } from '../../ocel/forms.js'
 import { datasetLag, LAG_COUNT_MAX } from '../../projector/status.js'
 import { catchUpReadModels } from '../../projector/catch-up.js'
 import { CliError, withBackends } from '../context.js'
 import { delivered } from '../stdout.js'
-
-/** The projector whose read models are exported (shards: `read-models-i-of-n`). */
-const PROJECTOR = READ_MODELS_PROJECTION
 
 export function registerExport(program: Command): void {
   program
@@ -30,7 +26,7 @@ export function registerExport(program: Command): void {
         if (b.mode === 'embedded') {
           await catchUpReadModels(b)
         } else {
-          const lag = await datasetLag(b.log, b.readModels, opts.dataset, PROJECTOR)
+          const lag = await datasetLag(b.log, b.readModels, opts.dataset)
           if (lag.behind > 0) {
             const count = lag.behind >= LAG_COUNT_MAX ? `at least ${String(lag.behind)}` : String(lag.behind)
             process.stderr.write(
