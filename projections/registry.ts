@@ -16,6 +16,7 @@ import {
 } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
 import { auditChain } from './audit-chain.js'
+import { directlyFollows } from './directly-follows.js'
 import { events } from './events.js'
 import { eventTypes } from './event-types.js'
 import { nameObjects } from './named-objects.js'
@@ -34,6 +35,7 @@ export const PROJECTIONS: { readonly [K in ProjectionName]: Projection<K> } = {
   events,
   object_relationships: objectRelationships,
   audit_chain: auditChain,
+  directly_follows: directlyFollows,
 }
 
 export { PROJECTION_NAMES }
@@ -67,6 +69,7 @@ export function foldRecords(records: readonly StoredRecord[]): SliceSet {
     events: foldSlice(PROJECTIONS.events, records),
     object_relationships: foldSlice(PROJECTIONS.object_relationships, records),
     audit_chain: foldSlice(PROJECTIONS.audit_chain, records),
+    directly_follows: foldSlice(PROJECTIONS.directly_follows, records),
   }
 }
 

@@ -88,6 +88,19 @@ export interface AuditChainChange {
 }
 
 /**
+ * One event of the directly-follows projection's slice: its activity, times (ms since the epoch)
+ * and distinct objects (E2O pairs with qualifiers merged), in log order.
+ */
+export interface DirectlyFollowsEvent {
+  datasetId: string
+  position: number
+  activity: string
+  time: number
+  endTime: number | null
+  objects: { objectId: string; type: string }[]
+}
+
+/**
  * The slice of each projection, by projection name (README § Read models): what its pure `evolve`
  * folds a run into, and what a store writes with its checkpoint. One line per projection; the
  * registry (projections/registry.ts) and every store's writes are keyed by these names, so a
@@ -103,6 +116,8 @@ export interface Slices {
   object_relationships: ObjectRelationshipRow[]
   /** Every record in log order; a store chains each dataset's from the last hash it holds (chainStep) and keeps one row per record. */
   audit_chain: AuditChainChange[]
+  /** Events in log order; a store links their steps into the objects' traces (src/core/directly-follows.ts). */
+  directly_follows: DirectlyFollowsEvent[]
 }
 
 export type ProjectionName = keyof Slices
@@ -115,6 +130,7 @@ const WRITE_ORDER: { readonly [K in ProjectionName]: true } = {
   events: true,
   object_relationships: true,
   audit_chain: true,
+  directly_follows: true,
 }
 
 /** Every projection's name, in the order stores write their slices and the projector folds them. */

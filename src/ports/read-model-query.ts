@@ -11,7 +11,7 @@
 import type { AuditChainEntry } from '../schemas/audit.js'
 import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity, Variant } from '../schemas/analysis.js'
 import type { Properties } from '../schemas/api.js'
-import type { EventView, ObjectResponse, ObjectTypeMap, SummaryResponse, TypeInfo } from '../schemas/process.js'
+import type { EventView, ObjectResponse, ProcessMapResponse, SummaryResponse, TypeInfo } from '../schemas/process.js'
 
 /** A window on event `timestamp`: `from` inclusive, `to` exclusive; either may be absent. */
 export interface TimeWindow {
@@ -23,6 +23,9 @@ export interface ProcessMapFilter extends TimeWindow {
   /** Object types to map; absent or empty: every type with an event in the window. */
   objectTypes?: readonly string[]
 }
+
+/** A process map as an adapter answers it: the maps by object type, and the bound on its medians' relative error (0: exact). */
+export type ProcessMapAnswer = Pick<ProcessMapResponse, 'object_types' | 'median_relative_error'>
 
 export interface PerformanceFilter extends ProcessMapFilter {
   /** Slowest events per activity, 0 to SLOWEST_MAX. */
@@ -156,10 +159,11 @@ export interface ReadModelQuery {
 
   /**
    * The object-centric directly-follows graph (after pm4py's OC-DFG), one entry per object type
-   * with at least one event in the window, sorted by type name. Computed at query time, in the
-   * engine; see the process map's definitions in the README.
+   * with at least one event in the window, sorted by type name (definitions: docs/process-map.md).
+   * Read from the directly-follows read model: the all-time map from its aggregates (a number of
+   * rows in proportion to the map), a window from the steps in it.
    */
-  processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]>
+  processMap(datasetId: string, filter: ProcessMapFilter): Promise<ProcessMapAnswer>
 
   /**
    * Object-centric performance per activity (after OPerA and ocpa's event-object-graph measures):

@@ -3,6 +3,8 @@
  * and their assembly into the answer's shape (pure). An adapter's query yields a few rows per
  * object type, activity and edge (never one per event); this module only sorts and nests them.
  */
+import type { DfAggregate } from '../core/directly-follows.js'
+import { type DurationSummary, MEDIAN_RELATIVE_ERROR, summarize } from '../core/duration-stats.js'
 import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats, TypeInfo } from '../schemas/process.js'
 
 /**
@@ -187,3 +189,57 @@ export function withAttributes(
     attributes: sortAttributes(byOwner.get(t.name)),
   }))
 }
+
+/** One stored directly-follows aggregate with its names: an activity (`b` null) or an edge `a → b` of object type `ot` (src/core/directly-follows.ts). */
+export interface NamedAggregate extends DfAggregate {
+  ot: string
+  a: string
+  b: string | null
+}
+
+/** MapRow statistics columns of a summary (ms). */
+function statsColumns(s: DurationSummary): Pick<MapRow, 'c3' | 'c4' | 'c5' | 'c6' | 'c7'> {
+  return { c3: s.count, c4: s.sum, c5: s.min, c6: s.max, c7: s.median }
+}
+
+/**
+ * The process map's aggregate rows (MapRow) of the directly-follows read model's aggregates, and
+ * the bound on their medians' relative error (0 when every median is exact; see
+ * src/core/duration-stats.ts). For every adapter.
+ */
+export function rowsOfAggregates(aggregates: Iterable<NamedAggregate>): { rows: MapRow[]; medianRelativeError: number } {
+  const rows: MapRow[] = []
+  let exact = true
+  const summary = (stats: DfAggregate['durations']): DurationSummary | null => {
+    const s = summarize(stats)
+    if (s !== null && !s.exactMedian) exact = false
+    return s
+  }
+  for (const g of aggregates) {
+    if (g.b === null) {
+      rows.push({ kind: 'activity', ot: g.ot, k1: g.a, k2: '', c1: g.events, c2: g.objects, c3: g.total, c4: g.starts, c5: g.ends, c6: 0, c7: null })
+      const run = summary(g.durations)
+      if (run !== null) rows.push({ kind: 'run', ot: g.ot, k1: g.a, k2: '', c1: 0, c2: 0, ...statsColumns(run) })
+      continue
+    }
+    const elapsed = summary(g.durations)
+    if (elapsed === null) continue
+    rows.push({ kind: 'edge', ot: g.ot, k1: g.a, k2: g.b, c1: g.objects, c2: g.couples, ...statsColumns(elapsed) })
+    const waiting = summary(g.waiting)
+    if (waiting !== null) rows.push({ kind: 'waiting', ot: g.ot, k1: g.a, k2: g.b, c1: 0, c2: 0, ...statsColumns(waiting) })
+  }
+  return { rows, medianRelativeError: exact ? 0 : MEDIAN_RELATIVE_ERROR }
+}
+
+/**
+ * Fills each activity row's end count (`c5`) of a window's rows: its steps without a successor in
+ * the window, which is its (event, object) pairs (`c3`) less the occurrences of its outgoing edges
+ * (each step has at most one successor in its object's trace). In place.
+ */
+export function fillWindowEnds(rows: MapRow[]): void {
+  const out = new Map<string, number>()
+  for (const r of rows) if (r.kind === 'edge') out.set(r.ot + KEY + r.k1, (out.get(r.ot + KEY + r.k1) ?? 0) + Number(r.c3))
+  for (const r of rows) if (r.kind === 'activity') r.c5 = Number(r.c3) - (out.get(r.ot + KEY + r.k1) ?? 0)
+}
+
+const KEY = '\u0000'

@@ -246,8 +246,13 @@ export class ProcessReader {
     const window = parseWindow(params)
     const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
-    const object_types = await this.query.processMap(datasetId, { ...window, objectTypes })
-    return { dataset_id: datasetId, as_of, object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)) }
+    const { object_types, median_relative_error } = await this.query.processMap(datasetId, { ...window, objectTypes })
+    return {
+      dataset_id: datasetId,
+      as_of,
+      object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)),
+      median_relative_error,
+    }
   }
 
   /**
@@ -315,8 +320,8 @@ export class ProcessReader {
     const maxEdges = parseMaxEdges(params.max_edges)
     const as_of = await this.query.asOf()
     const [mapA, mapB, perfA, perfB] = [
-      await this.query.processMap(datasetId, { ...a, objectTypes }),
-      await this.query.processMap(datasetId, { ...b, objectTypes }),
+      (await this.query.processMap(datasetId, { ...a, objectTypes })).object_types,
+      (await this.query.processMap(datasetId, { ...b, objectTypes })).object_types,
       await this.query.performance(datasetId, { ...a, objectTypes, slowest: 0 }),
       await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
     ]

@@ -81,6 +81,12 @@ export const ProcessMapResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   object_types: Type.Array(ObjectTypeMap),
+  median_relative_error: Type.Number({
+    minimum: 0,
+    description:
+      'The bound on the relative error of every median in the answer: 0 when they are exact; the all-time map reads medians of more than 64 ' +
+      'durations from a DDSketch of this relative accuracy (docs/process-map.md#medians-of-the-all-time-map). Counts, sums, min and max are exact.',
+  }),
 })
 export type ProcessMapResponse = Static<typeof ProcessMapResponse>
 

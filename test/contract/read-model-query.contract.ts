@@ -570,14 +570,14 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(await q.objectTypes(ds)).toEqual([])
         expect(await q.object(ds, 'order', 'o1', 1000)).toBeNull()
         expect(await q.events(ds, { limit: 100 })).toEqual({ events: [], next: null, total: 0 })
-        expect(await q.processMap(ds, {})).toEqual([])
+        expect((await q.processMap(ds, {})).object_types).toEqual([])
       })
 
       it('keeps two datasets with the same object ids apart', async () => {
         const other = freshDatasetId()
         await loadEvents(other, [{ type: 'Other', objects: [item('i1'), order('o1')], ts: at(1) }])
         await loadEvents(ds, SHOP)
-        expect(await q.processMap(ds, {})).toEqual([SHOP_ITEM_MAP, SHOP_ORDER_MAP])
+        expect((await q.processMap(ds, {})).object_types).toEqual([SHOP_ITEM_MAP, SHOP_ORDER_MAP])
         const detail = await q.object(ds, 'item', 'i1', 1000)
         expect(detail?.trace.map((t) => t.event_type)).toEqual(['Create Order', 'Pick', 'Ship'])
         expect(detail?.related.map((r) => r.id)).toEqual(['i2', 'o1'])
@@ -587,13 +587,13 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
     describe('processMap', () => {
       it('gives every object type’s directly-follows graph, sorted, with run, elapsed and waiting times', async () => {
         await loadEvents(ds, SHOP)
-        expect(await q.processMap(ds, {})).toEqual([SHOP_ITEM_MAP, SHOP_ORDER_MAP])
+        expect((await q.processMap(ds, {})).object_types).toEqual([SHOP_ITEM_MAP, SHOP_ORDER_MAP])
       })
 
       it('maps only the object types asked for', async () => {
         await loadEvents(ds, SHOP)
-        expect(await q.processMap(ds, { objectTypes: ['item'] })).toEqual([SHOP_ITEM_MAP])
-        expect(await q.processMap(ds, { objectTypes: ['order', 'nope'] })).toEqual([SHOP_ORDER_MAP])
+        expect((await q.processMap(ds, { objectTypes: ['item'] })).object_types).toEqual([SHOP_ITEM_MAP])
+        expect((await q.processMap(ds, { objectTypes: ['order', 'nope'] })).object_types).toEqual([SHOP_ORDER_MAP])
       })
 
       it('counts an object linked twice to one event (two qualifiers) as one pair, without a self-loop', async () => {
@@ -601,7 +601,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           { type: 'A', objects: [item('x', 'q1'), item('x', 'q2')], ts: at(0) },
           { type: 'B', objects: [item('x')], ts: at(1) },
         ])
-        expect(await q.processMap(ds, {})).toEqual([
+        expect((await q.processMap(ds, {})).object_types).toEqual([
           {
             object_type: 'item',
             objects: 1,
@@ -622,7 +622,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           { type: 'First', objects: [item('y')], ts: at(0) },
           { type: 'Third', objects: [item('x'), item('y')], ts: at(0) },
         ])
-        const [map] = await q.processMap(ds, {})
+        const [map] = (await q.processMap(ds, {})).object_types
         expect(map?.edges.map((e) => [e.source, e.target, e.total])).toEqual([
           ['First', 'Third', 1],
           ['Second', 'Third', 1],
@@ -637,7 +637,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           { type: 'A', objects: [order('o3')], ts: at(2) },
           { type: 'B', objects: [order('o3')], ts: at(5) },
         ])
-        const [map] = await q.processMap(ds, {})
+        const [map] = (await q.processMap(ds, {})).object_types
         expect(map?.edges).toEqual([{ source: 'A', target: 'B', total: 3, objects: 3, event_couples: 2, elapsed: stats([60, 60, 180]), waiting: null }])
         expect(map?.activities).toEqual([
           { activity: 'A', events: 2, objects: 3, total: 3, run_time: null },
@@ -654,7 +654,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
             { type: 'B', objects: [item(`x${String(i)}`)], ts: at(0, s), end: at(0, s + 1 + i) },
           ]),
         )
-        const [map] = await q.processMap(ds, {})
+        const [map] = (await q.processMap(ds, {})).object_types
         expect(map?.edges[0]?.elapsed).toEqual({ count: 4, mean: 4, median: 2.5, min: 1, max: 10, sum: 16 })
         expect(map?.edges[0]?.waiting).toEqual({ count: 4, mean: 2, median: 1.25, min: 0.5, max: 5, sum: 8 })
         expect(map?.activities.map((a) => a.run_time)).toEqual([
@@ -668,7 +668,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
           { type: 'A', objects: [item('x')], ts: '2024-05-01T10:00:00.001Z', end: '2024-05-01T10:00:00.124Z' },
           { type: 'B', objects: [item('x')], ts: '2024-05-01T10:00:01.000Z' },
         ])
-        const [map] = await q.processMap(ds, {})
+        const [map] = (await q.processMap(ds, {})).object_types
         expect(map?.activities[0]?.run_time).toEqual(stats([0.123]))
         expect(map?.edges[0]?.elapsed).toEqual(stats([0.999]))
         expect(map?.edges[0]?.waiting).toEqual(stats([0.876]))
@@ -676,7 +676,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
 
       it('filters events by the window first: edges across its boundary disappear, start and end activities are inside it', async () => {
         await loadEvents(ds, SHOP)
-        expect(await q.processMap(ds, { from: at(5), to: at(20) })).toEqual([
+        expect((await q.processMap(ds, { from: at(5), to: at(20) })).object_types).toEqual([
           {
             object_type: 'item',
             objects: 2,
@@ -698,9 +698,9 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
 
       it('leaves out object types without an event in the window', async () => {
         await loadEvents(ds, SHOP)
-        expect((await q.processMap(ds, { from: at(10), to: at(11) })).map((m) => m.object_type)).toEqual(['order'])
-        expect(await q.processMap(ds, { from: at(11), to: at(19) })).toEqual([])
-        expect(await q.processMap(ds, { to: at(0) })).toEqual([])
+        expect((await q.processMap(ds, { from: at(10), to: at(11) })).object_types.map((m) => m.object_type)).toEqual(['order'])
+        expect((await q.processMap(ds, { from: at(11), to: at(19) })).object_types).toEqual([])
+        expect((await q.processMap(ds, { to: at(0) })).object_types).toEqual([])
       })
     })
   })

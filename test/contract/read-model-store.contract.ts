@@ -355,6 +355,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(mine.map((p) => [p.projection, p.position, p.version, p.stopped])).toEqual([
         [`${name}-stopped`, null, null, stop],
         [`${name}.audit_chain`, to, 1, null],
+        [`${name}.directly_follows`, to, 1, null],
         [`${name}.event_types`, to, 1, null],
         [`${name}.events`, to, 1, null],
         [`${name}.object_relationships`, to, 1, null],
@@ -365,6 +366,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.clearStop(stop.projection)
       expect((await store.projections()).filter((p) => p.projection.startsWith(name)).map((p) => p.projection)).toEqual([
         `${name}.audit_chain`,
+        `${name}.directly_follows`,
         `${name}.event_types`,
         `${name}.events`,
         `${name}.object_relationships`,

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
+import { openReadModelsDatabase, PROJECTOR_INDEXES, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
 import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
@@ -113,7 +113,7 @@ function queryHarness(withoutAtHead: boolean, e2oMergeRows?: number) {
       if (withoutAtHead) {
         const indexes = readModelIndexes(t.rmDb)
         // The case ran without them: only the projector's own index is there.
-        if (indexes.join() !== 'rm_objects_by_object_id') throw new Error(`query indexes present: ${indexes.join(', ')}`)
+        if (indexes.join() !== PROJECTOR_INDEXES.join()) throw new Error(`query indexes present: ${indexes.join(', ')}`)
       }
       await query.close()
       await store.close()

@@ -54,7 +54,13 @@ describe('ocelog project on a poison record', () => {
     const status = JSON.parse(r.stdout) as Status
     expect([status.head, status.projections.map((p) => [p.projection, p.position, p.lag_records, p.stopped?.position, p.stopped?.cause])]).toEqual([
       3,
-      ['audit_chain', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, 1, 2, poison, 'poisoned event type']),
+      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+        name,
+        1,
+        2,
+        poison,
+        'poisoned event type',
+      ]),
     ])
     expect((await runCli(dataDir, ['status'])).stdout).toContain(`stopped: events at position ${String(poison)} (dataset-ds1) after 5 attempt(s)`)
   })

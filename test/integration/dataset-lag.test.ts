@@ -98,7 +98,7 @@ describe('checkpoint names', () => {
     const at = (projection: string, position: number | null) => ({ projection, position, version: 1, updated_at: null, stopped: null })
     const all = (name: string, position: number | null) => {
       const { base, shard } = parseCheckpointName(name)
-      return (['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain'] as const).map((p) =>
+      return (['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain', 'directly_follows'] as const).map((p) =>
         at(projectionCheckpoint(base, p, shard), position),
       )
     }

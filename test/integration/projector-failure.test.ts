@@ -15,6 +15,7 @@ import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read
 import { sqliteRows } from '../helpers/read-model-rows.js'
 import { isSqliteUnavailable } from '../../src/adapters/sqlite/unavailable.js'
 import { ProjectionStoppedError } from '../../src/core/errors.js'
+import { PROJECTION_NAMES } from '../../src/core/read-model-changes.js'
 import type { Ingest } from '../../src/write/ingest.js'
 import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
 
@@ -98,7 +99,13 @@ describe('Projector.run on a record it cannot apply', () => {
     await projector.run(new AbortController().signal)
     // Under each projection's checkpoint: `ocelog status` shows every one stopped at the record.
     expect((await store.projections()).map((p) => [p.projection, p.position, p.stopped?.projection, p.stopped?.position, p.stopped?.attempts])).toEqual(
-      ['audit_chain', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, null, name, poison, 5]),
+      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+        name,
+        null,
+        name,
+        poison,
+        5,
+      ]),
     )
   })
 
@@ -121,7 +128,7 @@ describe('Projector.run on a record it cannot apply', () => {
     abort.abort()
     expect(await running).toBeNull()
     expect((await rows('ds1')).events.map((e) => e.event_type)).toEqual(['Create Order', 'Poison', 'Ship Order'])
-    expect((await store.projections()).map((p) => p.stopped)).toEqual([null, null, null, null, null, null])
+    expect((await store.projections()).map((p) => p.stopped)).toEqual(PROJECTION_NAMES.map(() => null))
   })
 
   it('stops only the shard that holds the record: the other shard applies what comes after it', async () => {
@@ -144,8 +151,8 @@ describe('Projector.run on a record it cannot apply', () => {
     expect((await rows(healthy)).events.map((e) => e.event_type)).toEqual(['Create Order', 'Ship Order'])
     // Each projection of the sick shard is stopped; none of the well one's.
     const byShard = (await store.projections()).map((p) => [p.projection.slice(p.projection.indexOf('-')), p.stopped === null])
-    expect(byShard.filter(([shard]) => shard === '-0-of-2')).toEqual(Array.from({ length: 6 }, () => ['-0-of-2', false]))
-    expect(byShard.filter(([shard]) => shard === '-1-of-2')).toEqual(Array.from({ length: 6 }, () => ['-1-of-2', true]))
+    expect(byShard.filter(([shard]) => shard === '-0-of-2')).toEqual(PROJECTION_NAMES.map(() => ['-0-of-2', false]))
+    expect(byShard.filter(([shard]) => shard === '-1-of-2')).toEqual(PROJECTION_NAMES.map(() => ['-1-of-2', true]))
   })
 })
 

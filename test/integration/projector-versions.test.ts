@@ -81,7 +81,9 @@ describe('a projection whose version changed', () => {
     await new Projector(fx.log, fx.store).catchUp()
     const head = (await fx.log.lastPosition()) ?? 0
     const rows = await sqliteRows(fx.rmDb)('ds1')
-    expect(await checkpoints()).toEqual(['audit_chain', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((n) => [n, head, 1]))
+    expect(await checkpoints()).toEqual(
+      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((n) => [n, head, 1]),
+    )
     expect(rows.objects.length).toBeGreaterThan(0)
 
     // Records appended before the upgrade: the projections that keep their version take only these.
@@ -97,9 +99,10 @@ describe('a projection whose version changed', () => {
     // Up to the old head only the objects projection folds records; past it, all of them.
     const upToOldHead = batches.slice(0, Math.ceil(head / 4))
     expect(upToOldHead.every((names) => names.length === 1 && names[0] === 'objects')).toBe(true)
-    expect(batches[batches.length - 1]).toEqual(['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain'])
+    expect(batches[batches.length - 1]).toEqual(['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain', 'directly_follows'])
     expect(await checkpoints()).toEqual([
       ['audit_chain', newHead, 1],
+      ['directly_follows', newHead, 1],
       ['event_types', newHead, 1],
       ['events', newHead, 1],
       ['object_relationships', newHead, 1],

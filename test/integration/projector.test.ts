@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { batchOf } from '../contract/fixtures.js'
 import { datasetHash, Projector } from '../../src/projector/runner.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { ensureQueryIndexes, openReadModelsDatabase, PENDING_E2O, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
+import { ensureQueryIndexes, openReadModelsDatabase, PENDING_E2O, PROJECTOR_INDEXES, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/write/ingest.js'
@@ -130,7 +130,7 @@ describe('Projector on SQLite', () => {
   })
 
   it('replays a rebuild without the query indexes and makes them at the head of the log, by catchUp and by run', async () => {
-    const queryIndexes = () => readModelIndexes(rmDb).filter((n) => n !== 'rm_objects_by_object_id')
+    const queryIndexes = () => readModelIndexes(rmDb).filter((n) => !PROJECTOR_INDEXES.includes(n))
     const all = ['rm_events_by_time', 'rm_events_by_type', 'rm_object_relationships_by_target', 'rm_objects_by_type_id']
     expect(queryIndexes()).toEqual([]) // a new file
     await seed()
@@ -249,9 +249,10 @@ describe('Projector on SQLite', () => {
     await store.atHead()
     other.prepare('COMMIT').run()
     other.close()
-    expect(readModelIndexes(rmDb)).toEqual(['rm_objects_by_object_id'])
+    expect(readModelIndexes(rmDb)).toEqual(PROJECTOR_INDEXES)
     await store.atHead()
     expect(readModelIndexes(rmDb)).toEqual([
+      'rm_df_steps_by_object',
       'rm_events_by_time',
       'rm_events_by_type',
       'rm_object_relationships_by_target',

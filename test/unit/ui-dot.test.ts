@@ -7,6 +7,7 @@ const stats = (median: number) => ({ count: 1, mean: median, median, min: median
 const MAP: ProcessMapResponse = {
   dataset_id: 'd',
   as_of: 3,
+  median_relative_error: 0,
   object_types: [
     {
       object_type: 'order',

@@ -26,6 +26,7 @@ import type {
   ObjectHistoryFilter,
   ObjectHistoryPage,
   PerformanceFilter,
+  ProcessMapAnswer,
   ProcessMapFilter,
   ReadModelQuery,
   TimeWindow,
@@ -376,7 +377,11 @@ export class MongoReadModelQuery implements ReadModelQuery {
     }
   }
 
-  async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
+  async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ProcessMapAnswer> {
+    return { object_types: await this.queryTimeProcessMap(datasetId, filter), median_relative_error: 0 }
+  }
+
+  private async queryTimeProcessMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
     const base = this.sequencePipeline(datasetId, filter)
     const occurrences: Document[] = [{ $match: { n_eid: { $ne: null } } }, { $set: { k1: '$act', k2: '$n_act' } }]
     const kinds: Document[][] = [

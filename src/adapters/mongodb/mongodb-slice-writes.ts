@@ -76,6 +76,8 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   events: writeEvents,
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
+  // TODO(df): the directly-follows read model on MongoDB (in progress on its own branch).
+  directly_follows: async () => {},
 }
 
 const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>
@@ -98,4 +100,5 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: Db, session: C
   events: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.events, READ_MODEL_COLLECTIONS.eventObjects),
   object_relationships: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectRelationships),
   audit_chain: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.auditChain),
+  directly_follows: async () => {},
 }

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SqliteDatabase } from './database.js'
+import { DF_PROJECTOR_INDEX, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
 
 /** The file's name inside OCELOG_DATA_DIR. */
 export const READ_MODELS_FILE = 'read-models.db'
@@ -33,8 +34,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * identity, kept while the objects projection alone is rebuilt (clearProjection).
  * 6: the audit chain (`rm_audit_chain`: per dataset and record, its number and chain hash; README §
  * Operations, digests).
+ * 7: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
+ * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
  */
-export const READ_MODELS_SCHEMA_VERSION = 6
+export const READ_MODELS_SCHEMA_VERSION = 7
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -234,6 +237,9 @@ export function mergeObjectEvents(db: SqliteDatabase): number {
   return last - through
 }
 
+/** The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by object id, and each object's directly-follows steps in order. */
+export const PROJECTOR_INDEXES: readonly string[] = [DF_PROJECTOR_INDEX, 'rm_objects_by_object_id']
+
 /** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
 export function readModelIndexes(db: SqliteDatabase): string[] {
   const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[]
@@ -305,7 +311,7 @@ export function openReadModelsDatabase(dataDir: string): ReadModelsFile {
     // Another process may have made it between our read and this write lock.
     if (Number(db.pragma('user_version', { simple: true })) === READ_MODELS_SCHEMA_VERSION) return
     made ??= `${READ_MODELS_FILE} was empty`
-    db.exec(SCHEMA)
+    db.exec(SCHEMA + DF_SCHEMA)
     db.pragma(`user_version = ${String(READ_MODELS_SCHEMA_VERSION)}`)
   }).immediate()
   return { db, made }
@@ -326,6 +332,7 @@ const TABLES = [
   'rm_object_events_merged',
   'rm_object_relationships',
   'rm_audit_chain',
+  ...DF_TABLES,
 ]
 
 /**
@@ -337,6 +344,6 @@ const TABLES = [
 export function remakeReadModels(db: SqliteDatabase): void {
   db.transaction(() => {
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`)
-    db.exec(SCHEMA)
+    db.exec(SCHEMA + DF_SCHEMA)
   }).immediate()
 }

@@ -6,14 +6,8 @@
  * only shapes the few rows an answer holds (a page of events, one object, the process map's
  * per-activity and per-edge rows), so memory does not grow with the number of events.
  *
- * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) is computed in the
- * engine in two statements: the E2O rows in the window are copied, in per-object order (timestamp,
- * log position), into a numbered TEMP table of narrow rows; activities, edges, start and end
- * activities and the statistics of run, elapsed and waiting times are grouped from it, each row
- * joined to its object's next row by number, the medians with `median()` of SQLite's percentile
- * extension (enabled in better-sqlite3's build, SQLITE_ENABLE_PERCENTILE;
- * https://sqlite.org/percentile.html): the middle value, or the mean of the two middle values of
- * an even count, exact for whole milliseconds.
+ * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) reads the
+ * directly-follows read model (sqlite-df-query.ts).
  */
 import type {
   DatasetCounts,
@@ -24,6 +18,7 @@ import type {
   ObjectHistoryFilter,
   ObjectHistoryPage,
   PerformanceFilter,
+  ProcessMapAnswer,
   ProcessMapFilter,
   ReadModelQuery,
   TimeWindow,
@@ -33,89 +28,17 @@ import type {
 } from '../../ports/read-model-query.js'
 import type { PerformanceActivity } from '../../schemas/analysis.js'
 import type { Properties } from '../../schemas/api.js'
-import type { EventObjectLink, EventView, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
-import { type AttributeTypeRow, assembleProcessMap, type MapRow, withAttributes } from '../../read/process-map-rows.js'
+import type { EventObjectLink, EventView, TypeInfo } from '../../schemas/process.js'
+import { type AttributeTypeRow, withAttributes } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
+import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
-import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, PENDING_E2O, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, qualifierOf } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
-
-/**
- * The process map's scratch table, in the connection's TEMP schema (never in the file): one row per
- * E2O row in the window, numbered `i` in per-object order (object, timestamp, log position; the
- * rows of one (event, object) pair, one per qualifier, are adjacent), so that an object's next E2O
- * row is `i + 1` with the same object: a rowid lookup instead of a window function over wide rows. `oid` is the object's row id, `eid` the event's log
- * position, times whole milliseconds since the epoch. Filled and emptied within one synchronous
- * call, so callers never see its rows.
- */
-const SEQUENCE_TABLE = `CREATE TEMP TABLE IF NOT EXISTS process_map_sequence (
-  i INTEGER PRIMARY KEY, ot TEXT NOT NULL, ext TEXT NOT NULL, oid INTEGER NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL, t INTEGER NOT NULL,
-  te INTEGER)`
-
-/**
- * SQL that fills the scratch table from the read models: the dataset's objects (of the asked
- * types), each with its E2O rows in the window in (timestamp, position) order. The rows come from
- * the merged E2O rows by object (`rm_object_events`, read in key order from each object) and the
- * pending ones (`rm_event_objects` past the merge watermark, read-models-database.ts), sorted
- * together, each joined to its event by position.
- */
-function sequenceSql(window: TimeWindow, typeCount: number): string {
-  const conditions = ['o.did = @did']
-  if (window.from !== undefined) conditions.push('l.time >= @from')
-  if (window.to !== undefined) conditions.push('l.time < @to')
-  if (typeCount > 0) conditions.push(`o.type IN (SELECT value FROM json_each(@types))`)
-  const where = conditions.join(' AND ')
-  const columns = 'o.type AS ot, o.external_id AS ext, o.rid AS oid, l.position AS eid, e.event_type AS act, l.time AS t, e.end_time AS te'
-  return `INSERT INTO temp.process_map_sequence (ot, ext, oid, eid, act, t, te)
-  SELECT ${columns} FROM rm_objects o
-    CROSS JOIN rm_object_events l ON l.rid = o.rid
-    CROSS JOIN rm_events e ON e.position = l.position
-  WHERE ${where}
-  UNION ALL
-  SELECT ${columns} FROM rm_event_objects l
-    CROSS JOIN rm_objects o ON o.rid = l.rid
-    CROSS JOIN rm_events e ON e.position = l.position
-  WHERE l.${PENDING_E2O} AND ${where}
-  ORDER BY ot, ext, t, eid`
-}
-
-/**
- * SQL of the process map over the filled scratch table: one row per kind and key (see MapRow).
- * A second qualifier of one (event, object) pair gives a row whose next row is the same event;
- * that row is no edge and counts once among the pairs. Elapsed and waiting times of an edge are
- * grouped in one pass (waiting `w` is null where the source event has no end; aggregates skip nulls).
- */
-const PROCESS_MAP_SQL = `
-WITH seq AS (
-  SELECT s.ot, s.oid, s.eid, s.act, s.t, s.te, p.i IS NULL AS first, n.i IS NULL AS last,
-    n.eid AS n_eid, n.act AS n_act, n.t AS n_t, n.eid IS s.eid AS dup
-  FROM temp.process_map_sequence s
-    LEFT JOIN temp.process_map_sequence p ON p.i = s.i - 1 AND p.oid = s.oid
-    LEFT JOIN temp.process_map_sequence n ON n.i = s.i + 1 AND n.oid = s.oid
-),
-edges AS MATERIALIZED (
-  SELECT ot, k1, k2, COUNT(DISTINCT oid) AS objects, COUNT(DISTINCT eid * 4294967296 + n_eid) AS couples,
-    COUNT(*) AS n, SUM(d) AS d_sum, MIN(d) AS d_min, MAX(d) AS d_max, median(d) AS d_median,
-    COUNT(w) AS w_n, SUM(w) AS w_sum, MIN(w) AS w_min, MAX(w) AS w_max, median(w) AS w_median
-  FROM (SELECT ot, act AS k1, n_act AS k2, oid, eid, n_eid, n_t - t AS d, CASE WHEN te IS NULL THEN NULL ELSE max(0, n_t - te) END AS w
-        FROM seq WHERE n_eid IS NOT NULL AND NOT dup)
-  GROUP BY ot, k1, k2
-)
-SELECT 'activity' AS kind, ot, act AS k1, '' AS k2, COUNT(DISTINCT eid) AS c1, COUNT(DISTINCT oid) AS c2, SUM(NOT dup) AS c3,
-  SUM(first) AS c4, SUM(last) AS c5, 0 AS c6, NULL AS c7
-FROM seq GROUP BY ot, act
-UNION ALL
-SELECT 'edge', ot, k1, k2, objects, couples, n, d_sum, d_min, d_max, d_median FROM edges
-UNION ALL
-SELECT 'waiting', ot, k1, k2, 0, 0, w_n, w_sum, w_min, w_max, w_median FROM edges WHERE w_n > 0
-UNION ALL
-SELECT 'run', ot, k1, '', 0, 0, COUNT(*), SUM(d), MIN(d), MAX(d), median(d)
-FROM (SELECT DISTINCT ot, act AS k1, eid, te - t AS d FROM temp.process_map_sequence WHERE te IS NOT NULL)
-GROUP BY ot, k1`
 
 /** Conditions and parameters of an events query (filters and the page's start) over `rm_events e`. */
 function eventConditions(did: number, datasetId: string, filter: EventFilter): { where: string; params: Record<string, string | number> } {
@@ -343,22 +266,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     }
   }
 
-  async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
+  async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ProcessMapAnswer> {
     const did = this.did(datasetId)
-    if (did === null) return []
-    const types = filter.objectTypes ?? []
-    const params: Record<string, string | number> = { did }
-    if (filter.from !== undefined) params.from = epochMsOf(filter.from)
-    if (filter.to !== undefined) params.to = epochMsOf(filter.to)
-    if (types.length > 0) params.types = JSON.stringify(types)
-    // Synchronous from fill to empty: no other call on this connection sees the scratch rows.
-    this.db.exec(SEQUENCE_TABLE)
-    try {
-      this.db.prepare(sequenceSql(filter, types.length)).run(params)
-      return assembleProcessMap(this.db.prepare(PROCESS_MAP_SQL).all() as MapRow[])
-    } finally {
-      this.db.exec('DELETE FROM temp.process_map_sequence')
-    }
+    return did === null ? { object_types: [], median_relative_error: 0 } : sqliteProcessMap(this.db, did, filter)
   }
 
   async performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {

@@ -21,6 +21,7 @@ import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { writeAuditChain } from './sqlite-audit-chain.js'
+import { clearDirectlyFollows, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
@@ -52,6 +53,7 @@ export interface SliceStatements {
   eventsBetween: Database.Statement<[number, number], number>
   eventTypes: TypeStatements
   objectTypes: TypeStatements
+  directlyFollows: DfStatements
 }
 
 /** Prepares SliceStatements on `db` (once per store; the tables are never dropped under them but by `reset`). */
@@ -94,6 +96,7 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
     eventsBetween,
     eventTypes: typeStatements('rm_event_types'),
     objectTypes: typeStatements('rm_object_types'),
+    directlyFollows: prepareDfStatements(db),
   }
 }
 
@@ -266,6 +269,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
   events: writeEvents,
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db, slice, (datasetId) => ctx.didOf(datasetId)),
+  directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.st.directlyFollows, slice, ctx.didOf, ctx.ridOf),
 }
 
 /**
@@ -280,4 +284,5 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase
   events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_events; UPDATE rm_object_events_merged SET through = 0'),
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
   audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain'),
+  directly_follows: clearDirectlyFollows,
 }

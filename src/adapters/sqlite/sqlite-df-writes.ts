@@ -1,0 +1,236 @@
+/**
+ * The SQLite store's write of the directly-follows slice (docs/process-map.md#the-directly-follows-read-model):
+ * reads each object's stored steps around the run's new ones, links them by the rules of
+ * src/core/directly-follows.ts, and writes the steps, the objects' membership counts and the
+ * aggregates, inside the store's one transaction per batch. Names (activities, object types) are
+ * stored as integer ids of `rm_df_names`; the rules see them as opaque strings (the ids' text).
+ */
+import {
+  aggregateChanges,
+  applyDelta,
+  type DfAggregate,
+  type DfBounds,
+  type DfRegion,
+  type DfStep,
+  type EventStepRow,
+  isEmptyAggregate,
+  linkSteps,
+  stepsByObject,
+} from '../../core/directly-follows.js'
+import type { DurationStats } from '../../core/duration-stats.js'
+import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
+import type Database from 'better-sqlite3'
+import type { SqliteDatabase } from './database.js'
+import { MultiRowStatement } from './multi-row.js'
+
+/** The directly-follows tables (part of the read models' schema, read-models-database.ts). */
+export const DF_SCHEMA = `
+CREATE TABLE rm_df_names (
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE rm_df_steps (
+  did INTEGER NOT NULL, t INTEGER NOT NULL, pos INTEGER NOT NULL, rid INTEGER NOT NULL,
+  ot INTEGER NOT NULL, act INTEGER NOT NULL, te INTEGER,
+  prev_t INTEGER, prev_pos INTEGER, prev_act INTEGER, prev_te INTEGER,
+  PRIMARY KEY (did, t, pos, rid)
+) WITHOUT ROWID;
+CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, te);
+CREATE TABLE rm_df_memberships (
+  rid INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (rid, a, b)
+) WITHOUT ROWID;
+CREATE TABLE rm_df_aggregates (
+  did INTEGER NOT NULL, ot INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL,
+  events INTEGER NOT NULL, objects INTEGER NOT NULL, total INTEGER NOT NULL, starts INTEGER NOT NULL, ends INTEGER NOT NULL,
+  couples INTEGER NOT NULL, durations TEXT NOT NULL, waiting TEXT NOT NULL,
+  PRIMARY KEY (did, ot, a, b)
+) WITHOUT ROWID;
+`
+
+/** The directly-follows tables, as DF_SCHEMA makes them. */
+export const DF_TABLES = ['rm_df_names', 'rm_df_steps', 'rm_df_memberships', 'rm_df_aggregates'] as const
+
+/** The index the projector itself reads (each object's steps in order); not a query index. */
+export const DF_PROJECTOR_INDEX = 'rm_df_steps_by_object'
+
+/** Empties the directly-follows read model (its rebuild alone). */
+export function clearDirectlyFollows(db: SqliteDatabase): void {
+  db.exec('DELETE FROM rm_df_steps; DELETE FROM rm_df_memberships; DELETE FROM rm_df_aggregates; DELETE FROM rm_df_names')
+}
+
+/** The id `b` of an activity's aggregate and membership rows (no target activity). */
+export const NO_ACTIVITY = 0
+
+interface StepRow {
+  t: number
+  pos: number
+  act: number
+  te: number | null
+}
+
+interface AggregateRow {
+  events: number
+  objects: number
+  total: number
+  starts: number
+  ends: number
+  couples: number
+  durations: string
+  waiting: string
+}
+
+/** The statements of the directly-follows write, prepared once per store. */
+export interface DfStatements {
+  nameId: Database.Statement<[string], number>
+  putName: Database.Statement<[string]>
+  pred: Database.Statement<[number, number, number], StepRow>
+  from: Database.Statement<[number, number, number], StepRow>
+  eventSteps: Database.Statement<[number, number, number], { rid: number; ot: number; prev_pos: number | null; prev_act: number | null }>
+  membership: Database.Statement<[number, number, number], number>
+  putSteps: MultiRowStatement
+  relink: Database.Statement<unknown[]>
+  putMemberships: MultiRowStatement
+  dropMembership: Database.Statement<[number, number, number]>
+  aggregate: Database.Statement<[number, number, number, number], AggregateRow>
+  putAggregate: Database.Statement<unknown[]>
+  dropAggregate: Database.Statement<[number, number, number, number]>
+}
+
+/** Prepares DfStatements on `db`. */
+export function prepareDfStatements(db: SqliteDatabase): DfStatements {
+  return {
+    nameId: db.prepare<[string], number>('SELECT id FROM rm_df_names WHERE name = ?').pluck(),
+    putName: db.prepare<[string]>('INSERT OR IGNORE INTO rm_df_names (name) VALUES (?)'),
+    pred: db.prepare<[number, number, number], StepRow>(
+      'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1',
+    ),
+    from: db.prepare<[number, number, number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos'),
+    eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
+    membership: db.prepare<[number, number, number], number>('SELECT n FROM rm_df_memberships WHERE rid = ? AND a = ? AND b = ?').pluck(),
+    putSteps: new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, prev_t, prev_pos, prev_act, prev_te) VALUES', 11),
+    relink: db.prepare('UPDATE rm_df_steps SET prev_t = ?, prev_pos = ?, prev_act = ?, prev_te = ? WHERE did = ? AND t = ? AND pos = ? AND rid = ?'),
+    putMemberships: new MultiRowStatement(db, 'INSERT INTO rm_df_memberships (rid, a, b, n) VALUES', 4, 'ON CONFLICT (rid, a, b) DO UPDATE SET n = excluded.n'),
+    dropMembership: db.prepare('DELETE FROM rm_df_memberships WHERE rid = ? AND a = ? AND b = ?'),
+    aggregate: db.prepare(
+      'SELECT events, objects, total, starts, ends, couples, durations, waiting FROM rm_df_aggregates WHERE did = ? AND ot = ? AND a = ? AND b = ?',
+    ),
+    putAggregate: db.prepare(
+      `INSERT INTO rm_df_aggregates (did, ot, a, b, events, objects, total, starts, ends, couples, durations, waiting)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (did, ot, a, b) DO UPDATE SET events = excluded.events, objects = excluded.objects, total = excluded.total,
+         starts = excluded.starts, ends = excluded.ends, couples = excluded.couples, durations = excluded.durations, waiting = excluded.waiting`,
+    ),
+    dropAggregate: db.prepare('DELETE FROM rm_df_aggregates WHERE did = ? AND ot = ? AND a = ? AND b = ?'),
+  }
+}
+
+/** The id of `name` in `rm_df_names`, made when missing. */
+function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): number {
+  let id = ids.get(name)
+  if (id === undefined) {
+    id = st.nameId.get(name)
+    if (id === undefined) {
+      st.putName.run(name)
+      id = st.nameId.get(name)
+    }
+    if (id === undefined) throw new Error(`rm_df_names: no id for ${name}`)
+    ids.set(name, id)
+  }
+  return id
+}
+
+const num = (idText: string): number => Number(idText)
+
+/**
+ * Writes a run's directly-follows slice.
+ * @param events the slice (log order).
+ * @param didOf a dataset's row id; `ridOf` an object's (both made by the batch's identity step).
+ */
+export function writeDirectlyFollows(
+  st: DfStatements,
+  events: readonly DirectlyFollowsEvent[],
+  didOf: (datasetId: string) => number,
+  ridOf: (objectId: string) => number,
+): void {
+  if (events.length === 0) return
+  const ids = new Map<string, number>()
+  const steps: DfStep<number>[] = []
+  for (const e of events) {
+    const dataset = String(didOf(e.datasetId))
+    const act = String(nameIdOf(st, ids, e.activity))
+    for (const o of e.objects) {
+      steps.push({ dataset, object: ridOf(o.objectId), ot: String(nameIdOf(st, ids, o.type)), act, t: e.time, pos: e.position, te: e.endTime })
+    }
+  }
+  const regionOf = (rid: number, { first, last }: DfBounds<number>): DfRegion<number> => {
+    const toStep = (r: StepRow): DfStep<number> => ({ dataset: first.dataset, object: rid, ot: first.ot, act: String(r.act), t: r.t, pos: r.pos, te: r.te })
+    const before = st.pred.get(rid, first.t, first.pos)
+    const mid: DfStep<number>[] = []
+    let succ: DfStep<number> | null = null
+    for (const r of st.from.iterate(rid, first.t, first.pos)) {
+      if (r.t > last.t || (r.t === last.t && r.pos > last.pos)) {
+        succ = toStep(r)
+        break
+      }
+      mid.push(toStep(r))
+    }
+    return { pred: before === undefined ? null : toStep(before), mid, succ }
+  }
+  const linking = linkSteps(stepsByObject(steps), regionOf)
+  const changes = aggregateChanges(
+    linking,
+    (rid, a, b) => st.membership.get(rid, num(a), b === '' ? NO_ACTIVITY : num(b)) ?? 0,
+    (n): EventStepRow<number>[] =>
+      st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
+        object: r.rid,
+        ot: String(r.ot),
+        prevPos: r.prev_pos,
+        prevAct: r.prev_act === null ? null : String(r.prev_act),
+      })),
+  )
+  st.putSteps.run(
+    linking.inserts.map(({ step: s, prev: p }) => [
+      num(s.dataset),
+      s.t,
+      s.pos,
+      s.object,
+      num(s.ot),
+      num(s.act),
+      s.te,
+      p?.t ?? null,
+      p?.pos ?? null,
+      p === null ? null : num(p.act),
+      p?.te ?? null,
+    ]),
+  )
+  for (const { step: s, prev: p } of linking.relinks) {
+    st.relink.run(p?.t ?? null, p?.pos ?? null, p === null ? null : num(p.act), p?.te ?? null, num(s.dataset), s.t, s.pos, s.object)
+  }
+  const kept: number[][] = []
+  for (const m of changes.memberships) {
+    const b = m.b === '' ? NO_ACTIVITY : num(m.b)
+    if (m.after === 0) st.dropMembership.run(m.object, num(m.a), b)
+    else kept.push([m.object, num(m.a), b, m.after])
+  }
+  st.putMemberships.run(kept)
+  for (const d of changes.deltas) {
+    const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), d.key.b === '' ? NO_ACTIVITY : num(d.key.b)] as const
+    const row = st.aggregate.get(...key)
+    const stored: DfAggregate | undefined =
+      row === undefined ? undefined : { ...row, durations: JSON.parse(row.durations) as DurationStats, waiting: JSON.parse(row.waiting) as DurationStats }
+    const agg = applyDelta(stored, d)
+    if (isEmptyAggregate(agg)) st.dropAggregate.run(...key)
+    else
+      st.putAggregate.run(
+        ...key,
+        agg.events,
+        agg.objects,
+        agg.total,
+        agg.starts,
+        agg.ends,
+        agg.couples,
+        JSON.stringify(agg.durations),
+        JSON.stringify(agg.waiting),
+      )
+  }
+}

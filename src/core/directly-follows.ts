@@ -1,0 +1,428 @@
+/**
+ * The directly-follows read model's rules (docs/process-map.md#the-directly-follows-read-model),
+ * decided once for every store. A *step* is one (object, event) pair of an E2O relation (qualifiers
+ * merged). Each object's steps in (`timestamp`, position) order form its trace; consecutive steps
+ * p → n are a directly-follows couple, with elapsed time `t(n) − t(p)` and, when p has an
+ * `end_timestamp`, waiting time `max(0, t(n) − end(p))` (after pm4py's OC-DFG). Each stored step
+ * keeps its predecessor, and per (dataset, object type, activity) and per (dataset, object type,
+ * activity → activity) an aggregate is kept, so that the all-time map reads a number of rows in
+ * proportion to the map, and a window reads the steps in it.
+ *
+ * A store applies a run of new steps in two pure steps around its reads:
+ * 1. `linkSteps`: with each object's stored steps around the new ones (`DfRegion`), the new
+ *    steps' predecessors, the stored steps whose predecessor changes (an event that arrived out
+ *    of time order goes between its neighbours: p → n becomes p → e and e → n), the couples added
+ *    and removed, and the moves of each object's first and last activity;
+ * 2. `aggregateChanges`: with the stored membership counts of each object (steps per activity,
+ *    couples per edge) and the stored steps of events whose incoming couples changed, the
+ *    changes to every aggregate and membership count.
+ * Replays change nothing: a step already stored is dropped in step 1, and only new steps change
+ * aggregates. The result is the same whatever order the steps arrive in. No I/O here.
+ */
+import { addDuration, type DurationStats, emptyStats, removeDuration } from './duration-stats.js'
+
+/** One (object, event) step. `O` is the store's object key (a row id, an object id). Times in ms since the epoch. */
+export interface DfStep<O> {
+  dataset: string
+  object: O
+  /** The object's type. */
+  ot: string
+  /** The event's activity (event type). */
+  act: string
+  t: number
+  /** The event's log position: ties of `t` are ordered by it. */
+  pos: number
+  /** The event's end time (ms), or null. */
+  te: number | null
+}
+
+/** (t, pos) order of steps. */
+export function compareSteps(a: { t: number; pos: number }, b: { t: number; pos: number }): number {
+  return a.t - b.t || a.pos - b.pos
+}
+
+/**
+ * An object's stored steps around a run's new steps, ascending: `pred` the stored step just before
+ * the earliest new one (null: none), `mid` every stored step from the earliest to the latest new one
+ * (bounds included, so a replayed step is found), `succ` the stored step just after the latest one.
+ */
+export interface DfRegion<O> {
+  pred: DfStep<O> | null
+  mid: DfStep<O>[]
+  succ: DfStep<O> | null
+}
+
+/** A step and its predecessor in its object's trace (null: the object's first step). */
+export interface LinkedStep<O> {
+  step: DfStep<O>
+  prev: DfStep<O> | null
+}
+
+/** A directly-follows couple of one object: `p` then `n`. */
+export interface DfCouple<O> {
+  p: DfStep<O>
+  n: DfStep<O>
+}
+
+/** A change of one object's first (or last) activity: `from` null when the object had no step. */
+export interface EndMove {
+  dataset: string
+  ot: string
+  from: string | null
+  to: string
+}
+
+/** What `linkSteps` finds. */
+export interface DfLinking<O> {
+  /** The new steps (replays dropped), with their predecessors: rows to insert. */
+  inserts: LinkedStep<O>[]
+  /** Stored steps whose predecessor changed: rows to update. */
+  relinks: LinkedStep<O>[]
+  added: DfCouple<O>[]
+  removed: DfCouple<O>[]
+  starts: EndMove[]
+  ends: EndMove[]
+  /** Stored steps (one per event) whose event's incoming couples changed: aggregateChanges needs their event's stored steps. */
+  storedTargets: DfStep<O>[]
+}
+
+/** The earliest and latest of an object's candidate steps: the bounds of the region a store reads for it. */
+export interface DfBounds<O> {
+  object: O
+  first: DfStep<O>
+  last: DfStep<O>
+}
+
+/** Groups candidate steps by object, each ascending, with the bounds of the region to read. */
+export function stepsByObject<O>(steps: readonly DfStep<O>[]): Map<O, DfStep<O>[]> {
+  const byObject = new Map<O, DfStep<O>[]>()
+  for (const s of steps) {
+    const list = byObject.get(s.object)
+    if (list === undefined) byObject.set(s.object, [s])
+    else list.push(s)
+  }
+  for (const list of byObject.values()) list.sort(compareSteps)
+  return byObject
+}
+
+const coupleKey = (p: { pos: number }, n: { pos: number }) => `${String(p.pos)}>${String(n.pos)}`
+
+/**
+ * Step 1: links one run's new steps into their objects' traces.
+ * @param byObject the run's candidate steps per object, ascending (stepsByObject); a step of an
+ *   object may appear once per event.
+ * @param regionOf the stored region of an object around its candidates' bounds (DfRegion).
+ */
+export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, regionOf: (object: O, bounds: DfBounds<O>) => DfRegion<O>): DfLinking<O> {
+  const out: DfLinking<O> = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [] }
+  const targets = new Map<number, DfStep<O>>()
+  for (const [object, candidates] of byObject) {
+    const first = candidates[0]
+    const last = candidates[candidates.length - 1]
+    if (first === undefined || last === undefined) continue
+    const region = regionOf(object, { object, first, last })
+    const stored = [...(region.pred === null ? [] : [region.pred]), ...region.mid, ...(region.succ === null ? [] : [region.succ])]
+    const storedPositions = new Set(stored.map((s) => s.pos))
+    const fresh = candidates.filter((s) => !storedPositions.has(s.pos))
+    if (fresh.length === 0) continue
+    // The merged segment: stored and fresh steps in trace order.
+    const merged: { step: DfStep<O>; fresh: boolean }[] = []
+    let i = 0
+    let j = 0
+    while (i < stored.length || j < fresh.length) {
+      const a = stored[i]
+      const b = fresh[j]
+      if (b === undefined || (a !== undefined && compareSteps(a, b) < 0)) {
+        merged.push({ step: a as DfStep<O>, fresh: false })
+        i += 1
+      } else {
+        merged.push({ step: b, fresh: true })
+        j += 1
+      }
+    }
+    const oldCouples = new Set<string>()
+    for (let k = 1; k < stored.length; k += 1) oldCouples.add(coupleKey(stored[k - 1] as DfStep<O>, stored[k] as DfStep<O>))
+    const newCouples = new Set<string>()
+    for (let k = 0; k < merged.length; k += 1) {
+      const cur = merged[k] as { step: DfStep<O>; fresh: boolean }
+      const before = merged[k - 1]?.step ?? null
+      if (cur.fresh) out.inserts.push({ step: cur.step, prev: before })
+      if (before === null) continue
+      const key = coupleKey(before, cur.step)
+      newCouples.add(key)
+      if (!oldCouples.has(key)) {
+        out.added.push({ p: before, n: cur.step })
+        if (!cur.fresh) {
+          out.relinks.push({ step: cur.step, prev: before })
+          targets.set(cur.step.pos, cur.step)
+        }
+      }
+    }
+    for (let k = 1; k < stored.length; k += 1) {
+      const p = stored[k - 1] as DfStep<O>
+      const n = stored[k] as DfStep<O>
+      if (!newCouples.has(coupleKey(p, n))) {
+        out.removed.push({ p, n })
+        targets.set(n.pos, n)
+      }
+    }
+    const head = merged[0]?.step
+    const tail = merged[merged.length - 1]?.step
+    if (region.pred === null && head !== undefined && merged[0]?.fresh === true) {
+      out.starts.push({ dataset: head.dataset, ot: head.ot, from: stored[0]?.act ?? null, to: head.act })
+    }
+    if (region.succ === null && tail !== undefined && merged[merged.length - 1]?.fresh === true) {
+      out.ends.push({ dataset: tail.dataset, ot: tail.ot, from: stored[stored.length - 1]?.act ?? null, to: tail.act })
+    }
+  }
+  out.storedTargets = [...targets.values()]
+  return out
+}
+
+/** A stored step of an event, as aggregateChanges reads it: its object and predecessor. */
+export interface EventStepRow<O> {
+  object: O
+  ot: string
+  prevPos: number | null
+  prevAct: string | null
+}
+
+/** The aggregate key of an activity (`b` empty) or an edge `a → b` of an object type in a dataset. */
+export interface DfKey {
+  dataset: string
+  ot: string
+  a: string
+  /** '' for an activity's aggregate. */
+  b: string
+}
+
+/** Separates the parts of a key (names and ids hold no NUL). */
+const SEP = '\u0000'
+
+/** The map key of a DfKey. */
+export const dfKeyString = (k: DfKey): string => k.dataset + SEP + k.ot + SEP + k.a + SEP + k.b
+
+/**
+ * The change to one aggregate. Activities: `events` (distinct events), `objects` (distinct
+ * objects), `total` (steps), `starts`/`ends` (objects whose first/last step it is), `durations`
+ * the run times added. Edges: `total` (couples), `objects` (distinct objects with a couple),
+ * `couples` (distinct event couples), `durations` elapsed and `waiting` times added and removed.
+ */
+export interface DfDelta {
+  key: DfKey
+  events: number
+  objects: number
+  total: number
+  starts: number
+  ends: number
+  couples: number
+  add: number[]
+  remove: number[]
+  waitAdd: number[]
+  waitRemove: number[]
+}
+
+/** The change to one object's membership count: its steps of activity `a` (`b` ''), or its couples `a → b`. */
+export interface MembershipChange<O> {
+  object: O
+  a: string
+  b: string
+  /** The stored count (0: no row). */
+  before: number
+  after: number
+}
+
+/** What `aggregateChanges` gives a store to write. */
+export interface DfChanges<O> {
+  deltas: DfDelta[]
+  memberships: MembershipChange<O>[]
+}
+
+/**
+ * Step 2: the changes to aggregates and membership counts that a linking implies.
+ * @param membershipOf the stored count of an object's steps of activity `a` (`b` '') or couples `a → b` (0: none).
+ * @param eventSteps the stored steps of the event of a stored target (DfLinking.storedTargets).
+ */
+export function aggregateChanges<O>(
+  linking: DfLinking<O>,
+  membershipOf: (object: O, a: string, b: string) => number,
+  eventSteps: (target: DfStep<O>) => readonly EventStepRow<O>[],
+): DfChanges<O> {
+  const deltas = new Map<string, DfDelta>()
+  const deltaOf = (dataset: string, ot: string, a: string, b: string): DfDelta => {
+    const key = { dataset, ot, a, b }
+    const s = dfKeyString(key)
+    let d = deltas.get(s)
+    if (d === undefined) {
+      d = { key, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
+      deltas.set(s, d)
+    }
+    return d
+  }
+  // Membership counts: an object enters an aggregate's `objects` when its count leaves 0, and leaves it at 0.
+  const counts = new Map<O, Map<string, { a: string; b: string; delta: number }>>()
+  const count = (s: DfStep<O>, a: string, b: string, by: number) => {
+    let m = counts.get(s.object)
+    if (m === undefined) {
+      m = new Map()
+      counts.set(s.object, m)
+    }
+    const k = a + SEP + b
+    const c = m.get(k)
+    if (c === undefined) m.set(k, { a, b, delta: by })
+    else c.delta += by
+  }
+  const datasetAndType = new Map<O, { dataset: string; ot: string }>()
+
+  // Steps: per activity; per new event and object type: events and run time, once.
+  const eventTypes = new Set<string>()
+  for (const { step } of linking.inserts) {
+    datasetAndType.set(step.object, { dataset: step.dataset, ot: step.ot })
+    const d = deltaOf(step.dataset, step.ot, step.act, '')
+    d.total += 1
+    count(step, step.act, '', 1)
+    const eventType = `${String(step.pos)}${SEP}${step.ot}`
+    if (eventTypes.has(eventType)) continue
+    eventTypes.add(eventType)
+    d.events += 1
+    if (step.te !== null) d.add.push(step.te - step.t)
+  }
+  for (const m of linking.starts) {
+    if (m.from !== null) deltaOf(m.dataset, m.ot, m.from, '').starts -= 1
+    deltaOf(m.dataset, m.ot, m.to, '').starts += 1
+  }
+  for (const m of linking.ends) {
+    if (m.from !== null) deltaOf(m.dataset, m.ot, m.from, '').ends -= 1
+    deltaOf(m.dataset, m.ot, m.to, '').ends += 1
+  }
+  // Couples: occurrences, durations and per-object counts.
+  const couple = ({ p, n }: DfCouple<O>, by: 1 | -1) => {
+    datasetAndType.set(p.object, { dataset: p.dataset, ot: p.ot })
+    const d = deltaOf(p.dataset, p.ot, p.act, n.act)
+    d.total += by
+    const elapsed = n.t - p.t
+    ;(by > 0 ? d.add : d.remove).push(elapsed)
+    if (p.te !== null) (by > 0 ? d.waitAdd : d.waitRemove).push(Math.max(0, n.t - p.te))
+    count(p, p.act, n.act, by)
+  }
+  for (const c of linking.added) couple(c, 1)
+  for (const c of linking.removed) couple(c, -1)
+
+  // Distinct event couples per edge: the distinct predecessors of each changed event, per object type, before and after.
+  const relinked = new Map<string, LinkedStep<O>>()
+  for (const r of linking.relinks) relinked.set(`${String(r.step.pos)}${SEP}${String(r.step.object)}`, r)
+  const distinct = (
+    rows: Iterable<{ ot: string; prevPos: number | null; prevAct: string | null }>,
+    dataset: string,
+    act: string,
+    into: Map<string, number>,
+  ) => {
+    const seen = new Set<string>()
+    for (const r of rows) {
+      if (r.prevPos === null || r.prevAct === null) continue
+      const k = r.ot + SEP + String(r.prevPos)
+      if (seen.has(k)) continue
+      seen.add(k)
+      const edge = dfKeyString({ dataset, ot: r.ot, a: r.prevAct, b: act })
+      into.set(edge, (into.get(edge) ?? 0) + 1)
+    }
+  }
+  const edgeKeys = new Map<string, DfKey>()
+  const coupleDelta = (
+    before: Map<string, number>,
+    after: Map<string, number>,
+    dataset: string,
+    act: string,
+    rows: { ot: string; prevAct: string | null }[],
+  ) => {
+    for (const r of rows)
+      if (r.prevAct !== null) edgeKeys.set(dfKeyString({ dataset, ot: r.ot, a: r.prevAct, b: act }), { dataset, ot: r.ot, a: r.prevAct, b: act })
+    for (const k of new Set([...before.keys(), ...after.keys()])) {
+      const change = (after.get(k) ?? 0) - (before.get(k) ?? 0)
+      const key = edgeKeys.get(k)
+      if (change !== 0 && key !== undefined) deltaOf(key.dataset, key.ot, key.a, key.b).couples += change
+    }
+  }
+  // New events: every incoming couple is new (their steps are all in this run).
+  const intoNew = new Map<number, { n: DfStep<O>; rows: EventStepRow<O>[] }>()
+  for (const { step, prev } of linking.inserts) {
+    const e = intoNew.get(step.pos) ?? { n: step, rows: [] }
+    e.rows.push({ object: step.object, ot: step.ot, prevPos: prev?.pos ?? null, prevAct: prev?.act ?? null })
+    intoNew.set(step.pos, e)
+  }
+  for (const { n, rows } of intoNew.values()) {
+    const after = new Map<string, number>()
+    distinct(rows, n.dataset, n.act, after)
+    coupleDelta(new Map(), after, n.dataset, n.act, rows)
+  }
+  for (const n of linking.storedTargets) {
+    const rows = eventSteps(n)
+    const before = new Map<string, number>()
+    distinct(rows, n.dataset, n.act, before)
+    const now = rows.map((r) => {
+      const moved = relinked.get(`${String(n.pos)}${SEP}${String(r.object)}`)
+      return moved === undefined ? r : { ...r, prevPos: moved.prev?.pos ?? null, prevAct: moved.prev?.act ?? null }
+    })
+    const after = new Map<string, number>()
+    distinct(now, n.dataset, n.act, after)
+    coupleDelta(before, after, n.dataset, n.act, [...rows, ...now])
+  }
+
+  // Membership transitions give `objects`.
+  const memberships: MembershipChange<O>[] = []
+  for (const [object, m] of counts) {
+    const where = datasetAndType.get(object)
+    if (where === undefined) continue
+    for (const { a, b, delta } of m.values()) {
+      if (delta === 0) continue
+      const before = membershipOf(object, a, b)
+      const after = before + delta
+      if (after < 0) throw new Error(`directly-follows: membership of ${String(object)} in ${a} → ${b} would be ${String(after)}`)
+      memberships.push({ object, a, b, before, after })
+      if (before === 0 && after > 0) deltaOf(where.dataset, where.ot, a, b).objects += 1
+      if (before > 0 && after === 0) deltaOf(where.dataset, where.ot, a, b).objects -= 1
+    }
+  }
+  return { deltas: [...deltas.values()], memberships }
+}
+
+/** One aggregate as stored: the counts of DfDelta, with `durations` (activities: run times; edges: elapsed) and edges' `waiting`. */
+export interface DfAggregate {
+  events: number
+  objects: number
+  total: number
+  starts: number
+  ends: number
+  couples: number
+  durations: DurationStats
+  waiting: DurationStats
+}
+
+/** An aggregate that holds nothing. */
+export function emptyAggregate(): DfAggregate {
+  return { events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, durations: emptyStats(), waiting: emptyStats() }
+}
+
+/**
+ * Applies `delta` to `stored` (undefined: no row), in place when given; returns the aggregate.
+ * @throws from removeDuration when a duration removed was never added (a broken read model).
+ */
+export function applyDelta(stored: DfAggregate | undefined, delta: DfDelta): DfAggregate {
+  const agg = stored ?? emptyAggregate()
+  agg.events += delta.events
+  agg.objects += delta.objects
+  agg.total += delta.total
+  agg.starts += delta.starts
+  agg.ends += delta.ends
+  agg.couples += delta.couples
+  for (const v of delta.add) addDuration(agg.durations, v)
+  for (const v of delta.remove) removeDuration(agg.durations, v)
+  for (const v of delta.waitAdd) addDuration(agg.waiting, v)
+  for (const v of delta.waitRemove) removeDuration(agg.waiting, v)
+  return agg
+}
+
+/** Whether an aggregate holds nothing any more (a store deletes its row). */
+export function isEmptyAggregate(a: DfAggregate): boolean {
+  return a.total === 0 && a.events === 0 && a.objects === 0 && a.starts === 0 && a.ends === 0 && a.couples === 0 && a.durations.n === 0 && a.waiting.n === 0
+}
