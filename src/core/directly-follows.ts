@@ -84,6 +84,8 @@ export interface DfLinking<O> {
   ends: EndMove[]
   /** Stored steps (one per event) whose event's incoming couples changed: aggregateChanges needs their event's stored steps. */
   storedTargets: DfStep<O>[]
+  /** Objects with no stored step before this run: their membership counts are all 0 (no read needed). */
+  newObjects: Set<O>
 }
 
 /** The earliest and latest of an object's candidate steps: the bounds of the region a store reads for it. */
@@ -114,17 +116,33 @@ const coupleKey = (p: { pos: number }, n: { pos: number }) => `${String(p.pos)}>
  * @param regionOf the stored region of an object around its candidates' bounds (DfRegion).
  */
 export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, regionOf: (object: O, bounds: DfBounds<O>) => DfRegion<O>): DfLinking<O> {
-  const out: DfLinking<O> = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [] }
+  const out: DfLinking<O> = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [], newObjects: new Set() }
   const targets = new Map<number, DfStep<O>>()
   for (const [object, candidates] of byObject) {
     const first = candidates[0]
     const last = candidates[candidates.length - 1]
     if (first === undefined || last === undefined) continue
     const region = regionOf(object, { object, first, last })
+    if (region.mid.length === 0 && region.succ === null) {
+      // The common case: every candidate comes after the object's last stored step (or it has none).
+      let prev = region.pred
+      if (prev === null) {
+        out.newObjects.add(object)
+        out.starts.push({ dataset: first.dataset, ot: first.ot, from: null, to: first.act })
+      }
+      for (const step of candidates) {
+        out.inserts.push({ step, prev })
+        if (prev !== null) out.added.push({ p: prev, n: step })
+        prev = step
+      }
+      out.ends.push({ dataset: last.dataset, ot: last.ot, from: region.pred?.act ?? null, to: last.act })
+      continue
+    }
     const stored = [...(region.pred === null ? [] : [region.pred]), ...region.mid, ...(region.succ === null ? [] : [region.succ])]
     const storedPositions = new Set(stored.map((s) => s.pos))
     const fresh = candidates.filter((s) => !storedPositions.has(s.pos))
     if (fresh.length === 0) continue
+    if (stored.length === 0) out.newObjects.add(object)
     // The merged segment: stored and fresh steps in trace order.
     const merged: { step: DfStep<O>; fresh: boolean }[] = []
     let i = 0
@@ -343,17 +361,24 @@ export function aggregateChanges<O>(
       if (change !== 0 && key !== undefined) deltaOf(key.dataset, key.ot, key.a, key.b).couples += change
     }
   }
-  // New events: every incoming couple is new (their steps are all in this run).
-  const intoNew = new Map<number, { n: DfStep<O>; rows: EventStepRow<O>[] }>()
-  for (const { step, prev } of linking.inserts) {
-    const e = intoNew.get(step.pos) ?? { n: step, rows: [] }
-    e.rows.push({ object: step.object, ot: step.ot, prevPos: prev?.pos ?? null, prevAct: prev?.act ?? null })
-    intoNew.set(step.pos, e)
+  // New events: every incoming couple is new (their steps are all in this run), so each distinct (type, predecessor) adds one.
+  const intoNew = new Map<number, LinkedStep<O>[]>()
+  for (const linked of linking.inserts) {
+    const rows = intoNew.get(linked.step.pos)
+    if (rows === undefined) intoNew.set(linked.step.pos, [linked])
+    else rows.push(linked)
   }
-  for (const { n, rows } of intoNew.values()) {
-    const after = new Map<string, number>()
-    distinct(rows, n.dataset, n.act, after)
-    coupleDelta(new Map(), after, n.dataset, n.act, rows)
+  for (const linked of intoNew.values()) {
+    const seen = linked.length > 1 ? new Set<string>() : null
+    for (const { step, prev } of linked) {
+      if (prev === null) continue
+      if (seen !== null) {
+        const k = step.ot + SEP + String(prev.pos)
+        if (seen.has(k)) continue
+        seen.add(k)
+      }
+      deltaOf(step.dataset, step.ot, prev.act, step.act).couples += 1
+    }
   }
   for (const n of linking.storedTargets) {
     const rows = eventSteps(n)
@@ -373,9 +398,10 @@ export function aggregateChanges<O>(
   for (const [object, m] of counts) {
     const where = datasetAndType.get(object)
     if (where === undefined) continue
+    const isNew = linking.newObjects.has(object)
     for (const { a, b, delta } of m.values()) {
       if (delta === 0) continue
-      const before = membershipOf(object, a, b)
+      const before = isNew ? 0 : membershipOf(object, a, b)
       const after = before + delta
       if (after < 0) throw new Error(`directly-follows: membership of ${String(object)} in ${a} → ${b} would be ${String(after)}`)
       memberships.push({ object, a, b, before, after })

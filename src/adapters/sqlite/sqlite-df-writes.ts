@@ -83,10 +83,11 @@ interface AggregateRow {
 export interface DfStatements {
   nameId: Database.Statement<[string], number>
   putName: Database.Statement<[string]>
+  tail: Database.Statement<[number], StepRow>
   pred: Database.Statement<[number, number, number], StepRow>
   from: Database.Statement<[number, number, number], StepRow>
   eventSteps: Database.Statement<[number, number, number], { rid: number; ot: number; prev_pos: number | null; prev_act: number | null }>
-  membership: Database.Statement<[number, number, number], number>
+  memberships: Database.Statement<[number], { a: number; b: number; n: number }>
   putSteps: MultiRowStatement
   relink: Database.Statement<unknown[]>
   putMemberships: MultiRowStatement
@@ -101,12 +102,13 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
   return {
     nameId: db.prepare<[string], number>('SELECT id FROM rm_df_names WHERE name = ?').pluck(),
     putName: db.prepare<[string]>('INSERT OR IGNORE INTO rm_df_names (name) VALUES (?)'),
+    tail: db.prepare<[number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? ORDER BY t DESC, pos DESC LIMIT 1'),
     pred: db.prepare<[number, number, number], StepRow>(
       'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1',
     ),
     from: db.prepare<[number, number, number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos'),
     eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
-    membership: db.prepare<[number, number, number], number>('SELECT n FROM rm_df_memberships WHERE rid = ? AND a = ? AND b = ?').pluck(),
+    memberships: db.prepare<[number], { a: number; b: number; n: number }>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?'),
     putSteps: new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, prev_t, prev_pos, prev_act, prev_te) VALUES', 11),
     relink: db.prepare('UPDATE rm_df_steps SET prev_t = ?, prev_pos = ?, prev_act = ?, prev_te = ? WHERE did = ? AND t = ? AND pos = ? AND rid = ?'),
     putMemberships: new MultiRowStatement(db, 'INSERT INTO rm_df_memberships (rid, a, b, n) VALUES', 4, 'ON CONFLICT (rid, a, b) DO UPDATE SET n = excluded.n'),
@@ -164,6 +166,10 @@ export function writeDirectlyFollows(
   }
   const regionOf = (rid: number, { first, last }: DfBounds<number>): DfRegion<number> => {
     const toStep = (r: StepRow): DfStep<number> => ({ dataset: first.dataset, object: rid, ot: first.ot, act: String(r.act), t: r.t, pos: r.pos, te: r.te })
+    // Most runs append after the object's last stored step, or name it first: one read of its last step.
+    const tail = st.tail.get(rid)
+    if (tail === undefined) return { pred: null, mid: [], succ: null }
+    if (tail.t < first.t || (tail.t === first.t && tail.pos < first.pos)) return { pred: toStep(tail), mid: [], succ: null }
     const before = st.pred.get(rid, first.t, first.pos)
     const mid: DfStep<number>[] = []
     let succ: DfStep<number> | null = null
@@ -177,9 +183,19 @@ export function writeDirectlyFollows(
     return { pred: before === undefined ? null : toStep(before), mid, succ }
   }
   const linking = linkSteps(stepsByObject(steps), regionOf)
+  // An object's membership counts, read once per run (one range of its key).
+  const memberships = new Map<number, Map<string, number>>()
+  const membershipOf = (rid: number, a: string, b: string): number => {
+    let counts = memberships.get(rid)
+    if (counts === undefined) {
+      counts = new Map(st.memberships.all(rid).map((r) => [`${String(r.a)} ${String(r.b)}`, r.n]))
+      memberships.set(rid, counts)
+    }
+    return counts.get(`${a} ${b === '' ? String(NO_ACTIVITY) : b}`) ?? 0
+  }
   const changes = aggregateChanges(
     linking,
-    (rid, a, b) => st.membership.get(rid, num(a), b === '' ? NO_ACTIVITY : num(b)) ?? 0,
+    membershipOf,
     (n): EventStepRow<number>[] =>
       st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
         object: r.rid,
