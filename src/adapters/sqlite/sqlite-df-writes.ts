@@ -193,16 +193,13 @@ export function writeDirectlyFollows(
     }
     return counts.get(`${a} ${b === '' ? String(NO_ACTIVITY) : b}`) ?? 0
   }
-  const changes = aggregateChanges(
-    linking,
-    membershipOf,
-    (n): EventStepRow<number>[] =>
-      st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
-        object: r.rid,
-        ot: String(r.ot),
-        prevPos: r.prev_pos,
-        prevAct: r.prev_act === null ? null : String(r.prev_act),
-      })),
+  const changes = aggregateChanges(linking, membershipOf, (n): EventStepRow<number>[] =>
+    st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
+      object: r.rid,
+      ot: String(r.ot),
+      prevPos: r.prev_pos,
+      prevAct: r.prev_act === null ? null : String(r.prev_act),
+    })),
   )
   st.putSteps.run(
     linking.inserts.map(({ step: s, prev: p }) => [
