@@ -77,16 +77,22 @@ export function sqliteProcessMap(db: SqliteDatabase, did: number, filter: Proces
   // A predecessor is in the window when its time is (it is never after its successor).
   const prevIn = filter.from === undefined ? 'prev_t IS NOT NULL' : 'prev_t >= @from'
   const w = 'CASE WHEN prev_te IS NULL THEN NULL ELSE max(0, t - prev_te) END'
+  // Elapsed and waiting times of an edge in one pass (aggregates skip the nulls of steps whose predecessor has no end).
   const sql = `
+WITH edges AS MATERIALIZED (
+  SELECT ot, prev_act AS k1, act AS k2, COUNT(DISTINCT rid) AS objects, COUNT(DISTINCT prev_pos * 4294967296 + pos) AS couples,
+    COUNT(*) AS n, SUM(d) AS d_sum, MIN(d) AS d_min, MAX(d) AS d_max, median(d) AS d_median,
+    COUNT(w) AS w_n, SUM(w) AS w_sum, MIN(w) AS w_min, MAX(w) AS w_max, median(w) AS w_median
+  FROM (SELECT ot, prev_act, act, rid, prev_pos, pos, t - prev_t AS d, ${w} AS w FROM rm_df_steps WHERE ${where} AND ${prevIn})
+  GROUP BY ot, prev_act, act
+)
 SELECT 'activity' AS kind, ot, act AS k1, 0 AS k2, COUNT(DISTINCT pos) AS c1, COUNT(DISTINCT rid) AS c2, COUNT(*) AS c3,
   SUM(NOT coalesce(${prevIn}, 0)) AS c4, 0 AS c5, 0 AS c6, NULL AS c7
 FROM rm_df_steps WHERE ${where} GROUP BY ot, act
 UNION ALL
-SELECT 'edge', ot, prev_act, act, COUNT(DISTINCT rid), COUNT(DISTINCT prev_pos * 4294967296 + pos), COUNT(*), SUM(t - prev_t), MIN(t - prev_t), MAX(t - prev_t), median(t - prev_t)
-FROM rm_df_steps WHERE ${where} AND ${prevIn} GROUP BY ot, prev_act, act
+SELECT 'edge', ot, k1, k2, objects, couples, n, d_sum, d_min, d_max, d_median FROM edges
 UNION ALL
-SELECT 'waiting', ot, prev_act, act, 0, 0, COUNT(${w}), SUM(${w}), MIN(${w}), MAX(${w}), median(${w})
-FROM rm_df_steps WHERE ${where} AND ${prevIn} AND prev_te IS NOT NULL GROUP BY ot, prev_act, act
+SELECT 'waiting', ot, k1, k2, 0, 0, w_n, w_sum, w_min, w_max, w_median FROM edges WHERE w_n > 0
 UNION ALL
 SELECT 'run', ot, act, 0, 0, 0, COUNT(*), SUM(d), MIN(d), MAX(d), median(d)
 FROM (SELECT DISTINCT ot, act, pos, te - t AS d FROM rm_df_steps WHERE ${where} AND te IS NOT NULL) GROUP BY ot, act`
