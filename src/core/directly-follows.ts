@@ -240,7 +240,10 @@ export interface DfDelta {
   waitRemove: number[]
 }
 
-/** The change to one object's membership count: its steps of activity `a` (`b` ''), or its couples `a → b`. */
+/**
+ * The change to one object's membership count: its couples `a → b`, or whether it has a step of
+ * activity `a` (`b` ''; steps are never removed, so that row only says "at least one": 1, written once).
+ */
 export interface MembershipChange<O> {
   object: O
   a: string
@@ -402,7 +405,9 @@ export function aggregateChanges<O>(
     for (const { a, b, delta } of m.values()) {
       if (delta === 0) continue
       const before = isNew ? 0 : membershipOf(object, a, b)
-      const after = before + delta
+      // Steps are never removed: an activity's membership only needs to say "at least one" (kept at 1, written once).
+      if (b === '' && before > 0) continue
+      const after = b === '' ? 1 : before + delta
       if (after < 0) throw new Error(`directly-follows: membership of ${String(object)} in ${a} → ${b} would be ${String(after)}`)
       memberships.push({ object, a, b, before, after })
       if (before === 0 && after > 0) deltaOf(where.dataset, where.ot, a, b).objects += 1
