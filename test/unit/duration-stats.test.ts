@@ -166,6 +166,24 @@ describe('duration statistics', () => {
     expect(summarize(t)?.min).toBe(5)
   })
 
+  it('keep a sketched median, within the bound, once the multiset held more than EXACT_MAX values, even back at EXACT_MAX', () => {
+    // The same 64 values reached two ways: straight, or through a 65th value added and removed.
+    const values = Array.from({ length: EXACT_MAX }, (_, i) => 1000 + i * 37)
+    const straight = emptyStats()
+    const through = emptyStats()
+    for (const v of values) {
+      addDuration(straight, v)
+      addDuration(through, v)
+    }
+    addDuration(through, 5000)
+    removeDuration(through, 5000)
+    const want = definition(values)
+    expect(summarize(straight)).toEqual({ ...want, exactMedian: true })
+    const got = summarize(through)
+    expect(got).toMatchObject({ count: want?.count, sum: want?.sum, min: want?.min, max: want?.max, exactMedian: false })
+    expect(Math.abs((got?.median ?? Number.NaN) - 2165.5)).toBeLessThanOrEqual(MEDIAN_RELATIVE_ERROR * 2165.5)
+  })
+
   it('refuse a negative or fractional duration, and a removal from empty statistics', () => {
     expect(() => addDuration(emptyStats(), -1)).toThrow(RangeError)
     expect(() => addDuration(emptyStats(), 1.5)).toThrow(RangeError)
