@@ -5,7 +5,10 @@
  * pair, medians exact. And the comparison of a map with it, with the sketched medians' bound.
  */
 import { expect } from 'vitest'
+import { seededRandom } from '../../bench/generate.js'
 import type { MapActivity, MapEdge, ObjectTypeMap, Stats } from '../../src/schemas/process.js'
+import type { NewRecord } from '../../src/schemas/records.js'
+import { eventRecord } from '../contract/fixtures.js'
 
 /** One event as the reference reads it: times in ms since the epoch; `order` breaks ties of `t` (a log position, a file index). */
 export interface ReferenceEvent {
@@ -171,4 +174,64 @@ export function expectMapWithin(
   expect(copy).toEqual(expected)
   if (medianRelativeError === 0) expect(inexact).toBe(0)
   return { inexact, worst }
+}
+
+const START = Date.UTC(2025, 2, 1)
+
+const OBJECTS: Record<string, number> = { order: 8, item: 14, package: 5 }
+/** `scan` about half the time: its self-loop passes EXACT_MAX occurrences on some types. */
+const ACTIVITIES = ['scan', 'scan', 'scan', 'scan', 'create', 'pick', 'pack', 'ship', 'pay']
+
+/**
+ * A seeded log for the directly-follows tests: distinct times with gaps of 1 ms to 20 min, 1 to 5
+ * distinct objects per event, 30% with an end time (some before the next event, some after).
+ */
+export function generateDfLog(seed: number, count: number): ReferenceEvent[] {
+  const random = seededRandom(seed)
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T
+  const pool = Object.entries(OBJECTS).flatMap(([type, n]) => Array.from({ length: n }, (_, i) => ({ id: `${type}-${String(i)}`, type })))
+  const events: ReferenceEvent[] = []
+  let t = START
+  for (let i = 0; i < count; i += 1) {
+    t += 1 + Math.floor(random() ** 3 * 1_200_000)
+    const size = 1 + Math.floor(random() * 5)
+    const objects = new Map<string, { id: string; type: string }>()
+    while (objects.size < size) {
+      const o = pick(pool)
+      objects.set(o.id, o)
+    }
+    events.push({
+      id: `e${String(i)}`,
+      activity: pick(ACTIVITIES),
+      t,
+      order: i,
+      te: random() < 0.3 ? t + Math.floor(random() * 600_000) : null,
+      objects: [...objects.values()],
+    })
+  }
+  return events
+}
+
+/** `xs` in an order drawn from `random` (Fisher–Yates). */
+export function shuffled<T>(random: () => number, xs: readonly T[]): T[] {
+  const a = [...xs]
+  for (let i = a.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1))
+    ;[a[i], a[j]] = [a[j] as T, a[i] as T]
+  }
+  return a
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The EventRecorded records of `events` for dataset `ds`, in the order given. */
+export function dfRecords(ds: string, events: readonly ReferenceEvent[]): NewRecord[] {
+  return events.map((e) =>
+    eventRecord(
+      ds,
+      e.activity,
+      e.objects.map((o) => ({ type: o.type, id: o.id })),
+      { timestamp: iso(e.t), ...(e.te === null ? {} : { endTimestamp: iso(e.te) }) },
+    ),
+  )
 }
