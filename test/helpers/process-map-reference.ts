@@ -224,14 +224,15 @@ export function shuffled<T>(random: () => number, xs: readonly T[]): T[] {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** The EventRecorded records of `events` for dataset `ds`, in the order given. */
+/**
+ * The EventRecorded records of `events` for dataset `ds`, in the order given. Every fifth event
+ * (by `order`) links its first object twice, the second time with a qualifier: one (event, object)
+ * pair all the same.
+ */
 export function dfRecords(ds: string, events: readonly ReferenceEvent[]): NewRecord[] {
-  return events.map((e) =>
-    eventRecord(
-      ds,
-      e.activity,
-      e.objects.map((o) => ({ type: o.type, id: o.id })),
-      { timestamp: iso(e.t), ...(e.te === null ? {} : { endTimestamp: iso(e.te) }) },
-    ),
-  )
+  return events.map((e) => {
+    const objects = e.objects.map((o) => ({ type: o.type, id: o.id }))
+    const again = e.order % 5 === 0 && objects[0] !== undefined ? [{ ...objects[0], qualifier: 'again' }] : []
+    return eventRecord(ds, e.activity, [...objects, ...again], { timestamp: iso(e.t), ...(e.te === null ? {} : { endTimestamp: iso(e.te) }) })
+  })
 }
