@@ -2,7 +2,8 @@
  * Statistics of a multiset of durations (whole milliseconds, ≥ 0) that values can be added to and
  * removed from: what the directly-follows read model keeps per edge and activity
  * (docs/process-map.md#medians-of-the-all-time-map). Count and sum are exact. Min and max are exact:
- * the `EXTREMES` smallest and largest values are kept as they are. The median is exact while the
+ * the `EXTREMES` smallest and largest values are kept as they are (once removals take every kept value
+ * of one end, that end comes from its bucket, within MEDIAN_RELATIVE_ERROR). The median is exact while the
  * multiset holds at most `EXACT_MAX` values (all are kept); past that it comes from a DDSketch
  * (Masson, Rim and Lee, "DDSketch: a fast and fully-mergeable quantile sketch with relative-error
  * guarantees", VLDB 2019): logarithmic buckets from `@datadog/sketches-js`'s LogarithmicMapping, of
@@ -124,12 +125,13 @@ export function addDuration(s: DurationStats, v: number): void {
   }
   const lo = s.lo ?? []
   const hi = s.hi ?? []
-  // lo holds the exact |lo| smallest: v joins when it is below its largest, or when lo holds every value.
-  if (lo.length === 0 || v <= (lo[lo.length - 1] as number) || lo.length === s.n - 1) {
+  // lo holds the exact |lo| smallest: v joins when it is below its largest, or when lo holds every value. Once removals
+  // emptied lo, a value added is not known to be the smallest: lo stays empty (min and low ranks then come from the buckets).
+  if ((lo.length > 0 && v <= (lo[lo.length - 1] as number)) || lo.length === s.n - 1) {
     insertSorted(lo, v)
     if (lo.length > EXTREMES) lo.pop()
   }
-  if (hi.length === 0 || v >= (hi[0] as number) || hi.length === s.n - 1) {
+  if ((hi.length > 0 && v >= (hi[0] as number)) || hi.length === s.n - 1) {
     insertSorted(hi, v)
     if (hi.length > EXTREMES) hi.shift()
   }

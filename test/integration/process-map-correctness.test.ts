@@ -1,7 +1,12 @@
 /**
  * The process map of every shared OCEL 2.0 log, after import, equals an independent computation
- * from the source file, for every object type: objects, activity counts (events, objects, total),
- * edge counts (total, objects, event_couples), start and end activities.
+ * from the source file (test/helpers/process-map-reference.ts), for every object type: objects,
+ * activity counts (events, objects, total) and run times, edge counts (total, objects,
+ * event_couples) and elapsed and waiting times, start and end activities. All time, from the
+ * directly-follows aggregates: counts, sums, min, max and means exact, medians within
+ * `median_relative_error` (0 when no statistic holds more than EXACT_MAX durations, whose medians
+ * are kept exact); a window (the middle third of the log's time span), from the steps in it: all
+ * exact.
  *
  * The independent side is plain TypeScript over the parsed file: OCEL 2.0 JSON files are parsed
  * here with JSON.parse; SQLite and XML files through the importer's reader (their parsing is
@@ -23,10 +28,13 @@ import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
+import { EXACT_MAX, MEDIAN_RELATIVE_ERROR } from '../../src/core/duration-stats.js'
+import type { ObjectTypeMap } from '../../src/schemas/process.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { ProcessReader } from '../../src/read/process-reader.js'
 import { freshDatasetId } from '../contract/fixtures.js'
 import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
+import { expectMapWithin, type ReferenceEvent, referenceMap } from '../helpers/process-map-reference.js'
 import { loadOcel } from '../helpers/load-ocel.js'
 
 /** The logs: the derived OCEL 2.0 JSON files and every raw file the importer reads. */
@@ -43,6 +51,13 @@ const LOGS = [
 ]
 
 const MAX_OBJECTS_PER_EVENT = 50
+
+/** The count of every statistic of a map (run times, elapsed and waiting times). */
+const statsCounts = (maps: readonly ObjectTypeMap[]): number[] =>
+  maps.flatMap((m) => [
+    ...m.activities.flatMap((a) => (a.run_time === null ? [] : [a.run_time.count])),
+    ...m.edges.flatMap((e) => [e.elapsed.count, ...(e.waiting === null ? [] : [e.waiting.count])]),
+  ])
 
 interface SourceLog {
   objects: { id: string; type: string }[]
@@ -74,27 +89,16 @@ function source(relative: string): SourceLog {
 interface Expected {
   events: number
   e2o: number
-  maps: Record<string, unknown>
+  /** The recorded events as the reference map reads them (test/helpers/process-map-reference.ts). */
+  recorded: ReferenceEvent[]
 }
 
-const sorted = <T extends Record<string, unknown>>(rows: T[], ...keys: (keyof T)[]) =>
-  rows.sort((a, b) => {
-    for (const k of keys) {
-      const x = String(a[k])
-      const y = String(b[k])
-      if (x !== y) return x < y ? -1 : 1
-    }
-    return 0
-  })
-
-/** The independent process map (counts only) of every object type, and what the import records. */
+/** The events and E2O links the import records, by its documented rules, with each event's distinct objects. */
 function expectedOf(log: SourceLog): Expected {
   const typeOf = new Map<string, string>()
   for (const o of log.objects) if (!typeOf.has(o.id)) typeOf.set(o.id, o.type)
-  let events = 0
   let e2o = 0
-  /** Per object: its events as [time, file index, event id, activity]. */
-  const sequences = new Map<string, [number, number, string, string][]>()
+  const recorded: ReferenceEvent[] = []
   log.events.forEach((e, index) => {
     const links = new Set<string>()
     const objects = new Set<string>()
@@ -103,78 +107,17 @@ function expectedOf(log: SourceLog): Expected {
       objects.add(r.objectId)
     }
     if (links.size === 0 || links.size > MAX_OBJECTS_PER_EVENT) return
-    events += 1
     e2o += links.size
-    for (const o of objects) {
-      const seq = sequences.get(o) ?? []
-      seq.push([e.time, index, e.id, e.type])
-      sequences.set(o, seq)
-    }
-  })
-  const maps: Record<string, ReturnType<typeof emptyMap>> = {}
-  function emptyMap(type: string) {
-    return {
-      object_type: type,
-      objects: 0,
-      activities: new Map<string, { events: Set<string>; objects: Set<string>; total: number }>(),
-      edges: new Map<string, { total: number; objects: Set<string>; couples: Set<string> }>(),
-      start: new Map<string, number>(),
-      end: new Map<string, number>(),
-    }
-  }
-  for (const [objectId, seq] of sequences) {
-    const type = typeOf.get(objectId) ?? UNDEFINED_OBJECT_TYPE
-    const m = maps[type] ?? emptyMap(type)
-    maps[type] = m
-    seq.sort((a, b) => a[0] - b[0] || a[1] - b[1])
-    m.objects += 1
-    seq.forEach(([, , eventId, activity], i) => {
-      const a = m.activities.get(activity) ?? { events: new Set(), objects: new Set(), total: 0 }
-      a.events.add(eventId)
-      a.objects.add(objectId)
-      a.total += 1
-      m.activities.set(activity, a)
-      const next = seq[i + 1]
-      if (next === undefined) return
-      const key = JSON.stringify([activity, next[3]])
-      const edge = m.edges.get(key) ?? { total: 0, objects: new Set(), couples: new Set() }
-      edge.total += 1
-      edge.objects.add(objectId)
-      edge.couples.add(`${eventId} ${next[2]}`)
-      m.edges.set(key, edge)
+    recorded.push({
+      id: e.id,
+      activity: e.type,
+      t: e.time,
+      order: index,
+      te: null,
+      objects: [...objects].map((id) => ({ id, type: typeOf.get(id) ?? UNDEFINED_OBJECT_TYPE })),
     })
-    const first = seq[0]
-    const last = seq[seq.length - 1]
-    if (first !== undefined) m.start.set(first[3], (m.start.get(first[3]) ?? 0) + 1)
-    if (last !== undefined) m.end.set(last[3], (m.end.get(last[3]) ?? 0) + 1)
-  }
-  const out: Record<string, unknown> = {}
-  for (const [type, m] of Object.entries(maps)) {
-    out[type] = {
-      objects: m.objects,
-      activities: sorted(
-        [...m.activities].map(([activity, a]) => ({ activity, events: a.events.size, objects: a.objects.size, total: a.total })),
-        'activity',
-      ),
-      edges: sorted(
-        [...m.edges].map(([key, e]) => {
-          const [source, target] = JSON.parse(key) as [string, string]
-          return { source, target, total: e.total, objects: e.objects.size, event_couples: e.couples.size }
-        }),
-        'source',
-        'target',
-      ),
-      start_activities: sorted(
-        [...m.start].map(([activity, objects]) => ({ activity, objects })),
-        'activity',
-      ),
-      end_activities: sorted(
-        [...m.end].map(([activity, objects]) => ({ activity, objects })),
-        'activity',
-      ),
-    }
-  }
-  return { events, e2o, maps: out }
+  })
+  return { events: recorded.length, e2o, recorded }
 }
 
 describeWithSharedOcel('process map of the shared OCEL 2.0 logs', () => {
@@ -208,21 +151,23 @@ describeWithSharedOcel('process map of the shared OCEL 2.0 logs', () => {
 
       const summary = await reader.summary(ds)
       expect({ events: summary.events, e2o: summary.e2o }).toEqual({ events: expected.events, e2o: expected.e2o })
-      const map = await reader.processMap(ds, {})
-      const actual = Object.fromEntries(
-        map.object_types.map((m) => [
-          m.object_type,
-          {
-            objects: m.objects,
-            activities: m.activities.map(({ run_time: _, ...a }) => a),
-            edges: m.edges.map(({ elapsed: _e, waiting: _w, ...e }) => e),
-            start_activities: m.start_activities,
-            end_activities: m.end_activities,
-          },
-        ]),
+      // All time: from the aggregates, medians exact up to EXACT_MAX durations, else within median_relative_error.
+      const all = await reader.processMap(ds, {})
+      const expectedAll = referenceMap(expected.recorded)
+      expect(all.object_types.length).toBeGreaterThan(0)
+      const sketched = statsCounts(expectedAll).some((n) => n > EXACT_MAX)
+      expect(all.median_relative_error).toBe(sketched ? MEDIAN_RELATIVE_ERROR : 0)
+      const { inexact, worst } = expectMapWithin(all.object_types, expectedAll, all.median_relative_error)
+      // A window (the middle third of the log's time span): from the steps in it, exact.
+      const times = expected.recorded.map((e) => e.t)
+      const [first, last] = [Math.min(...times), Math.max(...times)]
+      const window = { from: first + Math.floor((last - first) / 3), to: first + Math.floor((2 * (last - first)) / 3) }
+      const win = await reader.processMap(ds, { from: new Date(window.from).toISOString(), to: new Date(window.to).toISOString() })
+      expect(win.median_relative_error).toBe(0)
+      expectMapWithin(win.object_types, referenceMap(expected.recorded, window), 0)
+      console.info(
+        `${relative}: ${String(expected.events)} events; all time: ${String(inexact)} of ${String(statsCounts(expectedAll).length)} medians sketched off the exact one, worst ${(worst * 100).toFixed(3)}%; window: ${String(win.object_types.reduce((n, m) => n + m.edges.length, 0))} edges exact`,
       )
-      expect(Object.keys(actual).length).toBeGreaterThan(0)
-      expect(actual).toEqual(expected.maps)
     },
     180_000,
   )

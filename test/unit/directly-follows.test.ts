@@ -1,0 +1,321 @@
+/**
+ * The directly-follows read model's rules (src/core/directly-follows.ts; definitions in
+ * docs/process-map.md): linkSteps on in-order and out-of-order arrivals and replays, and
+ * aggregateChanges' objects and distinct event couples, over stored traces held in memory here.
+ */
+import { describe, expect, it } from 'vitest'
+import {
+  aggregateChanges,
+  applyDelta,
+  compareSteps,
+  type DfBounds,
+  type DfChanges,
+  type DfDelta,
+  type DfLinking,
+  type DfRegion,
+  type DfStep,
+  dfKeyString,
+  type EventStepRow,
+  linkSteps,
+  stepsByObject,
+} from '../../src/core/directly-follows.js'
+import { summarize } from '../../src/core/duration-stats.js'
+
+/** A step of object `object` (type `order` unless given) at time `t` (ms), position `pos`. */
+const step = (object: string, act: string, t: number, pos: number, options: { ot?: string; te?: number } = {}): DfStep<string> => ({
+  dataset: 'd',
+  object,
+  ot: options.ot ?? 'order',
+  act,
+  t,
+  pos,
+  te: options.te ?? null,
+})
+
+/** Stored traces in memory: each object's steps, with each step's stored predecessor. */
+class Traces {
+  readonly steps = new Map<string, DfStep<string>[]>()
+  readonly prev = new Map<string, DfStep<string> | null>()
+  readonly memberships = new Map<string, number>()
+
+  /** Stores whole traces, as a store would after projecting them. */
+  constructor(traces: DfStep<string>[][] = []) {
+    for (const trace of traces) {
+      const sorted = [...trace].sort(compareSteps)
+      const first = sorted[0]
+      if (first === undefined) continue
+      this.steps.set(first.object, sorted)
+      sorted.forEach((s, i) => {
+        this.prev.set(this.key(s), sorted[i - 1] ?? null)
+        this.bump(s.object, s.act, '', 1)
+        const p = sorted[i - 1]
+        if (p !== undefined) this.bump(s.object, p.act, s.act, 1)
+      })
+    }
+  }
+
+  key(s: { object: string; pos: number }): string {
+    return `${s.object}@${String(s.pos)}`
+  }
+
+  bump(object: string, a: string, b: string, by: number): void {
+    const k = `${object}|${a}|${b}`
+    this.memberships.set(k, (this.memberships.get(k) ?? 0) + by)
+  }
+
+  /** DfRegion of an object: the stored steps around its candidates' bounds. */
+  region = (object: string, { first, last }: DfBounds<string>): DfRegion<string> => {
+    const all = this.steps.get(object) ?? []
+    const before = all.filter((s) => compareSteps(s, first) < 0)
+    const after = all.filter((s) => compareSteps(s, last) > 0)
+    return {
+      pred: before[before.length - 1] ?? null,
+      mid: all.filter((s) => compareSteps(s, first) >= 0 && compareSteps(s, last) <= 0),
+      succ: after[0] ?? null,
+    }
+  }
+
+  membership = (object: string, a: string, b: string): number => this.memberships.get(`${object}|${a}|${b}`) ?? 0
+
+  /** The stored steps of a target's event (every object's step at its position). */
+  eventSteps = (n: DfStep<string>): EventStepRow<string>[] => {
+    const rows: EventStepRow<string>[] = []
+    for (const trace of this.steps.values())
+      for (const s of trace)
+        if (s.pos === n.pos) {
+          const p = this.prev.get(this.key(s)) ?? null
+          rows.push({ object: s.object, ot: s.ot, prevPos: p?.pos ?? null, prevAct: p?.act ?? null })
+        }
+    return rows
+  }
+
+  link(steps: DfStep<string>[]): DfLinking<string> {
+    return linkSteps(stepsByObject(steps), this.region)
+  }
+
+  changes(linking: DfLinking<string>): DfChanges<string> {
+    return aggregateChanges(linking, this.membership, this.eventSteps)
+  }
+}
+
+/** A linking as `activity@pos` names, to compare briefly. */
+const named = (l: DfLinking<string>) => {
+  const s = (x: DfStep<string> | null) => (x === null ? null : `${x.act}@${String(x.pos)}`)
+  return {
+    inserts: l.inserts.map((r) => [r.step.object, s(r.step), s(r.prev)]),
+    relinks: l.relinks.map((r) => [r.step.object, s(r.step), s(r.prev)]),
+    added: l.added.map((c) => [c.p.object, `${s(c.p)}>${s(c.n)}`]),
+    removed: l.removed.map((c) => [c.p.object, `${s(c.p)}>${s(c.n)}`]),
+    starts: l.starts.map((m) => [m.ot, m.from, m.to]),
+    ends: l.ends.map((m) => [m.ot, m.from, m.to]),
+    storedTargets: l.storedTargets.map((x) => s(x)),
+  }
+}
+
+/** The deltas by `a` or `a>b`, without the empty fields. */
+const deltasOf = (changes: DfChanges<string>) => {
+  const out: Record<string, Partial<DfDelta>> = {}
+  for (const d of changes.deltas) {
+    const brief: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(d)) {
+      if (k === 'key') continue
+      if (Array.isArray(v) ? v.length > 0 : v !== 0) brief[k] = v
+    }
+    out[d.key.b === '' ? `${d.key.ot}:${d.key.a}` : `${d.key.ot}:${d.key.a}>${d.key.b}`] = brief
+  }
+  return out
+}
+
+describe('linkSteps', () => {
+  it("links a new object's first step: its start and end, no couple", () => {
+    const l = new Traces().link([step('o1', 'A', 1000, 1)])
+    expect(named(l)).toEqual({
+      inserts: [['o1', 'A@1', null]],
+      relinks: [],
+      added: [],
+      removed: [],
+      starts: [['order', null, 'A']],
+      ends: [['order', null, 'A']],
+      storedTargets: [],
+    })
+  })
+
+  it('links an in-order append after the last step: one couple added, the end moves', () => {
+    const traces = new Traces([[step('o1', 'A', 1000, 1)]])
+    expect(named(traces.link([step('o1', 'B', 2000, 2)]))).toEqual({
+      inserts: [['o1', 'B@2', 'A@1']],
+      relinks: [],
+      added: [['o1', 'A@1>B@2']],
+      removed: [],
+      starts: [],
+      ends: [['order', 'A', 'B']],
+      storedTargets: [],
+    })
+  })
+
+  it('puts an out-of-order event between its neighbours: p→n removed, p→e and e→n added, n relinked to e', () => {
+    const traces = new Traces([[step('o1', 'P', 1000, 1), step('o1', 'N', 3000, 2)]])
+    expect(named(traces.link([step('o1', 'E', 2000, 3)]))).toEqual({
+      inserts: [['o1', 'E@3', 'P@1']],
+      relinks: [['o1', 'N@2', 'E@3']],
+      added: [
+        ['o1', 'P@1>E@3'],
+        ['o1', 'E@3>N@2'],
+      ],
+      removed: [['o1', 'P@1>N@2']],
+      starts: [],
+      ends: [],
+      storedTargets: ['N@2'],
+    })
+  })
+
+  it('orders equal times by log position', () => {
+    const traces = new Traces([[step('o1', 'P', 1000, 1), step('o1', 'N', 1000, 5)]])
+    expect(named(traces.link([step('o1', 'E', 1000, 3)])).added).toEqual([
+      ['o1', 'P@1>E@3'],
+      ['o1', 'E@3>N@5'],
+    ])
+  })
+
+  it('moves the start when an event arrives before the first step', () => {
+    const traces = new Traces([[step('o1', 'A', 5000, 1), step('o1', 'B', 6000, 2)]])
+    expect(named(traces.link([step('o1', 'S', 1000, 3)]))).toEqual({
+      inserts: [['o1', 'S@3', null]],
+      relinks: [['o1', 'A@1', 'S@3']],
+      added: [['o1', 'S@3>A@1']],
+      removed: [],
+      starts: [['order', 'A', 'S']],
+      ends: [],
+      storedTargets: ['A@1'],
+    })
+  })
+
+  it('links several new steps of one object in one run, around and between stored ones', () => {
+    const traces = new Traces([[step('o1', 'A', 2000, 1), step('o1', 'B', 4000, 2)]])
+    const l = traces.link([step('o1', 'Z', 5000, 5), step('o1', 'S', 1000, 3), step('o1', 'M', 3000, 4)])
+    expect(named(l)).toEqual({
+      inserts: [
+        ['o1', 'S@3', null],
+        ['o1', 'M@4', 'A@1'],
+        ['o1', 'Z@5', 'B@2'],
+      ],
+      relinks: [
+        ['o1', 'A@1', 'S@3'],
+        ['o1', 'B@2', 'M@4'],
+      ],
+      added: [
+        ['o1', 'S@3>A@1'],
+        ['o1', 'A@1>M@4'],
+        ['o1', 'M@4>B@2'],
+        ['o1', 'B@2>Z@5'],
+      ],
+      removed: [['o1', 'A@1>B@2']],
+      starts: [['order', 'A', 'S']],
+      ends: [['order', 'B', 'Z']],
+      storedTargets: ['A@1', 'B@2'],
+    })
+  })
+
+  it('drops a replayed step: nothing to insert, relink, add or move', () => {
+    const traces = new Traces([[step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2), step('o1', 'C', 3000, 3)]])
+    const empty = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [] }
+    expect(named(traces.link([step('o1', 'B', 2000, 2)]))).toEqual(empty)
+    expect(named(traces.link([step('o1', 'A', 1000, 1), step('o1', 'C', 3000, 3)]))).toEqual(empty)
+    expect(traces.changes(traces.link([step('o1', 'B', 2000, 2)]))).toEqual({ deltas: [], memberships: [] })
+  })
+
+  it('links a replayed step with a new one as the new one alone', () => {
+    const traces = new Traces([[step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2)]])
+    expect(named(traces.link([step('o1', 'B', 2000, 2), step('o1', 'C', 3000, 3)]))).toMatchObject({
+      inserts: [['o1', 'C@3', 'B@2']],
+      relinks: [],
+      added: [['o1', 'B@2>C@3']],
+      removed: [],
+    })
+  })
+})
+
+describe('aggregateChanges', () => {
+  it('counts an object in an activity or edge when its membership leaves 0, and no more after', () => {
+    const traces = new Traces([[step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2)]])
+    // o1 gets A→B again (B→A, then A→B; its end stays B); o2 is new with A (its start and end).
+    const changes = traces.changes(traces.link([step('o1', 'A', 3000, 3), step('o1', 'B', 4000, 4), step('o2', 'A', 3000, 3)]))
+    expect(deltasOf(changes)).toEqual({
+      'order:A': { events: 1, objects: 1, total: 2, starts: 1, ends: 1 },
+      'order:B': { events: 1, total: 1 },
+      'order:A>B': { total: 1, couples: 1, add: [1000] },
+      'order:B>A': { objects: 1, total: 1, couples: 1, add: [1000] },
+    })
+    expect(changes.memberships.map((m) => [m.object, m.a, m.b, m.before, m.after])).toEqual([
+      ['o1', 'A', '', 1, 2],
+      ['o1', 'B', '', 1, 2],
+      ['o1', 'B', 'A', 0, 1],
+      ['o1', 'A', 'B', 1, 2],
+      ['o2', 'A', '', 0, 1],
+    ])
+  })
+
+  it('takes an object out of an edge when its last couple of it is removed, and moves start and end counts', () => {
+    const traces = new Traces([[step('o1', 'P', 1000, 1, { te: 1500 }), step('o1', 'N', 3000, 2)]])
+    const changes = traces.changes(traces.link([step('o1', 'E', 2000, 3, { te: 2600 }), step('o1', 'S', 500, 4)]))
+    expect(deltasOf(changes)).toEqual({
+      'order:E': { events: 1, objects: 1, total: 1, add: [600] },
+      'order:S': { events: 1, objects: 1, total: 1, starts: 1 },
+      'order:P': { starts: -1 },
+      'order:P>E': { objects: 1, total: 1, couples: 1, add: [1000], waitAdd: [500] },
+      'order:E>N': { objects: 1, total: 1, couples: 1, add: [1000], waitAdd: [400] },
+      'order:S>P': { objects: 1, total: 1, couples: 1, add: [500] },
+      'order:P>N': { objects: -1, total: -1, couples: -1, remove: [2000], waitRemove: [1500] },
+    })
+  })
+
+  it('counts a run time once per event and object type, whatever its number of objects', () => {
+    const changes = new Traces().changes(
+      new Traces().link([step('o1', 'A', 1000, 1, { te: 4000 }), step('o2', 'A', 1000, 1, { te: 4000 }), step('i1', 'A', 1000, 1, { te: 4000, ot: 'item' })]),
+    )
+    expect(deltasOf(changes)).toEqual({
+      'order:A': { events: 1, objects: 2, total: 2, starts: 2, ends: 2, add: [3000] },
+      'item:A': { events: 1, objects: 1, total: 1, starts: 1, ends: 1, add: [3000] },
+    })
+  })
+
+  it('keeps a shared event couple p→n while another object still has it, when an event is inserted between p and n for one object', () => {
+    const shared = (o: string) => [step(o, 'P', 1000, 1), step(o, 'N', 3000, 2)]
+    const traces = new Traces([shared('o1'), shared('o2')])
+    const changes = traces.changes(traces.link([step('o1', 'E', 2000, 3)]))
+    expect(deltasOf(changes)).toEqual({
+      'order:E': { events: 1, objects: 1, total: 1 },
+      'order:P>E': { objects: 1, total: 1, couples: 1, add: [1000] },
+      'order:E>N': { objects: 1, total: 1, couples: 1, add: [1000] },
+      // o2 still has the couple (P@1, N@2): one occurrence and one object fewer, the same distinct couples.
+      'order:P>N': { objects: -1, total: -1, remove: [2000] },
+    })
+  })
+
+  it('removes the shared event couple when the inserted event is linked to both objects', () => {
+    const shared = (o: string) => [step(o, 'P', 1000, 1), step(o, 'N', 3000, 2)]
+    const traces = new Traces([shared('o1'), shared('o2')])
+    const changes = traces.changes(traces.link([step('o1', 'E', 2000, 3), step('o2', 'E', 2000, 3)]))
+    expect(deltasOf(changes)).toEqual({
+      'order:E': { events: 1, objects: 2, total: 2 },
+      'order:P>E': { objects: 2, total: 2, couples: 1, add: [1000, 1000] },
+      'order:E>N': { objects: 2, total: 2, couples: 1, add: [1000, 1000] },
+      'order:P>N': { objects: -2, total: -2, couples: -1, remove: [2000, 2000] },
+    })
+  })
+
+  it('gives aggregates that applyDelta turns into the definition of the traces', () => {
+    const traces = new Traces([[step('o1', 'P', 1000, 1), step('o1', 'N', 3000, 2)]])
+    const base = new Traces().changes(new Traces().link([step('o1', 'P', 1000, 1), step('o1', 'N', 3000, 2)]))
+    const aggregates = new Map(base.deltas.map((d) => [dfKeyString(d.key), applyDelta(undefined, d)]))
+    for (const d of traces.changes(traces.link([step('o1', 'E', 2000, 3)])).deltas) {
+      aggregates.set(dfKeyString(d.key), applyDelta(aggregates.get(dfKeyString(d.key)), d))
+    }
+    const edge = (a: string, b: string) => aggregates.get(dfKeyString({ dataset: 'd', ot: 'order', a, b }))
+    expect(edge('P', 'N')).toMatchObject({ total: 0, objects: 0, couples: 0, durations: { n: 0 } })
+    expect(edge('P', 'E')).toMatchObject({ total: 1, objects: 1, couples: 1 })
+    expect(summarize(edge('E', 'N')?.durations ?? { n: 0, sum: 0 })).toEqual({ count: 1, sum: 1000, min: 1000, max: 1000, median: 1000, exactMedian: true })
+    expect(edge('P', '')).toMatchObject({ events: 1, objects: 1, total: 1, starts: 1, ends: 0 })
+    expect(edge('N', '')).toMatchObject({ events: 1, objects: 1, total: 1, starts: 0, ends: 1 })
+  })
+})
