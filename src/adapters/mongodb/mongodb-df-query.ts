@@ -14,7 +14,7 @@
 import type { Db, Document } from 'mongodb'
 import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-query.js'
 import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../read/process-map-rows.js'
-import { aggregateOfDoc, type DfAggregateDoc, type DfStepDoc } from './mongodb-df-writes.js'
+import { aggregateOfDoc, type DfStepDoc } from './mongodb-df-writes.js'
 import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
 
 const AGGREGATE = { allowDiskUse: true } as const
@@ -58,6 +58,14 @@ function distinctStages(group: Document, distinct: Document | string, field: 'c1
 /** A part of a MapRow of one kind, as a window's aggregation answers it. */
 type RowPart = Pick<MapRow, 'ot' | 'k1' | 'k2'> & Partial<Pick<MapRow, 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6' | 'c7'>>
 
+/** The all-time process map of stored `df_aggregates` documents (DfAggregateDoc), and its medians' error bound (rowsOfAggregates). */
+export function processMapOfAggregates(docs: readonly Document[]): ProcessMapAnswer {
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '')
+  const aggregates = docs.map((d): NamedAggregate => ({ ...aggregateOfDoc(d), ot: text(d.object_type), a: text(d.a), b: typeof d.b === 'string' ? d.b : null }))
+  const { rows, medianRelativeError } = rowsOfAggregates(aggregates)
+  return { object_types: assembleProcessMap(rows), median_relative_error: medianRelativeError }
+}
+
 /**
  * The process map of dataset `datasetId` for `filter` (ProcessMapFilter: window on event time,
  * object types).
@@ -69,13 +77,12 @@ export async function mongoProcessMap(db: Db, datasetId: string, filter: Process
   const asked = filter.objectTypes ?? []
   if (asked.length > 0) match.object_type = { $in: [...asked] }
   if (filter.from === undefined && filter.to === undefined) {
-    const stored = await db
-      .collection<DfAggregateDoc>(READ_MODEL_COLLECTIONS.dfAggregates)
-      .find(match, { projection: { _id: 0 } })
-      .toArray()
-    const aggregates = stored.map((d): NamedAggregate => ({ ...aggregateOfDoc(d), ot: d.object_type, a: d.a, b: d.b ?? null }))
-    const { rows, medianRelativeError } = rowsOfAggregates(aggregates)
-    return { object_types: assembleProcessMap(rows), median_relative_error: medianRelativeError }
+    return processMapOfAggregates(
+      await db
+        .collection(READ_MODEL_COLLECTIONS.dfAggregates)
+        .find(match, { projection: { _id: 0 } })
+        .toArray(),
+    )
   }
   const from = filter.from === undefined ? undefined : Date.parse(filter.from)
   const time: Document = {}

@@ -12,7 +12,7 @@
  * Names (activities, object types) are stored as they are; the object key of the rules is the
  * object's `object_id` (a UUID of dataset, type and id, so unique across datasets).
  */
-import type { AnyBulkWriteOperation, ClientSession, Db, Document, Filter } from 'mongodb'
+import type { AnyBulkWriteOperation, ClientSession, Db, Document, Filter, Sort } from 'mongodb'
 import {
   aggregateChanges,
   applyDelta,
@@ -88,13 +88,8 @@ export function dfStepsOf(events: readonly DirectlyFollowsEvent[]): DfStep<strin
   return steps
 }
 
-/** A stored step as the rules see it. */
-export function stepOfDoc(d: Pick<DfStepDoc, 'dataset_id' | 'object_id' | 'object_type' | 'activity' | 't' | 'pos' | 'te'>): DfStep<string> {
-  return { dataset: d.dataset_id, object: d.object_id, ot: d.object_type, act: d.activity, t: d.t, pos: d.pos, te: d.te ?? null }
-}
-
 /** The unique key (index `key`) of a step's document. */
-function stepFilter(s: DfStep<string>): Filter<DfStepDoc> {
+function stepFilter(s: DfStep<string>): Filter<Document> {
   return { dataset_id: s.dataset, object_id: s.object, t: s.t, pos: s.pos }
 }
 
@@ -154,9 +149,9 @@ export interface DfStoredReads {
 
 /** The bulkWrite operations of one run, per collection. */
 export interface DfWrites {
-  steps: AnyBulkWriteOperation<DfStepDoc>[]
-  memberships: AnyBulkWriteOperation<DfMembershipDoc>[]
-  aggregates: AnyBulkWriteOperation<DfAggregateDoc>[]
+  steps: AnyBulkWriteOperation<Document>[]
+  memberships: AnyBulkWriteOperation<Document>[]
+  aggregates: AnyBulkWriteOperation<Document>[]
 }
 
 const NO_REGION: DfRegion<string> = { pred: null, mid: [], succ: null }
@@ -188,7 +183,7 @@ export function dfWrites(
   stored: ReadonlyMap<string, DfAggregate>,
   datasetOf: (object: string) => string,
 ): DfWrites {
-  const steps: AnyBulkWriteOperation<DfStepDoc>[] = []
+  const steps: AnyBulkWriteOperation<Document>[] = []
   // $setOnInsert takes its values as they are (never as field paths), and a step stored already is kept.
   for (const { step: s, prev } of linking.inserts) {
     steps.push({
@@ -200,13 +195,13 @@ export function dfWrites(
     })
   }
   for (const { step: s, prev } of linking.relinks) steps.push({ updateOne: { filter: stepFilter(s), update: { $set: prevFields(prev) } } })
-  const memberships: AnyBulkWriteOperation<DfMembershipDoc>[] = []
+  const memberships: AnyBulkWriteOperation<Document>[] = []
   for (const m of changes.memberships) {
-    const filter: Filter<DfMembershipDoc> = { dataset_id: datasetOf(m.object), object_id: m.object, a: m.a, b: storedB(m.b) }
+    const filter: Filter<Document> = { dataset_id: datasetOf(m.object), object_id: m.object, a: m.a, b: storedB(m.b) }
     if (m.after === 0) memberships.push({ deleteOne: { filter } })
     else memberships.push({ updateOne: { filter, update: { $set: { n: m.after } }, upsert: true } })
   }
-  const aggregates: AnyBulkWriteOperation<DfAggregateDoc>[] = []
+  const aggregates: AnyBulkWriteOperation<Document>[] = []
   for (const d of changes.deltas) {
     const key = { dataset_id: d.key.dataset, object_type: d.key.ot, a: d.key.a, b: storedB(d.key.b) }
     const agg = applyDelta(stored.get(dfKeyString(d.key)), d)
@@ -216,13 +211,49 @@ export function dfWrites(
   return { steps, memberships, aggregates }
 }
 
-/** The transaction a write runs in. */
-export interface DfWriteContext {
-  db: Db
-  session: ClientSession
+/**
+ * The reads and writes the directly-follows write makes, so that the write runs unchanged on the
+ * driver (mongoDfIo) and on any store that answers the same filters the same way.
+ */
+export interface DfIo {
+  /** The documents of `collection` that match `filter` (without `_id`), in `sort` order, at most `limit`; the caller may stop early. */
+  find(collection: string, filter: Filter<Document>, sort?: Sort, limit?: number): AsyncIterable<Document>
+  /** One unordered bulkWrite (nothing when `ops` is empty). */
+  bulkWrite(collection: string, ops: AnyBulkWriteOperation<Document>[]): Promise<void>
 }
 
-const STEP_FIELDS = { _id: 0, dataset_id: 1, object_id: 1, object_type: 1, activity: 1, t: 1, pos: 1, te: 1 } as const
+/** DfIo on the MongoDB driver, every operation in `session` (the store's transaction). */
+export function mongoDfIo(db: Db, session: ClientSession): DfIo {
+  return {
+    find(collection, filter, sort, limit) {
+      const cursor = db.collection(collection).find(filter, { session, projection: { _id: 0 } })
+      if (sort !== undefined) cursor.sort(sort)
+      if (limit !== undefined) cursor.limit(limit)
+      return cursor
+    },
+    async bulkWrite(collection, ops) {
+      if (ops.length > 0) await db.collection(collection).bulkWrite(ops, { ordered: false, session, ignoreUndefined: true })
+    },
+  }
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '')
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+const int = (v: unknown): number => (typeof v === 'number' ? v : 0)
+const intOrNull = (v: unknown): number | null => (typeof v === 'number' ? v : null)
+
+/** A stored step document as the rules see it. */
+export function stepOfStored(d: Document): DfStep<string> {
+  return {
+    dataset: text(d.dataset_id),
+    object: text(d.object_id),
+    ot: text(d.object_type),
+    act: text(d.activity),
+    t: int(d.t),
+    pos: int(d.pos),
+    te: intOrNull(d.te),
+  }
+}
 
 /** `items` in chunks of OR_CHUNK. */
 function chunks<T>(items: readonly T[]): T[][] {
@@ -248,65 +279,55 @@ function byDataset<T>(items: Iterable<T>, datasetOf: (item: T) => string): Map<s
  * earliest candidate in (t, pos) order, then the stored steps from it on, read in order up to the
  * first one after the latest candidate (unique index `key`: dataset_id, object_id, t, pos).
  */
-async function readRegions(ctx: DfWriteContext, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<Map<string, DfRegion<string>>> {
-  const c = ctx.db.collection<DfStepDoc>(READ_MODEL_COLLECTIONS.dfSteps)
+async function readRegions(io: DfIo, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<Map<string, DfRegion<string>>> {
+  const c = READ_MODEL_COLLECTIONS.dfSteps
   const out = new Map<string, DfRegion<string>>()
   for (const [object, candidates] of byObject) {
     const first = candidates[0]
     const last = candidates[candidates.length - 1]
     if (first === undefined || last === undefined) continue
     const mine = { dataset_id: first.dataset, object_id: object }
-    const before = await c
-      .find({ ...mine, $or: [{ t: { $lt: first.t } }, { t: first.t, pos: { $lt: first.pos } }] }, { session: ctx.session, projection: STEP_FIELDS })
-      .sort({ t: -1, pos: -1 })
-      .limit(1)
-      .toArray()
+    let pred: DfStep<string> | null = null
+    for await (const d of io.find(c, { ...mine, $or: [{ t: { $lt: first.t } }, { t: first.t, pos: { $lt: first.pos } }] }, { t: -1, pos: -1 }, 1)) {
+      pred = stepOfStored(d)
+    }
     const mid: DfStep<string>[] = []
     let succ: DfStep<string> | null = null
-    const from = c
-      .find({ ...mine, $or: [{ t: { $gt: first.t } }, { t: first.t, pos: { $gte: first.pos } }] }, { session: ctx.session, projection: STEP_FIELDS })
-      .sort({ t: 1, pos: 1 })
-    for await (const d of from) {
-      const s = stepOfDoc(d)
+    for await (const d of io.find(c, { ...mine, $or: [{ t: { $gt: first.t } }, { t: first.t, pos: { $gte: first.pos } }] }, { t: 1, pos: 1 })) {
+      const s = stepOfStored(d)
       if (s.t > last.t || (s.t === last.t && s.pos > last.pos)) {
         succ = s
         break
       }
       mid.push(s)
     }
-    const pred = before[0]
-    out.set(object, { pred: pred === undefined ? null : stepOfDoc(pred), mid, succ })
+    out.set(object, { pred, mid, succ })
   }
   return out
 }
 
 /** The membership counts of `objects` (object id → dataset), by membershipKey. */
-async function readMemberships(ctx: DfWriteContext, objects: ReadonlyMap<string, string>): Promise<Map<string, number>> {
-  const c = ctx.db.collection<DfMembershipDoc>(READ_MODEL_COLLECTIONS.dfMemberships)
+async function readMemberships(io: DfIo, objects: ReadonlyMap<string, string>): Promise<Map<string, number>> {
   const out = new Map<string, number>()
   for (const [dataset, ids] of byDataset(objects.keys(), (o) => objects.get(o) ?? '')) {
     for (const chunk of chunks(ids)) {
-      const rows = c.find({ dataset_id: dataset, object_id: { $in: chunk } }, { session: ctx.session, projection: { _id: 0, object_id: 1, a: 1, b: 1, n: 1 } })
-      for await (const r of rows) out.set(membershipKey(r.object_id, r.a, rulesB(r.b)), r.n)
+      for await (const r of io.find(READ_MODEL_COLLECTIONS.dfMemberships, { dataset_id: dataset, object_id: { $in: chunk } })) {
+        out.set(membershipKey(text(r.object_id), text(r.a), rulesB(textOrNull(r.b))), int(r.n))
+      }
     }
   }
   return out
 }
 
 /** The stored steps of each target's event (index `by_time`: dataset_id, t, pos), by eventKey. */
-async function readEventSteps(ctx: DfWriteContext, targets: readonly DfStep<string>[]): Promise<Map<string, EventStepRow<string>[]>> {
-  const c = ctx.db.collection<DfStepDoc>(READ_MODEL_COLLECTIONS.dfSteps)
+async function readEventSteps(io: DfIo, targets: readonly DfStep<string>[]): Promise<Map<string, EventStepRow<string>[]>> {
   const out = new Map<string, EventStepRow<string>[]>()
   for (const [dataset, events] of byDataset(targets, (n) => n.dataset)) {
     for (const chunk of chunks(events)) {
-      const rows = c.find(
-        { dataset_id: dataset, $or: chunk.map((n) => ({ t: n.t, pos: n.pos })) },
-        { session: ctx.session, projection: { _id: 0, object_id: 1, object_type: 1, t: 1, pos: 1, prev_pos: 1, prev_act: 1 } },
-      )
-      for await (const r of rows) {
-        const key = eventKey(dataset, r.t, r.pos)
+      for await (const r of io.find(READ_MODEL_COLLECTIONS.dfSteps, { dataset_id: dataset, $or: chunk.map((n) => ({ t: n.t, pos: n.pos })) })) {
+        const key = eventKey(dataset, int(r.t), int(r.pos))
         const list = out.get(key) ?? []
-        list.push({ object: r.object_id, ot: r.object_type, prevPos: r.prev_pos ?? null, prevAct: r.prev_act ?? null })
+        list.push({ object: text(r.object_id), ot: text(r.object_type), prevPos: intOrNull(r.prev_pos), prevAct: textOrNull(r.prev_act) })
         out.set(key, list)
       }
     }
@@ -315,50 +336,43 @@ async function readEventSteps(ctx: DfWriteContext, targets: readonly DfStep<stri
 }
 
 /** The stored aggregates of `keys` (unique index `key`: dataset_id, object_type, a, b), by dfKeyString. */
-async function readAggregates(ctx: DfWriteContext, keys: readonly DfKey[]): Promise<Map<string, DfAggregate>> {
-  const c = ctx.db.collection<DfAggregateDoc>(READ_MODEL_COLLECTIONS.dfAggregates)
+async function readAggregates(io: DfIo, keys: readonly DfKey[]): Promise<Map<string, DfAggregate>> {
   const out = new Map<string, DfAggregate>()
   for (const [dataset, list] of byDataset(keys, (k) => k.dataset)) {
     for (const chunk of chunks(list)) {
-      const rows = c.find(
-        { dataset_id: dataset, $or: chunk.map((k) => ({ object_type: k.ot, a: k.a, b: storedB(k.b) })) },
-        { session: ctx.session, projection: { _id: 0 } },
-      )
-      for await (const r of rows) {
-        out.set(dfKeyString({ dataset, ot: r.object_type, a: r.a, b: rulesB(r.b) }), aggregateOfDoc(r))
+      const filter = { dataset_id: dataset, $or: chunk.map((k) => ({ object_type: k.ot, a: k.a, b: storedB(k.b) })) }
+      for await (const r of io.find(READ_MODEL_COLLECTIONS.dfAggregates, filter)) {
+        out.set(dfKeyString({ dataset, ot: text(r.object_type), a: text(r.a), b: rulesB(textOrNull(r.b)) }), aggregateOfDoc(r))
       }
     }
   }
   return out
 }
 
-/** One unordered bulkWrite in the transaction, when there is anything to write. */
-async function bulk<T extends Document>(ctx: DfWriteContext, collection: string, ops: AnyBulkWriteOperation<T>[]): Promise<void> {
-  if (ops.length > 0) await ctx.db.collection<T>(collection).bulkWrite(ops, { ordered: false, session: ctx.session, ignoreUndefined: true })
-}
-
 /**
- * Writes a run's directly-follows slice (log order) in the store's transaction: reads, the rules of
- * src/core/directly-follows.ts, then the steps, membership counts and aggregates. A run of steps
- * all stored already (a replay) reads the regions and writes nothing.
+ * Writes a run's directly-follows slice (log order) through `io` (mongoDfIo: the store's
+ * transaction): the reads, the rules of src/core/directly-follows.ts, then the steps, membership
+ * counts and aggregates, one unordered bulkWrite each. A run whose steps are all stored already (a
+ * replay) reads the regions and writes nothing.
+ * @throws from the rules when the stored read model contradicts itself (a membership below 0, a duration removed that was never added).
  */
-export async function writeDirectlyFollows(ctx: DfWriteContext, events: readonly DirectlyFollowsEvent[]): Promise<void> {
+export async function writeDirectlyFollows(io: DfIo, events: readonly DirectlyFollowsEvent[]): Promise<void> {
   if (events.length === 0) return
   const steps = dfStepsOf(events)
   const byObject = stepsByObject(steps)
-  const linking = linkRun(byObject, await readRegions(ctx, byObject))
+  const linking = linkRun(byObject, await readRegions(io, byObject))
   if (linking.inserts.length === 0) return
   const datasets = new Map(steps.map((s) => [s.object, s.dataset]))
   const changes = changesOfRun(linking, {
-    memberships: await readMemberships(ctx, datasets),
-    eventSteps: await readEventSteps(ctx, linking.storedTargets),
+    memberships: await readMemberships(io, datasets),
+    eventSteps: await readEventSteps(io, linking.storedTargets),
   })
   const stored = await readAggregates(
-    ctx,
+    io,
     changes.deltas.map((d) => d.key),
   )
   const w = dfWrites(linking, changes, stored, (object) => datasets.get(object) ?? '')
-  await bulk(ctx, READ_MODEL_COLLECTIONS.dfSteps, w.steps)
-  await bulk(ctx, READ_MODEL_COLLECTIONS.dfMemberships, w.memberships)
-  await bulk(ctx, READ_MODEL_COLLECTIONS.dfAggregates, w.aggregates)
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfSteps, w.steps)
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfMemberships, w.memberships)
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfAggregates, w.aggregates)
 }

@@ -6,7 +6,7 @@
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb'
 import { countNewObjects, type NamedObject, type ProjectionName, type SliceBatch, type TypeChanges } from '../../core/read-model-changes.js'
 import { type AuditChainDoc, writeAuditChain } from './mongodb-audit-chain.js'
-import { writeDirectlyFollows } from './mongodb-df-writes.js'
+import { mongoDfIo, writeDirectlyFollows } from './mongodb-df-writes.js'
 import { eventsWrites, objectRelationshipsWrites, objectsWrites, READ_MODEL_COLLECTIONS, storedKey, typeWrites } from './read-model-writes.js'
 
 /** What every slice write gets beside its slice. */
@@ -77,7 +77,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   events: writeEvents,
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
-  directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx, slice),
+  directly_follows: (ctx, { slice }) => writeDirectlyFollows(mongoDfIo(ctx.db, ctx.session), slice),
 }
 
 const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>
