@@ -1,17 +1,19 @@
 /**
  * The MongoDB write of the directly-follows read model (src/adapters/mongodb/mongodb-df-writes.ts)
- * and its all-time map (mongodb-df-query.ts: processMapOfAggregates). MongoDB cannot run here, so
- * the write runs through `MemoryIo` below: the DfIo port answered from arrays, by MongoDB's
- * documented semantics for the few forms the write uses (equality, where null matches a missing
- * field; $lt/$gt/$gte of numbers; $in; top-level $or; sort; limit; updateOne with $setOnInsert/$set
- * and upsert, replaceOne, deleteOne). It checks the write's reads, keys and documents around the
- * shared rules; it is no substitute for the MongoDB contract suite (test/contract/mongodb.test.ts),
- * which runs where an engine answers.
+ * and its process map (mongodb-df-query.ts). MongoDB cannot run here, so the write runs through
+ * `MemoryIo` below: the DfIo port answered from arrays, by MongoDB's documented semantics for the
+ * few forms the write uses (equality, where null matches a missing field; $lt/$gt/$gte of numbers;
+ * $ne; $in; top-level $or; sort; limit; updateOne with $setOnInsert/$set and upsert, replaceOne,
+ * deleteOne); and a window's pipelines run through `runPipeline`, a small interpreter of the
+ * stages and operators they use ($match, $project, $group, $setWindowFields). Both are checked
+ * against the map computed by the definitions (docs/process-map.md) straight from the events.
+ * They check the logic around the shared rules; they are no substitute for the MongoDB contract
+ * suite (test/contract/mongodb.test.ts), which runs where an engine answers.
  */
 import type { AnyBulkWriteOperation, Document, Filter, Sort } from 'mongodb'
 import { describe, expect, it } from 'vitest'
 import { prng } from '../../bench/bodies.js'
-import { processMapOfAggregates } from '../../src/adapters/mongodb/mongodb-df-query.js'
+import { processMapOfAggregates, type RowPart, windowMap, windowPipelines } from '../../src/adapters/mongodb/mongodb-df-query.js'
 import { type DfIo, statsOfStored, writeDirectlyFollows } from '../../src/adapters/mongodb/mongodb-df-writes.js'
 import { READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { DirectlyFollowsEvent } from '../../src/core/read-model-changes.js'
@@ -39,6 +41,8 @@ function matches(doc: Doc, filter: Document): boolean {
           return both && v >= x
         case '$in':
           return (x as unknown[]).includes(v)
+        case '$ne':
+          return v !== (x ?? null)
         default:
           throw new Error(`query operator ${op} is not in this store`)
       }
@@ -169,6 +173,120 @@ function stats(seconds: number[]): Stats {
   }
 }
 
+/** The value at a field path (`a.b`) of `doc`; undefined when missing. */
+function pathOf(doc: Doc, path: string): unknown {
+  let v: unknown = doc
+  for (const part of path.split('.')) v = typeof v === 'object' && v !== null ? (v as Doc)[part] : undefined
+  return v
+}
+
+/** MongoDB's aggregation expressions, the operators the window's pipelines use. */
+function evaluate(expr: unknown, doc: Doc): unknown {
+  if (typeof expr === 'string' && expr.startsWith('$')) return pathOf(doc, expr.slice(1))
+  if (Array.isArray(expr)) return expr.map((e) => evaluate(e, doc))
+  if (typeof expr !== 'object' || expr === null) return expr
+  const entries = Object.entries(expr)
+  const [op, arg] = entries[0] ?? ['', undefined]
+  if (entries.length !== 1 || !op.startsWith('$')) return Object.fromEntries(entries.map(([k, v]) => [k, evaluate(v, doc)]))
+  if (op === '$literal') return arg
+  const args = (Array.isArray(arg) ? arg : [arg]).map((a) => evaluate(a, doc))
+  const nums = args as number[]
+  switch (op) {
+    case '$cond':
+      return args[0] === true ? args[1] : args[2]
+    case '$in':
+      return (args[1] as unknown[]).includes(args[0])
+    case '$and':
+      return args.every((a) => a === true)
+    case '$gte':
+      return typeof args[0] === 'number' && typeof args[1] === 'number' && args[0] >= args[1]
+    case '$isNumber':
+      return typeof args[0] === 'number'
+    case '$add':
+      return nums.reduce((a, b) => a + b, 0)
+    case '$subtract':
+      return (nums[0] as number) - (nums[1] as number)
+    case '$divide':
+      return (nums[0] as number) / (nums[1] as number)
+    case '$floor':
+      return Math.floor(nums[0] as number)
+    case '$max':
+      return Math.max(...nums.filter((n) => typeof n === 'number'))
+    default:
+      throw new Error(`expression operator ${op} is not in this interpreter`)
+  }
+}
+
+/** `docs` grouped by the value of expression `key` (as JSON text). */
+function groupsOf(docs: readonly Doc[], key: unknown): Map<string, Doc[]> {
+  const groups = new Map<string, Doc[]>()
+  for (const d of docs) {
+    const k = JSON.stringify(evaluate(key, d))
+    groups.set(k, [...(groups.get(k) ?? []), d])
+  }
+  return groups
+}
+
+/** MongoDB's aggregation stages, as the window's pipelines use them. */
+function runPipeline(docs: readonly Doc[], pipeline: readonly Document[]): Doc[] {
+  let out: Doc[] = docs.map((d) => ({ ...d }))
+  for (const stage of pipeline) {
+    const [name, spec] = Object.entries(stage)[0] as [string, Doc]
+    switch (name) {
+      case '$match':
+        out = out.filter((d) => matches(d, spec))
+        break
+      case '$project':
+        out = out.map((d) => {
+          const next: Doc = spec._id === 0 ? {} : { _id: d._id }
+          for (const [k, v] of Object.entries(spec)) if (k !== '_id') next[k] = v === 1 ? d[k] : evaluate(v, d)
+          return next
+        })
+        break
+      case '$group': {
+        out = [...groupsOf(out, spec._id)].map(([key, members]) => {
+          const g: Doc = { _id: JSON.parse(key) }
+          for (const [field, acc] of Object.entries(spec)) {
+            if (field === '_id') continue
+            const [op, e] = Object.entries(acc as Doc)[0] as [string, unknown]
+            const values = members.map((m) => evaluate(e, m))
+            const numbers = values.filter((v): v is number => typeof v === 'number')
+            if (op === '$sum') g[field] = numbers.reduce((a, b) => a + b, 0)
+            else if (op === '$min') g[field] = Math.min(...numbers)
+            else if (op === '$max') g[field] = Math.max(...numbers)
+            else if (op === '$avg') g[field] = numbers.length === 0 ? null : numbers.reduce((a, b) => a + b, 0) / numbers.length
+            else if (op === '$first') g[field] = values[0]
+            else throw new Error(`accumulator ${op} is not in this interpreter`)
+          }
+          return g
+        })
+        break
+      }
+      case '$setWindowFields': {
+        const partitions = groupsOf(out, spec.partitionBy)
+        const [[sortField, dir]] = Object.entries(spec.sortBy as Record<string, number>) as [[string, number]]
+        out = [...partitions.values()].flatMap((members) =>
+          [...members]
+            .sort((a, b) => ((a[sortField] as number) - (b[sortField] as number)) * dir)
+            .map((d, i) => {
+              const next: Doc = { ...d }
+              for (const [field, op] of Object.entries(spec.output as Record<string, Doc>)) {
+                if ('$documentNumber' in op) next[field] = i + 1
+                else if ('$count' in op) next[field] = members.length
+                else throw new Error('window operator not in this interpreter')
+              }
+              return next
+            }),
+        )
+        break
+      }
+      default:
+        throw new Error(`stage ${name} is not in this interpreter`)
+    }
+  }
+  return out
+}
+
 /** Statistics of durations in ms, as the map answers them (seconds; mean and median rounded to the ms). */
 function statsMs(values: readonly number[]): Stats | null {
   if (values.length === 0) return null
@@ -290,6 +408,25 @@ async function arriveWithReplay(io: MemoryIo, events: readonly Ev[], rnd: () => 
   return stored
 }
 
+/**
+ * 3 to 16 random events over few distinct minutes (0 to `minutes` − 1, so ties on time are
+ * common), each with 1 to 3 of five objects and, with probability `ends`, an end time.
+ */
+function randomEvents(rnd: () => number, minutes: number, ends: number): Ev[] {
+  const objects = ['o1', 'o2', 'i1', 'i2', 'i3']
+  const acts = ['A', 'B', 'C']
+  return Array.from({ length: 3 + Math.floor(rnd() * 14) }, () => {
+    const t = Math.floor(rnd() * minutes)
+    const chosen = objects.filter(() => rnd() < 0.35).slice(0, 3)
+    return {
+      act: acts[Math.floor(rnd() * acts.length)] as string,
+      minutes: t,
+      ...(rnd() < ends ? { end: t + Math.floor(rnd() * 3) } : {}),
+      objects: chosen.length > 0 ? chosen : ['i1'],
+    }
+  })
+}
+
 describe('the directly-follows write on MongoDB (through MemoryIo)', () => {
   // o1: A(0, ends 0.5) → B(1) → C(3); o2: A(0, the same event) → C(2).
   const SMALL: Ev[] = [
@@ -403,24 +540,49 @@ describe('the directly-follows write on MongoDB (through MemoryIo)', () => {
   })
 
   it('gives the map of the definitions for any arrival order, ties on time broken by position (seeded random orders)', async () => {
-    const objects = ['o1', 'o2', 'i1', 'i2', 'i3']
-    const acts = ['A', 'B', 'C']
     const rnd = prng(2026)
     for (let round = 0; round < 40; round += 1) {
-      // Few distinct times, so ties are common; 1 to 3 objects per event.
-      const events: Ev[] = Array.from({ length: 3 + Math.floor(rnd() * 14) }, () => {
-        const minutes = Math.floor(rnd() * 6)
-        const chosen = objects.filter(() => rnd() < 0.35).slice(0, 3)
-        return {
-          act: acts[Math.floor(rnd() * acts.length)] as string,
-          minutes,
-          ...(rnd() < 0.3 ? { end: minutes + Math.floor(rnd() * 3) } : {}),
-          objects: chosen.length > 0 ? chosen : ['i1'],
-        }
-      })
+      const events = randomEvents(rnd, 6, 0.3)
       const io = new MemoryIo()
       const stored = await arriveWithReplay(io, events, rnd, 4)
       expect({ round, map: mapOf(io) }).toEqual({ round, map: { object_types: mapByDefinition(stored), median_relative_error: 0 } })
+    }
+  })
+
+  it('maps a window by the definitions: the events in it, edges across its bounds left out (pipelines run by an interpreter)', async () => {
+    const rnd = prng(7)
+    for (let round = 0; round < 30; round += 1) {
+      const events = randomEvents(rnd, 8, 0.4)
+      const io = new MemoryIo()
+      const stored = await arriveWithReplay(io, events, rnd, 4)
+      const lo = Math.floor(rnd() * 4)
+      const hi = lo + 1 + Math.floor(rnd() * 5)
+      const windows = [
+        { from: lo, to: hi },
+        { from: lo, to: undefined },
+        { from: undefined, to: hi },
+      ]
+      for (const w of windows) {
+        for (const objectTypes of [undefined, ['item']]) {
+          const filter = {
+            ...(w.from === undefined ? {} : { from: new Date(T0 + w.from * MIN).toISOString() }),
+            ...(w.to === undefined ? {} : { to: new Date(T0 + w.to * MIN).toISOString() }),
+            ...(objectTypes === undefined ? {} : { objectTypes }),
+          }
+          const steps = io.docs.get(READ_MODEL_COLLECTIONS.dfSteps) ?? []
+          const parts = windowPipelines(DS, filter).map(([kind, pipeline]) => ({ kind, rows: runPipeline(steps, pipeline) as unknown as RowPart[] }))
+          const inWindow = stored
+            .filter((e) => (w.from === undefined || e.time >= T0 + w.from * MIN) && (w.to === undefined || e.time < T0 + w.to * MIN))
+            .map((e) => ({ ...e, objects: e.objects.filter((o) => objectTypes === undefined || objectTypes.includes(o.type)) }))
+            .filter((e) => e.objects.length > 0)
+          expect({ round, w, objectTypes, map: windowMap(parts) }).toEqual({
+            round,
+            w,
+            objectTypes,
+            map: { object_types: mapByDefinition(inWindow), median_relative_error: 0 },
+          })
+        }
+      }
     }
   })
 

@@ -56,7 +56,7 @@ function distinctStages(group: Document, distinct: Document | string, field: 'c1
 }
 
 /** A part of a MapRow of one kind, as a window's aggregation answers it. */
-type RowPart = Pick<MapRow, 'ot' | 'k1' | 'k2'> & Partial<Pick<MapRow, 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6' | 'c7'>>
+export type RowPart = Pick<MapRow, 'ot' | 'k1' | 'k2'> & Partial<Pick<MapRow, 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6' | 'c7'>>
 
 /** The all-time process map of stored `df_aggregates` documents (DfAggregateDoc), and its medians' error bound (rowsOfAggregates). */
 export function processMapOfAggregates(docs: readonly Document[]): ProcessMapAnswer {
@@ -67,23 +67,14 @@ export function processMapOfAggregates(docs: readonly Document[]): ProcessMapAns
 }
 
 /**
- * The process map of dataset `datasetId` for `filter` (ProcessMapFilter: window on event time,
- * object types).
- * @returns the maps by object type (sorted, assembleProcessMap) and the bound on their medians'
- *   relative error (0 in a window, whose medians are exact).
+ * The aggregations of a window's map over `df_steps`, one per part of a MapRow kind (see
+ * windowMap): the steps of dataset `datasetId` whose event lies in `filter`'s window (at least one
+ * of `from`, `to`) and whose object is of an asked type.
  */
-export async function mongoProcessMap(db: Db, datasetId: string, filter: ProcessMapFilter): Promise<ProcessMapAnswer> {
+export function windowPipelines(datasetId: string, filter: ProcessMapFilter): [MapRow['kind'], Document[]][] {
   const match: Document = { dataset_id: datasetId }
   const asked = filter.objectTypes ?? []
   if (asked.length > 0) match.object_type = { $in: [...asked] }
-  if (filter.from === undefined && filter.to === undefined) {
-    return processMapOfAggregates(
-      await db
-        .collection(READ_MODEL_COLLECTIONS.dfAggregates)
-        .find(match, { projection: { _id: 0 } })
-        .toArray(),
-    )
-  }
   const from = filter.from === undefined ? undefined : Date.parse(filter.from)
   const time: Document = {}
   if (from !== undefined) time.$gte = from
@@ -96,7 +87,7 @@ export async function mongoProcessMap(db: Db, datasetId: string, filter: Process
   const edges: Document = { ...match, ...prevIn }
   const activity = { ot: '$object_type', k1: '$activity', k2: lit('') }
   const edge = { ot: '$object_type', k1: '$prev_act', k2: '$activity' }
-  const kinds: [MapRow['kind'], Document[]][] = [
+  return [
     [
       'activity',
       [
@@ -128,8 +119,10 @@ export async function mongoProcessMap(db: Db, datasetId: string, filter: Process
       ],
     ],
   ]
-  const steps = db.collection<DfStepDoc>(READ_MODEL_COLLECTIONS.dfSteps)
-  const parts = await Promise.all(kinds.map(async ([kind, pipeline]) => ({ kind, rows: await steps.aggregate<RowPart>(pipeline, AGGREGATE).toArray() })))
+}
+
+/** A window's map from its aggregations' answers (windowPipelines, in the same order): MapRow parts of one key merged, end counts filled (fillWindowEnds). */
+export function windowMap(parts: readonly { kind: MapRow['kind']; rows: readonly RowPart[] }[]): ProcessMapAnswer {
   const rows = new Map<string, MapRow>()
   for (const { kind, rows: found } of parts) {
     for (const part of found) {
@@ -145,4 +138,29 @@ export async function mongoProcessMap(db: Db, datasetId: string, filter: Process
   const all = [...rows.values()]
   fillWindowEnds(all)
   return { object_types: assembleProcessMap(all), median_relative_error: 0 }
+}
+
+/**
+ * The process map of dataset `datasetId` for `filter` (ProcessMapFilter: window on event time,
+ * object types).
+ * @returns the maps by object type (sorted, assembleProcessMap) and the bound on their medians'
+ *   relative error (0 in a window, whose medians are exact).
+ */
+export async function mongoProcessMap(db: Db, datasetId: string, filter: ProcessMapFilter): Promise<ProcessMapAnswer> {
+  if (filter.from === undefined && filter.to === undefined) {
+    const asked = filter.objectTypes ?? []
+    const match: Document = { dataset_id: datasetId, ...(asked.length > 0 ? { object_type: { $in: [...asked] } } : {}) }
+    return processMapOfAggregates(
+      await db
+        .collection(READ_MODEL_COLLECTIONS.dfAggregates)
+        .find(match, { projection: { _id: 0 } })
+        .toArray(),
+    )
+  }
+  const steps = db.collection<DfStepDoc>(READ_MODEL_COLLECTIONS.dfSteps)
+  return windowMap(
+    await Promise.all(
+      windowPipelines(datasetId, filter).map(async ([kind, pipeline]) => ({ kind, rows: await steps.aggregate<RowPart>(pipeline, AGGREGATE).toArray() })),
+    ),
+  )
 }
