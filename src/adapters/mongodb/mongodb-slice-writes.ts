@@ -80,8 +80,10 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   directly_follows: (ctx, { slice }) => writeDirectlyFollows(mongoDfIo(ctx.db, ctx.session), slice),
 }
 
-const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>
-  Promise.all(collections.map((c) => db.collection(c).deleteMany({}, { session }))).then(() => {})
+/** Empties `collections` one after the other: the driver runs no parallel operations in one transaction (its transactions guide). */
+async function deleteAll(db: Db, session: ClientSession, ...collections: string[]): Promise<void> {
+  for (const c of collections) await db.collection(c).deleteMany({}, { session })
+}
 
 /**
  * How each projection's read models are emptied for its rebuild alone: its own collections. The
