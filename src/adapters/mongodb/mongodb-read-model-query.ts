@@ -3,14 +3,8 @@
  * projector writes (read-model-writes.ts: READ_MODEL_COLLECTIONS). Every method filters, sorts,
  * pages and aggregates in the server; JavaScript only shapes the few documents an answer holds.
  *
- * The process map runs one aggregation per kind of aggregate row (src/read/process-map-rows.ts:
- * activities with their start and end counts, edges with elapsed times, waiting times, run times),
- * in parallel, each from the same base pipeline over `event_objects`: one document per (event,
- * object) pair in the window, the event's type and end from `events` ($lookup), then
- * `$setWindowFields` partitioned by object and sorted by (timestamp, position) with `$shift` for
- * the next event and `$documentNumber` for the first. Medians are exact: `$documentNumber` and
- * `$count` windows over each group's durations, then the mean of the one or two middle values.
- * (Not `$facet`: it cannot spill to disk, so a large dataset would hit its 100 MB limit.)
+ * The process map reads the directly-follows read model (mongodb-df-query.ts): all time from its
+ * aggregates, a window from the steps in it.
  * All stages may spill to disk (`allowDiskUse`). `$setWindowFields` cannot run inside a
  * transaction or with snapshot read concern; these reads use neither.
  */
@@ -35,11 +29,12 @@ import type {
   VariantsPage,
 } from '../../ports/read-model-query.js'
 import type { PerformanceActivity } from '../../schemas/analysis.js'
-import { mongoPerformance, mongoTypeRelations, mongoVariants, pairsPipeline } from './mongodb-analysis-query.js'
-import { type AttributeTypeRow, assembleProcessMap, compareText, type MapRow, withAttributes } from '../../read/process-map-rows.js'
-import type { EventObjectLink, EventView, ObjectRelationship, ObjectTypeMap, TypeInfo } from '../../schemas/process.js'
+import { mongoPerformance, mongoTypeRelations, mongoVariants } from './mongodb-analysis-query.js'
+import { mongoProcessMap } from './mongodb-df-query.js'
+import { type AttributeTypeRow, compareText, withAttributes } from '../../read/process-map-rows.js'
+import type { EventObjectLink, EventView, ObjectRelationship, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
-import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
+import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'
 
 /** Indexes of the read side's queries, created by `createIndexes` beside the writer's (names prefixed `q_`). */
 export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
@@ -52,50 +47,6 @@ export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
 }
 
 const AGGREGATE = { allowDiskUse: true } as const
-
-/**
- * The stages that end a statistics row (`edge`, `waiting`, `run`; see MapRow): per (ot, k1, k2),
- * count, sum, min, max and the exact median of `d` from `$documentNumber` and `$count` windows
- * (the mean of the one or two middle values), into `c3`..`c7`. `c1`/`c2` are the sizes of the
- * sets `sets` collects (0 when absent).
- */
-function statsStages(kind: MapRow['kind'], sets: { c1?: Document | string; c2?: Document | string } = {}): Document[] {
-  const key = { ot: '$ot', k1: '$k1', k2: '$k2' }
-  const half = (plus: number) => ({ $floor: { $divide: [{ $add: ['$n', plus] }, 2] } })
-  const collect: Document = {}
-  if (sets.c1 !== undefined) collect.c1 = { $addToSet: sets.c1 }
-  if (sets.c2 !== undefined) collect.c2 = { $addToSet: sets.c2 }
-  return [
-    { $setWindowFields: { partitionBy: key, sortBy: { d: 1 }, output: { rn: { $documentNumber: {} }, n: { $count: {} } } } },
-    {
-      $group: {
-        _id: key,
-        ...collect,
-        c3: { $sum: 1 },
-        c4: { $sum: '$d' },
-        c5: { $min: '$d' },
-        c6: { $max: '$d' },
-        c7: { $avg: { $cond: [{ $in: ['$rn', [half(1), half(2)]] }, '$d', null] } },
-      },
-    },
-    {
-      $project: {
-        _id: 0,
-        kind: lit(kind),
-        ot: '$_id.ot',
-        k1: '$_id.k1',
-        k2: '$_id.k2',
-        c1: sets.c1 === undefined ? lit(0) : { $size: '$c1' },
-        c2: sets.c2 === undefined ? lit(0) : { $size: '$c2' },
-        c3: 1,
-        c4: 1,
-        c5: 1,
-        c6: 1,
-        c7: 1,
-      },
-    },
-  ]
-}
 
 export class MongoReadModelQuery implements ReadModelQuery {
   private readonly eventTypesC: Collection<EventTypeRow>
@@ -378,77 +329,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
   }
 
   async processMap(datasetId: string, filter: ProcessMapFilter): Promise<ProcessMapAnswer> {
-    return { object_types: await this.queryTimeProcessMap(datasetId, filter), median_relative_error: 0 }
-  }
-
-  private async queryTimeProcessMap(datasetId: string, filter: ProcessMapFilter): Promise<ObjectTypeMap[]> {
-    const base = this.sequencePipeline(datasetId, filter)
-    const occurrences: Document[] = [{ $match: { n_eid: { $ne: null } } }, { $set: { k1: '$act', k2: '$n_act' } }]
-    const kinds: Document[][] = [
-      [
-        {
-          $group: {
-            _id: { ot: '$ot', k1: '$act' },
-            events: { $addToSet: '$eid' },
-            objects: { $addToSet: '$oid' },
-            c3: { $sum: 1 },
-            c4: { $sum: { $cond: [{ $eq: ['$rn', 1] }, 1, 0] } },
-            c5: { $sum: { $cond: [{ $eq: ['$n_eid', null] }, 1, 0] } },
-          },
-        },
-        {
-          $project: {
-            _id: 0,
-            kind: lit('activity'),
-            ot: '$_id.ot',
-            k1: '$_id.k1',
-            k2: lit(''),
-            c1: { $size: '$events' },
-            c2: { $size: '$objects' },
-            c3: 1,
-            c4: 1,
-            c5: 1,
-            c6: lit(0),
-            c7: lit(null),
-          },
-        },
-      ],
-      [...occurrences, { $set: { d: { $subtract: ['$n_t', '$t'] } } }, ...statsStages('edge', { c1: '$oid', c2: { $concat: ['$eid', ' ', '$n_eid'] } })],
-      [...occurrences, { $match: { te: { $ne: null } } }, { $set: { d: { $max: [0, { $subtract: ['$n_t', '$te'] }] } } }, ...statsStages('waiting')],
-      [
-        { $match: { te: { $ne: null } } },
-        { $group: { _id: { ot: '$ot', k1: '$act', eid: '$eid' }, d: { $first: { $subtract: ['$te', '$t'] } } } },
-        { $project: { _id: 0, ot: '$_id.ot', k1: '$_id.k1', k2: lit(''), d: 1 } },
-        ...statsStages('run'),
-      ],
-    ]
-    const results = await Promise.all(kinds.map((stages) => this.eventObjectsC.aggregate<MapRow>([...base, ...stages], AGGREGATE).toArray()))
-    return assembleProcessMap(results.flat())
-  }
-
-  /** One document per (event, object) pair in the window: ot, oid, eid, act, t, te, and the object's next event (n_eid, n_act, n_t) and rank (rn). */
-  private sequencePipeline(datasetId: string, filter: ProcessMapFilter): Document[] {
-    const match: Document = { dataset_id: datasetId }
-    const time: Document = {}
-    if (filter.from !== undefined) time.$gte = filter.from
-    if (filter.to !== undefined) time.$lt = filter.to
-    if (Object.keys(time).length > 0) match.event_time = time
-    if (filter.objectTypes !== undefined && filter.objectTypes.length > 0) match.object_type = { $in: [...filter.objectTypes] }
-    return [
-      ...pairsPipeline(datasetId, match),
-      {
-        $setWindowFields: {
-          partitionBy: '$oid',
-          sortBy: { ts: 1, pos: 1 },
-          output: {
-            n_eid: { $shift: { output: '$eid', by: 1, default: null } },
-            n_act: { $shift: { output: '$act', by: 1, default: null } },
-            n_t: { $shift: { output: '$t', by: 1, default: null } },
-            rn: { $documentNumber: {} },
-          },
-        },
-      },
-    ]
+    return mongoProcessMap(this.db, datasetId, filter)
   }
 
   async performance(datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {

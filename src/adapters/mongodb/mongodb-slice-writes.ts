@@ -6,6 +6,7 @@
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb'
 import { countNewObjects, type NamedObject, type ProjectionName, type SliceBatch, type TypeChanges } from '../../core/read-model-changes.js'
 import { type AuditChainDoc, writeAuditChain } from './mongodb-audit-chain.js'
+import { mongoDfIo, writeDirectlyFollows } from './mongodb-df-writes.js'
 import { eventsWrites, objectRelationshipsWrites, objectsWrites, READ_MODEL_COLLECTIONS, storedKey, typeWrites } from './read-model-writes.js'
 
 /** What every slice write gets beside its slice. */
@@ -76,12 +77,13 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   events: writeEvents,
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
-  // TODO(df): the directly-follows read model on MongoDB (in progress on its own branch).
-  directly_follows: async () => {},
+  directly_follows: (ctx, { slice }) => writeDirectlyFollows(mongoDfIo(ctx.db, ctx.session), slice),
 }
 
-const deleteAll = (db: Db, session: ClientSession, ...collections: string[]) =>
-  Promise.all(collections.map((c) => db.collection(c).deleteMany({}, { session }))).then(() => {})
+/** Empties `collections` one after the other: the driver runs no parallel operations in one transaction (its transactions guide). */
+async function deleteAll(db: Db, session: ClientSession, ...collections: string[]): Promise<void> {
+  for (const c of collections) await db.collection(c).deleteMany({}, { session })
+}
 
 /**
  * How each projection's read models are emptied for its rebuild alone: its own collections. The
@@ -100,5 +102,6 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: Db, session: C
   events: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.events, READ_MODEL_COLLECTIONS.eventObjects),
   object_relationships: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectRelationships),
   audit_chain: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.auditChain),
-  directly_follows: async () => {},
+  directly_follows: (db, session) =>
+    deleteAll(db, session, READ_MODEL_COLLECTIONS.dfSteps, READ_MODEL_COLLECTIONS.dfMemberships, READ_MODEL_COLLECTIONS.dfAggregates),
 }

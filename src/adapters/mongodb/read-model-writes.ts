@@ -38,6 +38,9 @@ export const READ_MODEL_COLLECTIONS = {
   eventObjects: 'event_objects',
   objectRelationships: 'object_relationships',
   auditChain: 'audit_chain',
+  dfSteps: 'df_steps',
+  dfMemberships: 'df_memberships',
+  dfAggregates: 'df_aggregates',
   checkpoints: 'checkpoints',
 } as const
 
@@ -75,6 +78,14 @@ export const READ_MODEL_INDEXES: Record<Exclude<CollectionName, 'checkpoints'>, 
     { key: { dataset_id: 1, object_id: 1, target_object_id: 1, qualifier: 1 }, unique: true, name: 'key' },
     { key: { dataset_id: 1, target_object_id: 1 }, name: 'by_target' },
   ],
+  // The directly-follows read model (mongodb-df-writes.ts): each object's steps in (t, pos) order for
+  // the projector's region reads; the steps by time for a window's map and an event's steps.
+  df_steps: [
+    { key: { dataset_id: 1, object_id: 1, t: 1, pos: 1 }, unique: true, name: 'key' },
+    { key: { dataset_id: 1, t: 1, pos: 1 }, name: 'by_time' },
+  ],
+  df_memberships: [{ key: { dataset_id: 1, object_id: 1, a: 1, b: 1 }, unique: true, name: 'key' }],
+  df_aggregates: [{ key: { dataset_id: 1, object_type: 1, a: 1, b: 1 }, unique: true, name: 'key' }],
 }
 
 /** A constant in an aggregation expression, never interpreted (field paths, operators, dotted keys). */

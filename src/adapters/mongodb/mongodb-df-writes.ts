@@ -1,0 +1,378 @@
+/**
+ * The MongoDB store's write of the directly-follows slice (docs/read-models.md#the-directly-follows-read-model-on-mongodb;
+ * the rules: docs/process-map.md and src/core/directly-follows.ts), inside the store's transaction
+ * (mongodb-read-model-store.ts). The rules' callbacks are synchronous, so the store reads first and
+ * the rules then read what was fetched:
+ * 1. each object's stored region around the run's new steps (two queries per object: the step just
+ *    before the earliest new one, then the steps from it on, up to the first after the latest one);
+ *    `linkSteps`;
+ * 2. the membership counts of the run's objects and the stored steps of the events whose incoming
+ *    couples changed; `aggregateChanges`;
+ * 3. the aggregates the changes touch; `applyDelta`; then one unordered bulkWrite per collection.
+ * Names (activities, object types) are stored as they are; the object key of the rules is the
+ * object's `object_id` (a UUID of dataset, type and id, so unique across datasets).
+ */
+import type { AnyBulkWriteOperation, ClientSession, Db, Document, Filter, Sort } from 'mongodb'
+import {
+  aggregateChanges,
+  applyDelta,
+  type DfAggregate,
+  type DfChanges,
+  type DfKey,
+  type DfLinking,
+  type DfRegion,
+  type DfStep,
+  dfKeyString,
+  type EventStepRow,
+  isEmptyAggregate,
+  linkSteps,
+  stepsByObject,
+} from '../../core/directly-follows.js'
+import type { DurationStats } from '../../core/duration-stats.js'
+import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
+import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'
+
+/** One (object, event) step with its predecessor in the object's trace (null fields: the object's first step). Times in ms since the epoch. */
+export interface DfStepDoc {
+  dataset_id: string
+  object_id: string
+  object_type: string
+  activity: string
+  t: number
+  /** The event's log position. */
+  pos: number
+  te: number | null
+  prev_t: number | null
+  prev_pos: number | null
+  prev_act: string | null
+  prev_te: number | null
+}
+
+/** An object's count of steps of activity `a` (`b` null), or of couples `a → b`. */
+export interface DfMembershipDoc {
+  dataset_id: string
+  object_id: string
+  a: string
+  b: string | null
+  n: number
+}
+
+/** The aggregate of an activity (`b` null) or of an edge `a → b` of one object type (DfAggregate: counts, and DurationStats as subdocuments). */
+export interface DfAggregateDoc extends DfAggregate {
+  dataset_id: string
+  object_type: string
+  a: string
+  b: string | null
+}
+
+/** At most this many clauses in one `$or` read (a batch's keys are read in chunks). */
+const OR_CHUNK = 500
+
+const NUL = '\u0000'
+
+/** The rules' `b` ('' for an activity) as stored (null), and back. */
+const storedB = (b: string): string | null => (b === '' ? null : b)
+const rulesB = (b: string | null): string => b ?? ''
+
+const membershipKey = (object: string, a: string, b: string): string => object + NUL + a + NUL + b
+const eventKey = (dataset: string, t: number, pos: number): string => dataset + NUL + String(t) + NUL + String(pos)
+
+/** The run's steps: one per (event, distinct object), in log order. */
+export function dfStepsOf(events: readonly DirectlyFollowsEvent[]): DfStep<string>[] {
+  const steps: DfStep<string>[] = []
+  for (const e of events) {
+    for (const o of e.objects) {
+      steps.push({ dataset: e.datasetId, object: o.objectId, ot: o.type, act: e.activity, t: e.time, pos: e.position, te: e.endTime })
+    }
+  }
+  return steps
+}
+
+/** The unique key (index `key`) of a step's document. */
+function stepFilter(s: DfStep<string>): Filter<Document> {
+  return { dataset_id: s.dataset, object_id: s.object, t: s.t, pos: s.pos }
+}
+
+/** A predecessor's fields of a step's document. */
+function prevFields(p: DfStep<string> | null): Pick<DfStepDoc, 'prev_t' | 'prev_pos' | 'prev_act' | 'prev_te'> {
+  return { prev_t: p?.t ?? null, prev_pos: p?.pos ?? null, prev_act: p?.act ?? null, prev_te: p?.te ?? null }
+}
+
+/**
+ * Duration statistics as read back from a document: only the fields DurationStats defines, those
+ * of the wrong type (null, a missing array) left out, so the stats code sees what it wrote.
+ */
+export function statsOfStored(v: unknown): DurationStats {
+  const d = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {}
+  const num = (x: unknown): number | undefined => (typeof x === 'number' ? x : undefined)
+  const nums = (x: unknown): number[] | undefined => (Array.isArray(x) ? x.filter((e): e is number => typeof e === 'number') : undefined)
+  const s: DurationStats = { n: num(d.n) ?? 0, sum: num(d.sum) ?? 0 }
+  const exact = nums(d.exact)
+  const lo = nums(d.lo)
+  const hi = nums(d.hi)
+  const z = num(d.z)
+  const k0 = num(d.k0)
+  const c = nums(d.c)
+  if (exact !== undefined) s.exact = exact
+  if (lo !== undefined) s.lo = lo
+  if (hi !== undefined) s.hi = hi
+  if (z !== undefined) s.z = z
+  if (k0 !== undefined) s.k0 = k0
+  if (c !== undefined) s.c = c
+  return s
+}
+
+/** A stored aggregate document as DfAggregate (its key fields and `_id` dropped). */
+export function aggregateOfDoc(d: Document): DfAggregate {
+  const n = (x: unknown): number => (typeof x === 'number' ? x : 0)
+  return {
+    events: n(d.events),
+    objects: n(d.objects),
+    total: n(d.total),
+    starts: n(d.starts),
+    ends: n(d.ends),
+    couples: n(d.couples),
+    durations: statsOfStored(d.durations),
+    waiting: statsOfStored(d.waiting),
+  }
+}
+
+/** What the write reads before the rules run (all from the transaction's snapshot). */
+export interface DfStoredReads {
+  /** Each object's stored region around its new steps (DfRegion), by object id. */
+  regions: ReadonlyMap<string, DfRegion<string>>
+  /** Membership counts by (object, a, b) (b '' for an activity); absent: 0. */
+  memberships: ReadonlyMap<string, number>
+  /** The stored steps of each target event, by (dataset, t, pos). */
+  eventSteps: ReadonlyMap<string, EventStepRow<string>[]>
+}
+
+/** The bulkWrite operations of one run, per collection. */
+export interface DfWrites {
+  steps: AnyBulkWriteOperation<Document>[]
+  memberships: AnyBulkWriteOperation<Document>[]
+  aggregates: AnyBulkWriteOperation<Document>[]
+}
+
+const NO_REGION: DfRegion<string> = { pred: null, mid: [], succ: null }
+
+/** Step 1 of the rules over the fetched regions (an object without one has no stored step). */
+export function linkRun(byObject: ReadonlyMap<string, readonly DfStep<string>[]>, regions: ReadonlyMap<string, DfRegion<string>>): DfLinking<string> {
+  return linkSteps(byObject, (object) => regions.get(object) ?? NO_REGION)
+}
+
+/** Step 2 of the rules over the fetched memberships and event steps (an event not fetched has no stored step). */
+export function changesOfRun(linking: DfLinking<string>, reads: Pick<DfStoredReads, 'memberships' | 'eventSteps'>): DfChanges<string> {
+  return aggregateChanges(
+    linking,
+    (object, a, b) => reads.memberships.get(membershipKey(object, a, b)) ?? 0,
+    (n) => reads.eventSteps.get(eventKey(n.dataset, n.t, n.pos)) ?? [],
+  )
+}
+
+/**
+ * The writes of a linking and its changes (pure).
+ * @param stored the stored aggregates the changes touch, by dfKeyString (absent: none); applyDelta
+ *   changes them in place.
+ * @param datasetOf the dataset of an object of the run.
+ * @throws from applyDelta when a removed duration was never added (a broken read model).
+ */
+export function dfWrites(
+  linking: DfLinking<string>,
+  changes: DfChanges<string>,
+  stored: ReadonlyMap<string, DfAggregate>,
+  datasetOf: (object: string) => string,
+): DfWrites {
+  const steps: AnyBulkWriteOperation<Document>[] = []
+  // $setOnInsert takes its values as they are (never as field paths), and a step stored already is kept.
+  for (const { step: s, prev } of linking.inserts) {
+    steps.push({
+      updateOne: {
+        filter: stepFilter(s),
+        update: { $setOnInsert: { object_type: s.ot, activity: s.act, te: s.te, ...prevFields(prev) } },
+        upsert: true,
+      },
+    })
+  }
+  for (const { step: s, prev } of linking.relinks) steps.push({ updateOne: { filter: stepFilter(s), update: { $set: prevFields(prev) } } })
+  const memberships: AnyBulkWriteOperation<Document>[] = []
+  for (const m of changes.memberships) {
+    const filter: Filter<Document> = { dataset_id: datasetOf(m.object), object_id: m.object, a: m.a, b: storedB(m.b) }
+    if (m.after === 0) memberships.push({ deleteOne: { filter } })
+    else memberships.push({ updateOne: { filter, update: { $set: { n: m.after } }, upsert: true } })
+  }
+  const aggregates: AnyBulkWriteOperation<Document>[] = []
+  for (const d of changes.deltas) {
+    const key = { dataset_id: d.key.dataset, object_type: d.key.ot, a: d.key.a, b: storedB(d.key.b) }
+    const agg = applyDelta(stored.get(dfKeyString(d.key)), d)
+    if (isEmptyAggregate(agg)) aggregates.push({ deleteOne: { filter: key } })
+    else aggregates.push({ replaceOne: { filter: key, replacement: { ...key, ...agg }, upsert: true } })
+  }
+  return { steps, memberships, aggregates }
+}
+
+/**
+ * The reads and writes the directly-follows write makes, so that the write runs unchanged on the
+ * driver (mongoDfIo) and on any store that answers the same filters the same way.
+ */
+export interface DfIo {
+  /** The documents of `collection` that match `filter` (without `_id`), in `sort` order, at most `limit`; the caller may stop early. */
+  find(collection: string, filter: Filter<Document>, sort?: Sort, limit?: number): AsyncIterable<Document>
+  /** One unordered bulkWrite (nothing when `ops` is empty). */
+  bulkWrite(collection: string, ops: AnyBulkWriteOperation<Document>[]): Promise<void>
+}
+
+/** DfIo on the MongoDB driver, every operation in `session` (the store's transaction). */
+export function mongoDfIo(db: Db, session: ClientSession): DfIo {
+  return {
+    find(collection, filter, sort, limit) {
+      const cursor = db.collection(collection).find(filter, { session, projection: { _id: 0 } })
+      if (sort !== undefined) cursor.sort(sort)
+      if (limit !== undefined) cursor.limit(limit)
+      return cursor
+    },
+    async bulkWrite(collection, ops) {
+      if (ops.length > 0) await db.collection(collection).bulkWrite(ops, { ordered: false, session, ignoreUndefined: true })
+    },
+  }
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '')
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+const int = (v: unknown): number => (typeof v === 'number' ? v : 0)
+const intOrNull = (v: unknown): number | null => (typeof v === 'number' ? v : null)
+
+/** A stored step document as the rules see it. */
+export function stepOfStored(d: Document): DfStep<string> {
+  return {
+    dataset: text(d.dataset_id),
+    object: text(d.object_id),
+    ot: text(d.object_type),
+    act: text(d.activity),
+    t: int(d.t),
+    pos: int(d.pos),
+    te: intOrNull(d.te),
+  }
+}
+
+/** `items` in chunks of OR_CHUNK. */
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += OR_CHUNK) out.push(items.slice(i, i + OR_CHUNK))
+  return out
+}
+
+/** Groups `items` by dataset. */
+function byDataset<T>(items: Iterable<T>, datasetOf: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>()
+  for (const item of items) {
+    const d = datasetOf(item)
+    const list = out.get(d)
+    if (list === undefined) out.set(d, [item])
+    else list.push(item)
+  }
+  return out
+}
+
+/**
+ * Each object's stored region around its candidates (DfRegion): the stored step just before the
+ * earliest candidate in (t, pos) order, then the stored steps from it on, read in order up to the
+ * first one after the latest candidate (unique index `key`: dataset_id, object_id, t, pos).
+ */
+async function readRegions(io: DfIo, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<Map<string, DfRegion<string>>> {
+  const c = READ_MODEL_COLLECTIONS.dfSteps
+  const out = new Map<string, DfRegion<string>>()
+  for (const [object, candidates] of byObject) {
+    const first = candidates[0]
+    const last = candidates[candidates.length - 1]
+    if (first === undefined || last === undefined) continue
+    const mine = { dataset_id: first.dataset, object_id: object }
+    let pred: DfStep<string> | null = null
+    for await (const d of io.find(c, { ...mine, $or: [{ t: { $lt: first.t } }, { t: first.t, pos: { $lt: first.pos } }] }, { t: -1, pos: -1 }, 1)) {
+      pred = stepOfStored(d)
+    }
+    const mid: DfStep<string>[] = []
+    let succ: DfStep<string> | null = null
+    for await (const d of io.find(c, { ...mine, $or: [{ t: { $gt: first.t } }, { t: first.t, pos: { $gte: first.pos } }] }, { t: 1, pos: 1 })) {
+      const s = stepOfStored(d)
+      if (s.t > last.t || (s.t === last.t && s.pos > last.pos)) {
+        succ = s
+        break
+      }
+      mid.push(s)
+    }
+    out.set(object, { pred, mid, succ })
+  }
+  return out
+}
+
+/** The membership counts of `objects` (object id → dataset), by membershipKey. */
+async function readMemberships(io: DfIo, objects: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  for (const [dataset, ids] of byDataset(objects.keys(), (o) => objects.get(o) ?? '')) {
+    for (const chunk of chunks(ids)) {
+      for await (const r of io.find(READ_MODEL_COLLECTIONS.dfMemberships, { dataset_id: dataset, object_id: { $in: chunk } })) {
+        out.set(membershipKey(text(r.object_id), text(r.a), rulesB(textOrNull(r.b))), int(r.n))
+      }
+    }
+  }
+  return out
+}
+
+/** The stored steps of each target's event (index `by_time`: dataset_id, t, pos), by eventKey. */
+async function readEventSteps(io: DfIo, targets: readonly DfStep<string>[]): Promise<Map<string, EventStepRow<string>[]>> {
+  const out = new Map<string, EventStepRow<string>[]>()
+  for (const [dataset, events] of byDataset(targets, (n) => n.dataset)) {
+    for (const chunk of chunks(events)) {
+      for await (const r of io.find(READ_MODEL_COLLECTIONS.dfSteps, { dataset_id: dataset, $or: chunk.map((n) => ({ t: n.t, pos: n.pos })) })) {
+        const key = eventKey(dataset, int(r.t), int(r.pos))
+        const list = out.get(key) ?? []
+        list.push({ object: text(r.object_id), ot: text(r.object_type), prevPos: intOrNull(r.prev_pos), prevAct: textOrNull(r.prev_act) })
+        out.set(key, list)
+      }
+    }
+  }
+  return out
+}
+
+/** The stored aggregates of `keys` (unique index `key`: dataset_id, object_type, a, b), by dfKeyString. */
+async function readAggregates(io: DfIo, keys: readonly DfKey[]): Promise<Map<string, DfAggregate>> {
+  const out = new Map<string, DfAggregate>()
+  for (const [dataset, list] of byDataset(keys, (k) => k.dataset)) {
+    for (const chunk of chunks(list)) {
+      const filter = { dataset_id: dataset, $or: chunk.map((k) => ({ object_type: k.ot, a: k.a, b: storedB(k.b) })) }
+      for await (const r of io.find(READ_MODEL_COLLECTIONS.dfAggregates, filter)) {
+        out.set(dfKeyString({ dataset, ot: text(r.object_type), a: text(r.a), b: rulesB(textOrNull(r.b)) }), aggregateOfDoc(r))
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * Writes a run's directly-follows slice (log order) through `io` (mongoDfIo: the store's
+ * transaction): the reads, the rules of src/core/directly-follows.ts, then the steps, membership
+ * counts and aggregates, one unordered bulkWrite each. A run whose steps are all stored already (a
+ * replay) reads the regions and writes nothing.
+ * @throws from the rules when the stored read model contradicts itself (a membership below 0, a duration removed that was never added).
+ */
+export async function writeDirectlyFollows(io: DfIo, events: readonly DirectlyFollowsEvent[]): Promise<void> {
+  if (events.length === 0) return
+  const steps = dfStepsOf(events)
+  const byObject = stepsByObject(steps)
+  const linking = linkRun(byObject, await readRegions(io, byObject))
+  if (linking.inserts.length === 0) return
+  const datasets = new Map(steps.map((s) => [s.object, s.dataset]))
+  const changes = changesOfRun(linking, {
+    memberships: await readMemberships(io, datasets),
+    eventSteps: await readEventSteps(io, linking.storedTargets),
+  })
+  const stored = await readAggregates(
+    io,
+    changes.deltas.map((d) => d.key),
+  )
+  const w = dfWrites(linking, changes, stored, (object) => datasets.get(object) ?? '')
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfSteps, w.steps)
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfMemberships, w.memberships)
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfAggregates, w.aggregates)
+}
