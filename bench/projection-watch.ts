@@ -3,6 +3,7 @@
  * file opened read-only (WAL lets this reader run beside the service's writer without blocking
  * it). `head` is the last appended position, `checkpoint` the projector's last applied one.
  */
+import { lagOf } from '../src/core/lag.js'
 import { projectorCheckpoints, READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
@@ -33,12 +34,14 @@ export class ProjectionWatch {
   private readonly names: string
   private readonly count = projectorCheckpoints().length
   private readonly checkpoint: Database.Statement<[string], { n: number; position: number | null }>
+  private readonly firstAfter: Database.Statement<[number], { appended_at: string }>
 
   /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` and `read-models.db` must exist). */
   constructor(dataDir: string, projector = READ_MODELS_PROJECTION) {
     this.names = JSON.stringify(projectorCheckpoints(projector))
     this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
     this.head = this.db.prepare('SELECT max(position) AS p FROM records')
+    this.firstAfter = this.db.prepare('SELECT appended_at FROM records WHERE position > ? ORDER BY position LIMIT 1')
     this.rmDb = new Database(join(dataDir, 'read-models.db'), { readonly: true, fileMustExist: true })
     // The read models are as far as their lowest projection (0 while one has no checkpoint).
     this.checkpoint = this.rmDb.prepare(
@@ -51,6 +54,20 @@ export class ProjectionWatch {
     const row = this.checkpoint.get(this.names)
     const checkpoint = row === undefined || row.n < this.count ? 0 : (row.position ?? 0)
     return { head, checkpoint, behind: Math.max(0, head - checkpoint) }
+  }
+
+  /**
+   * How far behind the read models are in time, s: the age of the oldest record not yet applied
+   * (now − the append time of the record just after the lowest checkpoint), 0 when caught up. The
+   * service's `ocelog_projection_lag_seconds` by the same rule (src/core/lag.ts `lagOf`), read
+   * from outside: the largest over the projections, since the lowest checkpoint lags most.
+   * @param nowMs the clock to age the record against (epoch ms).
+   */
+  lagSeconds(nowMs = Date.now()): number {
+    const lag = this.lag()
+    if (lag.behind === 0) return 0
+    const first = this.firstAfter.get(lag.checkpoint)
+    return lagOf(lag.behind, true, first?.appended_at ?? null, nowMs).lag_seconds
   }
 
   /**

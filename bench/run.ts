@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
+import { nearestRank } from './paced-load.js'
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
 import {
   BENCH_DIST,
@@ -38,6 +39,20 @@ import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
 
+/**
+ * The scenarios `--scenarios` selects: the load scenarios of bench/bodies.ts, and `freshness`, a paced
+ * batch load on a service of its own while the read models' lag in seconds is sampled.
+ */
+const BENCH_SCENARIOS = [...SCENARIOS, 'freshness'] as const
+type BenchScenario = (typeof BENCH_SCENARIOS)[number]
+
+/** The freshness row's bound: the read models at most this many seconds behind the log… */
+const FRESH_SECONDS = 2
+/** …in at least this share of the samples. */
+const FRESH_SHARE = 0.99
+/** How often the read models' lag is sampled during a load, ms. */
+const LAG_SAMPLE_MS = 250
+
 interface Options {
   duration: number
   worstDuration: number
@@ -45,7 +60,11 @@ interface Options {
   connections: number
   catchupTimeout: number
   worstCatchupTimeout: number
-  scenarios: Scenario[]
+  scenarios: BenchScenario[]
+  /** Seconds of the freshness scenario's paced load. */
+  freshnessDuration: number
+  /** Events per second the freshness scenario asks for (requests/s = this ÷ the batch's 100 events). */
+  freshnessRate: number
   cpuProf?: string
   keep: boolean
   split: boolean
@@ -62,6 +81,7 @@ interface Options {
 }
 
 const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
+const FRESHNESS_SEED = 5
 
 const started = Date.now()
 function log(line: string): void {
@@ -147,7 +167,40 @@ interface ServiceRun {
   apiThreadCpuUsPerItem: number
   /** Largest backlog of the read models seen while the load ran (records). */
   maxBehindDuringLoad: number
+  /** The read models' lag in seconds, sampled every LAG_SAMPLE_MS while the load ran. */
+  lagSeconds: LagSummary
   catchUp: CatchUp
+}
+
+/** Samples of the read models' lag in seconds (ProjectionWatch.lagSeconds), summarised. */
+interface LagSummary {
+  samples: number
+  /** Nearest-rank p99 of the samples, s (0 without samples). */
+  p99: number
+  max: number
+  /** Share (0..1) of the samples at most FRESH_SECONDS behind; null without samples. */
+  shareWithin: number | null
+}
+
+function lagSummary(samples: number[]): LagSummary {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const within = sorted.filter((s) => s <= FRESH_SECONDS).length
+  return {
+    samples: sorted.length,
+    p99: nearestRank(sorted, 0.99),
+    max: sorted[sorted.length - 1] ?? 0,
+    shareWithin: sorted.length === 0 ? null : within / sorted.length,
+  }
+}
+
+/** The freshness scenario: a paced batch load at `rate` events/s on a fresh service. */
+interface FreshnessRun extends ServiceRun {
+  /** Events/s asked. */
+  rate: number
+  /** Requests/s asked: rate ÷ events per batch body. */
+  requestRate: number
+  /** Events accepted ÷ the seconds from the start of the load until its last answer. */
+  achievedEventsPerSec: number
 }
 
 interface Measurements {
@@ -155,6 +208,7 @@ interface Measurements {
   service: Partial<Record<Scenario, ServiceRun>>
   halfRate: (ServiceRun & { rate: number }) | null
   halfRateBaseline: (BaselineRun & { rate: number }) | null
+  freshness: FreshnessRun | null
   rss: { typical: number | null; worst: number | null }
   rebuild: { records: number; seconds: number; recordsPerSec: number } | null
   rawAppend: RawAppendResult | null
@@ -203,9 +257,11 @@ async function serviceRun(worker: LoadWorker, service: Service, dataDir: string,
   const watch = new ProjectionWatch(dataDir)
   try {
     let maxBehind = 0
+    const lags: number[] = []
     const sample = setInterval(() => {
       maxBehind = Math.max(maxBehind, watch.lag().behind)
-    }, 250)
+      lags.push(watch.lagSeconds())
+    }, LAG_SAMPLE_MS)
     const cpu = cpuOfService(service)
     const apiCpu = cpuSecondsOf(service.apiPid, service.apiPid)
     let load: LoadResult
@@ -230,7 +286,12 @@ async function serviceRun(worker: LoadWorker, service: Service, dataDir: string,
           : `caught up ${num(catchUp.seconds)} s after the load (${num(catchUp.behindAtEnd)} records at ${num(catchUp.recordsPerSec)} records/s)`) +
         `; service RSS peak ${num(peakRssOf(service) / 2 ** 20)} MB`,
     )
-    return { load, cpuUsPerItem, apiThreadCpuUsPerItem, maxBehindDuringLoad: maxBehind, catchUp }
+    const lagSeconds = lagSummary(lags)
+    log(
+      `  lag: p99 ${num(lagSeconds.p99)} s, max ${num(lagSeconds.max)} s over ${String(lagSeconds.samples)} samples` +
+        (lagSeconds.shareWithin === null ? '' : `, ${pct(lagSeconds.shareWithin)} of them ≤ ${String(FRESH_SECONDS)} s`),
+    )
+    return { load, cpuUsPerItem, apiThreadCpuUsPerItem, maxBehindDuringLoad: maxBehind, lagSeconds, catchUp }
   } finally {
     watch.close()
   }
@@ -262,12 +323,44 @@ async function startedService(dataDir: string, o: Options, name: string): Promis
   return { service, token }
 }
 
+/**
+ * The freshness scenario: a fresh service, an open-loop paced load of `POST /v1/event/batch` at
+ * `o.freshnessRate` events/s for `o.freshnessDuration` s, the read models' lag in seconds sampled
+ * every LAG_SAMPLE_MS meanwhile (docs/performance.md, Method).
+ */
+async function freshnessRun(worker: LoadWorker, dataDir: string, o: Options): Promise<FreshnessRun> {
+  const perBody = SCENARIO_SHAPES.batch.itemsPerRequest
+  const requestRate = o.freshnessRate / perBody
+  log(
+    `freshness: POST /v1/event/batch paced at ${num(o.freshnessRate)} events/s (${num(requestRate)} req/s of ${String(perBody)} events), ` +
+      `${String(o.freshnessDuration)} s, read models' lag sampled every ${String(LAG_SAMPLE_MS)} ms`,
+  )
+  const { service, token } = await startedService(dataDir, o, 'freshness')
+  try {
+    const startedAt = Date.now()
+    const j = job('freshness @ service', service.url, 'batch', token, o, {
+      pacedRate: requestRate,
+      durationSec: o.freshnessDuration,
+      warmupSec: 0,
+      seed: FRESHNESS_SEED,
+    })
+    const run = await serviceRun(worker, service, dataDir, j, o)
+    const seconds = (run.load.endedAt - startedAt) / 1000
+    const achievedEventsPerSec = seconds > 0 ? (run.load.requests2xx * perBody) / seconds : 0
+    log(`  freshness: ${num(achievedEventsPerSec)} events/s accepted over ${num(seconds)} s from the start of the load to its last answer`)
+    return { ...run, rate: o.freshnessRate, requestRate, achievedEventsPerSec }
+  } finally {
+    await service.stop()
+  }
+}
+
 async function measure(o: Options, tmp: string): Promise<Measurements> {
   const m: Measurements = {
     baseline: {},
     service: {},
     halfRate: null,
     halfRateBaseline: null,
+    freshness: null,
     rss: { typical: null, worst: null },
     rebuild: null,
     rawAppend: null,
@@ -275,7 +368,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     exports: null,
     largeImport: null,
   }
-  const want = (s: Scenario) => o.scenarios.includes(s)
+  const want = (s: BenchScenario) => o.scenarios.includes(s)
   if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, o.importRuns, log)
   if (o.exportEvents > 0) {
     m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
@@ -284,12 +377,17 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
   if (o.largeImport > 0) m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log)
   if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
-  const baseline = await startBaseline()
-  log(`baseline (a), bare Fastify + the same schemas and validation, up at ${baseline.url}, pid ${String(baseline.pid)}`)
   const dirA = join(tmp, 'service')
   const typical = (['single', 'batch', 'objects'] as const).filter(want)
+  // The bare-Fastify baseline runs only for the scenarios compared with it.
+  let baseline: Running | null = null
   try {
-    if (typical.length > 0) {
+    if (want('freshness')) m.freshness = await freshnessRun(worker, join(tmp, 'service-freshness'), o)
+    if (typical.length > 0 || want('worst')) {
+      baseline = await startBaseline()
+      log(`baseline (a), bare Fastify + the same schemas and validation, up at ${baseline.url}, pid ${String(baseline.pid)}`)
+    }
+    if (typical.length > 0 && baseline !== null) {
       const { service, token } = await startedService(dirA, o, 'typical')
       try {
         for (const s of typical) {
@@ -326,7 +424,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
       }
     }
 
-    if (want('worst')) {
+    if (want('worst') && baseline !== null) {
       log(`worst case: batches of 100 events × 50 objects, ${String(o.connections)} connections, ${String(o.worstDuration)} s each`)
       m.baseline.worst = await baselineRun(worker, baseline, job('worst @ baseline', baseline.url, 'worst', '', o))
       const dirB = join(tmp, 'service-worst')
@@ -342,7 +440,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
       }
     }
   } finally {
-    await stopProcess(baseline.child)
+    if (baseline !== null) await stopProcess(baseline.child)
     await worker.stop()
   }
 
@@ -432,6 +530,29 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       ms(base?.load.latencyP99),
       '',
       '≤ 50 ms',
+      c,
+    )
+  }
+  const f = m.freshness
+  if (f !== null) {
+    const lag = f.lagSeconds
+    const load = `${num(f.rate)} events/s for ${String(o.freshnessDuration)} s`
+    add(`freshness: batch paced at ${load}: events/s accepted`, num(f.achievedEventsPerSec), '', '', `${num(f.rate)} asked`)
+    add('freshness: batch p50 / p99 during that load', latencies(f.load))
+    add(`freshness: read models' lag, p99 / max of ${String(lag.samples)} samples (every ${String(LAG_SAMPLE_MS)} ms)`, `${num(lag.p99)} s / ${num(lag.max)} s`)
+    const c = check(
+      `read models ≤ ${String(FRESH_SECONDS)} s behind in ${String(FRESH_SHARE * 100)}% of samples (${load})`,
+      lag.shareWithin === null ? null : lag.shareWithin * 100,
+      'min',
+      FRESH_SHARE * 100,
+      '%',
+    )
+    add(
+      `freshness: samples with the read models ≤ ${String(FRESH_SECONDS)} s behind`,
+      lag.shareWithin === null ? '—' : pct(lag.shareWithin),
+      '',
+      '',
+      `≥ ${String(FRESH_SHARE * 100)}%`,
       c,
     )
   }
@@ -582,10 +703,23 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
   return { rows, targets }
 }
 
+/** A share 0..1 as a percentage with one decimal, e.g. 99.6%. */
+function pct(share: number): string {
+  return `${(Math.round(share * 1000) / 10).toFixed(1)}%`
+}
+
 function seconds(name: string) {
   return (v: string): number => {
     const n = Number(v)
     if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number of seconds ≥ 0`)
+    return n
+  }
+}
+
+function positiveNumber(name: string) {
+  return (v: string): number => {
+    const n = Number(v)
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number > 0`)
     return n
   }
 }
@@ -608,14 +742,14 @@ function nonNegativeInt(v: string): number {
   return n
 }
 
-function scenarioList(v: string): Scenario[] {
-  const out: Scenario[] = []
+function scenarioList(v: string): BenchScenario[] {
+  const out: BenchScenario[] = []
   for (const part of v
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')) {
-    const found = SCENARIOS.find((s) => s === part)
-    if (found === undefined) throw new InvalidArgumentError(`unknown scenario "${part}" (known: ${SCENARIOS.join(', ')})`)
+    const found = BENCH_SCENARIOS.find((s) => s === part)
+    if (found === undefined) throw new InvalidArgumentError(`unknown scenario "${part}" (known: ${BENCH_SCENARIOS.join(', ')})`)
     out.push(found)
   }
   return out
@@ -639,7 +773,14 @@ async function main(): Promise<void> {
       seconds('--worst-catchup-timeout'),
       20,
     )
-    .option('--scenarios <list>', `comma-separated subset of ${SCENARIOS.join(',')}`, scenarioList, [...SCENARIOS])
+    .option('--scenarios <list>', `comma-separated subset of ${BENCH_SCENARIOS.join(',')}`, scenarioList, [...BENCH_SCENARIOS])
+    .option('--freshness-duration <s>', "seconds of the freshness scenario's paced batch load", seconds('--freshness-duration'), 30)
+    .option(
+      '--freshness-rate <events/s>',
+      'events per second of the freshness scenario (requests/s = this ÷ 100 events per batch)',
+      positiveNumber('--freshness-rate'),
+      25_000,
+    )
     .option('--cpu-prof <dir>', 'run the service with node --cpu-prof, writing .cpuprofile files to <dir>')
     .option(
       '--split',
