@@ -20,7 +20,7 @@ import type { EventObjectRow } from '../../schemas/read-models.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import { writeAuditChain } from './sqlite-audit-chain.js'
+import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
@@ -52,6 +52,7 @@ export interface SliceStatements {
   eventsBetween: Database.Statement<[number, number], number>
   eventTypes: TypeStatements
   objectTypes: TypeStatements
+  auditChain: AuditChainStatements
 }
 
 /** Prepares SliceStatements on `db` (once per store; the tables are never dropped under them but by `reset`). */
@@ -94,6 +95,7 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
     eventsBetween,
     eventTypes: typeStatements('rm_event_types'),
     objectTypes: typeStatements('rm_object_types'),
+    auditChain: prepareAuditChainStatements(db),
   }
 }
 
@@ -265,7 +267,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
   objects: writeObjects,
   events: writeEvents,
   object_relationships: writeObjectRelationships,
-  audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db, slice, (datasetId) => ctx.didOf(datasetId)),
+  audit_chain: (ctx, { slice }) => writeAuditChain(ctx.st.auditChain, slice, (datasetId) => ctx.didOf(datasetId)),
 }
 
 /**
