@@ -113,7 +113,7 @@ function queryHarness(withoutAtHead: boolean, e2oMergeRows?: number) {
       if (withoutAtHead) {
         const indexes = readModelIndexes(t.rmDb)
         // The case ran without them: only the projector's own index is there.
-        if (indexes.join() !== 'rm_objects_by_object_id') throw new Error(`query indexes present: ${indexes.join(', ')}`)
+        if (indexes.join() !== 'rm_objects_by_type_id') throw new Error(`query indexes present: ${indexes.join(', ')}`)
       }
       await query.close()
       await store.close()
