@@ -21,7 +21,7 @@
  * and times to the same history); the order is in the chain itself.
  */
 import { unhandledRecord } from './record-decoder.js'
-import type { StoredRecord } from '../schemas/records.js'
+import type { EventRecordedV1, ObjectUpsertedV2, RecordedEventObject, StoredRecord } from '../schemas/records.js'
 import { sha256Hex } from './sha256.js'
 
 /** The version of the canonical form that this build writes and checks. */
@@ -150,8 +150,33 @@ export function writtenForm(record: StoredRecord): WrittenRecord {
   }
 }
 
-/** canonical(record) of format 1 (see the module comment). */
+/**
+ * canonical(record) of format 1 (see the module comment). Records of the shapes this build writes
+ * take canonicalShaped's way, which writes the known members in RFC 8785 order without sorting or
+ * copying them (about 3× faster, measured on generated records in docs/performance.md); any
+ * other shape (a member the schema does not name, or one that is undefined) takes the generic
+ * canonicalEnvelope, which defines the form. Both give the same text.
+ */
 export function canonicalRecord(record: StoredRecord): string {
+  const shaped = canonicalShaped(record)
+  if (shaped === null) return canonicalEnvelope(record)
+  flatten(shaped)
+  return shaped
+}
+
+/**
+ * Makes V8 store `text`, built by many concatenations, as one flat string now instead of a tree of
+ * its parts (a rope), which a projector would hold for a whole run and the hash would flatten
+ * anyway: a string-to-number conversion flattens its argument. Held ropes cost more in the garbage
+ * collector than the writing saves (4.4 against 12 µs per record with the hash, docs/performance.md).
+ * No effect on the value.
+ */
+function flatten(text: string): void {
+  Number(text)
+}
+
+/** canonical(record) by the definition: the envelope as an object, then canonicalJson. */
+export function canonicalEnvelope(record: StoredRecord): string {
   const written = writtenForm(record)
   return canonicalJson({
     data: written.data,
@@ -161,6 +186,93 @@ export function canonicalRecord(record: StoredRecord): string {
     type: written.type,
     version: written.version,
   })
+}
+
+/** A string that JSON.stringify writes as it is between quotes: no quote, backslash, control character or surrogate (RFC 8785 § 3.2.2.2). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/
+
+/** RFC 8785 text of a member the schema types as a string: its JSON string form, or canonicalJson's form of whatever it holds. */
+const text = (value: unknown): string => {
+  if (typeof value !== 'string') return canonicalJson(value)
+  return PLAIN_STRING.test(value) ? `"${value}"` : JSON.stringify(value)
+}
+
+/** RFC 8785 text of attributes (OCEL 2.0 attribute values): most are empty. */
+const attributes = (value: unknown): string =>
+  typeof value === 'object' && value !== null && Object.keys(value).length === 0 && !Array.isArray(value) ? '{}' : canonicalJson(value)
+
+/** The number of own enumerable keys of `value` (JSON.parse makes only those). */
+const keyCount = (value: object): number => Object.keys(value).length
+
+/**
+ * RFC 8785 text of one object of an event or one O2O relationship's target (`id`, `object_id`,
+ * `properties`? (events only), `qualifier`?, `type`, in code-unit order), or null when it has other
+ * members than those.
+ */
+function eventObjectText(o: RecordedEventObject): string | null {
+  let members = 3
+  let out = `{"id":${text(o.id)},"object_id":${text(o.object_id)}`
+  if (o.properties !== undefined) {
+    members++
+    out += `,"properties":${attributes(o.properties)}`
+  }
+  if (o.qualifier !== undefined) {
+    members++
+    out += `,"qualifier":${text(o.qualifier)}`
+  }
+  if (keyCount(o) !== members) return null
+  return `${out},"type":${text(o.type)}}`
+}
+
+/** RFC 8785 text of an array whose items `item` writes, or null when one of them is null (or `items` is no array). */
+function arrayText<T>(items: readonly T[], item: (value: T) => string | null): string | null {
+  if (!Array.isArray(items)) return null
+  let out = '['
+  for (let i = 0; i < items.length; i++) {
+    const one = item(items[i] as T)
+    if (one === null) return null
+    out += i === 0 ? one : `,${one}`
+  }
+  return `${out}]`
+}
+
+/** RFC 8785 text of an EventRecorded v1's data, or null when it has members its schema does not name. */
+function eventRecordedText(e: EventRecordedV1): string | null {
+  const objects = arrayText(e.objects, eventObjectText)
+  if (objects === null || keyCount(e) !== (e.end_timestamp === undefined ? 8 : 9)) return null
+  return (
+    `{${e.end_timestamp === undefined ? '' : `"end_timestamp":${text(e.end_timestamp)},`}"event_id":${text(e.event_id)},` +
+    `"event_type":${text(e.event_type)},"key_id":${text(e.key_id)},"objects":${objects},"properties":${attributes(e.properties)},` +
+    `"received_at":${text(e.received_at)},"request_id":${text(e.request_id)},"timestamp":${text(e.timestamp)}}`
+  )
+}
+
+/** RFC 8785 text of an ObjectUpserted v2's data, or null when it has members its schema does not name. */
+function objectUpsertedText(u: ObjectUpsertedV2): string | null {
+  const relationships = arrayText(u.relationships, eventObjectText)
+  if (relationships === null || keyCount(u) !== 9) return null
+  return (
+    `{"id":${text(u.id)},"key_id":${text(u.key_id)},"object_id":${text(u.object_id)},"properties":${attributes(u.properties)},` +
+    `"received_at":${text(u.received_at)},"relationships":${relationships},"request_id":${text(u.request_id)},` +
+    `"time":${text(u.time)},"type":${text(u.type)}}`
+  )
+}
+
+/**
+ * canonical(record) written member by member for the shapes this build writes (EventRecorded v1,
+ * ObjectUpserted v2 not upcast), or null for any other (then canonicalEnvelope). The envelope's
+ * members in RFC 8785 order: data, dataset, format, idempotency?, type, version.
+ */
+function canonicalShaped(record: StoredRecord): string | null {
+  let data: string | null
+  if (record.type === 'EventRecorded' && record.version === 1) data = eventRecordedText(record.data)
+  else if (record.type === 'ObjectUpserted' && record.version === 2 && record.upcastFrom === undefined) data = objectUpsertedText(record.data)
+  else return null
+  if (data === null) return null
+  const idempotency =
+    record.idempotency === undefined ? '' : `"idempotency":{"fingerprint":${text(record.idempotency.fingerprint)},"key":${text(record.idempotency.key)}},`
+  return `{"data":${data},"dataset":${text(record.datasetId)},"format":${String(AUDIT_CHAIN_FORMAT)},${idempotency}"type":${text(record.type)},"version":${String(record.version)}}`
 }
 
 /** One step of the chain: h_n from h_(n−1) (64 lowercase hex characters) and canonical(record_n). */

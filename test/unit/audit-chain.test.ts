@@ -5,7 +5,7 @@
  * a digest given to an auditor must verify with any later build.
  */
 import { describe, expect, it } from 'vitest'
-import { canonicalJson, canonicalRecord, chainStep, GENESIS_HASH, isChainHash, writtenForm } from '../../src/core/audit-chain.js'
+import { canonicalEnvelope, canonicalJson, canonicalRecord, chainStep, GENESIS_HASH, isChainHash, writtenForm } from '../../src/core/audit-chain.js'
 import { decodeRecord } from '../../src/core/record-decoder.js'
 import type { StoredRecord } from '../../src/schemas/records.js'
 
@@ -112,5 +112,62 @@ describe('the audit chain, format 1 (known-answer vector)', () => {
     const { idempotency: _, ...withoutKey } = EVENT
     expect(chainStep(GENESIS_HASH, canonicalRecord(withoutKey))).not.toBe(H1)
     expect(chainStep(chainStep(GENESIS_HASH, UPSERT_CANONICAL), EVENT_CANONICAL)).not.toBe(H2)
+  })
+})
+
+describe('canonicalRecord, member by member, against the definition (canonicalEnvelope)', () => {
+  const V2_UPSERT: StoredRecord = {
+    position: 11,
+    stream: 'dataset-acme',
+    datasetId: 'acme',
+    appendedAt: '2024-05-01T10:00:03.000Z',
+    type: 'ObjectUpserted',
+    version: 2,
+    data: {
+      object_id: '5f0c4d5e-8a57-5b8e-9a3c-2f1d1f0e6a11',
+      type: 'order',
+      id: 'o1',
+      properties: { status: 'paid', '10': 1, '9': 2 },
+      time: '2024-05-01T10:00:01.000Z',
+      relationships: [
+        { type: 'customer', id: 'c"1\\', object_id: '7a0c4d5e-8a57-5b8e-9a3c-2f1d1f0e6a11', qualifier: 'placed by' },
+        { type: 'item', id: 'i\u0001', object_id: '8a0c4d5e-8a57-5b8e-9a3c-2f1d1f0e6a11' },
+      ],
+      received_at: '2024-05-01T10:00:01.000Z',
+      key_id: 'k1',
+      request_id: 'r3',
+    },
+  }
+  const withData = (record: StoredRecord, data: Record<string, unknown>): StoredRecord => ({ ...record, data }) as StoredRecord
+  const event = EVENT.type === 'EventRecorded' ? EVENT.data : null
+  const cases: [string, StoredRecord][] = [
+    ['an event with an idempotency key', EVENT],
+    [
+      'an event with end_timestamp, object attributes and no key',
+      {
+        ...withData(EVENT, {
+          ...event,
+          end_timestamp: '2024-05-01T11:00:00.000Z',
+          objects: [{ type: 'item', id: 'é😀', object_id: 'x', properties: { b: 1, a: { d: null, c: [1.5, 'x'] } } }],
+        }),
+        idempotency: undefined,
+      },
+    ],
+    [
+      'an event whose strings need escapes (quote, backslash, control, lone surrogate)',
+      withData(EVENT, { ...event, event_type: 'a"b\\c\nd\ud800', request_id: '\u2028' }),
+    ],
+    ['an event with a member its schema does not name', withData(EVENT, { ...event, extra: 1 })],
+    [
+      'an event whose object has a member its schema does not name',
+      withData(EVENT, { ...event, objects: [{ type: 'order', id: 'o1', object_id: 'x', zz: true }] }),
+    ],
+    ['an event with an undefined optional member', withData(EVENT, { ...event, end_timestamp: undefined })],
+    ['an upsert of v2 with relationships and index keys in its attributes', V2_UPSERT],
+    ['an upsert of v1, upcast on read', UPSERT],
+  ]
+  it.each(cases)('gives the same text for %s', (_name, record) => {
+    expect(canonicalRecord(record)).toBe(canonicalEnvelope(record))
+    expect(JSON.parse(canonicalRecord(record))).toEqual(JSON.parse(canonicalEnvelope(record)))
   })
 })

@@ -34,10 +34,13 @@ export const READ_MODELS_FILE = 'read-models.db'
  * identity, kept while the objects projection alone is rebuilt (clearProjection).
  * 6: the audit chain (`rm_audit_chain`: per dataset and record, its number and chain hash; README §
  * Operations, digests).
- * 7: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
+ * 7: objects are found by their identity in the dataset (`rm_objects_by_type_id`: did, type,
+ * external id), kept from the start, instead of by object id (`rm_objects_by_object_id`, gone): an
+ * index keyed by a random UUID dirtied a page per new object (docs/performance.md#projector-costs).
+ * 8: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
  * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
  */
-export const READ_MODELS_SCHEMA_VERSION = 7
+export const READ_MODELS_SCHEMA_VERSION = 8
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -78,7 +81,8 @@ const CACHE_KIB = 16 * 1024
  * `first_position`, the position of the first record that named it); the objects projection owns
  * the rest of the row (attributes, `updated_at`, `position`; 0 until it applies the object).
  *
- * The tables, with the keys and the one index the projector itself reads (objects by object_id).
+ * The tables, with the keys and the one index the projector itself reads (objects by dataset, type
+ * and external id, which identify an object as its object id does: UUIDv5 of the three).
  * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
  */
 const SCHEMA = `
@@ -111,7 +115,7 @@ CREATE TABLE rm_objects (
   properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
   first_position INTEGER NOT NULL
 );
-CREATE UNIQUE INDEX rm_objects_by_object_id ON rm_objects (object_id);
+CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
 CREATE TABLE rm_object_changes (
   rid INTEGER NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
   PRIMARY KEY (rid, position)
@@ -165,7 +169,6 @@ export const isoOfEpochMs = (ms: number): string => new Date(ms).toISOString()
  * Performance). Until then readers get the same answers, from scans.
  */
 const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
-  { name: 'rm_objects_by_type_id', sql: 'CREATE UNIQUE INDEX IF NOT EXISTS rm_objects_by_type_id ON rm_objects (did, type, external_id)' },
   { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },
   { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type, time)' },
   { name: 'rm_object_relationships_by_target', sql: 'CREATE INDEX IF NOT EXISTS rm_object_relationships_by_target ON rm_object_relationships (target_rid)' },
@@ -237,8 +240,8 @@ export function mergeObjectEvents(db: SqliteDatabase): number {
   return last - through
 }
 
-/** The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by object id, and each object's directly-follows steps in order. */
-export const PROJECTOR_INDEXES: readonly string[] = [DF_PROJECTOR_INDEX, 'rm_objects_by_object_id']
+/** The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by their identity, and each object's directly-follows steps in order. */
+export const PROJECTOR_INDEXES: readonly string[] = [DF_PROJECTOR_INDEX, 'rm_objects_by_type_id']
 
 /** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
 export function readModelIndexes(db: SqliteDatabase): string[] {

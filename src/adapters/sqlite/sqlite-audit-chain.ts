@@ -7,7 +7,9 @@
 import { chainStep, GENESIS_HASH } from '../../core/audit-chain.js'
 import type { AuditChainChange } from '../../core/read-model-changes.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
+import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
+import { MultiRowStatement } from './multi-row.js'
 
 interface ChainRow {
   position: number
@@ -15,36 +17,67 @@ interface ChainRow {
   hash: Buffer
 }
 
+/** The statements of writeAuditChain, prepared once per store (sqlite-slice-writes.ts). */
+export interface AuditChainStatements {
+  /** A dataset's rows in a position range: those a replay finds already written. */
+  between: Database.Statement<[number, number, number], ChainRow>
+  /** A dataset's last row before a position: where its chain goes on from. */
+  before: Database.Statement<[number, number], ChainRow>
+  put: MultiRowStatement
+}
+
+/** Prepares AuditChainStatements on `db`. */
+export function prepareAuditChainStatements(db: SqliteDatabase): AuditChainStatements {
+  return {
+    between: db.prepare<[number, number, number], ChainRow>('SELECT position, seq, hash FROM rm_audit_chain WHERE did = ? AND position BETWEEN ? AND ?'),
+    before: db.prepare<[number, number], ChainRow>(
+      'SELECT position, seq, hash FROM rm_audit_chain WHERE did = ? AND position < ? ORDER BY position DESC LIMIT 1',
+    ),
+    put: new MultiRowStatement(db, 'INSERT INTO rm_audit_chain (did, position, seq, hash) VALUES', 4, '', 200),
+  }
+}
+
+/** A dataset's part of a run: its row id, the chain's last link so far, and the rows the file already holds in the run's range. */
+interface DatasetChain {
+  last: { seq: number; hash: string } | null
+  held: Map<number, ChainRow>
+}
+
 /**
  * Chains `changes` (log order) per dataset from the last row the file holds before each, and
  * inserts one row per record; a record whose row is there already (a replay over rows it holds)
- * keeps it, and the chain goes on from its hash. Runs inside the caller's transaction.
+ * keeps it, and the chain goes on from its hash. The rows already held are read once per dataset
+ * (one range read of the run's positions, usually empty), and the new ones are inserted in
+ * multi-row statements. Runs inside the caller's transaction.
  * @param didOf the dataset's row id in the file (rm_datasets), made when missing.
  */
-export function writeAuditChain(db: SqliteDatabase, changes: readonly AuditChainChange[], didOf: (datasetId: string) => number): void {
+export function writeAuditChain(st: AuditChainStatements, changes: readonly AuditChainChange[], didOf: (datasetId: string) => number): void {
   if (changes.length === 0) return
-  const at = db.prepare<[number, number], ChainRow>('SELECT position, seq, hash FROM rm_audit_chain WHERE did = ? AND position = ?')
-  const before = db.prepare<[number, number], ChainRow>(
-    'SELECT position, seq, hash FROM rm_audit_chain WHERE did = ? AND position < ? ORDER BY position DESC LIMIT 1',
-  )
-  const put = db.prepare('INSERT INTO rm_audit_chain (did, position, seq, hash) VALUES (?, ?, ?, ?)')
-  const last = new Map<number, { seq: number; hash: string }>()
+  const low = changes[0]?.position ?? 0
+  const high = changes[changes.length - 1]?.position ?? 0
+  const chains = new Map<number, DatasetChain>()
+  const rows: [number, number, number, Buffer][] = []
   for (const c of changes) {
     const did = didOf(c.datasetId)
-    const held = at.get(did, c.position)
+    let chain = chains.get(did)
+    if (chain === undefined) {
+      chain = { last: null, held: new Map(st.between.all(did, low, high).map((r) => [r.position, r])) }
+      chains.set(did, chain)
+    }
+    const held = chain.held.get(c.position)
     if (held !== undefined) {
-      last.set(did, { seq: held.seq, hash: held.hash.toString('hex') })
+      chain.last = { seq: held.seq, hash: held.hash.toString('hex') }
       continue
     }
-    let previous = last.get(did)
-    if (previous === undefined) {
-      const row = before.get(did, c.position)
-      previous = row === undefined ? { seq: 0, hash: GENESIS_HASH } : { seq: row.seq, hash: row.hash.toString('hex') }
+    if (chain.last === null) {
+      const row = st.before.get(did, c.position)
+      chain.last = row === undefined ? { seq: 0, hash: GENESIS_HASH } : { seq: row.seq, hash: row.hash.toString('hex') }
     }
-    const next = { seq: previous.seq + 1, hash: chainStep(previous.hash, c.canonical) }
-    put.run(did, c.position, next.seq, Buffer.from(next.hash, 'hex'))
-    last.set(did, next)
+    const next = { seq: chain.last.seq + 1, hash: chainStep(chain.last.hash, c.canonical) }
+    rows.push([did, c.position, next.seq, Buffer.from(next.hash, 'hex')])
+    chain.last = next
   }
+  st.put.run(rows)
 }
 
 const toEntry = (r: ChainRow): AuditChainEntry => ({ position: r.position, seq: r.seq, hash: r.hash.toString('hex') })

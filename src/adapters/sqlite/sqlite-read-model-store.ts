@@ -39,10 +39,13 @@ function prepareApplyStatements(db: SqliteDatabase) {
     slices: prepareSliceStatements(db),
     getDataset: db.prepare<[string], { did: number }>('SELECT did FROM rm_datasets WHERE dataset_id = ?'),
     putDataset: db.prepare('INSERT INTO rm_datasets (dataset_id) VALUES (?)'),
-    // The stored rows of a run's objects, in one statement per few hundred objects.
+    // The stored rows of a run's objects, in one statement per few hundred objects: `[did, type, external id]` triples, by the identity index.
     getObjects: db.prepare<[string], { rid: number; object_id: string; properties: string; position: number; first_position: number }>(
-      'SELECT rid, object_id, properties, position, first_position FROM rm_objects WHERE object_id IN (SELECT value FROM json_each(?))',
+      `SELECT o.rid, o.object_id, o.properties, o.position, o.first_position FROM json_each(?) AS j
+       CROSS JOIN rm_objects AS o ON o.did = j.value ->> 0 AND o.type = j.value ->> 1 AND o.external_id = j.value ->> 2`,
     ),
+    // An object by its id alone, outside the batch's named objects (none in practice): a scan, no index holds object ids.
+    getObjectById: db.prepare<[string], { rid: number }>('SELECT rid FROM rm_objects WHERE object_id = ?'),
     maxRid: db.prepare<[], { rid: number | null }>('SELECT max(rid) AS rid FROM rm_objects'),
     // New objects, with the row ids this batch assigns them.
     putObjects: new MultiRowStatement(
@@ -80,7 +83,7 @@ function writeIdentities(
   const list = [...named.values()]
   const stored = new Map<string, StoredObject>()
   for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
-    const ids = JSON.stringify(list.slice(i, i + LOOKUP_CHUNK).map((o) => o.objectId))
+    const ids = JSON.stringify(list.slice(i, i + LOOKUP_CHUNK).map((o) => [didOf(o.datasetId), o.type, o.externalId]))
     for (const row of st.getObjects.all(ids)) {
       stored.set(row.object_id, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
     }
@@ -165,7 +168,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         st: st.slices,
         didOf,
         ridOf: (objectId) => {
-          const rid = objects.get(objectId)?.rid ?? st.getObjects.get(JSON.stringify([objectId]))?.rid
+          const rid = objects.get(objectId)?.rid ?? st.getObjectById.get(objectId)?.rid
           if (rid === undefined) throw new Error(`read model row names object ${objectId}, which has no row in rm_objects`)
           return rid
         },

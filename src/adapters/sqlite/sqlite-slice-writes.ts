@@ -20,7 +20,7 @@ import type { EventObjectRow } from '../../schemas/read-models.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import { writeAuditChain } from './sqlite-audit-chain.js'
+import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
 
@@ -53,6 +53,7 @@ export interface SliceStatements {
   eventsBetween: Database.Statement<[number, number], number>
   eventTypes: TypeStatements
   objectTypes: TypeStatements
+  auditChain: AuditChainStatements
   directlyFollows: DfStatements
 }
 
@@ -96,6 +97,7 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
     eventsBetween,
     eventTypes: typeStatements('rm_event_types'),
     objectTypes: typeStatements('rm_object_types'),
+    auditChain: prepareAuditChainStatements(db),
     directlyFollows: prepareDfStatements(db),
   }
 }
@@ -268,7 +270,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
   objects: writeObjects,
   events: writeEvents,
   object_relationships: writeObjectRelationships,
-  audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db, slice, (datasetId) => ctx.didOf(datasetId)),
+  audit_chain: (ctx, { slice }) => writeAuditChain(ctx.st.auditChain, slice, (datasetId) => ctx.didOf(datasetId)),
   directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.st.directlyFollows, slice, ctx.didOf, ctx.ridOf),
 }
 
