@@ -7,7 +7,8 @@
  * out of the way); the bare-Fastify baseline (bench/baseline-server.ts); and the load worker
  * (bench/load-worker.ts, autocannon) — so the load generator never shares an event loop with the
  * orchestrator's projection polling. Baseline (b), raw SQLite appends, runs here once the
- * servers are stopped.
+ * servers are stopped. The freshness scenario has a service of its own and no baseline: a paced
+ * batch load while the read models' lag in seconds is sampled (docs/performance.md, Method).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
