@@ -14,6 +14,7 @@ import { Ingest } from '../../src/write/ingest.js'
 import type { Status } from '../../src/schemas/projections.js'
 import { requireBuild, runCli } from '../helpers/cli.js'
 import { testContext } from '../helpers/sqlite.js'
+import { PROJECTION_NAMES } from '../../src/core/read-model-changes.js'
 
 let dataDir: string
 let poison = 0
@@ -71,6 +72,6 @@ describe('ocelog project on a poison record', () => {
     rmDb.close()
     expect((await runCli(dataDir, ['project', '--once'])).code).toBe(0)
     const status = JSON.parse((await runCli(dataDir, ['status', '--json'])).stdout) as Status
-    expect(status.projections.map((p) => [p.position, p.lag_records, p.stopped])).toEqual(Array.from({ length: 6 }, () => [3, 0, null]))
+    expect(status.projections.map((p) => [p.position, p.lag_records, p.stopped])).toEqual(PROJECTION_NAMES.map(() => [3, 0, null]))
   })
 })
