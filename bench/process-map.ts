@@ -1,10 +1,10 @@
 /**
- * The process map row of `npm run bench` (issue 8, § Speed): the order-management running example
+ * The process map row of `npm run bench` (docs/performance.md#targets): the order-management running example
  * (18,211 events, 35,857 E2O links) is imported with `ocelog import` into a fresh service on the
  * embedded default; once the projector has caught up, the service stops and this process asks the
  * query layer (ProcessReader.processMap over the SQLite adapter, all object types, no window)
- * `runs` times, after one warm-up run. Target: median ≤ 300 ms. The import is measured too (issue
- * "Speed", § The bench): events/s of `ocelog import`, end to end; target ≥ 10,000 events/s. It is the
+ * `runs` times, after one warm-up run. Target: median ≤ 20 ms. The import is measured too:
+ * events/s of `ocelog import`, end to end; target ≥ 10,000 events/s. It is the
  * median of `importRuns` imports, each into a fresh service (the first is the one the map reads): one
  * import lasts about 2 s, and on a shared machine one such run ranged from 7,108 to 9,801 events/s.
  */
