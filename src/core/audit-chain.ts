@@ -153,7 +153,7 @@ export function writtenForm(record: StoredRecord): WrittenRecord {
 /**
  * canonical(record) of format 1 (see the module comment). Records of the shapes this build writes
  * take canonicalShaped's way, which writes the known members in RFC 8785 order without sorting or
- * copying them (about 3× faster, measured on generated records in docs/performance.md); any
+ * copying them (about 2× faster, measured on generated records in docs/performance.md); any
  * other shape (a member the schema does not name, or one that is undefined) takes the generic
  * canonicalEnvelope, which defines the form. Both give the same text.
  */
