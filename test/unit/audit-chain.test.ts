@@ -163,6 +163,7 @@ describe('canonicalRecord, member by member, against the definition (canonicalEn
       withData(EVENT, { ...event, objects: [{ type: 'order', id: 'o1', object_id: 'x', zz: true }] }),
     ],
     ['an event with an undefined optional member', withData(EVENT, { ...event, end_timestamp: undefined })],
+    ['an event whose objects are not all objects', withData(EVENT, { ...event, objects: [null, 'o1', ['x']] })],
     ['an upsert of v2 with relationships and index keys in its attributes', V2_UPSERT],
     ['an upsert of v1, upcast on read', UPSERT],
   ]
