@@ -116,13 +116,13 @@ describe('planImport mapping', () => {
     const objects = Array.from({ length: 250 }, (_, i) => order(`o${String(i)}`))
     const events = Array.from({ length: 250 }, (_, i) => event(`e${String(i)}`, T(1) + i, [`o${String(i)}`]))
     const plan = planImport(log(objects, events))
-    // The third upsert batch stays open until e200 names o200; the first event batch closes before it.
+    // The third upsert batch stays open until e200 names o200; the event batches that need not wait for it close before it.
     expect(plan.batches.map((b) => `${b.kind}:${String(b.items.length)}`)).toEqual([
       'objects:100',
       'objects:100',
       'events:100',
-      'objects:50',
       'events:100',
+      'objects:50',
       'events:50',
     ])
   })
@@ -452,9 +452,9 @@ describe('planImport order', () => {
 
   it('keeps unrelated upserts out of the way of an event batch', () => {
     const plan = planImport(log([order('o1'), order('o2', [{ name: 'x', time: T(2), value: 1 }])], [event('e1', T(1), ['o1']), event('e2', T(3), ['o1'])]))
+    // o2's upsert joins the open upsert batch (nothing it waits for comes after it), and the events stay in one batch.
     expect(plan.batches.map((b) => [b.kind, b.sources])).toEqual([
-      ['objects', ['o1 @ initial']],
-      ['objects', ['o2 @ 2024-01-01T02:00:00.000Z']],
+      ['objects', ['o1 @ initial', 'o2 @ 2024-01-01T02:00:00.000Z']],
       ['events', ['e1', 'e2']],
     ])
   })

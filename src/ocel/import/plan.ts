@@ -47,8 +47,9 @@
  * So for every object, the service's log has its attribute changes in time order, each after the
  * events before it and before the events after it, which is all the read models can observe (events
  * carry no object attributes here; events among themselves may land in any order, and analysis
- * orders them by timestamp). Only a conflict closes a batch early, so unrelated objects' upserts
- * do not fragment the event batches, and at most a few batches wait at any time.
+ * orders them by timestamp). A batch that must wait for another open batch is held open behind it
+ * (Cutter) instead of closing that one early, so objects that change between their events do not
+ * fragment the batches, and at most a few batches wait at any time.
  */
 import type { EventInput, EventObjectInput, ObjectUpsertInput, RelationshipInput } from '../../schemas/api.js'
 import { LIMITS } from '../../core/limits.js'
@@ -70,6 +71,8 @@ export interface PlannedUpserts {
   items: ObjectUpsertInput[]
   /** `<object id> @ <ISO time | initial>` of each item. */
   sources: string[]
+  /** Whether each item is its object's first upsert in the plan (the summary counts objects by them, holding no set of objects). */
+  firsts: boolean[]
   after: number[]
 }
 
@@ -113,21 +116,10 @@ export function upsertKey(prefix: string, source: string, item: ObjectUpsertInpu
 
 /** One item to send, with what orders it: its time (ms; -Infinity for values without time) and its planning `seq`. */
 export type Action =
-  | { kind: 'upsert'; time: number; seq: number; key: string; item: ObjectUpsertInput; source: string }
+  | { kind: 'upsert'; time: number; seq: number; key: string; item: ObjectUpsertInput; source: string; first: boolean }
   | { kind: 'event'; time: number; seq: number; keys: string[]; item: EventInput; source: string }
 
 type UpsertAction = Action & { kind: 'upsert' }
-
-interface OpenBatch<T> {
-  items: T[]
-  sources: string[]
-  keys: Set<string>
-  after: Set<number>
-}
-
-function open<T>(): OpenBatch<T> {
-  return { items: [], sources: [], keys: new Set(), after: new Set() }
-}
 
 function objectKey(type: string, id: string): string {
   return `${type}\u0000${id}`
@@ -165,6 +157,7 @@ function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () =>
         ? { type: o.type, id: o.id, relationships: part }
         : { type: o.type, id: o.id, timestamp: first.item.timestamp, relationships: part },
     source: `${first.source} O2O ${String(i + 2)}`,
+    first: false,
   }))
   return [first, ...extra, ...actions.slice(1)]
 }
@@ -178,7 +171,7 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 /** The attribute upserts of one object (see upsertsOf). */
 function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   if (o.attributes.length === 0) {
-    return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial` }]
+    return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial`, first: true }]
   }
   const byTime = new Map<number, Record<string, unknown>>()
   for (const a of o.attributes) {
@@ -189,13 +182,14 @@ function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped
   }
   return [...byTime.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([time, properties]) => ({
+    .map(([time, properties], i) => ({
       kind: 'upsert' as const,
       time,
       seq: seq(),
       key,
       item: { type: o.type, id: o.id, properties, timestamp: isoOf(time) },
       source: `${o.id} @ ${isoOf(time)}`,
+      first: i === 0,
     }))
 }
 
@@ -353,10 +347,34 @@ function splitEndTimestamp(
   return { properties, endTimestamp: parsed.utc }
 }
 
+/** Open batches the Cutter holds at most (see Cutter); more would only hold small upsert batches open longer. */
+const OPEN_BATCHES_MAX = 16
+
+interface OpenLayer {
+  kind: PlannedBatch['kind']
+  items: (EventInput | ObjectUpsertInput)[]
+  sources: string[]
+  /** Upsert batches: PlannedUpserts.firsts. */
+  firsts: boolean[]
+  /** Objects (type, id) named by the items. */
+  keys: Set<string>
+}
+
 /**
  * Cuts time-ordered actions into batches with their `after` lists (see module comment), as they
- * come: `push` returns the batches an action closed, `finish` the last ones. Holds, per object, the
- * batch of its latest upsert and the event batches naming it since.
+ * come: `push` returns the batches an action closed, `finish` the last ones.
+ *
+ * Up to OPEN_BATCHES_MAX batches are open at once, in the order they will close (and be numbered).
+ * An action goes into the first open batch of its kind that comes after every open batch it must
+ * wait for: an upsert after the open event batches naming its object (and not before the open batch
+ * holding the object's earlier upserts, which it may join: items of a batch are applied in order);
+ * an event after the open upsert batches of its objects. When that batch is full, or there is none,
+ * a new batch is opened at the first place the action may go (so batches that wait stay few, and
+ * the first one fills). So an upsert that must wait for the open event batch no longer closes it
+ * (nor an event the open upsert batch): the other events go on filling it, and batches stay near
+ * 100 items. A batch closes when it is first and full, or when the most open batches are reached
+ * (the first one closes). For closed batches, the Cutter holds per object the batch of its latest
+ * upsert and the event batches naming it since, which give a closing batch its `after`.
  */
 export class Cutter {
   private count = 0
@@ -364,69 +382,94 @@ export class Cutter {
   private readonly lastUpsert = new Map<string, number>()
   /** Per object: the event batches naming it since its latest upsert, ascending (an array: a Set per object weighs several times more). */
   private readonly readersSince = new Map<string, number[]>()
-  private events = open<EventInput>()
-  private upserts = open<ObjectUpsertInput>()
+  /** The open batches, in closing order. */
+  private readonly layers: OpenLayer[] = []
 
   constructor(private readonly batchSize: number) {}
 
-  private closeEvents(out: PlannedBatch[]): void {
-    const events = this.events
-    if (events.items.length === 0) return
+  /**
+   * Closes the first open batch, numbered next. Every batch it may have to wait for is closed by now
+   * (they come before it), so its `after` is read here: per object, the batch of its latest upsert,
+   * and for an upsert also the event batches naming the object since.
+   */
+  private closeFirst(out: PlannedBatch[]): void {
+    const layer = this.layers.shift()
+    if (layer === undefined) return
     const index = this.count++
-    out.push({ kind: 'events', items: events.items, sources: events.sources, after: [...events.after].sort((a, b) => a - b) })
-    for (const k of events.keys) {
-      const readers = this.readersSince.get(k)
-      if (readers === undefined) this.readersSince.set(k, [index])
-      else readers.push(index)
+    const waits = new Set<number>()
+    for (const k of layer.keys) {
+      const last = this.lastUpsert.get(k)
+      if (last !== undefined) waits.add(last)
+      if (layer.kind === 'objects') for (const r of this.readersSince.get(k) ?? []) waits.add(r)
     }
-    this.events = open<EventInput>()
-  }
-
-  private closeUpserts(out: PlannedBatch[]): void {
-    const upserts = this.upserts
-    if (upserts.items.length === 0) return
-    const index = this.count++
-    out.push({ kind: 'objects', items: upserts.items, sources: upserts.sources, after: [...upserts.after].sort((a, b) => a - b) })
-    for (const k of upserts.keys) {
-      this.lastUpsert.set(k, index)
-      this.readersSince.delete(k)
-    }
-    this.upserts = open<ObjectUpsertInput>()
-  }
-
-  /** Adds the next action in sending order. @returns the batches it closed (0 to 2). */
-  push(a: Action): PlannedBatch[] {
-    const out: PlannedBatch[] = []
-    if (a.kind === 'upsert') {
-      if (this.events.keys.has(a.key)) this.closeEvents(out)
-      if (this.upserts.items.length >= this.batchSize) this.closeUpserts(out)
-      const upserts = this.upserts
-      upserts.items.push(a.item)
-      upserts.sources.push(a.source)
-      upserts.keys.add(a.key)
-      const last = this.lastUpsert.get(a.key)
-      if (last !== undefined) upserts.after.add(last)
-      for (const r of this.readersSince.get(a.key) ?? []) upserts.after.add(r)
-    } else {
-      if (a.keys.some((k) => this.upserts.keys.has(k))) this.closeUpserts(out)
-      if (this.events.items.length >= this.batchSize) this.closeEvents(out)
-      const events = this.events
-      events.items.push(a.item)
-      events.sources.push(a.source)
-      for (const k of a.keys) {
-        events.keys.add(k)
-        const last = this.lastUpsert.get(k)
-        if (last !== undefined) events.after.add(last)
+    const after = [...waits].sort((a, b) => a - b)
+    out.push(
+      layer.kind === 'events'
+        ? { kind: 'events', items: layer.items as EventInput[], sources: layer.sources, after }
+        : { kind: 'objects', items: layer.items as ObjectUpsertInput[], sources: layer.sources, firsts: layer.firsts, after },
+    )
+    for (const k of layer.keys) {
+      if (layer.kind === 'objects') {
+        this.lastUpsert.set(k, index)
+        this.readersSince.delete(k)
+      } else {
+        const readers = this.readersSince.get(k)
+        if (readers === undefined) this.readersSince.set(k, [index])
+        else readers.push(index)
       }
     }
+  }
+
+  /**
+   * Where `a` may go among the open batches (see class comment): `join`, the first place it may join
+   * an open batch of its kind; `open`, the first place a new batch for it may be opened (after the
+   * batch of its object's earlier upserts, which `a` may join but not precede).
+   */
+  private lowest(a: Action): { join: number; open: number } {
+    let join = 0
+    let open = 0
+    this.layers.forEach((layer, i) => {
+      if (a.kind === 'upsert') {
+        if (!layer.keys.has(a.key)) return
+        join = Math.max(join, layer.kind === 'events' ? i + 1 : i)
+        open = Math.max(open, i + 1)
+      } else if (layer.kind === 'objects' && a.keys.some((k) => layer.keys.has(k))) {
+        join = i + 1
+        open = i + 1
+      }
+    })
+    return { join, open }
+  }
+
+  /** Adds the next action in sending order. @returns the batches it closed. */
+  push(a: Action): PlannedBatch[] {
+    const out: PlannedBatch[] = []
+    const kind: PlannedBatch['kind'] = a.kind === 'upsert' ? 'objects' : 'events'
+    const { join, open } = this.lowest(a)
+    let layer = this.layers.find((l, i) => i >= join && l.kind === kind)
+    if (layer === undefined || layer.items.length >= this.batchSize) {
+      let at = open
+      if (this.layers.length >= OPEN_BATCHES_MAX) {
+        this.closeFirst(out)
+        at = Math.max(0, at - 1)
+      }
+      layer = { kind, items: [], sources: [], firsts: [], keys: new Set() }
+      this.layers.splice(at, 0, layer)
+    }
+    layer.items.push(a.item)
+    layer.sources.push(a.source)
+    if (a.kind === 'upsert') {
+      layer.keys.add(a.key)
+      layer.firsts.push(a.first)
+    } else for (const k of a.keys) layer.keys.add(k)
+    while ((this.layers[0]?.items.length ?? 0) >= this.batchSize) this.closeFirst(out)
     return out
   }
 
-  /** The batches still open. Neither waits for the other (a conflict would have closed one), so either order is valid. */
+  /** The batches still open, in order. */
   finish(): PlannedBatch[] {
     const out: PlannedBatch[] = []
-    this.closeUpserts(out)
-    this.closeEvents(out)
+    while (this.layers.length > 0) this.closeFirst(out)
     return out
   }
 }

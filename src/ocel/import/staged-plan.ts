@@ -26,7 +26,7 @@ export interface StagedPlan extends Omit<ImportPlan, 'batches'> {
   batches(): Generator<PlannedBatch>
 }
 
-type Payload = [0, string, string, Action['item']] | [1, string[], string, Action['item']]
+type Payload = [0, string, string, Action['item'], boolean] | [1, string[], string, Action['item']]
 
 /**
  * Plans the import of the log staged in `staging` (see module comment).
@@ -45,7 +45,7 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
   const planner = new ActionPlanner((id) => byId.get(id), options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
   const insert = db.prepare<[number, number, string]>('INSERT INTO action (time, seq, payload) VALUES (?, ?, ?)')
   const put = (a: Action) => {
-    const payload: Payload = a.kind === 'upsert' ? [0, a.key, a.source, a.item] : [1, a.keys, a.source, a.item]
+    const payload: Payload = a.kind === 'upsert' ? [0, a.key, a.source, a.item, a.first] : [1, a.keys, a.source, a.item]
     insert.run(a.time === Number.NEGATIVE_INFINITY ? BEFORE_ALL_TIMES : a.time, a.seq, JSON.stringify(payload))
   }
   db.exec('BEGIN')
@@ -94,7 +94,7 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
         const t = row.time === BEFORE_ALL_TIMES ? Number.NEGATIVE_INFINITY : row.time
         const action: Action =
           p[0] === 0
-            ? { kind: 'upsert', time: t, seq: row.seq, key: p[1], source: p[2], item: p[3] as Extract<Action, { kind: 'upsert' }>['item'] }
+            ? { kind: 'upsert', time: t, seq: row.seq, key: p[1], source: p[2], item: p[3] as Extract<Action, { kind: 'upsert' }>['item'], first: p[4] }
             : { kind: 'event', time: t, seq: row.seq, keys: p[1], source: p[2], item: p[3] as Extract<Action, { kind: 'event' }>['item'] }
         yield* cutter.push(action)
         time = row.time
