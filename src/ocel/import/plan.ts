@@ -116,13 +116,66 @@ export function upsertKey(prefix: string, source: string, item: ObjectUpsertInpu
 
 /** One item to send, with what orders it: its time (ms; -Infinity for values without time) and its planning `seq`. */
 export type Action =
-  | { kind: 'upsert'; time: number; seq: number; key: string; item: ObjectUpsertInput; source: string; first: boolean }
-  | { kind: 'event'; time: number; seq: number; keys: string[]; item: EventInput; source: string }
+  | { kind: 'upsert'; time: number; seq: number; key: number; item: ObjectUpsertInput; source: string; first: boolean }
+  | { kind: 'event'; time: number; seq: number; keys: number[]; item: EventInput; source: string }
 
 type UpsertAction = Action & { kind: 'upsert' }
 
 function objectKey(type: string, id: string): string {
   return `${type}\u0000${id}`
+}
+
+/**
+ * The objects of a log as small numbers (what the Cutter keys its per-object state by, far lighter
+ * than the (type, id) text), and the first type of each id (E2O and O2O references resolve to it).
+ * `define` every object of the log first; then `numberOf` numbers any (type, id), undefined
+ * objects included. Holds per distinct id one number and one shared type text.
+ */
+export class ObjectNumbers {
+  private readonly first = new Map<string, number>()
+  private readonly types: string[] = []
+  private readonly interned = new Map<string, string>()
+  /** (type, id) pairs that are not the first definition of their id: a second type, or an undefined object. */
+  private readonly others = new Map<string, number>()
+
+  /** Notes an object the log defines (the first definition of an id gives its type). */
+  define(type: string, id: string): void {
+    if (this.first.has(id)) return
+    let shared = this.interned.get(type)
+    if (shared === undefined) {
+      shared = type
+      this.interned.set(type, type)
+    }
+    this.first.set(id, this.types.length)
+    this.types.push(shared)
+  }
+
+  /** The type of the first object the log defines with `id`, or undefined when none does. */
+  typeOf(id: string): string | undefined {
+    const n = this.first.get(id)
+    return n === undefined ? undefined : this.types[n]
+  }
+
+  /** The number of object (type, id): the same for the same pair, different for different pairs. */
+  numberOf(type: string, id: string): number {
+    const n = this.first.get(id)
+    if (n !== undefined && this.types[n] === type) return n
+    const key = objectKey(type, id)
+    let m = this.others.get(key)
+    if (m === undefined) {
+      m = this.types.length + this.others.size
+      this.others.set(key, m)
+    }
+    return m
+  }
+
+  /** Drops what is held, once planned. */
+  clear(): void {
+    this.first.clear()
+    this.types.length = 0
+    this.interned.clear()
+    this.others.clear()
+  }
 }
 
 /** A key of (object id, qualifier) that tells every two pairs apart: the qualifier's length ends it. */
@@ -140,8 +193,7 @@ function isoOf(ms: number): string {
  * (`relationships`, already resolved) ride on its first upsert, 100 at most per upsert (§ Limits
  * of the extension); the rest follow in extra upserts at the same time.
  */
-function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
-  const key = objectKey(o.type, o.id)
+function upsertsOf(o: OcelObject, key: number, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   const actions = attributeUpserts(o, key, seq, skipped)
   const first = actions[0]
   if (first === undefined || relationships.length === 0) return actions
@@ -169,7 +221,7 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** The attribute upserts of one object (see upsertsOf). */
-function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
+function attributeUpserts(o: OcelObject, key: number, seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   if (o.attributes.length === 0) {
     return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial`, first: true }]
   }
@@ -205,11 +257,11 @@ export class ActionPlanner {
   private readonly seq = () => this.counter++
 
   /**
-   * @param typeOf the type of the first object the log defines with an id, or undefined (E2O and
-   *   O2O references resolve to it; see module comment).
+   * @param objects every object the log defines (E2O and O2O references resolve to the first type of
+   *   an id; see module comment), and the numbers the actions name objects by.
    */
   constructor(
-    private readonly typeOf: (id: string) => string | undefined,
+    private readonly objects: ObjectNumbers,
     readonly unknownType: string,
     private readonly prefix: string,
   ) {}
@@ -225,12 +277,12 @@ export class ActionPlanner {
         continue
       }
       seen.add(pair)
-      const target = this.typeOf(r.objectId)
+      const target = this.objects.typeOf(r.objectId)
       if (target === undefined) this.undefinedIds.add(r.objectId)
       const type = target ?? this.unknownType
       relationships.push(r.qualifier === null ? { type, id: r.objectId } : { type, id: r.objectId, qualifier: r.qualifier })
     }
-    const actions = upsertsOf(o, relationships, this.seq, this.skipped)
+    const actions = upsertsOf(o, this.objects.numberOf(o.type, o.id), relationships, this.seq, this.skipped)
     for (const a of actions) a.item.idempotency_key = upsertKey(this.prefix, a.source, a.item)
     return actions
   }
@@ -241,7 +293,7 @@ export class ActionPlanner {
     const seen = new Set<string>()
     const undefinedHere: string[] = []
     for (const r of e.relationships) {
-      const defined = this.typeOf(r.objectId)
+      const defined = this.objects.typeOf(r.objectId)
       const pair = pairKey(r.objectId, r.qualifier)
       if (seen.has(pair)) {
         tally(this.skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
@@ -268,7 +320,7 @@ export class ActionPlanner {
     this.events += 1
     for (const id of undefinedHere) this.undefinedIds.add(id)
     if (undefinedHere.length > 0) this.undefinedEvents += 1
-    return { kind: 'event', time: e.time, seq: this.seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id }
+    return { kind: 'event', time: e.time, seq: this.seq(), keys: objects.map((x) => this.objects.numberOf(x.type, x.id)), item, source: e.id }
   }
 
   /** `undefinedObjects` of the plan so far. */
@@ -295,9 +347,9 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
   const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
   // Objects by id: OCEL ids are unique in a log; when a log reuses one under two types, E2O
   // references resolve to the first definition, and both objects are still upserted.
-  const byId = new Map<string, string>()
-  for (const o of log.objects) if (!byId.has(o.id)) byId.set(o.id, o.type)
-  const planner = new ActionPlanner((id) => byId.get(id), options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
+  const numbers = new ObjectNumbers()
+  for (const o of log.objects) numbers.define(o.type, o.id)
+  const planner = new ActionPlanner(numbers, options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
   const actions: Action[] = []
   const defined = new Set<string>()
   for (const o of log.objects) {
@@ -356,8 +408,8 @@ interface OpenLayer {
   sources: string[]
   /** Upsert batches: PlannedUpserts.firsts. */
   firsts: boolean[]
-  /** Objects (type, id) named by the items. */
-  keys: Set<string>
+  /** Objects (ObjectNumbers) named by the items. */
+  keys: Set<number>
 }
 
 /**
@@ -378,14 +430,29 @@ interface OpenLayer {
  */
 export class Cutter {
   private count = 0
-  /** Per object: the batch of its latest upsert. */
-  private readonly lastUpsert = new Map<string, number>()
-  /** Per object: the event batches naming it since its latest upsert, ascending (an array: a Set per object weighs several times more). */
-  private readonly readersSince = new Map<string, number[]>()
+  /** Per object (ObjectNumbers): 1 + the batch of its latest upsert, 0 for none; 4 bytes per object. */
+  private lastUpsert = new Int32Array(1024)
+  /** Per object: the event batches naming it since its latest upsert, ascending: one as a number, more as an array (see closeFirst). */
+  private readonly readersSince = new Map<number, number | number[]>()
   /** The open batches, in closing order. */
   private readonly layers: OpenLayer[] = []
 
   constructor(private readonly batchSize: number) {}
+
+  /** The batch of object `k`'s latest upsert, or undefined. */
+  private lastUpsertOf(k: number): number | undefined {
+    const v = k < this.lastUpsert.length ? (this.lastUpsert[k] ?? 0) : 0
+    return v === 0 ? undefined : v - 1
+  }
+
+  private setLastUpsert(k: number, index: number): void {
+    if (k >= this.lastUpsert.length) {
+      const grown = new Int32Array(Math.max(k + 1, this.lastUpsert.length * 2))
+      grown.set(this.lastUpsert)
+      this.lastUpsert = grown
+    }
+    this.lastUpsert[k] = index + 1
+  }
 
   /**
    * Closes the first open batch, numbered next. Every batch it may have to wait for is closed by now
@@ -398,9 +465,13 @@ export class Cutter {
     const index = this.count++
     const waits = new Set<number>()
     for (const k of layer.keys) {
-      const last = this.lastUpsert.get(k)
+      const last = this.lastUpsertOf(k)
       if (last !== undefined) waits.add(last)
-      if (layer.kind === 'objects') for (const r of this.readersSince.get(k) ?? []) waits.add(r)
+      if (layer.kind === 'objects') {
+        const readers = this.readersSince.get(k)
+        if (typeof readers === 'number') waits.add(readers)
+        else for (const r of readers ?? []) waits.add(r)
+      }
     }
     const after = [...waits].sort((a, b) => a - b)
     out.push(
@@ -410,11 +481,15 @@ export class Cutter {
     )
     for (const k of layer.keys) {
       if (layer.kind === 'objects') {
-        this.lastUpsert.set(k, index)
+        this.setLastUpsert(k, index)
         this.readersSince.delete(k)
       } else {
         const readers = this.readersSince.get(k)
-        if (readers === undefined) this.readersSince.set(k, [index])
+        // One reader is kept as a number, a few in an array of their exact length: most objects have one
+        // to three, and an array grown by push keeps room for 16 more.
+        if (readers === undefined) this.readersSince.set(k, index)
+        else if (typeof readers === 'number') this.readersSince.set(k, [readers, index])
+        else if (readers.length < 8) this.readersSince.set(k, [...readers, index])
         else readers.push(index)
       }
     }
