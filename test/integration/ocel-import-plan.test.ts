@@ -459,6 +459,27 @@ describe('planImport order', () => {
     ])
   })
 
+  it('keeps batches full when objects change between their events (an upsert waits behind the open event batch)', () => {
+    // 300 orders, each placed, changed and shipped in turn: every change must wait for the placing and
+    // come before the shipping, which cut batches of 1 to 2 items when a conflict closed the open batch.
+    const minute = 60_000
+    const objects = Array.from({ length: 300 }, (_, i) =>
+      order(`o${String(i)}`, [
+        { name: 'status', time: 0, value: 'open' },
+        { name: 'status', time: T(1) + i * 10 * minute + 5 * minute, value: 'shipped' },
+      ]),
+    )
+    const events = objects.flatMap((o, i) => [
+      event(`place ${o.id}`, T(1) + i * 10 * minute, [o.id]),
+      event(`ship ${o.id}`, T(1) + i * 10 * minute + 5 * minute, [o.id]),
+    ])
+    const source = log(objects, events)
+    const plan = planImport(source)
+    expect(checkOrder(source, plan)).toEqual([])
+    // 600 upserts and 600 events: 12 full batches.
+    expect(plan.batches.map((b) => b.items.length)).toEqual(Array.from({ length: 12 }, () => 100))
+  })
+
   itWithSharedOcel('holds the order contract on the pm4py example', () => {
     const source = readOcelFile(join(DATA, 'raw/pm4py__ocel20_example.jsonocel'), parseTimeZone('UTC'))
     expect(checkOrder(source, planImport(source))).toEqual([])

@@ -255,6 +255,8 @@ export class ActionPlanner {
   readonly undefinedIds = new Set<string>()
   private counter = 0
   private readonly seq = () => this.counter++
+  /** Per object number: 1 once its upserts are planned. */
+  private planned = new Uint8Array(1024)
 
   /**
    * @param objects every object the log defines (E2O and O2O references resolve to the first type of
@@ -282,8 +284,17 @@ export class ActionPlanner {
       const type = target ?? this.unknownType
       relationships.push(r.qualifier === null ? { type, id: r.objectId } : { type, id: r.objectId, qualifier: r.qualifier })
     }
-    const actions = upsertsOf(o, this.objects.numberOf(o.type, o.id), relationships, this.seq, this.skipped)
+    const n = this.objects.numberOf(o.type, o.id)
+    const actions = upsertsOf(o, n, relationships, this.seq, this.skipped)
     for (const a of actions) a.item.idempotency_key = upsertKey(this.prefix, a.source, a.item)
+    // A log that defines one (type, id) twice: only the first definition's first upsert counts the object.
+    if (n >= this.planned.length) {
+      const grown = new Uint8Array(Math.max(n + 1, this.planned.length * 2))
+      grown.set(this.planned)
+      this.planned = grown
+    }
+    if (this.planned[n] === 1) for (const a of actions) if (a.kind === 'upsert') a.first = false
+    this.planned[n] = 1
     return actions
   }
 
