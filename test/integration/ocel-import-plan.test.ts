@@ -116,13 +116,13 @@ describe('planImport mapping', () => {
     const objects = Array.from({ length: 250 }, (_, i) => order(`o${String(i)}`))
     const events = Array.from({ length: 250 }, (_, i) => event(`e${String(i)}`, T(1) + i, [`o${String(i)}`]))
     const plan = planImport(log(objects, events))
-    // The third upsert batch stays open until e200 names o200; the first event batch closes before it.
+    // The third upsert batch stays open until e200 names o200; the event batches that need not wait for it close before it.
     expect(plan.batches.map((b) => `${b.kind}:${String(b.items.length)}`)).toEqual([
       'objects:100',
       'objects:100',
       'events:100',
-      'objects:50',
       'events:100',
+      'objects:50',
       'events:50',
     ])
   })
@@ -452,11 +452,32 @@ describe('planImport order', () => {
 
   it('keeps unrelated upserts out of the way of an event batch', () => {
     const plan = planImport(log([order('o1'), order('o2', [{ name: 'x', time: T(2), value: 1 }])], [event('e1', T(1), ['o1']), event('e2', T(3), ['o1'])]))
+    // o2's upsert joins the open upsert batch (nothing it waits for comes after it), and the events stay in one batch.
     expect(plan.batches.map((b) => [b.kind, b.sources])).toEqual([
-      ['objects', ['o1 @ initial']],
-      ['objects', ['o2 @ 2024-01-01T02:00:00.000Z']],
+      ['objects', ['o1 @ initial', 'o2 @ 2024-01-01T02:00:00.000Z']],
       ['events', ['e1', 'e2']],
     ])
+  })
+
+  it('keeps batches full when objects change between their events (an upsert waits behind the open event batch)', () => {
+    // 300 orders, each placed, changed and shipped in turn: every change must wait for the placing and
+    // come before the shipping, which cut batches of 1 to 2 items when a conflict closed the open batch.
+    const minute = 60_000
+    const objects = Array.from({ length: 300 }, (_, i) =>
+      order(`o${String(i)}`, [
+        { name: 'status', time: 0, value: 'open' },
+        { name: 'status', time: T(1) + i * 10 * minute + 5 * minute, value: 'shipped' },
+      ]),
+    )
+    const events = objects.flatMap((o, i) => [
+      event(`place ${o.id}`, T(1) + i * 10 * minute, [o.id]),
+      event(`ship ${o.id}`, T(1) + i * 10 * minute + 5 * minute, [o.id]),
+    ])
+    const source = log(objects, events)
+    const plan = planImport(source)
+    expect(checkOrder(source, plan)).toEqual([])
+    // 600 upserts and 600 events: 12 full batches.
+    expect(plan.batches.map((b) => b.items.length)).toEqual(Array.from({ length: 12 }, () => 100))
   })
 
   itWithSharedOcel('holds the order contract on the pm4py example', () => {

@@ -47,8 +47,9 @@
  * So for every object, the service's log has its attribute changes in time order, each after the
  * events before it and before the events after it, which is all the read models can observe (events
  * carry no object attributes here; events among themselves may land in any order, and analysis
- * orders them by timestamp). Only a conflict closes a batch early, so unrelated objects' upserts
- * do not fragment the event batches, and at most a few batches wait at any time.
+ * orders them by timestamp). A batch that must wait for another open batch is held open behind it
+ * (Cutter) instead of closing that one early, so objects that change between their events do not
+ * fragment the batches, and at most a few batches wait at any time.
  */
 import type { EventInput, EventObjectInput, ObjectUpsertInput, RelationshipInput } from '../../schemas/api.js'
 import { LIMITS } from '../../core/limits.js'
@@ -70,6 +71,8 @@ export interface PlannedUpserts {
   items: ObjectUpsertInput[]
   /** `<object id> @ <ISO time | initial>` of each item. */
   sources: string[]
+  /** Whether each item is its object's first upsert in the plan (the summary counts objects by them, holding no set of objects). */
+  firsts: boolean[]
   after: number[]
 }
 
@@ -113,24 +116,66 @@ export function upsertKey(prefix: string, source: string, item: ObjectUpsertInpu
 
 /** One item to send, with what orders it: its time (ms; -Infinity for values without time) and its planning `seq`. */
 export type Action =
-  | { kind: 'upsert'; time: number; seq: number; key: string; item: ObjectUpsertInput; source: string }
-  | { kind: 'event'; time: number; seq: number; keys: string[]; item: EventInput; source: string }
+  | { kind: 'upsert'; time: number; seq: number; key: number; item: ObjectUpsertInput; source: string; first: boolean }
+  | { kind: 'event'; time: number; seq: number; keys: number[]; item: EventInput; source: string }
 
 type UpsertAction = Action & { kind: 'upsert' }
 
-interface OpenBatch<T> {
-  items: T[]
-  sources: string[]
-  keys: Set<string>
-  after: Set<number>
-}
-
-function open<T>(): OpenBatch<T> {
-  return { items: [], sources: [], keys: new Set(), after: new Set() }
-}
-
 function objectKey(type: string, id: string): string {
   return `${type}\u0000${id}`
+}
+
+/**
+ * The objects of a log as small numbers (what the Cutter keys its per-object state by, far lighter
+ * than the (type, id) text), and the first type of each id (E2O and O2O references resolve to it).
+ * `define` every object of the log first; then `numberOf` numbers any (type, id), undefined
+ * objects included. Holds per distinct id one number and one shared type text.
+ */
+export class ObjectNumbers {
+  private readonly first = new Map<string, number>()
+  private readonly types: string[] = []
+  private readonly interned = new Map<string, string>()
+  /** (type, id) pairs that are not the first definition of their id: a second type, or an undefined object. */
+  private readonly others = new Map<string, number>()
+
+  /** Notes an object the log defines (the first definition of an id gives its type). */
+  define(type: string, id: string): void {
+    if (this.first.has(id)) return
+    let shared = this.interned.get(type)
+    if (shared === undefined) {
+      shared = type
+      this.interned.set(type, type)
+    }
+    this.first.set(id, this.types.length)
+    this.types.push(shared)
+  }
+
+  /** The type of the first object the log defines with `id`, or undefined when none does. */
+  typeOf(id: string): string | undefined {
+    const n = this.first.get(id)
+    return n === undefined ? undefined : this.types[n]
+  }
+
+  /** The number of object (type, id): the same for the same pair, different for different pairs. */
+  numberOf(type: string, id: string): number {
+    const n = this.first.get(id)
+    if (n !== undefined && this.types[n] === type) return n
+    const key = objectKey(type, id)
+    let m = this.others.get(key)
+    if (m === undefined) {
+      m = this.types.length + this.others.size
+      this.others.set(key, m)
+    }
+    return m
+  }
+
+  /** Drops what is held, once planned. */
+  clear(): void {
+    this.first.clear()
+    this.types.length = 0
+    this.interned.clear()
+    this.others.clear()
+  }
 }
 
 /** A key of (object id, qualifier) that tells every two pairs apart: the qualifier's length ends it. */
@@ -148,8 +193,7 @@ function isoOf(ms: number): string {
  * (`relationships`, already resolved) ride on its first upsert, 100 at most per upsert (§ Limits
  * of the extension); the rest follow in extra upserts at the same time.
  */
-function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
-  const key = objectKey(o.type, o.id)
+function upsertsOf(o: OcelObject, key: number, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   const actions = attributeUpserts(o, key, seq, skipped)
   const first = actions[0]
   if (first === undefined || relationships.length === 0) return actions
@@ -165,6 +209,7 @@ function upsertsOf(o: OcelObject, relationships: RelationshipInput[], seq: () =>
         ? { type: o.type, id: o.id, relationships: part }
         : { type: o.type, id: o.id, timestamp: first.item.timestamp, relationships: part },
     source: `${first.source} O2O ${String(i + 2)}`,
+    first: false,
   }))
   return [first, ...extra, ...actions.slice(1)]
 }
@@ -176,9 +221,9 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** The attribute upserts of one object (see upsertsOf). */
-function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
+function attributeUpserts(o: OcelObject, key: number, seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   if (o.attributes.length === 0) {
-    return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial` }]
+    return [{ kind: 'upsert', time: Number.NEGATIVE_INFINITY, seq: seq(), key, item: { type: o.type, id: o.id }, source: `${o.id} @ initial`, first: true }]
   }
   const byTime = new Map<number, Record<string, unknown>>()
   for (const a of o.attributes) {
@@ -189,13 +234,14 @@ function attributeUpserts(o: OcelObject, key: string, seq: () => number, skipped
   }
   return [...byTime.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([time, properties]) => ({
+    .map(([time, properties], i) => ({
       kind: 'upsert' as const,
       time,
       seq: seq(),
       key,
       item: { type: o.type, id: o.id, properties, timestamp: isoOf(time) },
       source: `${o.id} @ ${isoOf(time)}`,
+      first: i === 0,
     }))
 }
 
@@ -209,13 +255,15 @@ export class ActionPlanner {
   readonly undefinedIds = new Set<string>()
   private counter = 0
   private readonly seq = () => this.counter++
+  /** Per object number: 1 once its upserts are planned. */
+  private planned = new Uint8Array(1024)
 
   /**
-   * @param typeOf the type of the first object the log defines with an id, or undefined (E2O and
-   *   O2O references resolve to it; see module comment).
+   * @param objects every object the log defines (E2O and O2O references resolve to the first type of
+   *   an id; see module comment), and the numbers the actions name objects by.
    */
   constructor(
-    private readonly typeOf: (id: string) => string | undefined,
+    private readonly objects: ObjectNumbers,
     readonly unknownType: string,
     private readonly prefix: string,
   ) {}
@@ -231,13 +279,22 @@ export class ActionPlanner {
         continue
       }
       seen.add(pair)
-      const target = this.typeOf(r.objectId)
+      const target = this.objects.typeOf(r.objectId)
       if (target === undefined) this.undefinedIds.add(r.objectId)
       const type = target ?? this.unknownType
       relationships.push(r.qualifier === null ? { type, id: r.objectId } : { type, id: r.objectId, qualifier: r.qualifier })
     }
-    const actions = upsertsOf(o, relationships, this.seq, this.skipped)
+    const n = this.objects.numberOf(o.type, o.id)
+    const actions = upsertsOf(o, n, relationships, this.seq, this.skipped)
     for (const a of actions) a.item.idempotency_key = upsertKey(this.prefix, a.source, a.item)
+    // A log that defines one (type, id) twice: only the first definition's first upsert counts the object.
+    if (n >= this.planned.length) {
+      const grown = new Uint8Array(Math.max(n + 1, this.planned.length * 2))
+      grown.set(this.planned)
+      this.planned = grown
+    }
+    if (this.planned[n] === 1) for (const a of actions) if (a.kind === 'upsert') a.first = false
+    this.planned[n] = 1
     return actions
   }
 
@@ -247,7 +304,7 @@ export class ActionPlanner {
     const seen = new Set<string>()
     const undefinedHere: string[] = []
     for (const r of e.relationships) {
-      const defined = this.typeOf(r.objectId)
+      const defined = this.objects.typeOf(r.objectId)
       const pair = pairKey(r.objectId, r.qualifier)
       if (seen.has(pair)) {
         tally(this.skipped, 'e2o_duplicate', `${e.id} → ${r.objectId}`)
@@ -274,7 +331,7 @@ export class ActionPlanner {
     this.events += 1
     for (const id of undefinedHere) this.undefinedIds.add(id)
     if (undefinedHere.length > 0) this.undefinedEvents += 1
-    return { kind: 'event', time: e.time, seq: this.seq(), keys: objects.map((x) => objectKey(x.type, x.id)), item, source: e.id }
+    return { kind: 'event', time: e.time, seq: this.seq(), keys: objects.map((x) => this.objects.numberOf(x.type, x.id)), item, source: e.id }
   }
 
   /** `undefinedObjects` of the plan so far. */
@@ -301,9 +358,9 @@ export function planImport(log: OcelLog, options: PlanOptions = {}): ImportPlan 
   const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
   // Objects by id: OCEL ids are unique in a log; when a log reuses one under two types, E2O
   // references resolve to the first definition, and both objects are still upserted.
-  const byId = new Map<string, string>()
-  for (const o of log.objects) if (!byId.has(o.id)) byId.set(o.id, o.type)
-  const planner = new ActionPlanner((id) => byId.get(id), options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
+  const numbers = new ObjectNumbers()
+  for (const o of log.objects) numbers.define(o.type, o.id)
+  const planner = new ActionPlanner(numbers, options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
   const actions: Action[] = []
   const defined = new Set<string>()
   for (const o of log.objects) {
@@ -353,80 +410,152 @@ function splitEndTimestamp(
   return { properties, endTimestamp: parsed.utc }
 }
 
+/** Open batches the Cutter holds at most (see Cutter); more would only hold small upsert batches open longer. */
+const OPEN_BATCHES_MAX = 16
+
+interface OpenLayer {
+  kind: PlannedBatch['kind']
+  items: (EventInput | ObjectUpsertInput)[]
+  sources: string[]
+  /** Upsert batches: PlannedUpserts.firsts. */
+  firsts: boolean[]
+  /** Objects (ObjectNumbers) named by the items. */
+  keys: Set<number>
+}
+
 /**
  * Cuts time-ordered actions into batches with their `after` lists (see module comment), as they
- * come: `push` returns the batches an action closed, `finish` the last ones. Holds, per object, the
- * batch of its latest upsert and the event batches naming it since.
+ * come: `push` returns the batches an action closed, `finish` the last ones.
+ *
+ * Up to OPEN_BATCHES_MAX batches are open at once, in the order they will close (and be numbered).
+ * An action goes into the first open batch of its kind that comes after every open batch it must
+ * wait for: an upsert after the open event batches naming its object (and not before the open batch
+ * holding the object's earlier upserts, which it may join: items of a batch are applied in order);
+ * an event after the open upsert batches of its objects. When that batch is full, or there is none,
+ * a new batch is opened at the first place the action may go (so batches that wait stay few, and
+ * the first one fills). So an upsert that must wait for the open event batch no longer closes it
+ * (nor an event the open upsert batch): the other events go on filling it, and batches stay near
+ * 100 items. A batch closes when it is first and full, or when the most open batches are reached
+ * (the first one closes). For closed batches, the Cutter holds per object the batch of its latest
+ * upsert and the event batches naming it since, which give a closing batch its `after`.
  */
 export class Cutter {
   private count = 0
-  /** Per object: the batch of its latest upsert. */
-  private readonly lastUpsert = new Map<string, number>()
-  /** Per object: the event batches naming it since its latest upsert, ascending (an array: a Set per object weighs several times more). */
-  private readonly readersSince = new Map<string, number[]>()
-  private events = open<EventInput>()
-  private upserts = open<ObjectUpsertInput>()
+  /** Per object (ObjectNumbers): 1 + the batch of its latest upsert, 0 for none; 4 bytes per object. */
+  private lastUpsert = new Int32Array(1024)
+  /** Per object: the event batches naming it since its latest upsert, ascending: one as a number, more as an array (see closeFirst). */
+  private readonly readersSince = new Map<number, number | number[]>()
+  /** The open batches, in closing order. */
+  private readonly layers: OpenLayer[] = []
 
   constructor(private readonly batchSize: number) {}
 
-  private closeEvents(out: PlannedBatch[]): void {
-    const events = this.events
-    if (events.items.length === 0) return
-    const index = this.count++
-    out.push({ kind: 'events', items: events.items, sources: events.sources, after: [...events.after].sort((a, b) => a - b) })
-    for (const k of events.keys) {
-      const readers = this.readersSince.get(k)
-      if (readers === undefined) this.readersSince.set(k, [index])
-      else readers.push(index)
-    }
-    this.events = open<EventInput>()
+  /** The batch of object `k`'s latest upsert, or undefined. */
+  private lastUpsertOf(k: number): number | undefined {
+    const v = k < this.lastUpsert.length ? (this.lastUpsert[k] ?? 0) : 0
+    return v === 0 ? undefined : v - 1
   }
 
-  private closeUpserts(out: PlannedBatch[]): void {
-    const upserts = this.upserts
-    if (upserts.items.length === 0) return
-    const index = this.count++
-    out.push({ kind: 'objects', items: upserts.items, sources: upserts.sources, after: [...upserts.after].sort((a, b) => a - b) })
-    for (const k of upserts.keys) {
-      this.lastUpsert.set(k, index)
-      this.readersSince.delete(k)
+  private setLastUpsert(k: number, index: number): void {
+    if (k >= this.lastUpsert.length) {
+      const grown = new Int32Array(Math.max(k + 1, this.lastUpsert.length * 2))
+      grown.set(this.lastUpsert)
+      this.lastUpsert = grown
     }
-    this.upserts = open<ObjectUpsertInput>()
+    this.lastUpsert[k] = index + 1
   }
 
-  /** Adds the next action in sending order. @returns the batches it closed (0 to 2). */
-  push(a: Action): PlannedBatch[] {
-    const out: PlannedBatch[] = []
-    if (a.kind === 'upsert') {
-      if (this.events.keys.has(a.key)) this.closeEvents(out)
-      if (this.upserts.items.length >= this.batchSize) this.closeUpserts(out)
-      const upserts = this.upserts
-      upserts.items.push(a.item)
-      upserts.sources.push(a.source)
-      upserts.keys.add(a.key)
-      const last = this.lastUpsert.get(a.key)
-      if (last !== undefined) upserts.after.add(last)
-      for (const r of this.readersSince.get(a.key) ?? []) upserts.after.add(r)
-    } else {
-      if (a.keys.some((k) => this.upserts.keys.has(k))) this.closeUpserts(out)
-      if (this.events.items.length >= this.batchSize) this.closeEvents(out)
-      const events = this.events
-      events.items.push(a.item)
-      events.sources.push(a.source)
-      for (const k of a.keys) {
-        events.keys.add(k)
-        const last = this.lastUpsert.get(k)
-        if (last !== undefined) events.after.add(last)
+  /**
+   * Closes the first open batch, numbered next. Every batch it may have to wait for is closed by now
+   * (they come before it), so its `after` is read here: per object, the batch of its latest upsert,
+   * and for an upsert also the event batches naming the object since.
+   */
+  private closeFirst(out: PlannedBatch[]): void {
+    const layer = this.layers.shift()
+    if (layer === undefined) return
+    const index = this.count++
+    const waits = new Set<number>()
+    for (const k of layer.keys) {
+      const last = this.lastUpsertOf(k)
+      if (last !== undefined) waits.add(last)
+      if (layer.kind === 'objects') {
+        const readers = this.readersSince.get(k)
+        if (typeof readers === 'number') waits.add(readers)
+        else for (const r of readers ?? []) waits.add(r)
       }
     }
+    const after = [...waits].sort((a, b) => a - b)
+    out.push(
+      layer.kind === 'events'
+        ? { kind: 'events', items: layer.items as EventInput[], sources: layer.sources, after }
+        : { kind: 'objects', items: layer.items as ObjectUpsertInput[], sources: layer.sources, firsts: layer.firsts, after },
+    )
+    for (const k of layer.keys) {
+      if (layer.kind === 'objects') {
+        this.setLastUpsert(k, index)
+        this.readersSince.delete(k)
+      } else {
+        const readers = this.readersSince.get(k)
+        // One reader is kept as a number, a few in an array of their exact length: most objects have one
+        // to three, and an array grown by push keeps room for 16 more.
+        if (readers === undefined) this.readersSince.set(k, index)
+        else if (typeof readers === 'number') this.readersSince.set(k, [readers, index])
+        else if (readers.length < 8) this.readersSince.set(k, [...readers, index])
+        else readers.push(index)
+      }
+    }
+  }
+
+  /**
+   * Where `a` may go among the open batches (see class comment): `join`, the first place it may join
+   * an open batch of its kind; `open`, the first place a new batch for it may be opened (after the
+   * batch of its object's earlier upserts, which `a` may join but not precede).
+   */
+  private lowest(a: Action): { join: number; open: number } {
+    let join = 0
+    let open = 0
+    this.layers.forEach((layer, i) => {
+      if (a.kind === 'upsert') {
+        if (!layer.keys.has(a.key)) return
+        join = Math.max(join, layer.kind === 'events' ? i + 1 : i)
+        open = Math.max(open, i + 1)
+      } else if (layer.kind === 'objects' && a.keys.some((k) => layer.keys.has(k))) {
+        join = i + 1
+        open = i + 1
+      }
+    })
+    return { join, open }
+  }
+
+  /** Adds the next action in sending order. @returns the batches it closed. */
+  push(a: Action): PlannedBatch[] {
+    const out: PlannedBatch[] = []
+    const kind: PlannedBatch['kind'] = a.kind === 'upsert' ? 'objects' : 'events'
+    const { join, open } = this.lowest(a)
+    let layer = this.layers.find((l, i) => i >= join && l.kind === kind)
+    if (layer === undefined || layer.items.length >= this.batchSize) {
+      let at = open
+      if (this.layers.length >= OPEN_BATCHES_MAX) {
+        this.closeFirst(out)
+        at = Math.max(0, at - 1)
+      }
+      layer = { kind, items: [], sources: [], firsts: [], keys: new Set() }
+      this.layers.splice(at, 0, layer)
+    }
+    layer.items.push(a.item)
+    layer.sources.push(a.source)
+    if (a.kind === 'upsert') {
+      layer.keys.add(a.key)
+      layer.firsts.push(a.first)
+    } else for (const k of a.keys) layer.keys.add(k)
+    while ((this.layers[0]?.items.length ?? 0) >= this.batchSize) this.closeFirst(out)
     return out
   }
 
-  /** The batches still open. Neither waits for the other (a conflict would have closed one), so either order is valid. */
+  /** The batches still open, in order. */
   finish(): PlannedBatch[] {
     const out: PlannedBatch[] = []
-    this.closeUpserts(out)
-    this.closeEvents(out)
+    while (this.layers.length > 0) this.closeFirst(out)
     return out
   }
 }

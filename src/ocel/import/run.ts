@@ -6,7 +6,7 @@
  * abort signal stops the run; batches not sent are reported as not sent.
  */
 import type { BulkResult, ItemFailure, OcelogClient } from '@ocelog/client'
-import type { PlannedBatch } from './plan.js'
+import type { PlannedBatch, PlannedUpserts } from './plan.js'
 
 /** One item the service did not record. */
 export interface ImportFailure {
@@ -125,7 +125,11 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
     batches: 0,
     aborted: null,
   }
-  const objectsAccepted = new Set<string>()
+  // Objects are counted by their first upsert, and by a later one when every earlier one failed (an
+  // object's upserts are answered in order: one batch, or batches that wait for each other), so only
+  // the objects whose upserts failed so far are held.
+  let objectsAccepted = 0
+  const failedSoFar = new Set<string>()
   const failuresByBatch = new Map<number, ImportFailure[]>()
   let done = 0
   const progress = (): ImportProgress => ({
@@ -137,6 +141,11 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
     upsertsTotal: plan.upserts,
     failed: result.events.failed + result.upserts.failed,
   })
+
+  const upsertFailed = (batch: PlannedUpserts, i: number) => {
+    const item = batch.items[i]
+    if (item !== undefined && batch.firsts[i] === true) failedSoFar.add(`${item.type}\u0000${item.id}`)
+  }
 
   await new Promise<void>((resolve) => {
     let inFlight = 0
@@ -168,6 +177,9 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
           index,
           batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null })),
         )
+        if (batch.kind === 'objects') {
+          for (let i = 0; i < batch.items.length; i++) upsertFailed(batch, i)
+        }
       } else {
         counts.accepted += r.accepted.length
         counts.alreadyRecorded += r.duplicates
@@ -187,10 +199,12 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
         }
         if (r.aborted !== null) result.aborted ??= r.aborted
         if (batch.kind === 'objects') {
+          for (const f of r.failures) upsertFailed(batch, f.index)
           for (const a of r.accepted) {
             const item = batch.items[a.index]
             if (item === undefined) continue
-            objectsAccepted.add(`${item.type}\u0000${item.id}`)
+            const key = `${item.type}\u0000${item.id}`
+            if (batch.firsts[a.index] === true || failedSoFar.delete(key)) objectsAccepted += 1
             result.relationshipsAccepted += item.relationships?.length ?? 0
           }
         }
@@ -222,7 +236,7 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
   for (const [index, { batch }] of window) notSent(index, batch)
   for (let next = source.next(); next.done !== true; next = source.next()) notSent(read++, next.value)
   result.failures = [...failuresByBatch.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, f]) => f)
-  result.objectsAccepted = objectsAccepted.size
+  result.objectsAccepted = objectsAccepted
   result.batches = read
   return result
 }

@@ -1,17 +1,19 @@
 /**
  * The import plan of a staged log (stage.ts): the same actions, keys, order and batches as
  * planImport (plan.ts) gives for the log in memory, built from the staging file a page at a time.
- * 1. The first type of each object id is read into memory (E2O and O2O resolve to it): memory grows
- *    with the log's distinct objects (about 100 bytes each), not with its events or its file size.
+ * 1. The first type of each object id is read into memory (E2O and O2O resolve to it), with a number
+ *    per object (ObjectNumbers, what the actions name objects by): memory grows with the log's
+ *    distinct objects (about 100 bytes each, while planning), not with its events or its file size.
  * 2. Objects, then events, are planned in file order by ActionPlanner, each action appended to the
  *    staging's `action` table with its time and planning order (`seq`).
  * 3. `batches()` reads the actions back in sending order (time, then seq: upserts are planned before
  *    events, so that is planImport's order) through an index, a page at a time, and cuts them into
- *    batches as they come (Cutter), which keeps per object the batch of its latest upsert.
+ *    batches as they come (Cutter), which keeps per object number the batch of its latest upsert (4
+ *    bytes) and the event batches naming it since.
  */
 import { LIMITS } from '../../core/limits.js'
 import { typeEvent, typeObject, valueTyper } from './model.js'
-import { ActionPlanner, Cutter, UNDEFINED_OBJECT_TYPE, type Action, type ImportPlan, type PlannedBatch, type PlanOptions } from './plan.js'
+import { ActionPlanner, Cutter, ObjectNumbers, UNDEFINED_OBJECT_TYPE, type Action, type ImportPlan, type PlannedBatch, type PlanOptions } from './plan.js'
 import type { Staging } from './stage.js'
 
 /** Rows read per page. */
@@ -26,7 +28,7 @@ export interface StagedPlan extends Omit<ImportPlan, 'batches'> {
   batches(): Generator<PlannedBatch>
 }
 
-type Payload = [0, string, string, Action['item']] | [1, string[], string, Action['item']]
+type Payload = [0, number, string, Action['item'], boolean] | [1, number[], string, Action['item']]
 
 /**
  * Plans the import of the log staged in `staging` (see module comment).
@@ -36,16 +38,16 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
   const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
   staging.commit()
   const { db } = staging
-  const byId = new Map<string, string>()
+  const numbers = new ObjectNumbers()
   for (let after = 0, page = staging.idPage(after, PAGE_ROWS); page.length > 0; page = staging.idPage(after, PAGE_ROWS)) {
-    for (const r of page) if (!byId.has(r.id)) byId.set(r.id, r.type)
+    for (const r of page) numbers.define(r.type, r.id)
     after = page[page.length - 1]?.seq ?? after
   }
   const defined = (db.prepare('SELECT count(*) FROM (SELECT DISTINCT type, id FROM object)').pluck().get() as number | undefined) ?? 0
-  const planner = new ActionPlanner((id) => byId.get(id), options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
+  const planner = new ActionPlanner(numbers, options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
   const insert = db.prepare<[number, number, string]>('INSERT INTO action (time, seq, payload) VALUES (?, ?, ?)')
   const put = (a: Action) => {
-    const payload: Payload = a.kind === 'upsert' ? [0, a.key, a.source, a.item] : [1, a.keys, a.source, a.item]
+    const payload: Payload = a.kind === 'upsert' ? [0, a.key, a.source, a.item, a.first] : [1, a.keys, a.source, a.item]
     insert.run(a.time === Number.NEGATIVE_INFINITY ? BEFORE_ALL_TIMES : a.time, a.seq, JSON.stringify(payload))
   }
   db.exec('BEGIN')
@@ -78,7 +80,7 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
   }
   db.exec('COMMIT')
   // Planned: the ids are no longer needed (the batches' generator shares this scope, which would keep them).
-  byId.clear()
+  numbers.clear()
   db.exec('CREATE INDEX action_order ON action (time, seq)')
 
   const pageOf = db.prepare<[number, number, number], { time: number; seq: number; payload: string }>(
@@ -94,7 +96,7 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
         const t = row.time === BEFORE_ALL_TIMES ? Number.NEGATIVE_INFINITY : row.time
         const action: Action =
           p[0] === 0
-            ? { kind: 'upsert', time: t, seq: row.seq, key: p[1], source: p[2], item: p[3] as Extract<Action, { kind: 'upsert' }>['item'] }
+            ? { kind: 'upsert', time: t, seq: row.seq, key: p[1], source: p[2], item: p[3] as Extract<Action, { kind: 'upsert' }>['item'], first: p[4] }
             : { kind: 'event', time: t, seq: row.seq, keys: p[1], source: p[2], item: p[3] as Extract<Action, { kind: 'event' }>['item'] }
         yield* cutter.push(action)
         time = row.time
