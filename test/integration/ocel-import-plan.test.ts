@@ -460,18 +460,20 @@ describe('planImport order', () => {
   })
 
   it('keeps batches full when objects change between their events (an upsert waits behind the open event batch)', () => {
-    // 300 orders, each placed, changed and shipped in turn: every change must wait for the placing and
-    // come before the shipping, which cut batches of 1 to 2 items when a conflict closed the open batch.
+    // 300 orders placed in turn, each changed 5 minutes after its placing, all shipped later: every change
+    // must wait for its placing and come before its shipping, which cut batches of 1 to 2 items when a
+    // conflict closed the open batch. (Events keep their order in the log, so an order shipped between
+    // two placings would still cut them: its change must land between them.)
     const minute = 60_000
     const objects = Array.from({ length: 300 }, (_, i) =>
       order(`o${String(i)}`, [
         { name: 'status', time: 0, value: 'open' },
-        { name: 'status', time: T(1) + i * 10 * minute + 5 * minute, value: 'shipped' },
+        { name: 'status', time: T(1) + i * 10 * minute + 5 * minute, value: 'confirmed' },
       ]),
     )
     const events = objects.flatMap((o, i) => [
       event(`place ${o.id}`, T(1) + i * 10 * minute, [o.id]),
-      event(`ship ${o.id}`, T(1) + i * 10 * minute + 5 * minute, [o.id]),
+      event(`ship ${o.id}`, T(1) + 3000 * minute + i * minute, [o.id]),
     ])
     const source = log(objects, events)
     const plan = planImport(source)

@@ -447,6 +447,8 @@ export class Cutter {
   private readonly readersSince = new Map<number, number | number[]>()
   /** The open batches, in closing order. */
   private readonly layers: OpenLayer[] = []
+  /** The batch of the last event pushed: the next event may not precede it. */
+  private lastEventLayer: OpenLayer | undefined
 
   constructor(private readonly batchSize: number) {}
 
@@ -509,7 +511,8 @@ export class Cutter {
   /**
    * Where `a` may go among the open batches (see class comment): `join`, the first place it may join
    * an open batch of its kind; `open`, the first place a new batch for it may be opened (after the
-   * batch of its object's earlier upserts, which `a` may join but not precede).
+   * batch of its object's earlier upserts, or for an event the batch of the event before it, which `a`
+   * may join but not precede).
    */
   private lowest(a: Action): { join: number; open: number } {
     let join = 0
@@ -519,9 +522,15 @@ export class Cutter {
         if (!layer.keys.has(a.key)) return
         join = Math.max(join, layer.kind === 'events' ? i + 1 : i)
         open = Math.max(open, i + 1)
+      } else if (layer === this.lastEventLayer) {
+        // Events reach the log in sending order (time, then the file's order): an event never precedes
+        // the batch of the event before it (it may join it). Positions break ties of timestamps in
+        // traces and in the analysis reads, and the directly-follows projection then only appends.
+        join = Math.max(join, i)
+        open = Math.max(open, i + 1)
       } else if (layer.kind === 'objects' && a.keys.some((k) => layer.keys.has(k))) {
-        join = i + 1
-        open = i + 1
+        join = Math.max(join, i + 1)
+        open = Math.max(open, i + 1)
       }
     })
     return { join, open }
@@ -544,6 +553,7 @@ export class Cutter {
     }
     layer.items.push(a.item)
     layer.sources.push(a.source)
+    if (a.kind === 'event') this.lastEventLayer = layer
     if (a.kind === 'upsert') {
       layer.keys.add(a.key)
       layer.firsts.push(a.first)
