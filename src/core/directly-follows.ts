@@ -197,6 +197,28 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
   return out
 }
 
+/**
+ * Joins the linkings of disjoint parts of one run (other objects, or runs of an object's new steps
+ * with stored steps between them): lists concatenated, and each stored target event once.
+ */
+export function joinLinkings<O>(parts: readonly DfLinking<O>[]): DfLinking<O> {
+  const out: DfLinking<O> = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [], newObjects: new Set() }
+  const targets = new Map<number, DfStep<O>>()
+  for (const p of parts) {
+    // Element by element: a part may hold more items than a call's arguments allow.
+    for (const x of p.inserts) out.inserts.push(x)
+    for (const x of p.relinks) out.relinks.push(x)
+    for (const x of p.added) out.added.push(x)
+    for (const x of p.removed) out.removed.push(x)
+    for (const x of p.starts) out.starts.push(x)
+    for (const x of p.ends) out.ends.push(x)
+    for (const t of p.storedTargets) targets.set(t.pos, t)
+    for (const o of p.newObjects) out.newObjects.add(o)
+  }
+  out.storedTargets = [...targets.values()]
+  return out
+}
+
 /** A stored step of an event, as aggregateChanges reads it: its object and predecessor. */
 export interface EventStepRow<O> {
   object: O

@@ -9,11 +9,12 @@ import {
   aggregateChanges,
   applyDelta,
   type DfAggregate,
-  type DfBounds,
+  type DfLinking,
   type DfRegion,
   type DfStep,
   type EventStepRow,
   isEmptyAggregate,
+  joinLinkings,
   linkSteps,
   stepsByObject,
 } from '../../core/directly-follows.js'
@@ -85,7 +86,7 @@ export interface DfStatements {
   putName: Database.Statement<[string]>
   tail: Database.Statement<[number], StepRow>
   pred: Database.Statement<[number, number, number], StepRow>
-  from: Database.Statement<[number, number, number], StepRow>
+  atOrAfter: Database.Statement<[number, number, number], StepRow>
   eventSteps: Database.Statement<[number, number, number], { rid: number; ot: number; prev_pos: number | null; prev_act: number | null }>
   memberships: Database.Statement<[number], { a: number; b: number; n: number }>
   putSteps: MultiRowStatement
@@ -106,7 +107,7 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
     pred: db.prepare<[number, number, number], StepRow>(
       'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1',
     ),
-    from: db.prepare<[number, number, number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos'),
+    atOrAfter: db.prepare<[number, number, number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2'),
     eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
     memberships: db.prepare<[number], { a: number; b: number; n: number }>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?'),
     putSteps: new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, prev_t, prev_pos, prev_act, prev_te) VALUES', 11),
@@ -143,6 +144,49 @@ function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): num
 
 const num = (idText: string): number => Number(idText)
 
+const after = (r: { t: number; pos: number }, c: { t: number; pos: number }): boolean => r.t > c.t || (r.t === c.t && r.pos > c.pos)
+
+/**
+ * Links each object's new steps (src/core/directly-follows.ts, linkSteps) with a few reads of its
+ * stored steps: its last one, when every new step comes after it (most runs); otherwise, per run of
+ * new steps with no stored step between them (a cluster), the stored step before its first and
+ * after its last. So a late step costs two reads, never a read of the object's history between its
+ * new steps. Clusters are independent: their linkings are joined.
+ */
+function linkObjects(st: DfStatements, byObject: ReadonlyMap<number, readonly DfStep<number>[]>): DfLinking<number> {
+  const parts: DfLinking<number>[] = []
+  for (const [rid, candidates] of byObject) {
+    const first = candidates[0]
+    if (first === undefined) continue
+    const toStep = (r: StepRow): DfStep<number> => ({ dataset: first.dataset, object: rid, ot: first.ot, act: String(r.act), t: r.t, pos: r.pos, te: r.te })
+    const tail = st.tail.get(rid)
+    if (tail === undefined || after(first, tail)) {
+      parts.push(linkSteps(new Map([[rid, candidates]]), () => ({ pred: tail === undefined ? null : toStep(tail), mid: [], succ: null })))
+      continue
+    }
+    let cluster: { steps: DfStep<number>[]; region: DfRegion<number> } | null = null
+    const clusters: { steps: DfStep<number>[]; region: DfRegion<number> }[] = []
+    for (const c of candidates) {
+      const succ = cluster?.region.succ
+      if (cluster !== null && (succ === null || (succ !== undefined && after(succ, c)))) {
+        cluster.steps.push(c)
+        continue
+      }
+      const [at, next] = st.atOrAfter.all(rid, c.t, c.pos)
+      const stored = at !== undefined && at.t === c.t && at.pos === c.pos
+      const beyond = stored ? next : at
+      const before = st.pred.get(rid, c.t, c.pos)
+      cluster = {
+        steps: [c],
+        region: { pred: before === undefined ? null : toStep(before), mid: stored ? [toStep(at)] : [], succ: beyond === undefined ? null : toStep(beyond) },
+      }
+      clusters.push(cluster)
+    }
+    for (const k of clusters) parts.push(linkSteps(new Map([[rid, k.steps]]), () => k.region))
+  }
+  return joinLinkings(parts)
+}
+
 /**
  * Writes a run's directly-follows slice.
  * @param events the slice (log order).
@@ -164,25 +208,7 @@ export function writeDirectlyFollows(
       steps.push({ dataset, object: ridOf(o.objectId), ot: String(nameIdOf(st, ids, o.type)), act, t: e.time, pos: e.position, te: e.endTime })
     }
   }
-  const regionOf = (rid: number, { first, last }: DfBounds<number>): DfRegion<number> => {
-    const toStep = (r: StepRow): DfStep<number> => ({ dataset: first.dataset, object: rid, ot: first.ot, act: String(r.act), t: r.t, pos: r.pos, te: r.te })
-    // Most runs append after the object's last stored step, or name it first: one read of its last step.
-    const tail = st.tail.get(rid)
-    if (tail === undefined) return { pred: null, mid: [], succ: null }
-    if (tail.t < first.t || (tail.t === first.t && tail.pos < first.pos)) return { pred: toStep(tail), mid: [], succ: null }
-    const before = st.pred.get(rid, first.t, first.pos)
-    const mid: DfStep<number>[] = []
-    let succ: DfStep<number> | null = null
-    for (const r of st.from.iterate(rid, first.t, first.pos)) {
-      if (r.t > last.t || (r.t === last.t && r.pos > last.pos)) {
-        succ = toStep(r)
-        break
-      }
-      mid.push(toStep(r))
-    }
-    return { pred: before === undefined ? null : toStep(before), mid, succ }
-  }
-  const linking = linkSteps(stepsByObject(steps), regionOf)
+  const linking = linkObjects(st, stepsByObject(steps))
   // An object's membership counts, read once per run (one range of its key).
   const memberships = new Map<number, Map<string, number>>()
   const membershipOf = (rid: number, a: string, b: string): number => {
