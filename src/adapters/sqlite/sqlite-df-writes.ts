@@ -107,7 +107,9 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
     pred: db.prepare<[number, number, number], StepRow>(
       'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1',
     ),
-    atOrAfter: db.prepare<[number, number, number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2'),
+    atOrAfter: db.prepare<[number, number, number], StepRow>(
+      'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2',
+    ),
     eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
     memberships: db.prepare<[number], { a: number; b: number; n: number }>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?'),
     putSteps: new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, prev_t, prev_pos, prev_act, prev_te) VALUES', 11),
