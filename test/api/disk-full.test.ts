@@ -60,7 +60,9 @@ describe('a full disk under the log', () => {
         }
       }
       expect(acknowledged).toBeGreaterThan(0)
-      expect(statuses.slice(-5)).toEqual([503, 503, 503, 503, 503])
+      // The disk filled: five refusals (a WAL checkpoint may free a page or two between them, so one batch can still fit).
+      expect(statuses.filter((s) => s === 503)).toHaveLength(5)
+      expect(statuses[statuses.length - 1]).toBe(503)
       expect((await app.inject({ method: 'GET', url: '/v1/health', headers })).statusCode).toBe(200)
       // Every acknowledged event, and nothing of the refused batches.
       const stored = await log.readStream(k.dataset_id, null, 100_000)
