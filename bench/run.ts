@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
+import { positiveInt, wholeInt } from './int-options.js'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
 import { nearestRank } from './paced-load.js'
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
@@ -725,24 +726,6 @@ function positiveNumber(name: string) {
   }
 }
 
-function wholeOrZero(v: string): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0')
-  return n
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1')
-  return n
-}
-
-function nonNegativeInt(v: string): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0')
-  return n
-}
-
 function scenarioList(v: string): BenchScenario[] {
   const out: BenchScenario[] = []
   for (const part of v
@@ -793,14 +776,9 @@ async function main(): Promise<void> {
     .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
     .option('--no-process-map', 'leave out the process map row (import of the running example, then the map timed)')
     .option('--map-runs <n>', 'runs of the process map (median reported)', positiveInt, 20)
-    .option(
-      '--export-events <n>',
-      'events of the generated dataset exported in each form (time and peak RSS); 0 leaves the export rows out',
-      wholeOrZero,
-      500_000,
-    )
+    .option('--export-events <n>', 'events of the generated dataset exported in each form (time and peak RSS); 0 leaves the export rows out', wholeInt, 500_000)
     .option('--import-runs <n>', 'imports of the running example, each into a fresh service (median reported)', positiveInt, 3)
-    .option('--large-import <orders>', "orders of the large-import row's generated log, 5 events each (0 leaves the row out)", nonNegativeInt, 100_002)
+    .option('--large-import <orders>', "orders of the large-import row's generated log, 5 events each (0 leaves the row out)", wholeInt, 100_002)
     .addHelpText('after', '\nRun `npm run build` first (npm run bench does), then: node dist/bench/run.js [options]')
   program.parse(process.argv)
   const o = program.opts<Options>()

@@ -20,7 +20,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { Command, InvalidArgumentError } from 'commander'
+import { Command } from 'commander'
+import { anyInt, positiveInt, wholeInt } from './int-options.js'
 import { openDatabase } from '../src/adapters/sqlite/database.js'
 import { openReadModelsDatabase } from '../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../src/adapters/sqlite/sqlite-event-log.js'
@@ -346,24 +347,6 @@ function summarise(m: ScaleMeasurements): { rows: Row[]; targets: TargetCheck[] 
     check('read models ≤ 0.6× the log bytes', m.bytes.readModels / m.bytes.log, 'max', 0.6, '×'),
   )
   return { rows, targets }
-}
-
-function wholeInt(v: string): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number ≥ 0')
-  return n
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1')
-  return n
-}
-
-function anyInt(v: string): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('must be a whole number')
-  return n
 }
 
 /** `git rev-parse --short HEAD` of the repository, or `unknown` outside a git checkout. */
