@@ -12,21 +12,10 @@ import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-
 import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../read/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
 import { epochMsOf } from './read-models-database.js'
-import { NO_ACTIVITY } from './sqlite-df-writes.js'
+import { type AggregateRow, NO_ACTIVITY } from './sqlite-df-writes.js'
 
-interface AggregateSqlRow {
-  ot: number
-  a: number
-  b: number
-  events: number
-  objects: number
-  total: number
-  starts: number
-  ends: number
-  couples: number
-  durations: string
-  waiting: string
-}
+/** An aggregate row with its key's name ids. */
+type AggregateSqlRow = AggregateRow & { ot: number; a: number; b: number }
 
 type WindowSqlRow = Omit<MapRow, 'ot' | 'k1' | 'k2'> & { ot: number; k1: number; k2: number }
 

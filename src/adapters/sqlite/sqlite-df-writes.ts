@@ -69,7 +69,8 @@ interface StepRow {
   te: number | null
 }
 
-interface AggregateRow {
+/** An `rm_df_aggregates` row's counts and durations (JSON of DurationStats), as the write and the map read them. */
+export interface AggregateRow {
   events: number
   objects: number
   total: number
