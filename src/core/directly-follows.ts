@@ -14,8 +14,9 @@
  *    of time order goes between its neighbours: p → n becomes p → e and e → n), the couples added
  *    and removed, and the moves of each object's first and last activity;
  * 2. `aggregateChanges`: with the stored membership counts of each object (steps per activity,
- *    couples per edge) and the stored steps of events whose incoming couples changed, the
- *    changes to every aggregate and membership count.
+ *    couples per edge) and the stored steps of events whose incoming couples changed (only events
+ *    with another object of a changed step's type: `kin`), the changes to every aggregate and
+ *    membership count.
  * Replays change nothing: a step already stored is dropped in step 1, and only new steps change
  * aggregates. The result is the same whatever order the steps arrive in. No I/O here.
  */
@@ -34,6 +35,13 @@ export interface DfStep<O> {
   pos: number
   /** The event's end time (ms), or null. */
   te: number | null
+  /**
+   * The number of the event's objects of type `ot` (≥ 1): its steps of that type. Fixed when the
+   * event is recorded (an event never changes). When it is 1, a change of the step's predecessor
+   * changes the event's distinct couples of its type by the step alone, so aggregateChanges needs
+   * no read of the event's other steps.
+   */
+  kin: number
 }
 
 /** (t, pos) order of steps. */
@@ -82,7 +90,12 @@ export interface DfLinking<O> {
   removed: DfCouple<O>[]
   starts: EndMove[]
   ends: EndMove[]
-  /** Stored steps (one per event) whose event's incoming couples changed: aggregateChanges needs their event's stored steps. */
+  /**
+   * Stored steps (one per event) whose predecessor changed, of events with more than one object of
+   * the step's type (`kin` > 1): aggregateChanges needs their event's stored steps to count its
+   * distinct couples. A changed step whose event has no other object of its type is not listed:
+   * its removed and added couples give the change.
+   */
   storedTargets: DfStep<O>[]
   /** Objects with no stored step before this run: their membership counts are all 0 (no read needed). */
   newObjects: Set<O>
@@ -105,6 +118,27 @@ export function stepsByObject<O>(steps: readonly DfStep<O>[]): Map<O, DfStep<O>[
   }
   for (const list of byObject.values()) list.sort(compareSteps)
   return byObject
+}
+
+/**
+ * Sets `kin` (DfStep) of one event's steps, `steps[first..]` (its distinct objects): the number
+ * of its objects of each step's type. Steps are made with any `kin`; this sets each.
+ */
+export function setKin<O>(steps: readonly DfStep<O>[], first: number): void {
+  if (steps.length - first === 1) {
+    const only = steps[first]
+    if (only !== undefined) only.kin = 1
+    return
+  }
+  const byType = new Map<string, number>()
+  for (let i = first; i < steps.length; i += 1) {
+    const ot = (steps[i] as DfStep<O>).ot
+    byType.set(ot, (byType.get(ot) ?? 0) + 1)
+  }
+  for (let i = first; i < steps.length; i += 1) {
+    const s = steps[i] as DfStep<O>
+    s.kin = byType.get(s.ot) ?? 1
+  }
 }
 
 const coupleKey = (p: { pos: number }, n: { pos: number }) => `${String(p.pos)}>${String(n.pos)}`
@@ -172,7 +206,7 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
         out.added.push({ p: before, n: cur.step })
         if (!cur.fresh) {
           out.relinks.push({ step: cur.step, prev: before })
-          targets.set(cur.step.pos, cur.step)
+          if (cur.step.kin > 1) targets.set(cur.step.pos, cur.step)
         }
       }
     }
@@ -181,7 +215,7 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
       const n = stored[k] as DfStep<O>
       if (!newCouples.has(coupleKey(p, n))) {
         out.removed.push({ p, n })
-        targets.set(n.pos, n)
+        if (n.kin > 1) targets.set(n.pos, n)
       }
     }
     const head = merged[0]?.step
@@ -353,7 +387,7 @@ export function aggregateChanges<O>(
 
   // Distinct event couples per edge: the distinct predecessors of each changed event, per object type, before and after.
   const relinked = new Map<string, LinkedStep<O>>()
-  for (const r of linking.relinks) relinked.set(`${String(r.step.pos)}${SEP}${String(r.step.object)}`, r)
+  if (linking.storedTargets.length > 0) for (const r of linking.relinks) relinked.set(`${String(r.step.pos)}${SEP}${String(r.step.object)}`, r)
   const distinct = (
     rows: Iterable<{ ot: string; prevPos: number | null; prevAct: string | null }>,
     dataset: string,
@@ -405,6 +439,13 @@ export function aggregateChanges<O>(
       deltaOf(step.dataset, step.ot, prev.act, step.act).couples += 1
     }
   }
+  // Stored events whose predecessors changed: those read (a type with several objects) count
+  // distinct couples from their steps; in the others each changed step is its type's only one, so
+  // its removed and added couples are its event's.
+  const read = new Set<number>()
+  for (const n of linking.storedTargets) read.add(n.pos)
+  for (const { p, n } of linking.removed) if (!read.has(n.pos)) deltaOf(n.dataset, n.ot, p.act, n.act).couples -= 1
+  for (const { step, prev } of linking.relinks) if (prev !== null && !read.has(step.pos)) deltaOf(step.dataset, step.ot, prev.act, step.act).couples += 1
   for (const n of linking.storedTargets) {
     const rows = eventSteps(n)
     const before = new Map<string, number>()

@@ -22,7 +22,7 @@ import {
 import { summarize } from '../../src/core/duration-stats.js'
 
 /** A step of object `object` (type `order` unless given) at time `t` (ms), position `pos`. */
-const step = (object: string, act: string, t: number, pos: number, options: { ot?: string; te?: number } = {}): DfStep<string> => ({
+const step = (object: string, act: string, t: number, pos: number, options: { ot?: string; te?: number; kin?: number } = {}): DfStep<string> => ({
   dataset: 'd',
   object,
   ot: options.ot ?? 'order',
@@ -30,7 +30,21 @@ const step = (object: string, act: string, t: number, pos: number, options: { ot
   t,
   pos,
   te: options.te ?? null,
+  kin: options.kin ?? 1,
 })
+
+/** Sets each step's `kin`: the distinct objects of its type among `steps` at its position (its event's, when `steps` holds the whole event). */
+const withKin = (steps: DfStep<string>[]): DfStep<string>[] => {
+  const objects = new Map<string, Set<string>>()
+  for (const s of steps) {
+    const k = `${String(s.pos)}|${s.ot}`
+    const set = objects.get(k) ?? new Set<string>()
+    set.add(s.object)
+    objects.set(k, set)
+  }
+  for (const s of steps) s.kin = objects.get(`${String(s.pos)}|${s.ot}`)?.size ?? 1
+  return steps
+}
 
 /** Stored traces in memory: each object's steps, with each step's stored predecessor. */
 class Traces {
@@ -40,6 +54,7 @@ class Traces {
 
   /** Stores whole traces, as a store would after projecting them. */
   constructor(traces: DfStep<string>[][] = []) {
+    withKin(traces.flat())
     for (const trace of traces) {
       const sorted = [...trace].sort(compareSteps)
       const first = sorted[0]
@@ -90,7 +105,7 @@ class Traces {
   }
 
   link(steps: DfStep<string>[]): DfLinking<string> {
-    return linkSteps(stepsByObject(steps), this.region)
+    return linkSteps(stepsByObject(withKin(steps)), this.region)
   }
 
   changes(linking: DfLinking<string>): DfChanges<string> {
@@ -165,8 +180,24 @@ describe('linkSteps', () => {
       removed: [['o1', 'P@1>N@2']],
       starts: [],
       ends: [],
-      storedTargets: ['N@2'],
+      // N@2 is its event's only order: its removed and added couples are its event's, no read.
+      storedTargets: [],
     })
+  })
+
+  it("lists a relinked stored step as a target, to read its event's steps, only when its event has another object of its type", () => {
+    const traces = new Traces([
+      [step('o1', 'P', 1000, 1), step('o1', 'N', 3000, 2)],
+      [step('i1', 'P', 1000, 1, { ot: 'item' }), step('i1', 'N', 3000, 2, { ot: 'item' })],
+      [step('i2', 'N', 3000, 2, { ot: 'item' })],
+    ])
+    const l = traces.link([step('o1', 'E', 2000, 3), step('i1', 'E', 2000, 3, { ot: 'item' })])
+    expect(named(l).relinks).toEqual([
+      ['o1', 'N@2', 'E@3'],
+      ['i1', 'N@2', 'E@3'],
+    ])
+    expect(named(l).storedTargets).toEqual(['N@2'])
+    expect(l.storedTargets.map((s) => s.object)).toEqual(['i1'])
   })
 
   it('orders equal times by log position', () => {
@@ -186,7 +217,7 @@ describe('linkSteps', () => {
       removed: [],
       starts: [['order', 'A', 'S']],
       ends: [],
-      storedTargets: ['A@1'],
+      storedTargets: [],
     })
   })
 
@@ -212,7 +243,7 @@ describe('linkSteps', () => {
       removed: [['o1', 'A@1>B@2']],
       starts: [['order', 'A', 'S']],
       ends: [['order', 'B', 'Z']],
-      storedTargets: ['A@1', 'B@2'],
+      storedTargets: [],
     })
   })
 
@@ -300,6 +331,32 @@ describe('aggregateChanges', () => {
       'order:P>E': { objects: 2, total: 2, couples: 1, add: [1000, 1000] },
       'order:E>N': { objects: 2, total: 2, couples: 1, add: [1000, 1000] },
       'order:P>N': { objects: -2, total: -2, couples: -1, remove: [2000, 2000] },
+    })
+  })
+
+  it("counts distinct couples of a mixed event: a type alone in its event by its step's couples, a shared type from the event's steps", () => {
+    // Event N@2 has one order (o1) and two items (i1, i2), all after P@1. E@3 goes between P and N for o1 and i1.
+    const traces = new Traces([
+      [step('o1', 'P', 1000, 1), step('o1', 'N', 3000, 2)],
+      [step('i1', 'P', 1000, 1, { ot: 'item' }), step('i1', 'N', 3000, 2, { ot: 'item' })],
+      [step('i2', 'P', 1000, 1, { ot: 'item' }), step('i2', 'N', 3000, 2, { ot: 'item' })],
+      [step('o9', 'Q', 500, 9), step('o9', 'R', 800, 10)],
+    ])
+    const changes = traces.changes(traces.link([step('o1', 'E', 2000, 3), step('i1', 'E', 2000, 3, { ot: 'item' }), step('o9', 'E', 600, 11)]))
+    const couples = Object.fromEntries(Object.entries(deltasOf(changes)).map(([k, d]) => [k, d.couples ?? 0]))
+    expect(couples).toEqual({
+      'order:E': 0,
+      'item:E': 0,
+      'order:P>E': 1,
+      'order:E>N': 1,
+      'order:P>N': -1,
+      'item:P>E': 1,
+      'item:E>N': 1,
+      // i2 keeps (P@1, N@2): the event couple stays.
+      'item:P>N': 0,
+      'order:Q>E': 1,
+      'order:E>R': 1,
+      'order:Q>R': -1,
     })
   })
 

@@ -26,6 +26,7 @@ import {
   type EventStepRow,
   isEmptyAggregate,
   linkSteps,
+  setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
 import type { DurationStats } from '../../core/duration-stats.js'
@@ -42,6 +43,8 @@ export interface DfStepDoc {
   /** The event's log position. */
   pos: number
   te: number | null
+  /** The number of the event's objects of this object's type (DfStep.kin). */
+  kin: number
   prev_t: number | null
   prev_pos: number | null
   prev_act: string | null
@@ -81,9 +84,11 @@ const eventKey = (dataset: string, t: number, pos: number): string => dataset + 
 export function dfStepsOf(events: readonly DirectlyFollowsEvent[]): DfStep<string>[] {
   const steps: DfStep<string>[] = []
   for (const e of events) {
+    const first = steps.length
     for (const o of e.objects) {
-      steps.push({ dataset: e.datasetId, object: o.objectId, ot: o.type, act: e.activity, t: e.time, pos: e.position, te: e.endTime })
+      steps.push({ dataset: e.datasetId, object: o.objectId, ot: o.type, act: e.activity, t: e.time, pos: e.position, te: e.endTime, kin: 1 })
     }
+    setKin(steps, first)
   }
   return steps
 }
@@ -189,7 +194,7 @@ export function dfWrites(
     steps.push({
       updateOne: {
         filter: stepFilter(s),
-        update: { $setOnInsert: { object_type: s.ot, activity: s.act, te: s.te, ...prevFields(prev) } },
+        update: { $setOnInsert: { object_type: s.ot, activity: s.act, te: s.te, kin: s.kin, ...prevFields(prev) } },
         upsert: true,
       },
     })
@@ -252,6 +257,8 @@ export function stepOfStored(d: Document): DfStep<string> {
     t: int(d.t),
     pos: int(d.pos),
     te: intOrNull(d.te),
+    // A document without `kin` counts as sharing its type in its event: its event's steps are then read.
+    kin: typeof d.kin === 'number' ? d.kin : 2,
   }
 }
 

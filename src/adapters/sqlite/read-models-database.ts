@@ -39,8 +39,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * index keyed by a random UUID dirtied a page per new object (docs/performance.md#projector-costs).
  * 8: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
  * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
+ * 9: each step keeps `kin`, its event's number of objects of its type, so that a late event whose
+ * successor is alone of its type in its event needs no read of that event's steps.
  */
-export const READ_MODELS_SCHEMA_VERSION = 8
+export const READ_MODELS_SCHEMA_VERSION = 9
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024

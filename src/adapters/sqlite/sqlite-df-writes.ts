@@ -16,6 +16,7 @@ import {
   isEmptyAggregate,
   joinLinkings,
   linkSteps,
+  setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
 import type { DurationStats } from '../../core/duration-stats.js'
@@ -31,11 +32,11 @@ CREATE TABLE rm_df_names (
 );
 CREATE TABLE rm_df_steps (
   did INTEGER NOT NULL, t INTEGER NOT NULL, pos INTEGER NOT NULL, rid INTEGER NOT NULL,
-  ot INTEGER NOT NULL, act INTEGER NOT NULL, te INTEGER,
+  ot INTEGER NOT NULL, act INTEGER NOT NULL, te INTEGER, kin INTEGER NOT NULL,
   prev_t INTEGER, prev_pos INTEGER, prev_act INTEGER, prev_te INTEGER,
   PRIMARY KEY (did, t, pos, rid)
 ) WITHOUT ROWID;
-CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, te);
+CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, te, kin);
 CREATE TABLE rm_df_memberships (
   rid INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (rid, a, b)
@@ -67,6 +68,12 @@ interface StepRow {
   pos: number
   act: number
   te: number | null
+  kin: number
+}
+
+/** A row of the neighbour read: `before` 1 for the stored step before the asked (t, pos), 0 for those at or after it. */
+interface NeighbourRow extends StepRow {
+  before: number
 }
 
 /** An `rm_df_aggregates` row's counts and durations (JSON of DurationStats), as the write and the map read them. */
@@ -85,11 +92,9 @@ export interface AggregateRow {
 export interface DfStatements {
   nameId: Database.Statement<[string], number>
   putName: Database.Statement<[string]>
-  tail: Database.Statement<[number], StepRow>
-  pred: Database.Statement<[number, number, number], StepRow>
-  atOrAfter: Database.Statement<[number, number, number], StepRow>
+  neighbours: Database.Statement<[number, number, number, number, number, number], NeighbourRow>
   eventSteps: Database.Statement<[number, number, number], { rid: number; ot: number; prev_pos: number | null; prev_act: number | null }>
-  memberships: Database.Statement<[number], { a: number; b: number; n: number }>
+  memberships: Database.Statement<[number], [number, number, number]>
   putSteps: MultiRowStatement
   relink: Database.Statement<unknown[]>
   putMemberships: MultiRowStatement
@@ -104,16 +109,20 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
   return {
     nameId: db.prepare<[string], number>('SELECT id FROM rm_df_names WHERE name = ?').pluck(),
     putName: db.prepare<[string]>('INSERT OR IGNORE INTO rm_df_names (name) VALUES (?)'),
-    tail: db.prepare<[number], StepRow>('SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? ORDER BY t DESC, pos DESC LIMIT 1'),
-    pred: db.prepare<[number, number, number], StepRow>(
-      'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1',
-    ),
-    atOrAfter: db.prepare<[number, number, number], StepRow>(
-      'SELECT t, pos, act, te FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2',
+    // Two seeks of the object's index in one statement: the step before (t, pos), and up to two at or after it.
+    // Parameters: (rid, t, pos) twice (positional binding costs less than named).
+    neighbours: db.prepare<[number, number, number, number, number, number], NeighbourRow>(
+      `SELECT * FROM (SELECT 1 AS before, t, pos, act, te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1)
+       UNION ALL
+       SELECT * FROM (SELECT 0, t, pos, act, te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2)`,
     ),
     eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
-    memberships: db.prepare<[number], { a: number; b: number; n: number }>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?'),
-    putSteps: new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, prev_t, prev_pos, prev_act, prev_te) VALUES', 11),
+    memberships: db.prepare<[number], [number, number, number]>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?').raw(),
+    putSteps: new MultiRowStatement(
+      db,
+      'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, kin, prev_t, prev_pos, prev_act, prev_te) VALUES',
+      12,
+    ),
     relink: db.prepare('UPDATE rm_df_steps SET prev_t = ?, prev_pos = ?, prev_act = ?, prev_te = ? WHERE did = ? AND t = ? AND pos = ? AND rid = ?'),
     putMemberships: new MultiRowStatement(db, 'INSERT INTO rm_df_memberships (rid, a, b, n) VALUES', 4, 'ON CONFLICT (rid, a, b) DO UPDATE SET n = excluded.n'),
     dropMembership: db.prepare('DELETE FROM rm_df_memberships WHERE rid = ? AND a = ? AND b = ?'),
@@ -147,47 +156,89 @@ function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): num
 
 const num = (idText: string): number => Number(idText)
 
+/** Name ids stay below 2^26, so that a membership's (a, b) is one exact number. */
+const NAME_ID_LIMIT = 2 ** 26
+
+/** The number key of a membership row's (a, b). */
+function membershipKey(a: number, b: number): number {
+  if (a >= NAME_ID_LIMIT || b >= NAME_ID_LIMIT) throw new Error(`rm_df_names: id ${String(Math.max(a, b))} is past ${String(NAME_ID_LIMIT)}`)
+  return a * NAME_ID_LIMIT + b
+}
+
 const after = (r: { t: number; pos: number }, c: { t: number; pos: number }): boolean => r.t > c.t || (r.t === c.t && r.pos > c.pos)
 
 /**
- * Links each object's new steps (src/core/directly-follows.ts, linkSteps) with a few reads of its
- * stored steps: its last one, when every new step comes after it (most runs); otherwise, per run of
- * new steps with no stored step between them (a cluster), the stored step before its first and
- * after its last. So a late step costs two reads, never a read of the object's history between its
- * new steps. Clusters are independent: their linkings are joined.
+ * Links each object's new steps (src/core/directly-follows.ts, linkSteps) with one read of its
+ * stored steps per run of new steps with no stored step between them (a cluster): the stored step
+ * before the cluster's first new step and the one or two at or after it (one statement, two index
+ * seeks). When nothing is stored at or after the first new step (most runs), every new step comes
+ * after the object's last stored one: one read for the object. So a late step costs one read, never
+ * a read of the object's history between its new steps. Clusters are independent; the k-th cluster
+ * of every object is linked in one call (round k), and the rounds' linkings are joined.
  */
 function linkObjects(st: DfStatements, byObject: ReadonlyMap<number, readonly DfStep<number>[]>): DfLinking<number> {
-  const parts: DfLinking<number>[] = []
+  const rounds: { steps: Map<number, DfStep<number>[]>; regions: Map<number, DfRegion<number>> }[] = []
+  const roundOf = (k: number) => {
+    let round = rounds[k]
+    if (round === undefined) {
+      round = { steps: new Map(), regions: new Map() }
+      rounds[k] = round
+    }
+    return round
+  }
   for (const [rid, candidates] of byObject) {
     const first = candidates[0]
     if (first === undefined) continue
-    const toStep = (r: StepRow): DfStep<number> => ({ dataset: first.dataset, object: rid, ot: first.ot, act: String(r.act), t: r.t, pos: r.pos, te: r.te })
-    const tail = st.tail.get(rid)
-    if (tail === undefined || after(first, tail)) {
-      parts.push(linkSteps(new Map([[rid, candidates]]), () => ({ pred: tail === undefined ? null : toStep(tail), mid: [], succ: null })))
-      continue
-    }
+    const toStep = (r: StepRow): DfStep<number> => ({
+      dataset: first.dataset,
+      object: rid,
+      ot: first.ot,
+      act: String(r.act),
+      t: r.t,
+      pos: r.pos,
+      te: r.te,
+      kin: r.kin,
+    })
+    let k = 0
     let cluster: { steps: DfStep<number>[]; region: DfRegion<number> } | null = null
-    const clusters: { steps: DfStep<number>[]; region: DfRegion<number> }[] = []
     for (const c of candidates) {
       const succ = cluster?.region.succ
       if (cluster !== null && (succ === null || (succ !== undefined && after(succ, c)))) {
         cluster.steps.push(c)
         continue
       }
-      const [at, next] = st.atOrAfter.all(rid, c.t, c.pos)
+      let before: StepRow | undefined
+      let at: StepRow | undefined
+      let next: StepRow | undefined
+      for (const r of st.neighbours.all(rid, c.t, c.pos, rid, c.t, c.pos)) {
+        if (r.before === 1) before = r
+        else if (at === undefined) at = r
+        else next = r
+      }
       const stored = at !== undefined && at.t === c.t && at.pos === c.pos
       const beyond = stored ? next : at
-      const before = st.pred.get(rid, c.t, c.pos)
       cluster = {
         steps: [c],
-        region: { pred: before === undefined ? null : toStep(before), mid: stored ? [toStep(at)] : [], succ: beyond === undefined ? null : toStep(beyond) },
+        region: {
+          pred: before === undefined ? null : toStep(before),
+          mid: stored && at !== undefined ? [toStep(at)] : [],
+          succ: beyond === undefined ? null : toStep(beyond),
+        },
       }
-      clusters.push(cluster)
+      const round = roundOf(k)
+      round.steps.set(rid, cluster.steps)
+      round.regions.set(rid, cluster.region)
+      k += 1
     }
-    for (const k of clusters) parts.push(linkSteps(new Map([[rid, k.steps]]), () => k.region))
   }
-  return joinLinkings(parts)
+  const parts = rounds.map((round) =>
+    linkSteps(round.steps, (rid) => {
+      const region = round.regions.get(rid)
+      if (region === undefined) throw new Error(`directly-follows: no region read for object ${String(rid)}`)
+      return region
+    }),
+  )
+  return parts.length === 1 && parts[0] !== undefined ? parts[0] : joinLinkings(parts)
 }
 
 /**
@@ -207,20 +258,23 @@ export function writeDirectlyFollows(
   for (const e of events) {
     const dataset = String(didOf(e.datasetId))
     const act = String(nameIdOf(st, ids, e.activity))
+    const first = steps.length
     for (const o of e.objects) {
-      steps.push({ dataset, object: ridOf(o.objectId), ot: String(nameIdOf(st, ids, o.type)), act, t: e.time, pos: e.position, te: e.endTime })
+      steps.push({ dataset, object: ridOf(o.objectId), ot: String(nameIdOf(st, ids, o.type)), act, t: e.time, pos: e.position, te: e.endTime, kin: 1 })
     }
+    setKin(steps, first)
   }
   const linking = linkObjects(st, stepsByObject(steps))
-  // An object's membership counts, read once per run (one range of its key).
-  const memberships = new Map<number, Map<string, number>>()
+  // An object's membership counts, read once per run (one range of its key), keyed by a * 2^26 + b.
+  const memberships = new Map<number, Map<number, number>>()
   const membershipOf = (rid: number, a: string, b: string): number => {
     let counts = memberships.get(rid)
     if (counts === undefined) {
-      counts = new Map(st.memberships.all(rid).map((r) => [`${String(r.a)} ${String(r.b)}`, r.n]))
+      counts = new Map()
+      for (const [ra, rb, n] of st.memberships.all(rid)) counts.set(membershipKey(ra, rb), n)
       memberships.set(rid, counts)
     }
-    return counts.get(`${a} ${b === '' ? String(NO_ACTIVITY) : b}`) ?? 0
+    return counts.get(membershipKey(num(a), b === '' ? NO_ACTIVITY : num(b))) ?? 0
   }
   const changes = aggregateChanges(linking, membershipOf, (n): EventStepRow<number>[] =>
     st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
@@ -239,6 +293,7 @@ export function writeDirectlyFollows(
       num(s.ot),
       num(s.act),
       s.te,
+      s.kin,
       p?.t ?? null,
       p?.pos ?? null,
       p === null ? null : num(p.act),
