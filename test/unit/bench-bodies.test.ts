@@ -1,0 +1,40 @@
+/**
+ * The bench's request bodies (bench/bodies.ts): the single and batch scenarios are a live feed whose
+ * timestamps move on at each cycle of their pool, and the worst case rewinds them (its events then
+ * arrive late for their objects).
+ */
+import { describe, expect, it } from 'vitest'
+import { bodySource } from '../../bench/bodies.js'
+
+/** The timestamps of one body, in ms. */
+const timesOf = (body: string): number[] => {
+  const parsed = JSON.parse(body) as { events?: { timestamp: string }[]; timestamp?: string }
+  const items = parsed.events ?? [parsed]
+  return items.map((e) => Date.parse(e.timestamp ?? ''))
+}
+
+/** The timestamps of `cycles` whole cycles of a pool of `pool` bodies, per cycle. */
+const cyclesOf = (next: () => string, pool: number, cycles: number): number[][] =>
+  Array.from({ length: cycles }, () => Array.from({ length: pool }, () => timesOf(next())).flat())
+
+describe('bench bodies', () => {
+  it('moves the batch pool one year on per cycle, so every event comes after the previous cycle', () => {
+    const [first, second, third] = cyclesOf(bodySource('batch', 2, 't'), 200, 3)
+    expect(first?.length).toBe(20_000)
+    expect(Math.min(...(second ?? []))).toBeGreaterThan(Math.max(...(first ?? [])))
+    expect(Math.min(...(third ?? []))).toBeGreaterThan(Math.max(...(second ?? [])))
+    expect(new Date(Math.min(...(second ?? []))).toISOString()).toBe('2025-05-01T08:00:00.000Z')
+    expect(second?.map((t) => new Date(t).toISOString().slice(4))).toEqual(first?.map((t) => new Date(t).toISOString().slice(4)))
+  })
+
+  it('moves the single-event pool on too', () => {
+    const [first, second] = cyclesOf(bodySource('single', 1, 't'), 2000, 2)
+    expect(Math.min(...(second ?? []))).toBeGreaterThan(Math.max(...(first ?? [])))
+  })
+
+  it('rewinds the worst case at each cycle: its second cycle repeats the first one’s times', () => {
+    const [first, second] = cyclesOf(bodySource('worst', 4, 't'), 20, 2)
+    expect(first?.length).toBe(2000)
+    expect(second).toEqual(first)
+  })
+})
