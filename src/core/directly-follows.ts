@@ -17,6 +17,9 @@
  *    couples per edge) and the stored steps of events whose incoming couples changed (only events
  *    with another object of a changed step's type: `kin`), the changes to every aggregate and
  *    membership count.
+ * A store reads the regions by clusters (runs of an object's new steps with no stored step between
+ * them; `linkByClusters`): one read of the stored neighbours per cluster, so the stored steps between
+ * two far-apart new steps are never read.
  * Replays change nothing: a step already stored is dropped in step 1, and only new steps change
  * aggregates. The result is the same whatever order the steps arrive in. No I/O here.
  */
@@ -108,7 +111,7 @@ export interface DfBounds<O> {
   last: DfStep<O>
 }
 
-/** Groups candidate steps by object, each ascending, with the bounds of the region to read. */
+/** Groups candidate steps by object, each ascending. */
 export function stepsByObject<O>(steps: readonly DfStep<O>[]): Map<O, DfStep<O>[]> {
   const byObject = new Map<O, DfStep<O>[]>()
   for (const s of steps) {
@@ -251,6 +254,108 @@ export function joinLinkings<O>(parts: readonly DfLinking<O>[]): DfLinking<O> {
   }
   out.storedTargets = [...targets.values()]
   return out
+}
+
+/**
+ * The stored neighbours of a candidate step c in its object's trace, in (t, pos) order: what a store
+ * reads at c, in one read (docs/process-map.md#the-directly-follows-read-model). `before` the stored
+ * step just before c; `at` the first stored step at or after c (c itself when c is stored: a replay);
+ * `next` the stored step after `at`. null: none.
+ */
+export interface DfNeighbours<O> {
+  before: DfStep<O> | null
+  at: DfStep<O> | null
+  next: DfStep<O> | null
+}
+
+/**
+ * A cluster: consecutive candidate steps of one object with no stored step between them (ascending),
+ * and the stored region around them (DfRegion: `mid` holds the first candidate when it is a replay,
+ * nothing else).
+ */
+export interface DfCluster<O> {
+  steps: DfStep<O>[]
+  region: DfRegion<O>
+}
+
+/**
+ * The cluster of an object's candidates that starts at c = `candidates[from]`, from c's stored
+ * neighbours: its region is pred `before`, mid [c] when c is stored (a replay) and [] otherwise, succ
+ * the first stored step after c. The next candidates join while they come before succ (all of them
+ * when succ is null); a candidate equal to succ (a replay) starts the next cluster, whose read finds
+ * it. So one read per cluster, and the object's stored steps between two clusters are never read.
+ * @param candidates one object's candidate steps, ascending (stepsByObject), each (t, pos) once.
+ * @param from the index of the cluster's first candidate.
+ * @param neighbours the stored neighbours of c (DfNeighbours), as the store read them.
+ * @returns the cluster, and `next`: the index of the next cluster's first candidate (`candidates.length`: none).
+ * @throws RangeError when `from` is not an index of `candidates`.
+ */
+export function clusterAt<O>(candidates: readonly DfStep<O>[], from: number, neighbours: DfNeighbours<O>): { cluster: DfCluster<O>; next: number } {
+  const c = candidates[from]
+  if (c === undefined) throw new RangeError(`directly-follows: no candidate at index ${String(from)} of ${String(candidates.length)}`)
+  const { before, at, next } = neighbours
+  const replay = at !== null && compareSteps(at, c) === 0
+  const succ = replay ? next : at
+  const steps = [c]
+  let i = from + 1
+  for (; i < candidates.length; i += 1) {
+    const s = candidates[i] as DfStep<O>
+    if (succ !== null && compareSteps(s, succ) >= 0) break
+    steps.push(s)
+  }
+  return { cluster: { steps, region: { pred: before, mid: replay ? [at] : [], succ } }, next: i }
+}
+
+/**
+ * Links rounds of clusters and joins their linkings (joinLinkings): round k holds each object's k-th
+ * cluster (clusterAt), by object, so each round is one linkSteps call. Clusters of one object are
+ * separated by stored steps, so their linkings are disjoint.
+ * @param rounds the rounds in order, each a map object → its cluster of that round.
+ */
+export function linkClusterRounds<O>(rounds: readonly ReadonlyMap<O, DfCluster<O>>[]): DfLinking<O> {
+  const parts = rounds.map((round) => {
+    const steps = new Map<O, readonly DfStep<O>[]>()
+    for (const [object, cluster] of round) steps.set(object, cluster.steps)
+    return linkSteps(steps, (object) => {
+      const cluster = round.get(object)
+      if (cluster === undefined) throw new Error(`directly-follows: no cluster of object ${String(object)}`)
+      return cluster.region
+    })
+  })
+  return parts.length === 1 && parts[0] !== undefined ? parts[0] : joinLinkings(parts)
+}
+
+/**
+ * Step 1 by clusters, for a store that reads between the rounds (sync or async: the store drives
+ * this generator and does the reads). Yields each round's reads, the first candidate of each
+ * object's next cluster (round 1: every object's first candidate; the candidate carries its object),
+ * and takes back their stored neighbours by object (DfNeighbours); returns the run's linking
+ * (linkClusterRounds). A run of appends is one round of one read per object; a late step adds one
+ * read, and an object's history between its new steps is never read
+ * (docs/process-map.md#the-directly-follows-read-model).
+ * @param byObject the run's candidate steps per object, ascending (stepsByObject).
+ * @throws Error when an answer lacks the neighbours of an object it was asked for.
+ */
+export function* linkByClusters<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>): Generator<DfStep<O>[], DfLinking<O>, ReadonlyMap<O, DfNeighbours<O>>> {
+  const rounds: Map<O, DfCluster<O>>[] = []
+  // Each object still to read, with the index of its next cluster's first candidate.
+  let pending: { object: O; candidates: readonly DfStep<O>[]; from: number }[] = []
+  for (const [object, candidates] of byObject) if (candidates.length > 0) pending.push({ object, candidates, from: 0 })
+  while (pending.length > 0) {
+    const answers = yield pending.map((p) => p.candidates[p.from] as DfStep<O>)
+    const round = new Map<O, DfCluster<O>>()
+    const later: typeof pending = []
+    for (const p of pending) {
+      const neighbours = answers.get(p.object)
+      if (neighbours === undefined) throw new Error(`directly-follows: no neighbours read for object ${String(p.object)}`)
+      const { cluster, next } = clusterAt(p.candidates, p.from, neighbours)
+      round.set(p.object, cluster)
+      if (next < p.candidates.length) later.push({ ...p, from: next })
+    }
+    rounds.push(round)
+    pending = later
+  }
+  return linkClusterRounds(rounds)
 }
 
 /** A stored step of an event, as aggregateChanges reads it: its object and predecessor. */

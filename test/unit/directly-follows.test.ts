@@ -1,21 +1,26 @@
 /**
  * The directly-follows read model's rules (src/core/directly-follows.ts; definitions in
- * docs/process-map.md): linkSteps on in-order and out-of-order arrivals and replays, and
- * aggregateChanges' objects and distinct event couples, over stored traces held in memory here.
+ * docs/process-map.md): linkSteps on in-order and out-of-order arrivals and replays, the clusters
+ * of new steps a store reads one at a time (clusterAt, linkByClusters), and aggregateChanges'
+ * objects and distinct event couples, over stored traces held in memory here.
  */
 import { describe, expect, it } from 'vitest'
+import { prng } from '../../bench/bodies.js'
 import {
   aggregateChanges,
   applyDelta,
+  clusterAt,
   compareSteps,
   type DfBounds,
   type DfChanges,
   type DfDelta,
   type DfLinking,
+  type DfNeighbours,
   type DfRegion,
   type DfStep,
   dfKeyString,
   type EventStepRow,
+  linkByClusters,
   linkSteps,
   stepsByObject,
 } from '../../src/core/directly-follows.js'
@@ -88,6 +93,25 @@ class Traces {
       mid: all.filter((s) => compareSteps(s, first) >= 0 && compareSteps(s, last) <= 0),
       succ: after[0] ?? null,
     }
+  }
+
+  /** DfNeighbours of a candidate: the stored step before it, the first at or after it, and the one after that. */
+  neighbours = (c: DfStep<string>): DfNeighbours<string> => {
+    const all = this.steps.get(c.object) ?? []
+    const before = all.filter((s) => compareSteps(s, c) < 0)
+    const rest = all.filter((s) => compareSteps(s, c) >= 0)
+    return { before: before[before.length - 1] ?? null, at: rest[0] ?? null, next: rest[1] ?? null }
+  }
+
+  /** linkByClusters driven over these traces; `asks` gets each round's asked steps as `object:activity@pos`. */
+  linkByClusters(steps: DfStep<string>[], asks: string[][] = []): DfLinking<string> {
+    const walk = linkByClusters(stepsByObject(withKin(steps)))
+    let round = walk.next()
+    while (round.done !== true) {
+      asks.push(round.value.map((c) => `${c.object}:${c.act}@${String(c.pos)}`))
+      round = walk.next(new Map(round.value.map((c) => [c.object, this.neighbours(c)])))
+    }
+    return round.value
   }
 
   membership = (object: string, a: string, b: string): number => this.memberships.get(`${object}|${a}|${b}`) ?? 0
@@ -263,6 +287,130 @@ describe('linkSteps', () => {
       added: [['o1', 'B@2>C@3']],
       removed: [],
     })
+  })
+})
+
+describe('clusterAt', () => {
+  // o1 stores A(1000), B(2000), C(3000).
+  const A = step('o1', 'A', 1000, 1)
+  const B = step('o1', 'B', 2000, 2)
+  const C = step('o1', 'C', 3000, 3)
+  const traces = new Traces([[A, B, C]])
+  const brief = ({ cluster, next }: ReturnType<typeof clusterAt<string>>) => {
+    const s = (x: DfStep<string> | null) => (x === null ? null : `${x.act}@${String(x.pos)}`)
+    return { steps: cluster.steps.map(s), pred: s(cluster.region.pred), mid: cluster.region.mid.map(s), succ: s(cluster.region.succ), next }
+  }
+
+  it('makes one cluster of appends after the last stored step: pred the last step, no succ', () => {
+    const candidates = [step('o1', 'D', 4000, 4), step('o1', 'E', 5000, 5), step('o1', 'F', 5000, 6)]
+    expect(brief(clusterAt(candidates, 0, traces.neighbours(candidates[0] as DfStep<string>)))).toEqual({
+      steps: ['D@4', 'E@5', 'F@6'],
+      pred: 'C@3',
+      mid: [],
+      succ: null,
+      next: 3,
+    })
+  })
+
+  it('makes one cluster of late steps with no stored step between them, and another for each past a stored step', () => {
+    const candidates = [step('o1', 'X', 1200, 4), step('o1', 'Y', 1800, 5), step('o1', 'Z', 2500, 6), step('o1', 'W', 9000, 7)]
+    const at = (i: number) => brief(clusterAt(candidates, i, traces.neighbours(candidates[i] as DfStep<string>)))
+    expect(at(0)).toEqual({ steps: ['X@4', 'Y@5'], pred: 'A@1', mid: [], succ: 'B@2', next: 2 })
+    expect(at(2)).toEqual({ steps: ['Z@6'], pred: 'B@2', mid: [], succ: 'C@3', next: 3 })
+    expect(at(3)).toEqual({ steps: ['W@7'], pred: 'C@3', mid: [], succ: null, next: 4 })
+  })
+
+  it('makes a replayed first candidate the mid of its cluster, the step after it the succ', () => {
+    const candidates = [step('o1', 'B', 2000, 2), step('o1', 'Z', 2500, 6)]
+    expect(brief(clusterAt(candidates, 0, traces.neighbours(B)))).toEqual({ steps: ['B@2', 'Z@6'], pred: 'A@1', mid: ['B@2'], succ: 'C@3', next: 2 })
+  })
+
+  it('ends a cluster at a candidate equal to its succ (a replay), which starts the next one', () => {
+    const candidates = [step('o1', 'X', 1500, 4), step('o1', 'B', 2000, 2), step('o1', 'Z', 2500, 6)]
+    expect(brief(clusterAt(candidates, 0, traces.neighbours(candidates[0] as DfStep<string>)))).toEqual({
+      steps: ['X@4'],
+      pred: 'A@1',
+      mid: [],
+      succ: 'B@2',
+      next: 1,
+    })
+    expect(brief(clusterAt(candidates, 1, traces.neighbours(B)))).toEqual({ steps: ['B@2', 'Z@6'], pred: 'A@1', mid: ['B@2'], succ: 'C@3', next: 3 })
+  })
+
+  it('takes every candidate of an object with no stored step', () => {
+    const candidates = [step('o9', 'A', 1000, 1), step('o9', 'B', 2000, 2)]
+    expect(brief(clusterAt(candidates, 0, { before: null, at: null, next: null }))).toEqual({ steps: ['A@1', 'B@2'], pred: null, mid: [], succ: null, next: 2 })
+  })
+
+  it('refuses an index past the candidates', () => {
+    expect(() => clusterAt([A], 1, { before: null, at: null, next: null })).toThrow(RangeError)
+  })
+})
+
+describe('linkByClusters', () => {
+  it("reads each object's clusters in rounds, and links as linkSteps does over the whole region", () => {
+    const traces = new Traces([
+      [step('o1', 'A', 2000, 1), step('o1', 'B', 4000, 2)],
+      [step('o2', 'A', 2000, 1), step('o2', 'C', 6000, 3)],
+    ])
+    const run = () => [step('o1', 'Z', 5000, 5), step('o1', 'S', 1000, 4), step('o1', 'M', 3000, 6), step('o2', 'M', 3000, 6), step('o3', 'A', 1000, 4)]
+    const asks: string[][] = []
+    const byClusters = traces.linkByClusters(run(), asks)
+    // o1 has three clusters (S | M | Z, a stored step between each), o2 one, o3 (new) one.
+    expect(asks).toEqual([['o1:S@4', 'o2:M@6', 'o3:A@4'], ['o1:M@6'], ['o1:Z@5']])
+    const whole = named(traces.link(run()))
+    const sorted = (l: ReturnType<typeof named>) => Object.fromEntries(Object.entries(l).map(([k, v]) => [k, [...v].map((x) => JSON.stringify(x)).sort()]))
+    expect(sorted(named(byClusters))).toEqual(sorted(whole))
+    expect([...byClusters.newObjects]).toEqual(['o3'])
+    expect(deltasOf(traces.changes(byClusters))).toEqual(deltasOf(traces.changes(traces.link(run()))))
+  })
+
+  it('gives the linking and changes of one linkSteps call over the whole region, for random stored traces and runs (seeded)', () => {
+    const rnd = prng(11)
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T
+    const sortedLinking = (l: DfLinking<string>) =>
+      Object.fromEntries(Object.entries(named(l)).map(([k, v]) => [k, [...v].map((x) => JSON.stringify(x)).sort()]))
+    const sortedDeltas = (c: DfChanges<string>) =>
+      Object.fromEntries(
+        Object.entries(deltasOf(c)).map(([k, d]) => [k, Object.fromEntries(Object.entries(d).map(([f, v]) => [f, Array.isArray(v) ? [...v].sort() : v]))]),
+      )
+    for (let round = 0; round < 200; round += 1) {
+      // Events at positions 1..n over few distinct times; each with one to three of four objects. The first `cut` are stored.
+      const n = 2 + Math.floor(rnd() * 14)
+      const events = Array.from({ length: n }, (_, i) => ({ pos: i + 1, t: 1000 * Math.floor(rnd() * 6), act: pick(['A', 'B', 'C']) }))
+      const steps = events.flatMap((e) =>
+        ['o1', 'o2', 'i1', 'i2'].filter(() => rnd() < 0.45).map((o) => step(o, e.act, e.t, e.pos, { ot: o[0] === 'o' ? 'order' : 'item' })),
+      )
+      const cut = Math.floor(rnd() * (n + 1))
+      const byObject = new Map<string, DfStep<string>[]>()
+      for (const s of steps.filter((x) => x.pos <= cut)) byObject.set(s.object, [...(byObject.get(s.object) ?? []), s])
+      const traces = new Traces([...byObject.values()])
+      // The run: the rest, and some stored steps again (replays).
+      const chosen = steps.filter((x) => x.pos > cut || rnd() < 0.2)
+      const run = () => chosen.map((x) => ({ ...x }))
+      const byClusters = traces.linkByClusters(run())
+      const whole = traces.link(run())
+      expect({ round, l: sortedLinking(byClusters), o: [...byClusters.newObjects].sort() }).toEqual({
+        round,
+        l: sortedLinking(whole),
+        o: [...whole.newObjects].sort(),
+      })
+      expect({ round, d: sortedDeltas(traces.changes(byClusters)) }).toEqual({ round, d: sortedDeltas(traces.changes(whole)) })
+    }
+  })
+
+  it('links nothing for a run of replays, reading once per replayed step (each is the succ of the one before)', () => {
+    const traces = new Traces([[step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2)]])
+    const asks: string[][] = []
+    const l = traces.linkByClusters([step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2)], asks)
+    expect(asks).toEqual([['o1:A@1'], ['o1:B@2']])
+    expect(named(l)).toEqual({ inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [] })
+  })
+
+  it('refuses an answer without the neighbours of an object it asked for', () => {
+    const walk = linkByClusters(stepsByObject([step('o1', 'A', 1000, 1)]))
+    walk.next()
+    expect(() => walk.next(new Map())).toThrow(/no neighbours read for object o1/)
   })
 })
 

@@ -60,6 +60,8 @@ function keyOf(collection: string): string[] {
 class MemoryIo implements DfIo {
   readonly docs = new Map<string, Doc[]>()
   finds = 0
+  /** The documents each collection's finds have handed out (a read stopped early counts those read before it stopped). */
+  readonly returned = new Map<string, number>()
 
   private all(collection: string): Doc[] {
     let list = this.docs.get(collection)
@@ -82,7 +84,10 @@ class MemoryIo implements DfIo {
       }
       return 0
     })
-    for (const d of found.slice(0, limit ?? found.length)) yield structuredClone(d)
+    for (const d of found.slice(0, limit ?? found.length)) {
+      this.returned.set(collection, (this.returned.get(collection) ?? 0) + 1)
+      yield structuredClone(d)
+    }
   }
 
   async bulkWrite(collection: string, ops: AnyBulkWriteOperation<Document>[]): Promise<void> {
@@ -496,6 +501,37 @@ describe('the directly-follows write on MongoDB (through MemoryIo)', () => {
     await writeDirectlyFollows(io, stored.slice(1, 3))
     expect(snapshot()).toEqual(first)
     expect(first[0]).toHaveLength(5)
+  })
+
+  it('reads a bounded number of steps for a late step and an appended one of an object with a long history, with the read model of the events one by one', async () => {
+    // o1 has 300 steps (minutes 0, 1, …, 299, with i1 on every tenth); then one run brings a late step of o1 at minute 100.5 and one after its last.
+    const history: Ev[] = Array.from({ length: 300 }, (_, i) => ({
+      act: ['A', 'B', 'C'][i % 3] as string,
+      minutes: i,
+      objects: i % 10 === 0 ? ['o1', 'i1'] : ['o1'],
+    }))
+    const run: Ev[] = [
+      { act: 'L', minutes: 100.5, end: 101, objects: ['o1'] },
+      { act: 'Z', minutes: 400, objects: ['o1', 'i1'] },
+    ]
+    const io = new MemoryIo()
+    const stored = await arrive(io, history, [50, 50, 50, 50, 50, 50])
+    io.returned.clear()
+    const runEvents = run.map((e, i) => dfEvent(e, history.length + i + 1))
+    await writeDirectlyFollows(io, runEvents)
+    // o1: the step before 100.5 and the two at or after it (a cluster that ends at minute 101), then the step before 400 (the
+    // last one); i1: the step before 400. Memberships: o1's and i1's 3 activities and 3 edges each; no event's steps (kin 1);
+    // the stored aggregates the run changes: order B → C (B(100) → C(101) is removed), order C and item C (their ends move).
+    expect(Object.fromEntries(io.returned)).toEqual({
+      [READ_MODEL_COLLECTIONS.dfSteps]: 5,
+      [READ_MODEL_COLLECTIONS.dfMemberships]: 12,
+      [READ_MODEL_COLLECTIONS.dfAggregates]: 3,
+    })
+    const oneByOne = new MemoryIo()
+    for (const e of [...stored, ...runEvents]) await writeDirectlyFollows(oneByOne, [e])
+    for (const c of [READ_MODEL_COLLECTIONS.dfSteps, READ_MODEL_COLLECTIONS.dfMemberships, READ_MODEL_COLLECTIONS.dfAggregates]) {
+      expect({ c, docs: io.sorted(c) }).toEqual({ c, docs: oneByOne.sorted(c) })
+    }
   })
 
   it('gives the same read model whatever the arrival order, runs and replays (seeded random orders)', async () => {

@@ -3,9 +3,9 @@
  * the rules: docs/process-map.md and src/core/directly-follows.ts), inside the store's transaction
  * (mongodb-read-model-store.ts). The rules' callbacks are synchronous, so the store reads first and
  * the rules then read what was fetched:
- * 1. each object's stored region around the run's new steps (two queries per object: the step just
- *    before the earliest new one, then the steps from it on, up to the first after the latest one);
- *    `linkSteps`;
+ * 1. the stored neighbours of each cluster of an object's new steps (new steps with no stored step
+ *    between them): two queries per cluster, the step just before its first new step and the two at
+ *    or after it, in rounds (round k: every object's k-th cluster); `linkByClusters`;
  * 2. the membership counts of the run's objects and the stored steps of the events whose incoming
  *    couples changed; `aggregateChanges`;
  * 3. the aggregates the changes touch; `applyDelta`; then one unordered bulkWrite per collection.
@@ -20,12 +20,12 @@ import {
   type DfChanges,
   type DfKey,
   type DfLinking,
-  type DfRegion,
+  type DfNeighbours,
   type DfStep,
   dfKeyString,
   type EventStepRow,
   isEmptyAggregate,
-  linkSteps,
+  linkByClusters,
   setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
@@ -144,8 +144,6 @@ export function aggregateOfDoc(d: Document): DfAggregate {
 
 /** What the write reads before the rules run (all from the transaction's snapshot). */
 export interface DfStoredReads {
-  /** Each object's stored region around its new steps (DfRegion), by object id. */
-  regions: ReadonlyMap<string, DfRegion<string>>
   /** Membership counts by (object, a, b) (b '' for an activity); absent: 0. */
   memberships: ReadonlyMap<string, number>
   /** The stored steps of each target event, by (dataset, t, pos). */
@@ -159,15 +157,8 @@ export interface DfWrites {
   aggregates: AnyBulkWriteOperation<Document>[]
 }
 
-const NO_REGION: DfRegion<string> = { pred: null, mid: [], succ: null }
-
-/** Step 1 of the rules over the fetched regions (an object without one has no stored step). */
-export function linkRun(byObject: ReadonlyMap<string, readonly DfStep<string>[]>, regions: ReadonlyMap<string, DfRegion<string>>): DfLinking<string> {
-  return linkSteps(byObject, (object) => regions.get(object) ?? NO_REGION)
-}
-
 /** Step 2 of the rules over the fetched memberships and event steps (an event not fetched has no stored step). */
-export function changesOfRun(linking: DfLinking<string>, reads: Pick<DfStoredReads, 'memberships' | 'eventSteps'>): DfChanges<string> {
+export function changesOfRun(linking: DfLinking<string>, reads: DfStoredReads): DfChanges<string> {
   return aggregateChanges(
     linking,
     (object, a, b) => reads.memberships.get(membershipKey(object, a, b)) ?? 0,
@@ -282,35 +273,38 @@ function byDataset<T>(items: Iterable<T>, datasetOf: (item: T) => string): Map<s
 }
 
 /**
- * Each object's stored region around its candidates (DfRegion): the stored step just before the
- * earliest candidate in (t, pos) order, then the stored steps from it on, read in order up to the
- * first one after the latest candidate (unique index `key`: dataset_id, object_id, t, pos).
+ * The stored neighbours (DfNeighbours) of each asked candidate step c in its object's trace, by
+ * object id: two reads per candidate along the unique index `key` (dataset_id, object_id, t, pos),
+ * the step before c (at most one) and the steps at or after it (at most two).
  */
-async function readRegions(io: DfIo, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<Map<string, DfRegion<string>>> {
+async function readNeighbours(io: DfIo, asks: readonly DfStep<string>[]): Promise<Map<string, DfNeighbours<string>>> {
   const c = READ_MODEL_COLLECTIONS.dfSteps
-  const out = new Map<string, DfRegion<string>>()
-  for (const [object, candidates] of byObject) {
-    const first = candidates[0]
-    const last = candidates[candidates.length - 1]
-    if (first === undefined || last === undefined) continue
-    const mine = { dataset_id: first.dataset, object_id: object }
-    let pred: DfStep<string> | null = null
-    for await (const d of io.find(c, { ...mine, $or: [{ t: { $lt: first.t } }, { t: first.t, pos: { $lt: first.pos } }] }, { t: -1, pos: -1 }, 1)) {
-      pred = stepOfStored(d)
+  const out = new Map<string, DfNeighbours<string>>()
+  for (const step of asks) {
+    const mine = { dataset_id: step.dataset, object_id: step.object }
+    const n: DfNeighbours<string> = { before: null, at: null, next: null }
+    for await (const d of io.find(c, { ...mine, $or: [{ t: { $lt: step.t } }, { t: step.t, pos: { $lt: step.pos } }] }, { t: -1, pos: -1 }, 1)) {
+      n.before = stepOfStored(d)
     }
-    const mid: DfStep<string>[] = []
-    let succ: DfStep<string> | null = null
-    for await (const d of io.find(c, { ...mine, $or: [{ t: { $gt: first.t } }, { t: first.t, pos: { $gte: first.pos } }] }, { t: 1, pos: 1 })) {
-      const s = stepOfStored(d)
-      if (s.t > last.t || (s.t === last.t && s.pos > last.pos)) {
-        succ = s
-        break
-      }
-      mid.push(s)
+    for await (const d of io.find(c, { ...mine, $or: [{ t: { $gt: step.t } }, { t: step.t, pos: { $gte: step.pos } }] }, { t: 1, pos: 1 }, 2)) {
+      if (n.at === null) n.at = stepOfStored(d)
+      else n.next = stepOfStored(d)
     }
-    out.set(object, { pred, mid, succ })
+    out.set(step.object, n)
   }
   return out
+}
+
+/**
+ * Step 1 of the rules (linkByClusters), its reads through `io`: a round of neighbour reads per
+ * cluster rank (round 1 at every object's first new step, round k + 1 at each object's next
+ * cluster's first new step), so that an object's stored steps between its new ones are never read.
+ */
+export async function linkRun(io: DfIo, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<DfLinking<string>> {
+  const walk = linkByClusters(byObject)
+  let round = walk.next()
+  while (round.done !== true) round = walk.next(await readNeighbours(io, round.value))
+  return round.value
 }
 
 /** The membership counts of `objects` (object id → dataset), by membershipKey. */
@@ -360,14 +354,14 @@ async function readAggregates(io: DfIo, keys: readonly DfKey[]): Promise<Map<str
  * Writes a run's directly-follows slice (log order) through `io` (mongoDfIo: the store's
  * transaction): the reads, the rules of src/core/directly-follows.ts, then the steps, membership
  * counts and aggregates, one unordered bulkWrite each. A run whose steps are all stored already (a
- * replay) reads the regions and writes nothing.
+ * replay) reads their neighbours and writes nothing.
  * @throws from the rules when the stored read model contradicts itself (a membership below 0, a duration removed that was never added).
  */
 export async function writeDirectlyFollows(io: DfIo, events: readonly DirectlyFollowsEvent[]): Promise<void> {
   if (events.length === 0) return
   const steps = dfStepsOf(events)
   const byObject = stepsByObject(steps)
-  const linking = linkRun(byObject, await readRegions(io, byObject))
+  const linking = await linkRun(io, byObject)
   if (linking.inserts.length === 0) return
   const datasets = new Map(steps.map((s) => [s.object, s.dataset]))
   const changes = changesOfRun(linking, {

@@ -10,12 +10,11 @@ import {
   applyDelta,
   type DfAggregate,
   type DfLinking,
-  type DfRegion,
+  type DfNeighbours,
   type DfStep,
   type EventStepRow,
   isEmptyAggregate,
-  joinLinkings,
-  linkSteps,
+  linkByClusters,
   setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
@@ -165,80 +164,48 @@ function membershipKey(a: number, b: number): number {
   return a * NAME_ID_LIMIT + b
 }
 
-const after = (r: { t: number; pos: number }, c: { t: number; pos: number }): boolean => r.t > c.t || (r.t === c.t && r.pos > c.pos)
-
 /**
- * Links each object's new steps (src/core/directly-follows.ts, linkSteps) with one read of its
- * stored steps per run of new steps with no stored step between them (a cluster): the stored step
- * before the cluster's first new step and the one or two at or after it (one statement, two index
- * seeks). When nothing is stored at or after the first new step (most runs), every new step comes
- * after the object's last stored one: one read for the object. So a late step costs one read, never
- * a read of the object's history between its new steps. Clusters are independent; the k-th cluster
- * of every object is linked in one call (round k), and the rounds' linkings are joined.
+ * The stored neighbours (DfNeighbours) of each asked candidate step in its object's trace, by object
+ * (row id): one statement, two seeks of the object's index, per candidate.
  */
-function linkObjects(st: DfStatements, byObject: ReadonlyMap<number, readonly DfStep<number>[]>): DfLinking<number> {
-  const rounds: { steps: Map<number, DfStep<number>[]>; regions: Map<number, DfRegion<number>> }[] = []
-  const roundOf = (k: number) => {
-    let round = rounds[k]
-    if (round === undefined) {
-      round = { steps: new Map(), regions: new Map() }
-      rounds[k] = round
-    }
-    return round
-  }
-  for (const [rid, candidates] of byObject) {
-    const first = candidates[0]
-    if (first === undefined) continue
+function readNeighbours(st: DfStatements, asks: readonly DfStep<number>[]): Map<number, DfNeighbours<number>> {
+  const out = new Map<number, DfNeighbours<number>>()
+  for (const c of asks) {
     const toStep = (r: StepRow): DfStep<number> => ({
-      dataset: first.dataset,
-      object: rid,
-      ot: first.ot,
+      dataset: c.dataset,
+      object: c.object,
+      ot: c.ot,
       act: String(r.act),
       t: r.t,
       pos: r.pos,
       te: r.te,
       kin: r.kin,
     })
-    let k = 0
-    let cluster: { steps: DfStep<number>[]; region: DfRegion<number> } | null = null
-    for (const c of candidates) {
-      const succ = cluster?.region.succ
-      if (cluster !== null && (succ === null || (succ !== undefined && after(succ, c)))) {
-        cluster.steps.push(c)
-        continue
-      }
-      let before: StepRow | undefined
-      let at: StepRow | undefined
-      let next: StepRow | undefined
-      for (const r of st.neighbours.all(rid, c.t, c.pos, rid, c.t, c.pos)) {
-        if (r.before === 1) before = r
-        else if (at === undefined) at = r
-        else next = r
-      }
-      const stored = at !== undefined && at.t === c.t && at.pos === c.pos
-      const beyond = stored ? next : at
-      cluster = {
-        steps: [c],
-        region: {
-          pred: before === undefined ? null : toStep(before),
-          mid: stored && at !== undefined ? [toStep(at)] : [],
-          succ: beyond === undefined ? null : toStep(beyond),
-        },
-      }
-      const round = roundOf(k)
-      round.steps.set(rid, cluster.steps)
-      round.regions.set(rid, cluster.region)
-      k += 1
+    const n: DfNeighbours<number> = { before: null, at: null, next: null }
+    for (const r of st.neighbours.all(c.object, c.t, c.pos, c.object, c.t, c.pos)) {
+      if (r.before === 1) n.before = toStep(r)
+      else if (n.at === null) n.at = toStep(r)
+      else n.next = toStep(r)
     }
+    out.set(c.object, n)
   }
-  const parts = rounds.map((round) =>
-    linkSteps(round.steps, (rid) => {
-      const region = round.regions.get(rid)
-      if (region === undefined) throw new Error(`directly-follows: no region read for object ${String(rid)}`)
-      return region
-    }),
-  )
-  return parts.length === 1 && parts[0] !== undefined ? parts[0] : joinLinkings(parts)
+  return out
+}
+
+/**
+ * Links each object's new steps (src/core/directly-follows.ts, linkByClusters) with one read of its
+ * stored steps per run of new steps with no stored step between them (a cluster): the stored step
+ * before the cluster's first new step and the one or two at or after it (one statement, two index
+ * seeks). When nothing is stored at or after the first new step (most runs), every new step comes
+ * after the object's last stored one: one read for the object. So a late step costs one read, never
+ * a read of the object's history between its new steps. The k-th cluster of every object is linked
+ * in one call (round k), and the rounds' linkings are joined.
+ */
+function linkObjects(st: DfStatements, byObject: ReadonlyMap<number, readonly DfStep<number>[]>): DfLinking<number> {
+  const walk = linkByClusters(byObject)
+  let round = walk.next()
+  while (round.done !== true) round = walk.next(readNeighbours(st, round.value))
+  return round.value
 }
 
 /**

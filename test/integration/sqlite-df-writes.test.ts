@@ -1,0 +1,98 @@
+/**
+ * The SQLite write of the directly-follows read model (src/adapters/sqlite/sqlite-df-writes.ts;
+ * docs/process-map.md#the-directly-follows-read-model) on a real read-models.db: one neighbour
+ * statement per cluster of an object's new steps, whatever the object's stored history between
+ * them, and the rows the same events give applied one by one. The statement is the prepared one,
+ * counted through a Proxy that passes every call on.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
+import { DF_TABLES, type DfStatements, prepareDfStatements, writeDirectlyFollows } from '../../src/adapters/sqlite/sqlite-df-writes.js'
+import type { DirectlyFollowsEvent } from '../../src/core/read-model-changes.js'
+
+const MIN = 60_000
+const T0 = Date.parse('2024-05-01T10:00:00.000Z')
+
+/** An event of dataset `ds1` at `minutes` after T0, of orders `o…` and items `i…`. */
+const event = (position: number, activity: string, minutes: number, objects: string[]): DirectlyFollowsEvent => ({
+  datasetId: 'ds1',
+  position,
+  activity,
+  time: T0 + minutes * MIN,
+  endTime: null,
+  objects: objects.map((objectId) => ({ objectId, type: objectId.startsWith('o') ? 'order' : 'item' })),
+})
+
+const dirs: string[] = []
+const dbs: SqliteDatabase[] = []
+afterAll(() => {
+  for (const db of dbs) db.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A fresh read-models.db with the directly-follows statements, `neighbours` counted; `write` applies a run in one transaction. */
+function openStore() {
+  const dir = mkdtempSync(join(tmpdir(), 'ocelog-df-writes-'))
+  dirs.push(dir)
+  const { db } = openReadModelsDatabase(dir)
+  dbs.push(db)
+  const prepared = prepareDfStatements(db)
+  const reads = { neighbours: 0 }
+  const neighbours = new Proxy(prepared.neighbours, {
+    get(target, key, receiver) {
+      if (key === 'all') reads.neighbours += 1
+      const v: unknown = Reflect.get(target, key, receiver)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+  const st: DfStatements = { ...prepared, neighbours }
+  const rids = new Map<string, number>()
+  const ridOf = (o: string) => {
+    let rid = rids.get(o)
+    if (rid === undefined) {
+      rid = rids.size + 1
+      rids.set(o, rid)
+    }
+    return rid
+  }
+  const write = db.transaction((events: readonly DirectlyFollowsEvent[]) => writeDirectlyFollows(st, events, () => 1, ridOf))
+  const rows = () =>
+    Object.fromEntries(DF_TABLES.map((t) => [t, (db.prepare(`SELECT * FROM ${t}`).all() as Record<string, unknown>[]).map((r) => JSON.stringify(r)).sort()]))
+  return { reads, write, rows }
+}
+
+describe('the directly-follows write on SQLite', () => {
+  it("reads one neighbour statement per cluster of an object's new steps, never its history between them", () => {
+    // o1 has 300 steps (minutes 0 to 299, i1 on every tenth), written in runs of 50.
+    const history = Array.from({ length: 300 }, (_, i) => event(i + 1, ['A', 'B', 'C'][i % 3] as string, i, i % 10 === 0 ? ['o1', 'i1'] : ['o1']))
+    // One run: two late steps of o1 with no stored step between them (one cluster), one late step past stored ones, one appended.
+    const run = [event(301, 'L', 100.2, ['o1']), event(302, 'L', 100.7, ['o1']), event(303, 'M', 200.5, ['o1']), event(304, 'Z', 400, ['o1', 'i1'])]
+    const store = openStore()
+    for (let i = 0; i < history.length; i += 50) store.write(history.slice(i, i + 50))
+    // A run of appends: one read per object.
+    expect(store.reads.neighbours).toBe(6 * 2)
+    store.reads.neighbours = 0
+    store.write(run)
+    // o1: 100.2 (with 100.7), 200.5, 400: three clusters; i1: one.
+    expect(store.reads.neighbours).toBe(4)
+    const oneByOne = openStore()
+    for (const e of [...history, ...run]) oneByOne.write([e])
+    expect(store.rows()).toEqual(oneByOne.rows())
+  })
+
+  it('changes no row when the run is applied again, reading once per replayed step', () => {
+    const events = [event(1, 'A', 0, ['o1', 'i1']), event(2, 'B', 1, ['o1']), event(3, 'C', 2, ['o1', 'i1'])]
+    const store = openStore()
+    store.write(events)
+    const rows = store.rows()
+    store.reads.neighbours = 0
+    store.write(events)
+    expect(store.rows()).toEqual(rows)
+    // Each replayed step of an object is the succ of the one before it: a cluster of its own.
+    expect(store.reads.neighbours).toBe(5)
+  })
+})
