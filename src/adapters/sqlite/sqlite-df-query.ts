@@ -84,7 +84,7 @@ const NONE = Number.NEGATIVE_INFINITY
 /** An activity's group of a window: events, objects, (event, object) pairs, starts and run times (ms). */
 interface ActivityGroup {
   events: number
-  /** The objects of its steps, repeated (counted by distinctCount). */
+  /** The objects of its steps, repeated (counted by DistinctCounter). */
   objects: number[]
   total: number
   starts: number
@@ -93,7 +93,7 @@ interface ActivityGroup {
 
 /** An edge's group of a window: objects, event couples, elapsed and waiting times (ms). */
 interface EdgeGroup {
-  /** The objects of its occurrences, repeated (counted by distinctCount). */
+  /** The objects of its occurrences, repeated (counted by DistinctCounter). */
   objects: number[]
   couples: number
   elapsed: number[]
@@ -139,6 +139,9 @@ function windowMapRows(
   const eventTypes: number[] = []
   const eventEdges: EdgeGroup[] = []
   const eventCouples: number[] = []
+  let steps = 0
+  let minRid = Number.POSITIVE_INFINITY
+  let maxRid = Number.NEGATIVE_INFINITY
   let after = { after_t: from, after_pos: Number.MIN_SAFE_INTEGER, after_rid: Number.MIN_SAFE_INTEGER }
   for (;;) {
     const chunk = text.get({ ...params, ...after, chunk_steps: chunkSteps })
@@ -168,6 +171,9 @@ function windowMapRows(
       const act = next()
       pos = next()
       rid = next()
+      steps += 1
+      if (rid < minRid) minRid = rid
+      if (rid > maxRid) maxRid = rid
       const run = next()
       const prevAct = next()
       const couple = next()
@@ -216,17 +222,19 @@ function windowMapRows(
     if (chunk === undefined || chunk.n < chunkSteps || chunk.t === null) break
     after = { after_t: chunk.t, after_pos: pos, after_rid: rid }
   }
+  // Stamps for objects while they take at most 4 bytes a step (or 4 MB).
+  const objects = new DistinctCounter(minRid, maxRid, Math.max(1 << 20, steps))
   const rows: WindowSqlRow[] = []
   for (const [ot, byAct] of activities) {
     for (const [act, a] of byAct) {
-      rows.push({ kind: 'activity', ot, k1: act, k2: 0, c1: a.events, c2: distinctCount(a.objects), c3: a.total, c4: a.starts, c5: 0, c6: 0, c7: null })
+      rows.push({ kind: 'activity', ot, k1: act, k2: 0, c1: a.events, c2: objects.count(a.objects), c3: a.total, c4: a.starts, c5: 0, c6: 0, c7: null })
       if (a.runs.length > 0) rows.push({ kind: 'run', ot, k1: act, k2: 0, c1: 0, c2: 0, ...statsColumns(a.runs) })
     }
   }
   for (const [ot, byPrev] of edges) {
     for (const [prevAct, byAct] of byPrev) {
       for (const [act, e] of byAct) {
-        rows.push({ kind: 'edge', ot, k1: prevAct, k2: act, c1: distinctCount(e.objects), c2: e.couples, ...statsColumns(e.elapsed) })
+        rows.push({ kind: 'edge', ot, k1: prevAct, k2: act, c1: objects.count(e.objects), c2: e.couples, ...statsColumns(e.elapsed) })
         if (e.waiting.length > 0) rows.push({ kind: 'waiting', ot, k1: prevAct, k2: act, c1: 0, c2: 0, ...statsColumns(e.waiting) })
       }
     }
@@ -235,14 +243,87 @@ function windowMapRows(
 }
 
 /** MapRow statistics columns of durations (ms, at least one): count, sum, min, max, median (SQLite `median()`'s). */
-function statsColumns(durations: readonly number[]): Pick<MapRow, 'c3' | 'c4' | 'c5' | 'c6' | 'c7'> {
-  const sorted = Float64Array.from(durations).sort()
+export function statsColumns(durations: readonly number[]): Pick<MapRow, 'c3' | 'c4' | 'c5' | 'c6' | 'c7'> {
+  const values = Float64Array.from(durations)
   let sum = 0
-  for (const d of sorted) sum += d
-  const middle = (sorted.length - 1) / 2
-  const low = sorted[Math.floor(middle)] ?? 0
-  const high = sorted[Math.ceil(middle)] ?? 0
-  return { c3: sorted.length, c4: sum, c5: sorted[0] ?? 0, c6: sorted[sorted.length - 1] ?? 0, c7: low + (high - low) * (middle - Math.floor(middle)) }
+  let min = Number.POSITIVE_INFINITY
+  let max = Number.NEGATIVE_INFINITY
+  for (const d of values) {
+    sum += d
+    if (d < min) min = d
+    if (d > max) max = d
+  }
+  // median(): v[⌊m⌋] + (v[⌈m⌉] − v[⌊m⌋]) × (m − ⌊m⌋) of the sorted values v, m = (n − 1) / 2.
+  const middle = (values.length - 1) / 2
+  const below = Math.floor(middle)
+  const low = select(values, below)
+  let high = low
+  if (middle > below) {
+    high = Number.POSITIVE_INFINITY
+    for (let i = below + 1; i < values.length; i += 1) high = Math.min(high, values[i] ?? high)
+  }
+  return { c3: values.length, c4: sum, c5: min, c6: max, c7: low + (high - low) * (middle - below) }
+}
+
+/**
+ * The `k`-th smallest of `values` (from 0), reordering them so that none before index k is larger
+ * and none after it smaller (Hoare's selection, FIND; Communications of the ACM 4(7), 1961).
+ */
+function select(values: Float64Array, k: number): number {
+  let lo = 0
+  let hi = values.length - 1
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1] ?? 0
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while ((values[i] ?? pivot) < pivot) i += 1
+      while ((values[j] ?? pivot) > pivot) j -= 1
+      if (i <= j) {
+        const v = values[i] ?? 0
+        values[i] = values[j] ?? 0
+        values[j] = v
+        i += 1
+        j -= 1
+      }
+    }
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else break
+  }
+  return values[k] ?? 0
+}
+
+/**
+ * Counts distinct whole numbers of [min, max], list by list: with a stamp per value of the range
+ * when it has at most `budget` values (one pass), else by sorting each list.
+ */
+export class DistinctCounter {
+  private readonly min: number
+  private readonly stamps: Int32Array | null
+  private stamp = 0
+
+  constructor(min: number, max: number, budget: number) {
+    this.min = min
+    this.stamps = max >= min && max - min < budget ? new Int32Array(max - min + 1) : null
+  }
+
+  count(values: readonly number[]): number {
+    let count = 0
+    if (this.stamps === null) {
+      const sorted = Float64Array.from(values).sort()
+      for (let i = 0; i < sorted.length; i += 1) if (i === 0 || sorted[i] !== sorted[i - 1]) count += 1
+      return count
+    }
+    this.stamp += 1
+    for (const v of values) {
+      if (this.stamps[v - this.min] !== this.stamp) {
+        this.stamps[v - this.min] = this.stamp
+        count += 1
+      }
+    }
+    return count
+  }
 }
 
 /** The map under `key` of nested maps, added empty when missing. */
@@ -253,12 +334,4 @@ function inner<K, V>(maps: Map<number, Map<K, V>>, key: number): Map<K, V> {
     maps.set(key, map)
   }
   return map
-}
-
-/** The number of distinct values (whole numbers). */
-function distinctCount(values: readonly number[]): number {
-  const sorted = Float64Array.from(values).sort()
-  let count = 0
-  for (let i = 0; i < sorted.length; i += 1) if (i === 0 || sorted[i] !== sorted[i - 1]) count += 1
-  return count
 }
