@@ -18,7 +18,7 @@ import { type AggregateRow, NO_ACTIVITY } from './sqlite-df-writes.js'
 type AggregateSqlRow = AggregateRow & { ot: number; a: number; b: number }
 
 /** Steps read per statement of a window's map: bounds the text one statement builds (about 35 bytes a step). */
-const WINDOW_CHUNK_STEPS = 65_536
+const WINDOW_CHUNK_STEPS = 16_384
 
 type WindowSqlRow = Omit<MapRow, 'ot' | 'k1' | 'k2'> & { ot: number; k1: number; k2: number }
 
@@ -106,11 +106,13 @@ interface EdgeGroup {
  * (dataset, time, position, object: no sort) in chunks of `chunkSteps`, each as one text of
  * whole numbers, nine a step: `ot,act,pos,rid,run,prev_act,pos − prev_pos,elapsed,waiting` (the
  * last four empty when the predecessor is outside the window; run and waiting empty when there is
- * none). A step row costs about 1 µs to materialise in better-sqlite3, its text a fifth of that.
- * Grouping here rather than in SQL avoids SQL's three sorts of the steps and its COUNT(DISTINCT)
- * trees: an event's steps are consecutive in that order, so its distinct types and event couples
- * are counted within it; distinct objects by sorting each group's (a Set costs twice as much); medians as SQLite's `median()`
- * (the mean of the two middle values of an even count).
+ * none). The chunk's ORDER BY, which its LIMIT keeps, is the primary key's order (the plan has no
+ * sort), and `group_concat` takes the rows in it. A step row costs about 1 µs to materialise in
+ * better-sqlite3, its text a fifth of that. Grouping here rather than in SQL avoids SQL's three
+ * sorts of the steps and its COUNT(DISTINCT) trees: an event's steps are consecutive in that
+ * order, so its distinct types and event couples are counted within it; distinct objects with
+ * DistinctCounter; medians as SQLite's `median()` (the mean of the two middle values of an even
+ * count), by selection. Memory: each group's objects and durations until the end (docs/performance.md#the-window-map).
  * @param where the steps' conditions (`did`, upper bound, types) with their `params`.
  * @param prevIn true of a step whose predecessor is in the window.
  * @param from the window's lower bound (epoch ms; Number.MIN_SAFE_INTEGER for none).
