@@ -3,9 +3,9 @@
  * (docs/process-map.md#the-directly-follows-read-model; tables in sqlite-df-writes.ts):
  * - all time: the stored aggregates, one row per activity and edge of the asked types, whatever
  *   the number of events (medians as src/core/duration-stats.ts keeps them);
- * - a window: the steps whose event lies in it, read along the steps' key (dataset, time), each
- *   with its predecessor, grouped in SQL; exact, medians with `median()` of SQLite's percentile
- *   extension (enabled in better-sqlite3's build; https://sqlite.org/percentile.html).
+ * - a window: the steps whose event lies in it, read along the steps' key (dataset, time) in
+ *   chunks, each with its predecessor, and grouped here in one pass (windowMapRows); exact, medians
+ *   as `median()` of SQLite's percentile extension computes them (https://sqlite.org/percentile.html).
  */
 import type { DurationStats } from '../../core/duration-stats.js'
 import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-query.js'
@@ -17,13 +17,17 @@ import { type AggregateRow, NO_ACTIVITY } from './sqlite-df-writes.js'
 /** An aggregate row with its key's name ids. */
 type AggregateSqlRow = AggregateRow & { ot: number; a: number; b: number }
 
+/** Steps read per statement of a window's map: bounds the text one statement builds (about 35 bytes a step). */
+const WINDOW_CHUNK_STEPS = 16_384
+
 type WindowSqlRow = Omit<MapRow, 'ot' | 'k1' | 'k2'> & { ot: number; k1: number; k2: number }
 
 /**
  * The process map of dataset `did` (rm_datasets) for `filter`.
+ * @param chunkSteps steps a window's map reads per statement (tests lower it so that chunks split events).
  * @returns the maps by object type (sorted, assembleProcessMap) and their medians' error bound.
  */
-export function sqliteProcessMap(db: SqliteDatabase, did: number, filter: ProcessMapFilter): ProcessMapAnswer {
+export function sqliteProcessMap(db: SqliteDatabase, did: number, filter: ProcessMapFilter, chunkSteps = WINDOW_CHUNK_STEPS): ProcessMapAnswer {
   const names = new Map((db.prepare('SELECT id, name FROM rm_df_names').all() as { id: number; name: string }[]).map((r) => [r.id, r.name]))
   const nameOf = (id: number): string => {
     const name = names.get(id)
@@ -54,40 +58,282 @@ export function sqliteProcessMap(db: SqliteDatabase, did: number, filter: Proces
     const { rows, medianRelativeError } = rowsOfAggregates(aggregates)
     return { object_types: assembleProcessMap(rows), median_relative_error: medianRelativeError }
   }
-  if (filter.from !== undefined) {
-    params.from = epochMsOf(filter.from)
-    conditions.push('t >= @from')
-  }
+  // The window's lower bound is the first chunk's (t, pos, rid) key bound in windowMapRows.
+  if (filter.from !== undefined) params.from = epochMsOf(filter.from)
   if (filter.to !== undefined) {
     params.to = epochMsOf(filter.to)
     conditions.push('t < @to')
   }
-  const where = conditions.join(' AND ')
   // A predecessor is in the window when its time is (it is never after its successor).
   const prevIn = filter.from === undefined ? 'prev_t IS NOT NULL' : 'prev_t >= @from'
-  const w = 'CASE WHEN prev_te IS NULL THEN NULL ELSE max(0, t - prev_te) END'
-  // Elapsed and waiting times of an edge in one pass (aggregates skip the nulls of steps whose predecessor has no end).
-  const sql = `
-WITH edges AS MATERIALIZED (
-  SELECT ot, prev_act AS k1, act AS k2, COUNT(DISTINCT rid) AS objects, COUNT(DISTINCT prev_pos * 4294967296 + pos) AS couples,
-    COUNT(*) AS n, SUM(d) AS d_sum, MIN(d) AS d_min, MAX(d) AS d_max, median(d) AS d_median,
-    COUNT(w) AS w_n, SUM(w) AS w_sum, MIN(w) AS w_min, MAX(w) AS w_max, median(w) AS w_median
-  FROM (SELECT ot, prev_act, act, rid, prev_pos, pos, t - prev_t AS d, ${w} AS w FROM rm_df_steps WHERE ${where} AND ${prevIn})
-  GROUP BY ot, prev_act, act
-)
-SELECT 'activity' AS kind, ot, act AS k1, 0 AS k2, COUNT(DISTINCT pos) AS c1, COUNT(DISTINCT rid) AS c2, COUNT(*) AS c3,
-  SUM(NOT coalesce(${prevIn}, 0)) AS c4, 0 AS c5, 0 AS c6, NULL AS c7
-FROM rm_df_steps WHERE ${where} GROUP BY ot, act
-UNION ALL
-SELECT 'edge', ot, k1, k2, objects, couples, n, d_sum, d_min, d_max, d_median FROM edges
-UNION ALL
-SELECT 'waiting', ot, k1, k2, 0, 0, w_n, w_sum, w_min, w_max, w_median FROM edges WHERE w_n > 0
-UNION ALL
-SELECT 'run', ot, act, 0, 0, 0, COUNT(*), SUM(d), MIN(d), MAX(d), median(d)
-FROM (SELECT DISTINCT ot, act, pos, te - t AS d FROM rm_df_steps WHERE ${where} AND te IS NOT NULL) GROUP BY ot, act`
-  const rows = (db.prepare(sql).all(params) as WindowSqlRow[]).map(
-    (r): MapRow => ({ ...r, ot: nameOf(r.ot), k1: nameOf(r.k1), k2: r.kind === 'edge' || r.kind === 'waiting' ? nameOf(r.k2) : '' }),
-  )
+  const rows = windowMapRows(
+    db,
+    conditions.join(' AND '),
+    prevIn,
+    params,
+    filter.from === undefined ? Number.MIN_SAFE_INTEGER : epochMsOf(filter.from),
+    chunkSteps,
+  ).map((r): MapRow => ({ ...r, ot: nameOf(r.ot), k1: nameOf(r.k1), k2: r.kind === 'edge' || r.kind === 'waiting' ? nameOf(r.k2) : '' }))
   fillWindowEnds(rows)
   return { object_types: assembleProcessMap(rows), median_relative_error: 0 }
+}
+
+/** An empty field of a step's text (no run time, no predecessor in the window, or no waiting time): no whole number. */
+const NONE = Number.NEGATIVE_INFINITY
+
+/** An activity's group of a window: events, objects, (event, object) pairs, starts and run times (ms). */
+interface ActivityGroup {
+  events: number
+  /** The objects of its steps, repeated (counted by DistinctCounter). */
+  objects: number[]
+  total: number
+  starts: number
+  runs: number[]
+}
+
+/** An edge's group of a window: objects, event couples, elapsed and waiting times (ms). */
+interface EdgeGroup {
+  /** The objects of its occurrences, repeated (counted by DistinctCounter). */
+  objects: number[]
+  couples: number
+  elapsed: number[]
+  waiting: number[]
+}
+
+/**
+ * The window's aggregate rows (MapRow with name ids; activities' end counts left 0 for
+ * fillWindowEnds), from one ordered scan of its steps. SQLite reads the steps along their key
+ * (dataset, time, position, object: no sort) in chunks of `chunkSteps`, each as one text of
+ * whole numbers, nine a step: `ot,act,pos,rid,run,prev_act,pos − prev_pos,elapsed,waiting` (the
+ * last four empty when the predecessor is outside the window; run and waiting empty when there is
+ * none). The chunk's ORDER BY, which its LIMIT keeps, is the primary key's order (the plan has no
+ * sort), and `group_concat` takes the rows in it. A step row costs about 1 µs to materialise in
+ * better-sqlite3, its text a fifth of that. Grouping here rather than in SQL avoids SQL's three
+ * sorts of the steps and its COUNT(DISTINCT) trees: an event's steps are consecutive in that
+ * order, so its distinct types and event couples are counted within it; distinct objects with
+ * DistinctCounter; medians as SQLite's `median()` (the mean of the two middle values of an even
+ * count), by selection. Memory: each group's objects and durations until the end (docs/performance.md#the-window-map).
+ * @param where the steps' conditions (`did`, upper bound, types) with their `params`.
+ * @param prevIn true of a step whose predecessor is in the window.
+ * @param from the window's lower bound (epoch ms; Number.MIN_SAFE_INTEGER for none).
+ * @param chunkSteps steps per statement (a whole number ≥ 1).
+ */
+function windowMapRows(
+  db: SqliteDatabase,
+  where: string,
+  prevIn: string,
+  params: Record<string, number | string>,
+  from: number,
+  chunkSteps: number,
+): WindowSqlRow[] {
+  // The bound on the key is the chunk's range on the primary key (with `t >= @from` besides it,
+  // SQLite would range on t alone and filter the key, reading the window from its start per chunk).
+  const text = db.prepare<Record<string, number | string>, { s: string | null; n: number; t: number | null }>(
+    `SELECT group_concat(s, ',') AS s, count(*) AS n, max(t) AS t FROM (
+  SELECT t, concat_ws(',', ot, act, pos, rid, coalesce(te - t, ''),
+    iif(${prevIn}, prev_act || ',' || (pos - prev_pos) || ',' || (t - prev_t) || ',' || coalesce(max(0, t - prev_te), ''), ',,,')) AS s
+  FROM rm_df_steps WHERE ${where} AND (t, pos, rid) > (@after_t, @after_pos, @after_rid) ORDER BY t, pos, rid LIMIT @chunk_steps)`,
+  )
+  const activities = new Map<number, Map<number, ActivityGroup>>()
+  const edges = new Map<number, Map<number, Map<number, EdgeGroup>>>()
+  // The event being read: its position, the types seen in it, its couples (edge, pos − prev_pos) seen.
+  let eventPos = NONE
+  const eventTypes: number[] = []
+  const eventEdges: EdgeGroup[] = []
+  const eventCouples: number[] = []
+  let steps = 0
+  let minRid = Number.POSITIVE_INFINITY
+  let maxRid = Number.NEGATIVE_INFINITY
+  let after = { after_t: from, after_pos: Number.MIN_SAFE_INTEGER, after_rid: Number.MIN_SAFE_INTEGER }
+  for (;;) {
+    const chunk = text.get({ ...params, ...after, chunk_steps: chunkSteps })
+    const s = chunk?.s ?? ''
+    let at = 0
+    // The next whole number of the text, NONE for an empty field.
+    const next = (): number => {
+      let c = s.charCodeAt(at)
+      if (c === 44 || at >= s.length) {
+        at += 1
+        return NONE
+      }
+      const negative = c === 45
+      if (negative) c = s.charCodeAt(++at)
+      let n = 0
+      while (c >= 48 && c <= 57) {
+        n = n * 10 + (c - 48)
+        c = s.charCodeAt(++at)
+      }
+      at += 1
+      return negative ? -n : n
+    }
+    let pos = NONE
+    let rid = NONE
+    while (at < s.length) {
+      const ot = next()
+      const act = next()
+      pos = next()
+      rid = next()
+      steps += 1
+      if (rid < minRid) minRid = rid
+      if (rid > maxRid) maxRid = rid
+      const run = next()
+      const prevAct = next()
+      const couple = next()
+      const elapsed = next()
+      const waiting = next()
+      if (pos !== eventPos) {
+        eventPos = pos
+        eventTypes.length = 0
+        eventEdges.length = 0
+        eventCouples.length = 0
+      }
+      const byAct = inner(activities, ot)
+      let a = byAct.get(act)
+      if (a === undefined) {
+        a = { events: 0, objects: [], total: 0, starts: 0, runs: [] }
+        byAct.set(act, a)
+      }
+      a.total += 1
+      a.objects.push(rid)
+      if (!eventTypes.includes(ot)) {
+        eventTypes.push(ot)
+        a.events += 1
+        if (run !== NONE) a.runs.push(run)
+      }
+      if (prevAct === NONE) {
+        a.starts += 1
+        continue
+      }
+      const byNext = inner(inner(edges, ot), prevAct)
+      let e = byNext.get(act)
+      if (e === undefined) {
+        e = { objects: [], couples: 0, elapsed: [], waiting: [] }
+        byNext.set(act, e)
+      }
+      e.objects.push(rid)
+      e.elapsed.push(elapsed)
+      if (waiting !== NONE) e.waiting.push(waiting)
+      let seen = false
+      for (let i = 0; i < eventEdges.length && !seen; i += 1) seen = eventEdges[i] === e && eventCouples[i] === couple
+      if (!seen) {
+        eventEdges.push(e)
+        eventCouples.push(couple)
+        e.couples += 1
+      }
+    }
+    if (chunk === undefined || chunk.n < chunkSteps || chunk.t === null) break
+    after = { after_t: chunk.t, after_pos: pos, after_rid: rid }
+  }
+  // Stamps for objects while they take at most 4 bytes a step (or 4 MB).
+  const objects = new DistinctCounter(minRid, maxRid, Math.max(1 << 20, steps))
+  const rows: WindowSqlRow[] = []
+  for (const [ot, byAct] of activities) {
+    for (const [act, a] of byAct) {
+      rows.push({ kind: 'activity', ot, k1: act, k2: 0, c1: a.events, c2: objects.count(a.objects), c3: a.total, c4: a.starts, c5: 0, c6: 0, c7: null })
+      if (a.runs.length > 0) rows.push({ kind: 'run', ot, k1: act, k2: 0, c1: 0, c2: 0, ...statsColumns(a.runs) })
+    }
+  }
+  for (const [ot, byPrev] of edges) {
+    for (const [prevAct, byAct] of byPrev) {
+      for (const [act, e] of byAct) {
+        rows.push({ kind: 'edge', ot, k1: prevAct, k2: act, c1: objects.count(e.objects), c2: e.couples, ...statsColumns(e.elapsed) })
+        if (e.waiting.length > 0) rows.push({ kind: 'waiting', ot, k1: prevAct, k2: act, c1: 0, c2: 0, ...statsColumns(e.waiting) })
+      }
+    }
+  }
+  return rows
+}
+
+/** MapRow statistics columns of durations (ms, at least one): count, sum, min, max, median (SQLite `median()`'s). */
+export function statsColumns(durations: readonly number[]): Pick<MapRow, 'c3' | 'c4' | 'c5' | 'c6' | 'c7'> {
+  const values = Float64Array.from(durations)
+  let sum = 0
+  let min = Number.POSITIVE_INFINITY
+  let max = Number.NEGATIVE_INFINITY
+  for (const d of values) {
+    sum += d
+    if (d < min) min = d
+    if (d > max) max = d
+  }
+  // median(): v[⌊m⌋] + (v[⌈m⌉] − v[⌊m⌋]) × (m − ⌊m⌋) of the sorted values v, m = (n − 1) / 2.
+  const middle = (values.length - 1) / 2
+  const below = Math.floor(middle)
+  const low = select(values, below)
+  let high = low
+  if (middle > below) {
+    high = Number.POSITIVE_INFINITY
+    for (let i = below + 1; i < values.length; i += 1) high = Math.min(high, values[i] ?? high)
+  }
+  return { c3: values.length, c4: sum, c5: min, c6: max, c7: low + (high - low) * (middle - below) }
+}
+
+/**
+ * The `k`-th smallest of `values` (from 0), reordering them so that none before index k is larger
+ * and none after it smaller (Hoare's selection, FIND; Communications of the ACM 4(7), 1961).
+ */
+function select(values: Float64Array, k: number): number {
+  let lo = 0
+  let hi = values.length - 1
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1] ?? 0
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while ((values[i] ?? pivot) < pivot) i += 1
+      while ((values[j] ?? pivot) > pivot) j -= 1
+      if (i <= j) {
+        const v = values[i] ?? 0
+        values[i] = values[j] ?? 0
+        values[j] = v
+        i += 1
+        j -= 1
+      }
+    }
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else break
+  }
+  return values[k] ?? 0
+}
+
+/**
+ * Counts distinct whole numbers of [min, max], list by list: with a stamp per value of the range
+ * when it has at most `budget` values (one pass), else by sorting each list.
+ */
+export class DistinctCounter {
+  private readonly min: number
+  private readonly stamps: Int32Array | null
+  private stamp = 0
+
+  constructor(min: number, max: number, budget: number) {
+    this.min = min
+    this.stamps = max >= min && max - min < budget ? new Int32Array(max - min + 1) : null
+  }
+
+  count(values: readonly number[]): number {
+    let count = 0
+    if (this.stamps === null) {
+      const sorted = Float64Array.from(values).sort()
+      for (let i = 0; i < sorted.length; i += 1) if (i === 0 || sorted[i] !== sorted[i - 1]) count += 1
+      return count
+    }
+    this.stamp += 1
+    for (const v of values) {
+      if (this.stamps[v - this.min] !== this.stamp) {
+        this.stamps[v - this.min] = this.stamp
+        count += 1
+      }
+    }
+    return count
+  }
+}
+
+/** The map under `key` of nested maps, added empty when missing. */
+function inner<K, V>(maps: Map<number, Map<K, V>>, key: number): Map<K, V> {
+  let map = maps.get(key)
+  if (map === undefined) {
+    map = new Map()
+    maps.set(key, map)
+  }
+  return map
 }
