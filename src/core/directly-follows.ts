@@ -432,11 +432,10 @@ export function aggregateChanges<O>(
 ): DfChanges<O> {
   const deltas = new Map<string, DfDelta>()
   const deltaOf = (dataset: string, ot: string, a: string, b: string): DfDelta => {
-    const key = { dataset, ot, a, b }
-    const s = dfKeyString(key)
+    const s = dataset + SEP + ot + SEP + a + SEP + b
     let d = deltas.get(s)
     if (d === undefined) {
-      d = { key, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
+      d = { key: { dataset, ot, a, b }, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
       deltas.set(s, d)
     }
     return d
@@ -454,12 +453,13 @@ export function aggregateChanges<O>(
     if (c === undefined) m.set(k, { a, b, delta: by })
     else c.delta += by
   }
+  // An object's dataset and type: one of its steps.
   const datasetAndType = new Map<O, { dataset: string; ot: string }>()
 
   // Steps: per activity; per new event and object type: events and run time, once.
   const eventTypes = new Set<string>()
   for (const { step } of linking.inserts) {
-    datasetAndType.set(step.object, { dataset: step.dataset, ot: step.ot })
+    datasetAndType.set(step.object, step)
     const d = deltaOf(step.dataset, step.ot, step.act, '')
     d.total += 1
     count(step, step.act, '', 1)
@@ -479,7 +479,7 @@ export function aggregateChanges<O>(
   }
   // Couples: occurrences, durations and per-object counts.
   const couple = ({ p, n }: DfCouple<O>, by: 1 | -1) => {
-    datasetAndType.set(p.object, { dataset: p.dataset, ot: p.ot })
+    datasetAndType.set(p.object, p)
     const d = deltaOf(p.dataset, p.ot, p.act, n.act)
     d.total += by
     const elapsed = n.t - p.t

@@ -155,6 +155,11 @@ function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): num
 
 const num = (idText: string): number => Number(idText)
 
+/** The order of `rm_df_steps`' key: (dataset, t, pos, object). */
+function compareStepKeys(a: DfStep<number>, b: DfStep<number>): number {
+  return num(a.dataset) - num(b.dataset) || a.t - b.t || a.pos - b.pos || a.object - b.object
+}
+
 /** Name ids stay below 2^26, so that a membership's (a, b) is one exact number. */
 const NAME_ID_LIMIT = 2 ** 26
 
@@ -231,7 +236,8 @@ export function writeDirectlyFollows(
     }
     setKin(steps, first)
   }
-  const linking = linkObjects(st, stepsByObject(steps))
+  // Objects, steps and memberships in key order: reads and writes then walk each B-tree's pages in order.
+  const linking = linkObjects(st, new Map([...stepsByObject(steps)].sort((x, y) => x[0] - y[0])))
   // An object's membership counts, read once per run (one range of its key), keyed by a * 2^26 + b.
   const memberships = new Map<number, Map<number, number>>()
   const membershipOf = (rid: number, a: string, b: string): number => {
@@ -252,22 +258,24 @@ export function writeDirectlyFollows(
     })),
   )
   st.putSteps.run(
-    linking.inserts.map(({ step: s, prev: p }) => [
-      num(s.dataset),
-      s.t,
-      s.pos,
-      s.object,
-      num(s.ot),
-      num(s.act),
-      s.te,
-      s.kin,
-      p?.t ?? null,
-      p?.pos ?? null,
-      p === null ? null : num(p.act),
-      p?.te ?? null,
-    ]),
+    [...linking.inserts]
+      .sort((x, y) => compareStepKeys(x.step, y.step))
+      .map(({ step: s, prev: p }) => [
+        num(s.dataset),
+        s.t,
+        s.pos,
+        s.object,
+        num(s.ot),
+        num(s.act),
+        s.te,
+        s.kin,
+        p?.t ?? null,
+        p?.pos ?? null,
+        p === null ? null : num(p.act),
+        p?.te ?? null,
+      ]),
   )
-  for (const { step: s, prev: p } of linking.relinks) {
+  for (const { step: s, prev: p } of [...linking.relinks].sort((x, y) => compareStepKeys(x.step, y.step))) {
     st.relink.run(p?.t ?? null, p?.pos ?? null, p === null ? null : num(p.act), p?.te ?? null, num(s.dataset), s.t, s.pos, s.object)
   }
   const kept: number[][] = []
@@ -276,7 +284,7 @@ export function writeDirectlyFollows(
     if (m.after === 0) st.dropMembership.run(m.object, num(m.a), b)
     else kept.push([m.object, num(m.a), b, m.after])
   }
-  st.putMemberships.run(kept)
+  st.putMemberships.run(kept.sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0) || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0)))
   for (const d of changes.deltas) {
     const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), d.key.b === '' ? NO_ACTIVITY : num(d.key.b)] as const
     const row = st.aggregate.get(...key)
