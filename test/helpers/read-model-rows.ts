@@ -31,7 +31,7 @@ export type RowReader = (datasetId: string) => Promise<ReadModelRows>
 /**
  * The rows of the SQLite read models (tables rm_*), in the row shapes of src/schemas/read-models.ts:
  * the narrow layout's row ids are joined back to dataset and object ids, and its epoch-millisecond
- * times turned back into ISO 8601.
+ * times (every time column) turned back into ISO 8601.
  */
 export function sqliteRows(db: SqliteDatabase): RowReader {
   const all = <T>(sql: string, datasetId: string) => db.prepare(sql).all(datasetId) as T[]
@@ -40,22 +40,30 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
   return async (datasetId) => ({
     eventTypes: all<EventTypeRow>('SELECT * FROM rm_event_types WHERE dataset_id = ? ORDER BY name', datasetId),
     objectTypes: all<ObjectTypeRow>('SELECT * FROM rm_object_types WHERE dataset_id = ? ORDER BY name', datasetId),
-    objects: all<Omit<ObjectRow, 'properties'> & { properties: string }>(
+    objects: all<Omit<ObjectRow, 'properties' | 'created_at' | 'updated_at'> & { properties: string; created_at: number; updated_at: number }>(
       `SELECT d.dataset_id, o.object_id, o.type, o.external_id, o.properties, o.created_at, o.updated_at, o.position
        FROM ${OBJECT} ORDER BY o.type, o.external_id`,
       datasetId,
-    ).map((r) => ({ ...r, properties: parse(r.properties) })),
-    objectChanges: all<Omit<ObjectChangeRow, 'attributes'> & { attributes: string }>(
+    ).map((r) => ({ ...r, properties: parse(r.properties), created_at: isoOfEpochMs(r.created_at), updated_at: isoOfEpochMs(r.updated_at) })),
+    objectChanges: all<Omit<ObjectChangeRow, 'attributes' | 'time'> & { attributes: string; time: number }>(
       `SELECT d.dataset_id, o.object_id, c.position, c.time, c.attributes
        FROM ${OBJECT} JOIN rm_object_changes c ON c.rid = o.rid ORDER BY o.object_id, c.position`,
       datasetId,
-    ).map((r) => ({ ...r, attributes: parse(r.attributes) })),
-    events: all<Omit<EventRow, 'properties' | 'timestamp' | 'end_timestamp'> & { properties: string; time: number; end_time: number | null }>(
+    ).map((r) => ({ ...r, attributes: parse(r.attributes), time: isoOfEpochMs(r.time) })),
+    events: all<
+      Omit<EventRow, 'properties' | 'timestamp' | 'end_timestamp' | 'received_at'> & {
+        properties: string
+        time: number
+        end_time: number | null
+        received_at: number
+      }
+    >(
       `SELECT d.dataset_id, e.event_id, e.event_type, e.time, e.end_time, e.properties, e.objects_count, e.received_at, e.position
        FROM rm_events e JOIN rm_datasets d ON d.did = e.did AND d.dataset_id = ? ORDER BY e.time, e.position`,
       datasetId,
     ).map(({ time, end_time, ...r }) => ({
       ...r,
+      received_at: isoOfEpochMs(r.received_at),
       timestamp: isoOfEpochMs(time),
       end_timestamp: end_time === null ? null : isoOfEpochMs(end_time),
       properties: parse(r.properties),
@@ -66,13 +74,13 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
        ORDER BY l.time, l.position, o.object_id, l.qualifier`,
       datasetId,
     ).map(({ time, ...r }) => ({ ...r, event_time: isoOfEpochMs(time), qualifier: qualifierOf(r.qualifier) })),
-    objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier'> & { qualifier: string }>(
+    objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier' | 'time'> & { qualifier: string; time: number }>(
       `SELECT d.dataset_id, o.object_id, t.object_id AS target_object_id, r.qualifier, t.type AS target_type, t.external_id AS target_external_id,
          r.time, r.position
        FROM ${OBJECT} JOIN rm_object_relationships r ON r.rid = o.rid JOIN rm_objects t ON t.rid = r.target_rid
        ORDER BY o.object_id, t.object_id, r.qualifier`,
       datasetId,
-    ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+    ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
   })
 }
 

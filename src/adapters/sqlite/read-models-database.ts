@@ -39,8 +39,11 @@ export const READ_MODELS_FILE = 'read-models.db'
  * index keyed by a random UUID dirtied a page per new object (docs/performance.md#projector-costs).
  * 8: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
  * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
+ * 9: every time column in epoch milliseconds (objects' `created_at`/`updated_at`, attribute changes'
+ * and O2O rows' `time`, events' `received_at`), as events' times already were: 8 bytes at most
+ * instead of 24 characters (docs/read-models.md#the-embedded-layout).
  */
-export const READ_MODELS_SCHEMA_VERSION = 8
+export const READ_MODELS_SCHEMA_VERSION = 9
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -54,8 +57,9 @@ const CACHE_KIB = 16 * 1024
  * - `rm_objects.rid`: an object's row id, assigned in order of first appearance in the log;
  * - events and E2O rows are keyed by the event's log position (unique in the embedded log), so
  *   they are appended in key order;
- * - `time`/`end_time` columns: milliseconds since the epoch (the log's timestamps are UTC with
- *   milliseconds, so this is exact); readers turn them back into ISO 8601.
+ * - every time column (`time`, `end_time`, `received_at`, `created_at`, `updated_at`): milliseconds
+ *   since the epoch (the log's timestamps are UTC with milliseconds, so this is exact); readers turn
+ *   them back into ISO 8601.
  * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
  *
  * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
@@ -112,18 +116,18 @@ CREATE TABLE rm_object_types (
 );
 CREATE TABLE rm_objects (
   rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
-  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
+  properties TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, position INTEGER NOT NULL,
   first_position INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
 CREATE TABLE rm_object_changes (
-  rid INTEGER NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
+  rid INTEGER NOT NULL, position INTEGER NOT NULL, time INTEGER NOT NULL, attributes TEXT NOT NULL,
   PRIMARY KEY (rid, position)
 ) WITHOUT ROWID;
 CREATE TABLE rm_events (
   position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
   time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
-  e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at TEXT NOT NULL
+  e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at INTEGER NOT NULL
 );
 CREATE TABLE rm_event_objects (
   seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL
@@ -137,7 +141,7 @@ CREATE TABLE rm_object_events_merged (
 );
 INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
-  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
+  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier)
 ) WITHOUT ROWID;
 CREATE TABLE rm_audit_chain (

@@ -148,13 +148,13 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const row = this.db
       .prepare('SELECT rid, object_id, type, external_id, properties, created_at, updated_at FROM rm_objects WHERE did = ? AND type = ? AND external_id = ?')
       .get(this.did(datasetId) ?? -1, type, id) as
-      | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: string; updated_at: string }
+      | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: number; updated_at: number }
       | undefined
     if (row === undefined) return null
     // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
     const history = this.db
       .prepare('SELECT time, position, attributes FROM rm_object_changes WHERE rid = ? ORDER BY position DESC LIMIT ?')
-      .all(row.rid, limit + 1) as { time: string; position: number; attributes: string }[]
+      .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
         `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
@@ -179,27 +179,27 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         `SELECT t.object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
          WHERE r.rid = ? ORDER BY t.type, t.external_id, r.qualifier LIMIT ?`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     // Relationships of other objects to this one (rm_object_relationships_by_target).
     const incoming = this.db
       .prepare(
         `SELECT s.object_id, s.type, s.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
          WHERE r.target_rid = ? ORDER BY s.type, s.external_id, r.qualifier LIMIT ?`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     return {
       object: {
         object_id: row.object_id,
         type: row.type,
         id: row.external_id,
         attributes: JSON.parse(row.properties) as Properties,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
+        created_at: isoOfEpochMs(row.created_at),
+        updated_at: isoOfEpochMs(row.updated_at),
       },
       attribute_history: history
         .slice(0, limit)
         .reverse()
-        .map((h) => ({ time: h.time, position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
+        .map((h) => ({ time: isoOfEpochMs(h.time), position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
       attribute_history_truncated: history.length > limit,
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.event_id,
@@ -212,9 +212,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       trace_truncated: trace.length > limit,
       related: related.slice(0, limit),
       related_truncated: related.length > limit,
-      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
       relationships_truncated: relationships.length > limit,
-      incoming_relationships: incoming.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+      incoming_relationships: incoming.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
       incoming_relationships_truncated: incoming.length > limit,
     }
   }
@@ -307,8 +307,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const rids = JSON.stringify([...byRid.keys()])
     const changes = this.db
       .prepare('SELECT rid, position, time, attributes FROM rm_object_changes WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid, position')
-      .all(rids) as { rid: number; position: number; time: string; attributes: string }[]
-    for (const c of changes) byRid.get(c.rid)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
+      .all(rids) as { rid: number; position: number; time: number; attributes: string }[]
+    for (const c of changes) {
+      byRid.get(c.rid)?.changes.push({ position: c.position, time: isoOfEpochMs(c.time), attributes: JSON.parse(c.attributes) as Properties })
+    }
     const relationships = this.db
       .prepare(
         `SELECT r.rid, t.object_id AS target_object_id, t.type, t.external_id AS id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid

@@ -26,6 +26,7 @@ import {
   E2O_MERGE_ROWS,
   E2O_MERGE_ROWS_AT_HEAD,
   ensureQueryIndexes,
+  epochMsOf,
   hasQueryIndexes,
   mergeObjectEvents,
   pendingObjectEvents,
@@ -95,9 +96,9 @@ function writeIdentities(
     const rid = nextRid++
     const whole = objects?.objects.get(o.datasetId + KEY_SEP + o.objectId)
     const properties = JSON.stringify(whole?.properties ?? {})
-    const updatedAt = whole?.lastSeenAt ?? o.firstSeenAt
+    const updatedAt = epochMsOf(whole?.lastSeenAt ?? o.firstSeenAt)
     const position = whole?.maxPosition ?? 0
-    put.push([rid, didOf(o.datasetId), o.objectId, o.type, o.externalId, properties, o.firstSeenAt, updatedAt, position, o.position])
+    put.push([rid, didOf(o.datasetId), o.objectId, o.type, o.externalId, properties, epochMsOf(o.firstSeenAt), updatedAt, position, o.position])
     stored.set(o.objectId, { rid, properties, position, firstPosition: o.position })
   }
   st.putObjects.run(put)

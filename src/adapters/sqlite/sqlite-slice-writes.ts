@@ -163,14 +163,14 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
     const apply = objectChangeToApply(o, row.position)
     if (apply === null) continue
     if (apply.deltas.length > 0) {
-      change.push([row.rid, JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)), o.lastSeenAt, o.maxPosition])
+      change.push([row.rid, JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)), epochMsOf(o.lastSeenAt), o.maxPosition])
     } else {
-      touch.push([row.rid, o.lastSeenAt, o.maxPosition])
+      touch.push([row.rid, epochMsOf(o.lastSeenAt), o.maxPosition])
     }
   }
   ctx.st.changeObjects.run(change)
   ctx.st.touchObjects.run(touch)
-  ctx.st.putChanges.run(slice.changes.map((c) => [ctx.ridOf(c.object_id), c.position, c.time, JSON.stringify(c.attributes)]))
+  ctx.st.putChanges.run(slice.changes.map((c) => [ctx.ridOf(c.object_id), c.position, epochMsOf(c.time), JSON.stringify(c.attributes)]))
 }
 
 /**
@@ -250,7 +250,7 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
       e2o.get(e.position)?.count ?? 0,
       // An event without rows (none in practice: every event names an object) gets an empty range.
       e2o.get(e.position)?.first ?? firstSeq + e2oRowsOfRun.length,
-      e.received_at,
+      epochMsOf(e.received_at),
     ]),
   )
   st.putE2O.run(e2oRowsOfRun)
@@ -260,7 +260,7 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
 }
 
 function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
-  ctx.st.putO2O.run(slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
+  ctx.st.putO2O.run(slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), epochMsOf(r.time), r.position]))
 }
 
 /** The write of each projection's slice (with its checkpoint's move, SliceBatch), by name. */
