@@ -42,8 +42,9 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 9: every time column in epoch milliseconds (objects' `created_at`/`updated_at`, attribute changes'
  * and O2O rows' `time`, events' `received_at`), as events' times already were: 8 bytes at most
  * instead of 24 characters (docs/read-models.md#the-embedded-layout).
+ * 10: event and object ids that are canonical UUIDs stored as their 16 bytes (storedId), not 36 characters.
  */
-export const READ_MODELS_SCHEMA_VERSION = 9
+export const READ_MODELS_SCHEMA_VERSION = 10
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -59,7 +60,8 @@ const CACHE_KIB = 16 * 1024
  *   they are appended in key order;
  * - every time column (`time`, `end_time`, `received_at`, `created_at`, `updated_at`): milliseconds
  *   since the epoch (the log's timestamps are UTC with milliseconds, so this is exact); readers turn
- *   them back into ISO 8601.
+ *   them back into ISO 8601;
+ * - `event_id`/`object_id`: a canonical UUID's 16 bytes (storedId; readers turn them back, idTextSql).
  * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
  *
  * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
@@ -115,7 +117,7 @@ CREATE TABLE rm_object_types (
   PRIMARY KEY (dataset_id, name)
 );
 CREATE TABLE rm_objects (
-  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
+  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id BLOB NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
   properties TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, position INTEGER NOT NULL,
   first_position INTEGER NOT NULL
 );
@@ -125,7 +127,7 @@ CREATE TABLE rm_object_changes (
   PRIMARY KEY (rid, position)
 ) WITHOUT ROWID;
 CREATE TABLE rm_events (
-  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
+  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id BLOB NOT NULL, event_type TEXT NOT NULL,
   time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
   e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at INTEGER NOT NULL
 );
@@ -158,6 +160,33 @@ export const storedQualifier = (qualifier: string | null): string => qualifier ?
 
 /** A qualifier column as the read models' row shapes give it (null: none was sent). */
 export const qualifierOf = (stored: string): string | null => (stored === NO_QUALIFIER ? null : stored)
+
+/** A canonical UUID as the API writes them (lowercase, hyphenated; RFC 9562 § 4). */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The same as a SQLite GLOB pattern (case-sensitive, of length 36). */
+const CANONICAL_UUID_GLOB = ['[0-9a-f]'.repeat(8), '[0-9a-f]'.repeat(4), '[0-9a-f]'.repeat(4), '[0-9a-f]'.repeat(4), '[0-9a-f]'.repeat(12)].join('-')
+
+/**
+ * An event or object id as the `event_id`/`object_id` columns hold it: a canonical UUID (every id
+ * the log holds: events' UUIDv7, objects' UUIDv5) as its 16 bytes (a BLOB), any other id as its
+ * text. Readers turn the column back into the same string (idTextSql).
+ */
+export function storedId(id: string): Buffer | string {
+  return CANONICAL_UUID.test(id) ? Buffer.from(id.replaceAll('-', ''), 'hex') : id
+}
+
+/** SQL: the id text (lowercase, hyphenated UUID) of `column`, a column holding storedId's values. */
+export function idTextSql(column: string): string {
+  const hex = (from: number, length?: number) => `substr(hex(${column}), ${String(from)}${length === undefined ? '' : `, ${String(length)}`})`
+  const text = [hex(1, 8), hex(9, 4), hex(13, 4), hex(17, 4), hex(21)].join(` || '-' || `)
+  return `CASE WHEN typeof(${column}) = 'blob' THEN lower(${text}) ELSE ${column} END`
+}
+
+/** SQL: the stored ids (storedId) of the ids in a JSON array bound as `param`, one per row. */
+export function storedIdsSql(param: string): string {
+  return `SELECT CASE WHEN value GLOB '${CANONICAL_UUID_GLOB}' THEN unhex(replace(value, '-', '')) ELSE value END FROM json_each(${param})`
+}
 
 /** A time column's value (epoch milliseconds) of one of the log's UTC ISO 8601 timestamps: exact, they carry milliseconds. */
 export const epochMsOf = (utc: string): number => Date.parse(utc)

@@ -25,7 +25,7 @@ import {
 } from '../../read/analysis-rows.js'
 import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
 import type { SqliteDatabase } from './database.js'
-import { EVENT_E2O_ROWS, epochMsOf, PENDING_E2O, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, idTextSql, PENDING_E2O, qualifierOf } from './read-models-database.js'
 
 /**
  * The scratch table, in the connection's TEMP schema: one row per (object, event) pair, numbered
@@ -155,7 +155,7 @@ export function sqlitePerformance(db: SqliteDatabase, did: number, filter: Perfo
     const ids = new Map(
       (
         db
-          .prepare('SELECT position, event_id FROM rm_events WHERE position IN (SELECT value FROM json_each(?))')
+          .prepare(`SELECT position, ${idTextSql('event_id')} AS event_id FROM rm_events WHERE position IN (SELECT value FROM json_each(?))`)
           .all(JSON.stringify(slow.map((r) => r.c3))) as {
           position: number
           event_id: string

@@ -35,7 +35,7 @@ import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
-import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
@@ -146,7 +146,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
     const row = this.db
-      .prepare('SELECT rid, object_id, type, external_id, properties, created_at, updated_at FROM rm_objects WHERE did = ? AND type = ? AND external_id = ?')
+      .prepare(
+        `SELECT rid, ${idTextSql('object_id')} AS object_id, type, external_id, properties, created_at, updated_at FROM rm_objects
+         WHERE did = ? AND type = ? AND external_id = ?`,
+      )
       .get(this.did(datasetId) ?? -1, type, id) as
       | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: number; updated_at: number }
       | undefined
@@ -157,14 +160,14 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
-        `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
+        `SELECT ${idTextSql('e.event_id')} AS event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
          GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT @limit`,
       )
       .all({ rid: row.rid, limit: limit + 1 }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db
       .prepare(
-        `SELECT o.object_id, o.type, o.external_id AS id, r.shared_events
+        `SELECT ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, r.shared_events
          FROM (SELECT other.rid, COUNT(DISTINCT other.position) AS shared_events
                FROM (${objectEventsSql('rid = @rid')}) me
                  CROSS JOIN rm_events e ON e.position = me.position
@@ -176,14 +179,14 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all({ rid: row.rid, limit: limit + 1 }) as { object_id: string; type: string; id: string; shared_events: number }[]
     const relationships = this.db
       .prepare(
-        `SELECT t.object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+        `SELECT ${idTextSql('t.object_id')} AS object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
          WHERE r.rid = ? ORDER BY t.type, t.external_id, r.qualifier LIMIT ?`,
       )
       .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     // Relationships of other objects to this one (rm_object_relationships_by_target).
     const incoming = this.db
       .prepare(
-        `SELECT s.object_id, s.type, s.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
+        `SELECT ${idTextSql('s.object_id')} AS object_id, s.type, s.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
          WHERE r.target_rid = ? ORDER BY s.type, s.external_id, r.qualifier LIMIT ?`,
       )
       .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
@@ -228,7 +231,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const { total } = this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }
     const rows = this.db
       .prepare(
-        `SELECT e.event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
+        `SELECT ${idTextSql('e.event_id')} AS event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
          WHERE ${where} ORDER BY e.time, e.position LIMIT @limit`,
       )
       .all({ ...params, limit: filter.limit + 1 }) as EventSqlRow[]
@@ -237,7 +240,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (page.length > 0) {
       const linkRows = this.db
         .prepare(
-          `SELECT e.position, o.object_id, o.type, o.external_id AS id, l.qualifier
+          `SELECT e.position, ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, l.qualifier
            FROM rm_events e CROSS JOIN rm_event_objects l ON ${EVENT_E2O_ROWS('l', 'e')} JOIN rm_objects o ON o.rid = l.rid
            WHERE e.position IN (SELECT value FROM json_each(?))
            ORDER BY e.position, o.type, o.external_id, l.qualifier`,
@@ -295,11 +298,13 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       params.id = page.after.id
     }
     if (page.objectIds !== undefined) {
-      conditions.push('object_id IN (SELECT value FROM json_each(@only))')
+      conditions.push(`object_id IN (${storedIdsSql('@only')})`)
       params.only = JSON.stringify(page.objectIds)
     }
     const rows = this.db
-      .prepare(`SELECT rid, object_id, type, external_id AS id FROM rm_objects WHERE ${conditions.join(' AND ')} ORDER BY type, external_id LIMIT @limit`)
+      .prepare(
+        `SELECT rid, ${idTextSql('object_id')} AS object_id, type, external_id AS id FROM rm_objects WHERE ${conditions.join(' AND ')} ORDER BY type, external_id LIMIT @limit`,
+      )
       .all(params) as (Omit<ObjectHistory, 'changes' | 'relationships'> & { rid: number })[]
     const kept = rows.slice(0, page.limit)
     const objects: ObjectHistory[] = kept.map(({ rid: _rid, ...o }) => ({ ...o, changes: [], relationships: [] }))
@@ -313,7 +318,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     }
     const relationships = this.db
       .prepare(
-        `SELECT r.rid, t.object_id AS target_object_id, t.type, t.external_id AS id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+        `SELECT r.rid, ${idTextSql('t.object_id')} AS target_object_id, t.type, t.external_id AS id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
          WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, r.qualifier`,
       )
       .all(rids) as { rid: number; target_object_id: string; type: string; id: string; qualifier: string }[]
@@ -335,7 +340,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (ids.length === 0) return []
     return this.db
       .prepare(
-        'SELECT object_id, type, external_id AS id FROM rm_objects WHERE did = ? AND external_id IN (SELECT value FROM json_each(?)) ORDER BY type, external_id',
+        `SELECT ${idTextSql('object_id')} AS object_id, type, external_id AS id FROM rm_objects
+         WHERE did = ? AND external_id IN (SELECT value FROM json_each(?)) ORDER BY type, external_id`,
       )
       .all(this.did(datasetId) ?? -1, JSON.stringify(ids)) as { object_id: string; type: string; id: string }[]
   }

@@ -28,9 +28,11 @@ import {
   ensureQueryIndexes,
   epochMsOf,
   hasQueryIndexes,
+  idTextSql,
   mergeObjectEvents,
   pendingObjectEvents,
   remakeReadModels,
+  storedId,
 } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
 
@@ -42,11 +44,11 @@ function prepareApplyStatements(db: SqliteDatabase) {
     putDataset: db.prepare('INSERT INTO rm_datasets (dataset_id) VALUES (?)'),
     // The stored rows of a run's objects, in one statement per few hundred objects: `[did, type, external id]` triples, by the identity index.
     getObjects: db.prepare<[string], { rid: number; object_id: string; properties: string; position: number; first_position: number }>(
-      `SELECT o.rid, o.object_id, o.properties, o.position, o.first_position FROM json_each(?) AS j
+      `SELECT o.rid, ${idTextSql('o.object_id')} AS object_id, o.properties, o.position, o.first_position FROM json_each(?) AS j
        CROSS JOIN rm_objects AS o ON o.did = j.value ->> 0 AND o.type = j.value ->> 1 AND o.external_id = j.value ->> 2`,
     ),
     // An object by its id alone, outside the batch's named objects (none in practice): a scan, no index holds object ids.
-    getObjectById: db.prepare<[string], { rid: number }>('SELECT rid FROM rm_objects WHERE object_id = ?'),
+    getObjectById: db.prepare<[Buffer | string], { rid: number }>('SELECT rid FROM rm_objects WHERE object_id = ?'),
     maxRid: db.prepare<[], { rid: number | null }>('SELECT max(rid) AS rid FROM rm_objects'),
     // New objects, with the row ids this batch assigns them.
     putObjects: new MultiRowStatement(
@@ -98,7 +100,7 @@ function writeIdentities(
     const properties = JSON.stringify(whole?.properties ?? {})
     const updatedAt = epochMsOf(whole?.lastSeenAt ?? o.firstSeenAt)
     const position = whole?.maxPosition ?? 0
-    put.push([rid, didOf(o.datasetId), o.objectId, o.type, o.externalId, properties, epochMsOf(o.firstSeenAt), updatedAt, position, o.position])
+    put.push([rid, didOf(o.datasetId), storedId(o.objectId), o.type, o.externalId, properties, epochMsOf(o.firstSeenAt), updatedAt, position, o.position])
     stored.set(o.objectId, { rid, properties, position, firstPosition: o.position })
   }
   st.putObjects.run(put)
@@ -169,7 +171,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         st: st.slices,
         didOf,
         ridOf: (objectId) => {
-          const rid = objects.get(objectId)?.rid ?? st.getObjectById.get(objectId)?.rid
+          const rid = objects.get(objectId)?.rid ?? st.getObjectById.get(storedId(objectId))?.rid
           if (rid === undefined) throw new Error(`read model row names object ${objectId}, which has no row in rm_objects`)
           return rid
         },

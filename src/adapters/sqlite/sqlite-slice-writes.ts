@@ -22,7 +22,7 @@ import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
-import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
+import { e2oSpan, epochMsOf, mergeObjectEvents, storedId, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
   return db.prepare(
@@ -163,7 +163,12 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
     const apply = objectChangeToApply(o, row.position)
     if (apply === null) continue
     if (apply.deltas.length > 0) {
-      change.push([row.rid, JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)), epochMsOf(o.lastSeenAt), o.maxPosition])
+      change.push([
+        row.rid,
+        JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)),
+        epochMsOf(o.lastSeenAt),
+        o.maxPosition,
+      ])
     } else {
       touch.push([row.rid, epochMsOf(o.lastSeenAt), o.maxPosition])
     }
@@ -241,7 +246,7 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
     events.map((e) => [
       e.position,
       ctx.didOf(e.dataset_id),
-      e.event_id,
+      storedId(e.event_id),
       e.event_type,
       epochMsOf(e.timestamp),
       e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
