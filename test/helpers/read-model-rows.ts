@@ -69,9 +69,9 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
       properties: parse(r.properties),
     })),
     eventObjects: all<Omit<EventObjectRow, 'qualifier' | 'event_time'> & { qualifier: string; time: number }>(
-      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${idTextSql('o.object_id')} AS object_id, l.qualifier, o.type AS object_type, o.external_id, l.time, l.position
+      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${idTextSql('o.object_id')} AS object_id, l.qualifier, o.type AS object_type, o.external_id, e.time, l.position
        FROM ${OBJECT} JOIN rm_event_objects l ON l.rid = o.rid JOIN rm_events e ON e.position = l.position
-       ORDER BY l.time, l.position, o.object_id, l.qualifier`,
+       ORDER BY e.time, l.position, o.object_id, l.qualifier`,
       datasetId,
     ).map(({ time, ...r }) => ({ ...r, event_time: isoOfEpochMs(time), qualifier: qualifierOf(r.qualifier) })),
     objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier' | 'time'> & { qualifier: string; time: number }>(

@@ -23,15 +23,14 @@ describe('read-model id columns', () => {
 
   it('stores a canonical UUID in 16 bytes and any other id as its text', () => {
     const rows = db.prepare('SELECT typeof(id) AS kind, length(id) AS bytes FROM ids ORDER BY k').all()
-    expect(rows).toEqual([
-      { kind: 'blob', bytes: 16 },
-      { kind: 'blob', bytes: 16 },
-      ...OTHERS.map((id) => ({ kind: 'text', bytes: id.length })),
-    ])
+    expect(rows).toEqual([{ kind: 'blob', bytes: 16 }, { kind: 'blob', bytes: 16 }, ...OTHERS.map((id) => ({ kind: 'text', bytes: id.length }))])
   })
 
   it('reads every id back as the same string', () => {
-    const ids = db.prepare(`SELECT ${idTextSql('id')} FROM ids ORDER BY k`).pluck().all()
+    const ids = db
+      .prepare(`SELECT ${idTextSql('id')} FROM ids ORDER BY k`)
+      .pluck()
+      .all()
     expect(ids).toEqual([UUID_V7, UUID_V5, ...OTHERS])
   })
 
@@ -47,7 +46,10 @@ describe('read-model id columns', () => {
   })
 
   it('keeps the order of the strings among canonical UUIDs (byte order is the hex text order)', () => {
-    const sorted = db.prepare(`SELECT ${idTextSql('id')} FROM ids WHERE typeof(id) = 'blob' ORDER BY id`).pluck().all()
+    const sorted = db
+      .prepare(`SELECT ${idTextSql('id')} FROM ids WHERE typeof(id) = 'blob' ORDER BY id`)
+      .pluck()
+      .all()
     expect(sorted).toEqual([UUID_V7, UUID_V5].sort())
   })
 })

@@ -43,8 +43,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * and O2O rows' `time`, events' `received_at`), as events' times already were: 8 bytes at most
  * instead of 24 characters (docs/read-models.md#the-embedded-layout).
  * 10: event and object ids that are canonical UUIDs stored as their 16 bytes (storedId), not 36 characters.
+ * 11: E2O rows without the event's time (`rm_events.time` holds it): `rm_object_events` is keyed by
+ * object and log position, and readers order an object's events by joining their times.
  */
-export const READ_MODELS_SCHEMA_VERSION = 10
+export const READ_MODELS_SCHEMA_VERSION = 11
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -132,11 +134,11 @@ CREATE TABLE rm_events (
   e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at INTEGER NOT NULL
 );
 CREATE TABLE rm_event_objects (
-  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL
+  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL
 );
 CREATE TABLE rm_object_events (
-  rid INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL,
-  PRIMARY KEY (rid, time, position, qualifier)
+  rid INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL,
+  PRIMARY KEY (rid, position, qualifier)
 ) WITHOUT ROWID;
 CREATE TABLE rm_object_events_merged (
   one INTEGER PRIMARY KEY CHECK (one = 1), through INTEGER NOT NULL
@@ -228,12 +230,13 @@ export const PENDING_E2O = 'seq > (SELECT through FROM rm_object_events_merged)'
 
 /**
  * The E2O rows by object as readers take them (docs/read-models.md#the-embedded-layout): the
- * merged rows and the pending ones (PENDING_E2O), each with `rid`, `time`, `position` and
- * `qualifier`. `where` is a condition on those columns (e.g. `rid = @rid`), pushed into both arms.
+ * merged rows and the pending ones (PENDING_E2O), each with `rid`, `position` and `qualifier`
+ * (the event's time is `rm_events.time` at that position). `where` is a condition on those
+ * columns (e.g. `rid = @rid`), pushed into both arms.
  */
 export function objectEventsSql(where: string): string {
-  return `SELECT rid, time, position, qualifier FROM rm_object_events WHERE ${where}
-    UNION ALL SELECT rid, time, position, qualifier FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
+  return `SELECT rid, position, qualifier FROM rm_object_events WHERE ${where}
+    UNION ALL SELECT rid, position, qualifier FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
 }
 
 /**
@@ -266,8 +269,8 @@ export function mergeObjectEvents(db: SqliteDatabase): number {
   const { through, last } = e2oSpan(db)
   if (last <= through) return 0
   db.prepare(
-    `INSERT OR IGNORE INTO rm_object_events (rid, time, position, qualifier)
-     SELECT rid, time, position, qualifier FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, time, position, qualifier`,
+    `INSERT OR IGNORE INTO rm_object_events (rid, position, qualifier)
+     SELECT rid, position, qualifier FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, position, qualifier`,
   ).run(through, last)
   db.prepare('UPDATE rm_object_events_merged SET through = ?').run(last)
   return last - through

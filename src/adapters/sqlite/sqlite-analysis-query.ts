@@ -51,9 +51,9 @@ interface SequenceOptions {
  */
 function fillSql(o: SequenceOptions): string {
   const conditions = ['o.did = @did']
-  if (o.window.to !== undefined) conditions.push('l.time < @to')
+  if (o.window.to !== undefined) conditions.push('e.time < @to')
   if (o.windowRowsOnly) {
-    if (o.window.from !== undefined) conditions.push('l.time >= @from')
+    if (o.window.from !== undefined) conditions.push('e.time >= @from')
   } else if (o.window.from !== undefined || o.window.to !== undefined) {
     // Whole traces (up to `to`) of the objects with an event in the window.
     const inWindow = ['w.did = @did', ...(o.window.from === undefined ? [] : ['w.time >= @from']), ...(o.window.to === undefined ? [] : ['w.time < @to'])]
@@ -61,7 +61,7 @@ function fillSql(o: SequenceOptions): string {
   }
   if (o.types > 0) conditions.push('o.type IN (SELECT value FROM json_each(@types))')
   const where = conditions.join(' AND ')
-  const columns = 'o.rid AS oid, o.type AS ot, o.external_id AS ext, l.position AS eid, e.event_type AS act, l.time AS t, coalesce(e.end_time, l.time) AS r'
+  const columns = 'o.rid AS oid, o.type AS ot, o.external_id AS ext, l.position AS eid, e.event_type AS act, e.time AS t, coalesce(e.end_time, e.time) AS r'
   return `INSERT INTO temp.analysis_sequence (oid, ot, ext, eid, act, t, r)
   SELECT ${columns} FROM rm_objects o CROSS JOIN rm_object_events l ON l.rid = o.rid CROSS JOIN rm_events e ON e.position = l.position
   WHERE ${where}

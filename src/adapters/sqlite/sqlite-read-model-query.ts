@@ -162,7 +162,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .prepare(
         `SELECT ${idTextSql('e.event_id')} AS event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
-         GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT @limit`,
+         GROUP BY e.time, l.position ORDER BY e.time, l.position LIMIT @limit`,
       )
       .all({ rid: row.rid, limit: limit + 1 }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db

@@ -80,7 +80,7 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
     11,
   )
   // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
-  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier, time) VALUES', 5, '', 200)
+  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier) VALUES', 4, '', 200)
   const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
   const eventsBetween = db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck()
   const typeStatements = (table: 'rm_event_types' | 'rm_object_types'): TypeStatements => ({
@@ -179,29 +179,26 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
 }
 
 /**
- * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier, time]`: one
- * per distinct (event, object, qualifier), in log order (an event that names an object twice with
- * one qualifier gives one row), numbered from `firstSeq`, with the time as epoch milliseconds. An
- * event's rows are consecutive.
+ * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier]`: one per
+ * distinct (event, object, qualifier), in log order (an event that names an object twice with one
+ * qualifier gives one row), numbered from `firstSeq`. An event's rows are consecutive; its time is
+ * its `rm_events` row's.
  */
-function e2oRows(links: readonly EventObjectRow[], ridOf: (objectId: string) => number, firstSeq: number): [number, number, number, string, number][] {
-  const rows: [number, number, number, string, number][] = []
+function e2oRows(links: readonly EventObjectRow[], ridOf: (objectId: string) => number, firstSeq: number): [number, number, number, string][] {
+  const rows: [number, number, number, string][] = []
   let seen = new Set<string>()
   let position = -1
-  // An event's E2O rows are adjacent and share its time: parsed once per event.
-  let time = 0
   for (const l of links) {
     if (l.position !== position) {
       position = l.position
       seen = new Set<string>()
-      time = epochMsOf(l.event_time)
     }
     const rid = ridOf(l.object_id)
     const qualifier = storedQualifier(l.qualifier)
     const key = `${String(rid)}\u0000${qualifier}`
     if (seen.has(key)) continue
     seen.add(key)
-    rows.push([firstSeq + rows.length, position, rid, qualifier, time])
+    rows.push([firstSeq + rows.length, position, rid, qualifier])
   }
   return rows
 }
