@@ -6,7 +6,7 @@
 import type { Db } from 'mongodb'
 import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { idTextSql, isoOfEpochMs, qualifierOf } from '../../src/adapters/sqlite/read-models-database.js'
+import { idTextSql, isoOfEpochMs, nameSql, qualifierOf } from '../../src/adapters/sqlite/read-models-database.js'
 import type { Properties } from '../../src/schemas/api.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../src/schemas/read-models.js'
 
@@ -58,7 +58,7 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
         received_at: number
       }
     >(
-      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, e.event_type, e.time, e.end_time, e.properties, e.objects_count, e.received_at, e.position
+      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.properties, e.objects_count, e.received_at, e.position
        FROM rm_events e JOIN rm_datasets d ON d.did = e.did AND d.dataset_id = ? ORDER BY e.time, e.position`,
       datasetId,
     ).map(({ time, end_time, ...r }) => ({

@@ -45,8 +45,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 10: event and object ids that are canonical UUIDs stored as their 16 bytes (storedId), not 36 characters.
  * 11: E2O rows without the event's time (`rm_events.time` holds it): `rm_object_events` is keyed by
  * object and log position, and readers order an object's events by joining their times.
+ * 12: events name their type by a number (`rm_events.event_type_id`, a row of `rm_names`), in the
+ * row and in the index by type.
  */
-export const READ_MODELS_SCHEMA_VERSION = 11
+export const READ_MODELS_SCHEMA_VERSION = 12
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -63,7 +65,9 @@ const CACHE_KIB = 16 * 1024
  * - every time column (`time`, `end_time`, `received_at`, `created_at`, `updated_at`): milliseconds
  *   since the epoch (the log's timestamps are UTC with milliseconds, so this is exact); readers turn
  *   them back into ISO 8601;
- * - `event_id`/`object_id`: a canonical UUID's 16 bytes (storedId; readers turn them back, idTextSql).
+ * - `event_id`/`object_id`: a canonical UUID's 16 bytes (storedId; readers turn them back, idTextSql);
+ * - `rm_events.event_type_id`: the event type's row in `rm_names` (a dictionary of names, shared by
+ *   every dataset and projection, cleared only with the whole file; nameSql, nameIdSql).
  * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
  *
  * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
@@ -84,7 +88,7 @@ const CACHE_KIB = 16 * 1024
  * them. A record's rows are written once: its run's transaction moves the projector's checkpoint
  * past it (apply's checkpoint check), and shards take disjoint datasets.
  *
- * Shared by every projection and cleared only with the whole file: `rm_datasets` and the identity
+ * Shared by every projection and cleared only with the whole file: `rm_datasets`, `rm_names` and the identity
  * of each object in `rm_objects` (rid, dataset, object id, type, external id, `created_at` and
  * `first_position`, the position of the first record that named it); the objects projection owns
  * the rest of the row (attributes, `updated_at`, `position`; 0 until it applies the object).
@@ -108,6 +112,9 @@ CREATE TABLE rm_datasets (
   did        INTEGER PRIMARY KEY,
   dataset_id TEXT NOT NULL UNIQUE
 );
+CREATE TABLE rm_names (
+  nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE
+);
 CREATE TABLE rm_event_types (
   dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
   first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
@@ -129,7 +136,7 @@ CREATE TABLE rm_object_changes (
   PRIMARY KEY (rid, position)
 ) WITHOUT ROWID;
 CREATE TABLE rm_events (
-  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id BLOB NOT NULL, event_type TEXT NOT NULL,
+  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id BLOB NOT NULL, event_type_id INTEGER NOT NULL,
   time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
   e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at INTEGER NOT NULL
 );
@@ -190,6 +197,18 @@ export function storedIdsSql(param: string): string {
   return `SELECT CASE WHEN value GLOB '${CANONICAL_UUID_GLOB}' THEN unhex(replace(value, '-', '')) ELSE value END FROM json_each(${param})`
 }
 
+/** SQL: the name (rm_names) of the name id `column` holds, e.g. an event's type. */
+export const nameSql = (column: string): string => `(SELECT name FROM rm_names WHERE nid = ${column})`
+
+/** SQL: the id in rm_names of the name bound as `param` (NULL when no row names it, which matches nothing). */
+export const nameIdSql = (param: string): string => `(SELECT nid FROM rm_names WHERE name = ${param})`
+
+/** Every name of rm_names, by id (a few dozen rows: the event types of every dataset). */
+export function namesById(db: SqliteDatabase): Map<number, string> {
+  const rows = db.prepare<[], { nid: number; name: string }>('SELECT nid, name FROM rm_names').all()
+  return new Map(rows.map((r) => [r.nid, r.name]))
+}
+
 /** A time column's value (epoch milliseconds) of one of the log's UTC ISO 8601 timestamps: exact, they carry milliseconds. */
 export const epochMsOf = (utc: string): number => Date.parse(utc)
 
@@ -205,7 +224,7 @@ export const isoOfEpochMs = (ms: number): string => new Date(ms).toISOString()
  */
 const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },
-  { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type, time)' },
+  { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type_id, time)' },
   { name: 'rm_object_relationships_by_target', sql: 'CREATE INDEX IF NOT EXISTS rm_object_relationships_by_target ON rm_object_relationships (target_rid)' },
 ]
 
@@ -361,6 +380,7 @@ const TABLES = [
   'rm_checkpoints',
   'rm_projection_stops',
   'rm_datasets',
+  'rm_names',
   'rm_event_types',
   'rm_object_types',
   'rm_objects',

@@ -35,7 +35,7 @@ import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
-import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
@@ -52,7 +52,7 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
   if (filter.after !== undefined) params.afterTime = epochMsOf(filter.after.timestamp)
   const conditions = [
     'e.did = @did',
-    ...when('eventType', filter.eventType, 'e.event_type = @eventType'),
+    ...when('eventType', filter.eventType, `e.event_type_id = ${nameIdSql('@eventType')}`),
     ...when('from', filter.from === undefined ? undefined : epochMsOf(filter.from), 'e.time >= @from'),
     ...when('to', filter.to === undefined ? undefined : epochMsOf(filter.to), 'e.time < @to'),
     ...when('afterPosition', filter.after?.position, '(e.time, e.position) > (@afterTime, @afterPosition)'),
@@ -123,8 +123,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(datasetId) as TypeSqlRow[]
     const attributes = this.db
       .prepare(
-        `SELECT e.event_type AS owner, j.key AS name, j.type AS type
-         FROM rm_events e, json_each(e.properties) j WHERE e.did = ? GROUP BY e.event_type, j.key, j.type`,
+        `SELECT ${nameSql('e.event_type_id')} AS owner, j.key AS name, j.type AS type
+         FROM rm_events e, json_each(e.properties) j WHERE e.did = ? GROUP BY e.event_type_id, j.key, j.type`,
       )
       .all(this.did(datasetId) ?? -1) as AttributeTypeRow[]
     return withAttributes(types, attributes)
@@ -160,7 +160,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
-        `SELECT ${idTextSql('e.event_id')} AS event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
+        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
          GROUP BY e.time, l.position ORDER BY e.time, l.position LIMIT @limit`,
       )
@@ -231,7 +231,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const { total } = this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }
     const rows = this.db
       .prepare(
-        `SELECT ${idTextSql('e.event_id')} AS event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
+        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
          WHERE ${where} ORDER BY e.time, e.position LIMIT @limit`,
       )
       .all({ ...params, limit: filter.limit + 1 }) as EventSqlRow[]

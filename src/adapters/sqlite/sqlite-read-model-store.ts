@@ -42,6 +42,8 @@ function prepareApplyStatements(db: SqliteDatabase) {
     slices: prepareSliceStatements(db),
     getDataset: db.prepare<[string], { did: number }>('SELECT did FROM rm_datasets WHERE dataset_id = ?'),
     putDataset: db.prepare('INSERT INTO rm_datasets (dataset_id) VALUES (?)'),
+    getName: db.prepare<[string], { nid: number }>('SELECT nid FROM rm_names WHERE name = ?'),
+    putName: db.prepare('INSERT INTO rm_names (name) VALUES (?)'),
     // The stored rows of a run's objects, in one statement per few hundred objects: `[did, type, external id]` triples, by the identity index.
     getObjects: db.prepare<[string], { rid: number; object_id: string; properties: string; position: number; first_position: number }>(
       `SELECT o.rid, ${idTextSql('o.object_id')} AS object_id, o.properties, o.position, o.first_position FROM json_each(?) AS j
@@ -159,6 +161,14 @@ export class SqliteReadModelStore implements ReadModelStore {
       dids.set(datasetId, did)
       return did
     }
+    // Names' ids (event types), the same way.
+    const nids = new Map<string, number>()
+    const nameId = (name: string): number => {
+      let nid = nids.get(name) ?? st.getName.get(name)?.nid
+      if (nid === undefined) nid = Number(st.putName.run(name).lastInsertRowid)
+      nids.set(name, nid)
+      return nid
+    }
 
     db.transaction(() => {
       for (const part of parts) {
@@ -170,6 +180,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         db,
         st: st.slices,
         didOf,
+        nameId,
         ridOf: (objectId) => {
           const rid = objects.get(objectId)?.rid ?? st.getObjectById.get(storedId(objectId))?.rid
           if (rid === undefined) throw new Error(`read model row names object ${objectId}, which has no row in rm_objects`)

@@ -76,7 +76,7 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
   const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4)
   const putEvents = new MultiRowStatement(
     db,
-    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
+    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type_id, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
     11,
   )
   // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
@@ -119,6 +119,8 @@ export interface SliceWriteContext {
   st: SliceStatements
   /** The dataset's row id (rm_datasets), made when missing. */
   didOf(datasetId: string): number
+  /** A name's id (rm_names, e.g. an event type's), made when missing. */
+  nameId(name: string): number
   /** The row id of an object the batch names. @throws when it has no identity row. */
   ridOf(objectId: string): number
   /** The stored rows of the objects the batch names, by object id. */
@@ -244,7 +246,7 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
       e.position,
       ctx.didOf(e.dataset_id),
       storedId(e.event_id),
-      e.event_type,
+      ctx.nameId(e.event_type),
       epochMsOf(e.timestamp),
       e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
       JSON.stringify(e.properties),
