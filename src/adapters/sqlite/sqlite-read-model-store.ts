@@ -40,9 +40,9 @@ import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteCont
 function prepareApplyStatements(db: SqliteDatabase) {
   return {
     slices: prepareSliceStatements(db),
-    getDataset: db.prepare<[string], { did: number }>('SELECT did FROM rm_datasets WHERE dataset_id = ?'),
+    getDataset: db.prepare<[string], { id: number }>('SELECT did AS id FROM rm_datasets WHERE dataset_id = ?'),
     putDataset: db.prepare('INSERT INTO rm_datasets (dataset_id) VALUES (?)'),
-    getName: db.prepare<[string], { nid: number }>('SELECT nid FROM rm_names WHERE name = ?'),
+    getName: db.prepare<[string], { id: number }>('SELECT nid AS id FROM rm_names WHERE name = ?'),
     putName: db.prepare('INSERT INTO rm_names (name) VALUES (?)'),
     // The stored rows of a run's objects, in one statement per few hundred objects: `[did, type, external id]` triples, by the identity index.
     getObjects: db.prepare<[string], { rid: number; object_id: string; properties: string; position: number; first_position: number }>(
@@ -109,6 +109,20 @@ function writeIdentities(
   return stored
 }
 
+/**
+ * The id of a key (a dataset id in rm_datasets, a name in rm_names): read by `get` (a row with
+ * `id`), else made by `put` (its rowid), and kept in a map for the caller's transaction.
+ */
+function idCache(get: Database.Statement<[string], { id: number }>, put: Database.Statement): (key: string) => number {
+  const ids = new Map<string, number>()
+  return (key) => {
+    let id = ids.get(key) ?? get.get(key)?.id
+    if (id === undefined) id = Number(put.run(key).lastInsertRowid)
+    ids.set(key, id)
+    return id
+  }
+}
+
 /** Runs the write of projection `name`'s slice, when the batch has one. */
 function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: ChangeBatch, name: K): void {
   const part = sliceOf(batch.slices, name)
@@ -153,22 +167,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.bulk ??= !hasQueryIndexes(db)
     const bulk = this.bulk
     const parts = Object.values(batch.slices)
-    // Datasets' row ids, read (or made) once per transaction: another process may remake the file between two.
-    const dids = new Map<string, number>()
-    const didOf = (datasetId: string): number => {
-      let did = dids.get(datasetId) ?? st.getDataset.get(datasetId)?.did
-      if (did === undefined) did = Number(st.putDataset.run(datasetId).lastInsertRowid)
-      dids.set(datasetId, did)
-      return did
-    }
-    // Names' ids (event types), the same way.
-    const nids = new Map<string, number>()
-    const nameId = (name: string): number => {
-      let nid = nids.get(name) ?? st.getName.get(name)?.nid
-      if (nid === undefined) nid = Number(st.putName.run(name).lastInsertRowid)
-      nids.set(name, nid)
-      return nid
-    }
+    // Datasets' row ids and names' ids (event types), read (or made) once per transaction: another process may remake the file between two.
+    const didOf = idCache(st.getDataset, st.putDataset)
+    const nameId = idCache(st.getName, st.putName)
 
     db.transaction(() => {
       for (const part of parts) {
