@@ -69,16 +69,16 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
       properties: parse(r.properties),
     })),
     eventObjects: all<Omit<EventObjectRow, 'qualifier' | 'event_time'> & { qualifier: string; time: number }>(
-      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${idTextSql('o.object_id')} AS object_id, l.qualifier, o.type AS object_type, o.external_id, e.time, l.position
+      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${idTextSql('o.object_id')} AS object_id, ${nameSql('l.qualifier_id')} AS qualifier, o.type AS object_type, o.external_id, e.time, l.position
        FROM ${OBJECT} JOIN rm_event_objects l ON l.rid = o.rid JOIN rm_events e ON e.position = l.position
-       ORDER BY e.time, l.position, o.object_id, l.qualifier`,
+       ORDER BY e.time, l.position, o.object_id, qualifier`,
       datasetId,
     ).map(({ time, ...r }) => ({ ...r, event_time: isoOfEpochMs(time), qualifier: qualifierOf(r.qualifier) })),
     objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier' | 'time'> & { qualifier: string; time: number }>(
-      `SELECT d.dataset_id, ${idTextSql('o.object_id')} AS object_id, ${idTextSql('t.object_id')} AS target_object_id, r.qualifier, t.type AS target_type, t.external_id AS target_external_id,
+      `SELECT d.dataset_id, ${idTextSql('o.object_id')} AS object_id, ${idTextSql('t.object_id')} AS target_object_id, ${nameSql('r.qualifier_id')} AS qualifier, t.type AS target_type, t.external_id AS target_external_id,
          r.time, r.position
        FROM ${OBJECT} JOIN rm_object_relationships r ON r.rid = o.rid JOIN rm_objects t ON t.rid = r.target_rid
-       ORDER BY o.object_id, t.object_id, r.qualifier`,
+       ORDER BY o.object_id, t.object_id, qualifier`,
       datasetId,
     ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
   })

@@ -161,9 +161,9 @@ describe('Projector on SQLite', () => {
   function e2oTables() {
     const rows = (sql: string) => (rmDb.prepare(sql).raw().all() as unknown[][]).map((r) => JSON.stringify(r)).sort()
     return {
-      byEvent: rows('SELECT position, rid, qualifier FROM rm_event_objects'),
-      merged: rows('SELECT position, rid, qualifier FROM rm_object_events'),
-      pending: rows(`SELECT position, rid, qualifier FROM rm_event_objects WHERE ${PENDING_E2O}`),
+      byEvent: rows('SELECT position, rid, qualifier_id FROM rm_event_objects'),
+      merged: rows('SELECT position, rid, qualifier_id FROM rm_object_events'),
+      pending: rows(`SELECT position, rid, qualifier_id FROM rm_event_objects WHERE ${PENDING_E2O}`),
     }
   }
 

@@ -47,8 +47,9 @@ export const READ_MODELS_FILE = 'read-models.db'
  * object and log position, and readers order an object's events by joining their times.
  * 12: events name their type by a number (`rm_events.event_type_id`, a row of `rm_names`), in the
  * row and in the index by type.
+ * 13: E2O and O2O qualifiers by number too (`qualifier_id`, a row of `rm_names`; none: 0).
  */
-export const READ_MODELS_SCHEMA_VERSION = 12
+export const READ_MODELS_SCHEMA_VERSION = 13
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -66,9 +67,10 @@ const CACHE_KIB = 16 * 1024
  *   since the epoch (the log's timestamps are UTC with milliseconds, so this is exact); readers turn
  *   them back into ISO 8601;
  * - `event_id`/`object_id`: a canonical UUID's 16 bytes (storedId; readers turn them back, idTextSql);
- * - `rm_events.event_type_id`: the event type's row in `rm_names` (a dictionary of names, shared by
- *   every dataset and projection, cleared only with the whole file; nameSql, nameIdSql).
- * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
+ * - `rm_events.event_type_id` and the E2O and O2O rows' `qualifier_id`: the name's row in `rm_names`
+ *   (a dictionary of names, shared by every dataset and projection, cleared only with the whole
+ *   file; nameSql, nameIdSql).
+ * E2O and O2O rows without a qualifier hold the id of NO_QUALIFIER (0).
  *
  * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
  * by object (`rm_object_events`, keyed by object, time and position: each object's events in
@@ -115,6 +117,7 @@ CREATE TABLE rm_datasets (
 CREATE TABLE rm_names (
   nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE
 );
+INSERT INTO rm_names (nid, name) VALUES (0, '');
 CREATE TABLE rm_event_types (
   dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
   first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
@@ -141,19 +144,19 @@ CREATE TABLE rm_events (
   e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at INTEGER NOT NULL
 );
 CREATE TABLE rm_event_objects (
-  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL
+  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier_id INTEGER NOT NULL
 );
 CREATE TABLE rm_object_events (
-  rid INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL,
-  PRIMARY KEY (rid, position, qualifier)
+  rid INTEGER NOT NULL, position INTEGER NOT NULL, qualifier_id INTEGER NOT NULL,
+  PRIMARY KEY (rid, position, qualifier_id)
 ) WITHOUT ROWID;
 CREATE TABLE rm_object_events_merged (
   one INTEGER PRIMARY KEY CHECK (one = 1), through INTEGER NOT NULL
 );
 INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
-  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (rid, target_rid, qualifier)
+  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier_id INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (rid, target_rid, qualifier_id)
 ) WITHOUT ROWID;
 CREATE TABLE rm_audit_chain (
   did INTEGER NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL,
@@ -161,7 +164,10 @@ CREATE TABLE rm_audit_chain (
 ) WITHOUT ROWID;
 `
 
-/** E2O and O2O rows without a qualifier hold this in their key (the key needs a value; the API never accepts ''). */
+/**
+ * E2O and O2O rows without a qualifier hold this name's id in their key (the key needs a value; the
+ * API never accepts ''): 0, a row of `rm_names` from the start, which SQLite stores in no bytes.
+ */
 export const NO_QUALIFIER = ''
 
 /** A qualifier as the key column holds it. */
@@ -249,13 +255,13 @@ export const PENDING_E2O = 'seq > (SELECT through FROM rm_object_events_merged)'
 
 /**
  * The E2O rows by object as readers take them (docs/read-models.md#the-embedded-layout): the
- * merged rows and the pending ones (PENDING_E2O), each with `rid`, `position` and `qualifier`
+ * merged rows and the pending ones (PENDING_E2O), each with `rid`, `position` and `qualifier_id`
  * (the event's time is `rm_events.time` at that position). `where` is a condition on those
  * columns (e.g. `rid = @rid`), pushed into both arms.
  */
 export function objectEventsSql(where: string): string {
-  return `SELECT rid, position, qualifier FROM rm_object_events WHERE ${where}
-    UNION ALL SELECT rid, position, qualifier FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
+  return `SELECT rid, position, qualifier_id FROM rm_object_events WHERE ${where}
+    UNION ALL SELECT rid, position, qualifier_id FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
 }
 
 /**
@@ -288,8 +294,8 @@ export function mergeObjectEvents(db: SqliteDatabase): number {
   const { through, last } = e2oSpan(db)
   if (last <= through) return 0
   db.prepare(
-    `INSERT OR IGNORE INTO rm_object_events (rid, position, qualifier)
-     SELECT rid, position, qualifier FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, position, qualifier`,
+    `INSERT OR IGNORE INTO rm_object_events (rid, position, qualifier_id)
+     SELECT rid, position, qualifier_id FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, position, qualifier_id`,
   ).run(through, last)
   db.prepare('UPDATE rm_object_events_merged SET through = ?').run(last)
   return last - through

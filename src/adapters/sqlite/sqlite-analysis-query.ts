@@ -201,9 +201,9 @@ export function sqliteTypeRelations(db: SqliteDatabase, did: number, window: Tim
     .all(params) as ActivityTypeRow[]
   const o2o = db
     .prepare(
-      `SELECT s.type AS source_type, r.qualifier, t.type AS target_type, COUNT(*) AS relationships
+      `SELECT s.type AS source_type, ${nameSql('r.qualifier_id')} AS qualifier, t.type AS target_type, COUNT(*) AS relationships
        FROM rm_objects s CROSS JOIN rm_object_relationships r ON r.rid = s.rid CROSS JOIN rm_objects t ON t.rid = r.target_rid
-       WHERE s.did = @did GROUP BY s.type, r.qualifier, t.type`,
+       WHERE s.did = @did GROUP BY s.type, r.qualifier_id, t.type`,
     )
     .all({ did }) as (Omit<O2oTypeRelation, 'qualifier'> & { qualifier: string })[]
   return {

@@ -160,7 +160,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
-        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
+        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position, json_group_array(${nameSql('l.qualifier_id')}) AS qualifiers
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
          GROUP BY e.time, l.position ORDER BY e.time, l.position LIMIT @limit`,
       )
@@ -179,15 +179,17 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all({ rid: row.rid, limit: limit + 1 }) as { object_id: string; type: string; id: string; shared_events: number }[]
     const relationships = this.db
       .prepare(
-        `SELECT ${idTextSql('t.object_id')} AS object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
-         WHERE r.rid = ? ORDER BY t.type, t.external_id, r.qualifier LIMIT ?`,
+        `SELECT ${idTextSql('t.object_id')} AS object_id, t.type, t.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier, r.time
+         FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+         WHERE r.rid = ? ORDER BY t.type, t.external_id, qualifier LIMIT ?`,
       )
       .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     // Relationships of other objects to this one (rm_object_relationships_by_target).
     const incoming = this.db
       .prepare(
-        `SELECT ${idTextSql('s.object_id')} AS object_id, s.type, s.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
-         WHERE r.target_rid = ? ORDER BY s.type, s.external_id, r.qualifier LIMIT ?`,
+        `SELECT ${idTextSql('s.object_id')} AS object_id, s.type, s.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier, r.time
+         FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
+         WHERE r.target_rid = ? ORDER BY s.type, s.external_id, qualifier LIMIT ?`,
       )
       .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     return {
@@ -240,10 +242,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (page.length > 0) {
       const linkRows = this.db
         .prepare(
-          `SELECT e.position, ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, l.qualifier
+          `SELECT e.position, ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, ${nameSql('l.qualifier_id')} AS qualifier
            FROM rm_events e CROSS JOIN rm_event_objects l ON ${EVENT_E2O_ROWS('l', 'e')} JOIN rm_objects o ON o.rid = l.rid
            WHERE e.position IN (SELECT value FROM json_each(?))
-           ORDER BY e.position, o.type, o.external_id, l.qualifier`,
+           ORDER BY e.position, o.type, o.external_id, qualifier`,
         )
         .all(JSON.stringify(page.map((e) => e.position))) as (EventObjectLink & { position: number; qualifier: string })[]
       for (const { position, qualifier, ...link } of linkRows) {
@@ -318,8 +320,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     }
     const relationships = this.db
       .prepare(
-        `SELECT r.rid, ${idTextSql('t.object_id')} AS target_object_id, t.type, t.external_id AS id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
-         WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, r.qualifier`,
+        `SELECT r.rid, ${idTextSql('t.object_id')} AS target_object_id, t.type, t.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier
+         FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+         WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, qualifier`,
       )
       .all(rids) as { rid: number; target_object_id: string; type: string; id: string; qualifier: string }[]
     for (const r of relationships) {

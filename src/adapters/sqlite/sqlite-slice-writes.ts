@@ -80,8 +80,8 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
     11,
   )
   // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
-  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier) VALUES', 4, '', 200)
-  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
+  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier_id) VALUES', 4, '', 200)
+  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier_id, time, position) VALUES', 5)
   const eventsBetween = db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck()
   const typeStatements = (table: 'rm_event_types' | 'rm_object_types'): TypeStatements => ({
     upsert: upsertTypesStatement(db, table),
@@ -119,7 +119,7 @@ export interface SliceWriteContext {
   st: SliceStatements
   /** The dataset's row id (rm_datasets), made when missing. */
   didOf(datasetId: string): number
-  /** A name's id (rm_names, e.g. an event type's), made when missing. */
+  /** A name's id (rm_names: an event type's, a qualifier's), made when missing. */
   nameId(name: string): number
   /** The row id of an object the batch names. @throws when it has no identity row. */
   ridOf(objectId: string): number
@@ -181,13 +181,13 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
 }
 
 /**
- * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier]`: one per
+ * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier_id]`: one per
  * distinct (event, object, qualifier), in log order (an event that names an object twice with one
- * qualifier gives one row), numbered from `firstSeq`. An event's rows are consecutive; its time is
- * its `rm_events` row's.
+ * qualifier gives one row), numbered from `firstSeq`, the qualifier as its id in `rm_names`
+ * (`nameId`). An event's rows are consecutive; its time is its `rm_events` row's.
  */
-function e2oRows(links: readonly EventObjectRow[], ridOf: (objectId: string) => number, firstSeq: number): [number, number, number, string][] {
-  const rows: [number, number, number, string][] = []
+function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 'ridOf' | 'nameId'>, firstSeq: number): [number, number, number, number][] {
+  const rows: [number, number, number, number][] = []
   let seen = new Set<string>()
   let position = -1
   for (const l of links) {
@@ -195,9 +195,9 @@ function e2oRows(links: readonly EventObjectRow[], ridOf: (objectId: string) => 
       position = l.position
       seen = new Set<string>()
     }
-    const rid = ridOf(l.object_id)
-    const qualifier = storedQualifier(l.qualifier)
-    const key = `${String(rid)}\u0000${qualifier}`
+    const rid = ctx.ridOf(l.object_id)
+    const qualifier = ctx.nameId(storedQualifier(l.qualifier))
+    const key = `${String(rid)}\u0000${String(qualifier)}`
     if (seen.has(key)) continue
     seen.add(key)
     rows.push([firstSeq + rows.length, position, rid, qualifier])
@@ -239,7 +239,7 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
   // Read inside the write transaction: no other writer can take the same seqs.
   const span = e2oSpan(db)
   const firstSeq = Math.max(span.through, span.last) + 1
-  const e2oRowsOfRun = e2oRows(links, ctx.ridOf, firstSeq)
+  const e2oRowsOfRun = e2oRows(links, ctx, firstSeq)
   const e2o = e2oSpans(e2oRowsOfRun)
   st.putEvents.run(
     events.map((e) => [
@@ -264,7 +264,9 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
 }
 
 function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
-  ctx.st.putO2O.run(slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), epochMsOf(r.time), r.position]))
+  ctx.st.putO2O.run(
+    slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), ctx.nameId(storedQualifier(r.qualifier)), epochMsOf(r.time), r.position]),
+  )
 }
 
 /** The write of each projection's slice (with its checkpoint's move, SliceBatch), by name. */
