@@ -48,8 +48,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 12: events name their type by a number (`rm_events.event_type_id`, a row of `rm_names`), in the
  * row and in the index by type.
  * 13: E2O and O2O qualifiers by number too (`qualifier_id`, a row of `rm_names`; none: 0).
+ * 14: the audit chain keyed by log position alone (a rowid table, its pages filled by appends), and
+ * each dataset's last link in `rm_audit_heads` (sqlite-audit-chain.ts).
  */
-export const READ_MODELS_SCHEMA_VERSION = 13
+export const READ_MODELS_SCHEMA_VERSION = 14
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -159,9 +161,11 @@ CREATE TABLE rm_object_relationships (
   PRIMARY KEY (rid, target_rid, qualifier_id)
 ) WITHOUT ROWID;
 CREATE TABLE rm_audit_chain (
-  did INTEGER NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL,
-  PRIMARY KEY (did, position)
-) WITHOUT ROWID;
+  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL
+);
+CREATE TABLE rm_audit_heads (
+  did INTEGER PRIMARY KEY, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL
+);
 `
 
 /**
@@ -397,6 +401,7 @@ const TABLES = [
   'rm_object_events_merged',
   'rm_object_relationships',
   'rm_audit_chain',
+  'rm_audit_heads',
   ...DF_TABLES,
 ]
 

@@ -291,6 +291,6 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase
   objects: (db) => db.exec(`UPDATE rm_objects SET properties = '{}', updated_at = created_at, position = 0; DELETE FROM rm_object_changes`),
   events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_events; UPDATE rm_object_events_merged SET through = 0'),
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
-  audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain'),
+  audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain; DELETE FROM rm_audit_heads'),
   directly_follows: clearDirectlyFollows,
 }
