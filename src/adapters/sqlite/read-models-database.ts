@@ -50,8 +50,10 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 13: E2O and O2O qualifiers by number too (`qualifier_id`, a row of `rm_names`; none: 0).
  * 14: the audit chain keyed by log position alone (a rowid table, its pages filled by appends), and
  * each dataset's last link in `rm_audit_heads` (sqlite-audit-chain.ts).
+ * 15: no E2O rows by object (`rm_object_events` and its merge watermark, gone): readers take an
+ * object's events from the directly-follows steps (objectEventsSql).
  */
-export const READ_MODELS_SCHEMA_VERSION = 14
+export const READ_MODELS_SCHEMA_VERSION = 15
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -74,23 +76,16 @@ const CACHE_KIB = 16 * 1024
  *   file; nameSql, nameIdSql).
  * E2O and O2O rows without a qualifier hold the id of NO_QUALIFIER (0).
  *
- * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
- * by object (`rm_object_events`, keyed by object, time and position: each object's events in
- * order, which the process map and an object's trace read). Kept row by row, the by-object order
- * costs a random page per object per transaction, the largest part of a projector's work under live
- * load (docs/performance-log.md). So:
- * - `rm_event_objects` is written in append order: each row gets the next `seq` (its rowid) when it
- *   is written, and an event's rows are consecutive, from `rm_events.e2o_first`, `rm_events.e2o`
- *   of them; readers take an event's rows as that rowid range, with no index to keep;
- * - the projector moves the rows past the watermark `rm_object_events_merged.through` into
- *   `rm_object_events` in bulk, sorted, once enough have gathered (E2O_MERGE_ROWS), and moves the
- *   watermark in the same transaction; a page of `rm_object_events` is then written once per merge
- *   instead of once per transaction. Readers take an object's E2O rows from both (`rm_object_events`
- *   UNION ALL the rows past the watermark: at most a merge's worth, scanned; objectEventsSql).
- * Since `seq` follows the order of writing, not of log positions, rows written by sharded projectors
- * (interleaved positions) are past the watermark until a merge takes them, whichever shard wrote
- * them. A record's rows are written once: its run's transaction moves the projector's checkpoint
- * past it (apply's checkpoint check), and shards take disjoint datasets.
+ * E2O rows are kept by event (`rm_event_objects`), written in append order: each row gets the
+ * next `seq` (its rowid) when it is written, and an event's rows are consecutive, from
+ * `rm_events.e2o_first`, `rm_events.e2o` of them; readers take an event's rows as that rowid range,
+ * with no index to keep. By object, readers take each object's (object, event) pairs, in time and
+ * position order, from the directly-follows read model's steps (`rm_df_steps` by its index
+ * `rm_df_steps_by_object`: one step per pair, qualifiers merged; objectEventsSql), which the
+ * projector keeps anyway: a second copy of every E2O row by object cost the file 37 MiB per
+ * million events (docs/performance.md#read-model-bytes). A record's rows are written once: its
+ * run's transaction moves the projector's checkpoint past it (apply's checkpoint check), and
+ * shards take disjoint datasets.
  *
  * Shared by every projection and cleared only with the whole file: `rm_datasets`, `rm_names` and the identity
  * of each object in `rm_objects` (rid, dataset, object id, type, external id, `created_at` and
@@ -148,14 +143,6 @@ CREATE TABLE rm_events (
 CREATE TABLE rm_event_objects (
   seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier_id INTEGER NOT NULL
 );
-CREATE TABLE rm_object_events (
-  rid INTEGER NOT NULL, position INTEGER NOT NULL, qualifier_id INTEGER NOT NULL,
-  PRIMARY KEY (rid, position, qualifier_id)
-) WITHOUT ROWID;
-CREATE TABLE rm_object_events_merged (
-  one INTEGER PRIMARY KEY CHECK (one = 1), through INTEGER NOT NULL
-);
-INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
   rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier_id INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (rid, target_rid, qualifier_id)
@@ -239,70 +226,25 @@ const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
 ]
 
 /**
- * Pending E2O rows (`rm_event_objects` past the watermark) at which a projector's transaction moves them into
- * `rm_object_events` (mergeObjectEvents). Larger: fewer writes of each page of `rm_object_events`;
- * smaller: fewer rows that readers scan. 100,000 rows are about 4 MB, 2,000 events with 50 objects.
- */
-export const E2O_MERGE_ROWS = 100_000
-
-/** The same at the head of the log (ReadModelStore.atHead), so that the rows readers scan stay few once the load stops. */
-export const E2O_MERGE_ROWS_AT_HEAD = 2_000
-
-/**
  * The condition that an `rm_event_objects` row (alias `rows`) is one of the event `event`'s (an
  * `rm_events` alias): its rowid range, from `e2o_first`, `e2o` rows.
  */
 export const EVENT_E2O_ROWS = (rows: string, event: string): string => `${rows}.seq BETWEEN ${event}.e2o_first AND ${event}.e2o_first + ${event}.e2o - 1`
 
-/** The E2O rows by event that are not yet merged by object: `seq` past the watermark (a rowid range). */
-export const PENDING_E2O = 'seq > (SELECT through FROM rm_object_events_merged)'
-
 /**
- * The E2O rows by object as readers take them (docs/read-models.md#the-embedded-layout): the
- * merged rows and the pending ones (PENDING_E2O), each with `rid`, `position` and `qualifier_id`
- * (the event's time is `rm_events.time` at that position). `where` is a condition on those
- * columns (e.g. `rid = @rid`), pushed into both arms.
+ * Each object's (object, event) pairs as readers take them (docs/read-models.md#the-embedded-layout):
+ * the directly-follows steps (`rm_df_steps`, one per pair), each with `rid`, `time` (the event's,
+ * epoch ms) and `position`, by the index `rm_df_steps_by_object` (rid, time, position). `where` is a
+ * condition on `rid` (e.g. `rid = @rid`; `true` for a join on `rid`). An event's qualifiers for the
+ * object are its E2O rows (`rm_event_objects`, EVENT_E2O_ROWS) of that `rid`.
  */
 export function objectEventsSql(where: string): string {
-  return `SELECT rid, position, qualifier_id FROM rm_object_events WHERE ${where}
-    UNION ALL SELECT rid, position, qualifier_id FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
+  return `SELECT rid, t AS time, pos AS position FROM rm_df_steps WHERE ${where}`
 }
 
-/**
- * The merge watermark (`through`) and the last `seq` written (`last`). The next row takes
- * `max(through, last) + 1`, so that no row is ever written at or below a watermark, even if rows
- * past it were removed; the rows pending are those after `through`.
- */
-export function e2oSpan(db: SqliteDatabase): { through: number; last: number } {
-  const row = db
-    .prepare<[], { through: number; last: number }>(
-      'SELECT (SELECT through FROM rm_object_events_merged) AS through, coalesce((SELECT max(seq) FROM rm_event_objects), 0) AS last',
-    )
-    .get()
-  return { through: row?.through ?? 0, last: row?.last ?? 0 }
-}
-
-/** E2O rows written and not yet merged by object (past the watermark). */
-export function pendingObjectEvents(db: SqliteDatabase): number {
-  const { through, last } = e2oSpan(db)
-  return Math.max(0, last - through)
-}
-
-/**
- * Copies every pending E2O row into `rm_object_events`, sorted by its key so that each page is
- * written once, and moves the watermark past them. Runs inside the caller's transaction (readers
- * see each row merged or pending, never both nor neither).
- * @returns the rows merged.
- */
-export function mergeObjectEvents(db: SqliteDatabase): number {
-  const { through, last } = e2oSpan(db)
-  if (last <= through) return 0
-  db.prepare(
-    `INSERT OR IGNORE INTO rm_object_events (rid, position, qualifier_id)
-     SELECT rid, position, qualifier_id FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, position, qualifier_id`,
-  ).run(through, last)
-  db.prepare('UPDATE rm_object_events_merged SET through = ?').run(last)
-  return last - through
+/** The last `seq` of `rm_event_objects` (0: none): the next row takes the one after it. */
+export function lastE2oSeq(db: SqliteDatabase): number {
+  return db.prepare<[], number>('SELECT coalesce(max(seq), 0) FROM rm_event_objects').pluck().get() ?? 0
 }
 
 /** The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by their identity, and each object's directly-follows steps in order. */
@@ -397,8 +339,6 @@ const TABLES = [
   'rm_object_changes',
   'rm_events',
   'rm_event_objects',
-  'rm_object_events',
-  'rm_object_events_merged',
   'rm_object_relationships',
   'rm_audit_chain',
   'rm_audit_heads',

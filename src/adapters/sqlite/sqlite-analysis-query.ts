@@ -25,7 +25,7 @@ import {
 } from '../../read/analysis-rows.js'
 import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
 import type { SqliteDatabase } from './database.js'
-import { EVENT_E2O_ROWS, epochMsOf, idTextSql, nameSql, namesById, PENDING_E2O, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, idTextSql, nameSql, namesById, objectEventsSql, qualifierOf } from './read-models-database.js'
 
 /**
  * The scratch table, in the connection's TEMP schema: one row per (object, event) pair, numbered
@@ -46,14 +46,14 @@ interface SequenceOptions {
 }
 
 /**
- * SQL that fills the scratch table: the E2O rows of the dataset's objects (of the asked types), from
- * the merged rows by object and the pending ones (read-models-database.ts), one per (object, event).
+ * SQL that fills the scratch table: the (object, event) pairs of the dataset's objects (of the asked
+ * types), one each, from the directly-follows steps by object (objectEventsSql, read-models-database.ts).
  */
 function fillSql(o: SequenceOptions): string {
   const conditions = ['o.did = @did']
-  if (o.window.to !== undefined) conditions.push('e.time < @to')
+  if (o.window.to !== undefined) conditions.push('l.time < @to')
   if (o.windowRowsOnly) {
-    if (o.window.from !== undefined) conditions.push('e.time >= @from')
+    if (o.window.from !== undefined) conditions.push('l.time >= @from')
   } else if (o.window.from !== undefined || o.window.to !== undefined) {
     // Whole traces (up to `to`) of the objects with an event in the window.
     const inWindow = ['w.did = @did', ...(o.window.from === undefined ? [] : ['w.time >= @from']), ...(o.window.to === undefined ? [] : ['w.time < @to'])]
@@ -61,13 +61,10 @@ function fillSql(o: SequenceOptions): string {
   }
   if (o.types > 0) conditions.push('o.type IN (SELECT value FROM json_each(@types))')
   const where = conditions.join(' AND ')
-  const columns = 'o.rid AS oid, o.type AS ot, o.external_id AS ext, l.position AS eid, e.event_type_id AS act, e.time AS t, coalesce(e.end_time, e.time) AS r'
+  const columns = 'o.rid AS oid, o.type AS ot, o.external_id AS ext, l.position AS eid, e.event_type_id AS act, l.time AS t, coalesce(e.end_time, l.time) AS r'
   return `INSERT INTO temp.analysis_sequence (oid, ot, ext, eid, act, t, r)
-  SELECT ${columns} FROM rm_objects o CROSS JOIN rm_object_events l ON l.rid = o.rid CROSS JOIN rm_events e ON e.position = l.position
+  SELECT ${columns} FROM rm_objects o CROSS JOIN (${objectEventsSql('true')}) l ON l.rid = o.rid CROSS JOIN rm_events e ON e.position = l.position
   WHERE ${where}
-  UNION
-  SELECT ${columns} FROM rm_event_objects l CROSS JOIN rm_objects o ON o.rid = l.rid CROSS JOIN rm_events e ON e.position = l.position
-  WHERE l.${PENDING_E2O} AND ${where}
   ORDER BY oid, t, eid`
 }
 

@@ -160,9 +160,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
-        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position, json_group_array(${nameSql('l.qualifier_id')}) AS qualifiers
+        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position,
+           (SELECT json_group_array(${nameSql('q.qualifier_id')}) FROM rm_event_objects q WHERE ${EVENT_E2O_ROWS('q', 'e')} AND q.rid = l.rid) AS qualifiers
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
-         GROUP BY e.time, l.position ORDER BY e.time, l.position LIMIT @limit`,
+         ORDER BY l.time, l.position LIMIT @limit`,
       )
       .all({ rid: row.rid, limit: limit + 1 }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db

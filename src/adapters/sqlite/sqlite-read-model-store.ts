@@ -22,18 +22,7 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import {
-  E2O_MERGE_ROWS,
-  E2O_MERGE_ROWS_AT_HEAD,
-  ensureQueryIndexes,
-  epochMsOf,
-  hasQueryIndexes,
-  idTextSql,
-  mergeObjectEvents,
-  pendingObjectEvents,
-  remakeReadModels,
-  storedId,
-} from './read-models-database.js'
+import { ensureQueryIndexes, epochMsOf, idTextSql, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
 
 /** The statements of `apply` besides the slices' own: datasets, objects' identities, checkpoints. */
@@ -129,31 +118,10 @@ function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: Cha
   if (part !== undefined) SLICE_WRITES[name](ctx, part)
 }
 
-export interface SqliteReadModelStoreOptions {
-  /** Pending E2O rows at which `apply` merges them (default E2O_MERGE_ROWS; tests pass a few). */
-  e2oMergeRows?: number
-  /** Pending E2O rows at which `atHead` merges them (default E2O_MERGE_ROWS_AT_HEAD). */
-  e2oMergeRowsAtHead?: number
-}
-
 export class SqliteReadModelStore implements ReadModelStore {
   private applyStatements: ApplyStatements | null = null
-  private readonly e2oMergeRows: number
-  private readonly e2oMergeRowsAtHead: number
-  /**
-   * Whether this store replays into a file without its query indexes (a rebuild, or a file made
-   * anew; null: not looked at yet). Then `apply` leaves every E2O row pending, and `atHead` merges
-   * them in one sorted pass when it makes the indexes: a bulk load, like the indexes' own.
-   */
-  private bulk: boolean | null = null
 
-  constructor(
-    private readonly db: SqliteDatabase,
-    options: SqliteReadModelStoreOptions = {},
-  ) {
-    this.e2oMergeRows = options.e2oMergeRows ?? E2O_MERGE_ROWS
-    this.e2oMergeRowsAtHead = options.e2oMergeRowsAtHead ?? E2O_MERGE_ROWS_AT_HEAD
-  }
+  constructor(private readonly db: SqliteDatabase) {}
 
   async checkpoint(name: string): Promise<number | null> {
     const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
@@ -164,8 +132,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
     const st = this.applyStatements
-    this.bulk ??= !hasQueryIndexes(db)
-    const bulk = this.bulk
     const parts = Object.values(batch.slices)
     // Datasets' row ids and names' ids (event types), read (or made) once per transaction: another process may remake the file between two.
     const didOf = idCache(st.getDataset, st.putDataset)
@@ -189,8 +155,6 @@ export class SqliteReadModelStore implements ReadModelStore {
         },
         objects,
         named: batch.objects,
-        bulk,
-        e2oMergeRows: this.e2oMergeRows,
       }
       for (const name of PROJECTION_NAMES) writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
@@ -212,23 +176,16 @@ export class SqliteReadModelStore implements ReadModelStore {
     // The prepared statements name tables that are dropped and made again.
     this.applyStatements = null
     remakeReadModels(this.db)
-    this.bulk = true
   }
 
   /**
    * Makes the query indexes a rebuild or a new file left out (ensureQueryIndexes): a read of
-   * sqlite_schema when they are there; and merges the pending E2O rows when at least
-   * E2O_MERGE_ROWS_AT_HEAD have gathered (mergeObjectEvents). When another connection holds the
-   * file's write lock past the busy timeout (another projector, or a long apply), it leaves both to
-   * a later call.
+   * sqlite_schema when they are there. When another connection holds the file's write lock past
+   * the busy timeout (another projector, or a long apply), it leaves them to a later call.
    */
   async atHead(): Promise<void> {
     try {
       ensureQueryIndexes(this.db)
-      // After a bulk load every pending row is merged, however few.
-      const threshold = this.bulk === false ? this.e2oMergeRowsAtHead : 1
-      if (pendingObjectEvents(this.db) >= threshold) this.db.transaction(() => mergeObjectEvents(this.db)).immediate()
-      this.bulk = false
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') return
       throw error

@@ -22,7 +22,7 @@ import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
-import { e2oSpan, epochMsOf, mergeObjectEvents, storedId, storedQualifier } from './read-models-database.js'
+import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
   return db.prepare(
@@ -127,10 +127,6 @@ export interface SliceWriteContext {
   objects: ReadonlyMap<string, StoredObject>
   /** The objects the batch names (ChangeBatch.objects). */
   named: ReadonlyMap<string, NamedObject>
-  /** Whether E2O rows are left pending for a bulk merge at the head (a rebuild without query indexes). */
-  bulk: boolean
-  /** Pending E2O rows at which a write merges them (E2O_MERGE_ROWS). */
-  e2oMergeRows: number
 }
 
 /** Applies one type change by the replay rule (typeChangeToApply), as a guarded upsert. */
@@ -228,7 +224,7 @@ function e2oSpans(rows: readonly (readonly [number, number, ...unknown[]])[]): M
   return spans
 }
 
-/** Events and their E2O rows (each event names the range of its rows), merged by object once enough are pending. */
+/** Events and their E2O rows (each event names the range of its rows). */
 function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): void {
   const { st, db } = ctx
   // Events another projector has written (the replay rule: every write is idempotent) keep their
@@ -237,8 +233,7 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
   const events = written.size === 0 ? slice.events : slice.events.filter((e) => !written.has(e.position))
   const links = written.size === 0 ? slice.eventObjects : slice.eventObjects.filter((l) => !written.has(l.position))
   // Read inside the write transaction: no other writer can take the same seqs.
-  const span = e2oSpan(db)
-  const firstSeq = Math.max(span.through, span.last) + 1
+  const firstSeq = lastE2oSeq(db) + 1
   const e2oRowsOfRun = e2oRows(links, ctx, firstSeq)
   const e2o = e2oSpans(e2oRowsOfRun)
   st.putEvents.run(
@@ -258,9 +253,6 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
     ]),
   )
   st.putE2O.run(e2oRowsOfRun)
-  // Pending now: this run's rows and those before them past the watermark.
-  const pending = firstSeq + e2oRowsOfRun.length - 1 - span.through
-  if (!ctx.bulk && e2oRowsOfRun.length > 0 && pending >= ctx.e2oMergeRows) mergeObjectEvents(db)
 }
 
 function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
@@ -289,7 +281,7 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase
   event_types: (db) => db.exec('DELETE FROM rm_event_types'),
   object_types: (db) => db.exec('DELETE FROM rm_object_types'),
   objects: (db) => db.exec(`UPDATE rm_objects SET properties = '{}', updated_at = created_at, position = 0; DELETE FROM rm_object_changes`),
-  events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_events; UPDATE rm_object_events_merged SET through = 0'),
+  events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects'),
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
   audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain; DELETE FROM rm_audit_heads'),
   directly_follows: clearDirectlyFollows,
