@@ -22,7 +22,7 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import { ensureQueryIndexes, epochMsOf, idTextSql, remakeReadModels, storedId } from './read-models-database.js'
+import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
 
 /** The statements of `apply` besides the slices' own: datasets, objects' identities, checkpoints. */
@@ -34,8 +34,9 @@ function prepareApplyStatements(db: SqliteDatabase) {
     getName: db.prepare<[string], { id: number }>('SELECT nid AS id FROM rm_names WHERE name = ?'),
     putName: db.prepare('INSERT INTO rm_names (name) VALUES (?)'),
     // The stored rows of a run's objects, in one statement per few hundred objects: `[did, type, external id]` triples, by the identity index.
-    getObjects: db.prepare<[string], { rid: number; object_id: string; properties: string; position: number; first_position: number }>(
-      `SELECT o.rid, ${idTextSql('o.object_id')} AS object_id, o.properties, o.position, o.first_position FROM json_each(?) AS j
+    // Each row names its triple by its index in the list (`i`): the object's id is the named object's, without reading it back.
+    getObjects: db.prepare<[string], { i: number; rid: number; properties: string; position: number; first_position: number }>(
+      `SELECT j.key AS i, o.rid, o.properties, o.position, o.first_position FROM json_each(?) AS j
        CROSS JOIN rm_objects AS o ON o.did = j.value ->> 0 AND o.type = j.value ->> 1 AND o.external_id = j.value ->> 2`,
     ),
     // An object by its id alone, outside the batch's named objects (none in practice): a scan, no index holds object ids.
@@ -77,9 +78,12 @@ function writeIdentities(
   const list = [...named.values()]
   const stored = new Map<string, StoredObject>()
   for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
-    const ids = JSON.stringify(list.slice(i, i + LOOKUP_CHUNK).map((o) => [didOf(o.datasetId), o.type, o.externalId]))
+    const chunk = list.slice(i, i + LOOKUP_CHUNK)
+    const ids = JSON.stringify(chunk.map((o) => [didOf(o.datasetId), o.type, o.externalId]))
     for (const row of st.getObjects.all(ids)) {
-      stored.set(row.object_id, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
+      const named = chunk[row.i]
+      if (named === undefined) throw new Error(`identity lookup answered index ${String(row.i)} of ${String(chunk.length)}`)
+      stored.set(named.objectId, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
     }
   }
   let nextRid = (st.maxRid.get()?.rid ?? 0) + 1
