@@ -97,12 +97,11 @@ objectClaimsContract('SQLite', async () => {
 /**
  * A query-contract harness on a fresh pair of files.
  * @param withoutAtHead the store hides `atHead`, so the query indexes are never made (read-models-database.ts).
- * @param e2oMergeRows pending E2O rows at which `apply` merges them into rm_object_events (default: the store's, never reached here).
  */
-function queryHarness(withoutAtHead: boolean, e2oMergeRows?: number) {
+function queryHarness(withoutAtHead: boolean) {
   const t = tempDatabase()
   const log = new SqliteEventLog(t.db, { pollMs: 50 })
-  const sqliteStore = new SqliteReadModelStore(t.rmDb, e2oMergeRows === undefined ? {} : { e2oMergeRows })
+  const sqliteStore = new SqliteReadModelStore(t.rmDb)
   const store: ReadModelStore = withoutAtHead ? overriding(sqliteStore, 'atHead', undefined) : sqliteStore
   const query = new SqliteReadModelQuery(t.rmDb)
   return {
@@ -133,12 +132,3 @@ analysisQueryContract('SQLite', async () => queryHarness(false))
  */
 readModelQueryContract('SQLite without its query indexes (during a rebuild)', async () => queryHarness(true))
 analysisQueryContract('SQLite without its query indexes (during a rebuild)', async () => queryHarness(true))
-
-/**
- * The same query contract with the E2O rows by object split between rm_object_events and the pending
- * rows (read-models-database.ts): the store merges once 5 rows are pending, so most cases read some
- * of an object's rows from each table. (The cases above read them all from one table: the first
- * merged at the head of the log, the second pending, as a rebuild leaves them until the head.)
- */
-readModelQueryContract('SQLite with its E2O rows by object partly merged', async () => queryHarness(false, 5))
-analysisQueryContract('SQLite with its E2O rows by object partly merged', async () => queryHarness(false, 5))

@@ -30,7 +30,7 @@ beforeAll(async () => {
   )
   poison = 2
   const rmDb = openReadModelsDatabase(dataDir).db
-  rmDb.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
+  rmDb.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type_id = (SELECT nid FROM rm_names WHERE name = 'Poison')
            BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
   rmDb.close()
   await log.close()

@@ -6,7 +6,7 @@
 import type { Db } from 'mongodb'
 import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { isoOfEpochMs, qualifierOf } from '../../src/adapters/sqlite/read-models-database.js'
+import { idTextSql, isoOfEpochMs, nameSql, qualifierOf } from '../../src/adapters/sqlite/read-models-database.js'
 import type { Properties } from '../../src/schemas/api.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../src/schemas/read-models.js'
 
@@ -31,7 +31,7 @@ export type RowReader = (datasetId: string) => Promise<ReadModelRows>
 /**
  * The rows of the SQLite read models (tables rm_*), in the row shapes of src/schemas/read-models.ts:
  * the narrow layout's row ids are joined back to dataset and object ids, and its epoch-millisecond
- * times turned back into ISO 8601.
+ * times (every time column) turned back into ISO 8601.
  */
 export function sqliteRows(db: SqliteDatabase): RowReader {
   const all = <T>(sql: string, datasetId: string) => db.prepare(sql).all(datasetId) as T[]
@@ -40,39 +40,47 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
   return async (datasetId) => ({
     eventTypes: all<EventTypeRow>('SELECT * FROM rm_event_types WHERE dataset_id = ? ORDER BY name', datasetId),
     objectTypes: all<ObjectTypeRow>('SELECT * FROM rm_object_types WHERE dataset_id = ? ORDER BY name', datasetId),
-    objects: all<Omit<ObjectRow, 'properties'> & { properties: string }>(
-      `SELECT d.dataset_id, o.object_id, o.type, o.external_id, o.properties, o.created_at, o.updated_at, o.position
+    objects: all<Omit<ObjectRow, 'properties' | 'created_at' | 'updated_at'> & { properties: string; created_at: number; updated_at: number }>(
+      `SELECT d.dataset_id, ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id, o.properties, o.created_at, o.updated_at, o.position
        FROM ${OBJECT} ORDER BY o.type, o.external_id`,
       datasetId,
-    ).map((r) => ({ ...r, properties: parse(r.properties) })),
-    objectChanges: all<Omit<ObjectChangeRow, 'attributes'> & { attributes: string }>(
-      `SELECT d.dataset_id, o.object_id, c.position, c.time, c.attributes
+    ).map((r) => ({ ...r, properties: parse(r.properties), created_at: isoOfEpochMs(r.created_at), updated_at: isoOfEpochMs(r.updated_at) })),
+    objectChanges: all<Omit<ObjectChangeRow, 'attributes' | 'time'> & { attributes: string; time: number }>(
+      `SELECT d.dataset_id, ${idTextSql('o.object_id')} AS object_id, c.position, c.time, c.attributes
        FROM ${OBJECT} JOIN rm_object_changes c ON c.rid = o.rid ORDER BY o.object_id, c.position`,
       datasetId,
-    ).map((r) => ({ ...r, attributes: parse(r.attributes) })),
-    events: all<Omit<EventRow, 'properties' | 'timestamp' | 'end_timestamp'> & { properties: string; time: number; end_time: number | null }>(
-      `SELECT d.dataset_id, e.event_id, e.event_type, e.time, e.end_time, e.properties, e.objects_count, e.received_at, e.position
+    ).map((r) => ({ ...r, attributes: parse(r.attributes), time: isoOfEpochMs(r.time) })),
+    events: all<
+      Omit<EventRow, 'properties' | 'timestamp' | 'end_timestamp' | 'received_at'> & {
+        properties: string
+        time: number
+        end_time: number | null
+        received_at: number
+      }
+    >(
+      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.properties, e.objects_count, e.received_at, e.position
        FROM rm_events e JOIN rm_datasets d ON d.did = e.did AND d.dataset_id = ? ORDER BY e.time, e.position`,
       datasetId,
     ).map(({ time, end_time, ...r }) => ({
       ...r,
+      received_at: isoOfEpochMs(r.received_at),
       timestamp: isoOfEpochMs(time),
       end_timestamp: end_time === null ? null : isoOfEpochMs(end_time),
       properties: parse(r.properties),
     })),
     eventObjects: all<Omit<EventObjectRow, 'qualifier' | 'event_time'> & { qualifier: string; time: number }>(
-      `SELECT d.dataset_id, e.event_id, o.object_id, l.qualifier, o.type AS object_type, o.external_id, l.time, l.position
+      `SELECT d.dataset_id, ${idTextSql('e.event_id')} AS event_id, ${idTextSql('o.object_id')} AS object_id, ${nameSql('l.qualifier_id')} AS qualifier, o.type AS object_type, o.external_id, e.time, l.position
        FROM ${OBJECT} JOIN rm_event_objects l ON l.rid = o.rid JOIN rm_events e ON e.position = l.position
-       ORDER BY l.time, l.position, o.object_id, l.qualifier`,
+       ORDER BY e.time, l.position, o.object_id, qualifier`,
       datasetId,
     ).map(({ time, ...r }) => ({ ...r, event_time: isoOfEpochMs(time), qualifier: qualifierOf(r.qualifier) })),
-    objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier'> & { qualifier: string }>(
-      `SELECT d.dataset_id, o.object_id, t.object_id AS target_object_id, r.qualifier, t.type AS target_type, t.external_id AS target_external_id,
+    objectRelationships: all<Omit<ObjectRelationshipRow, 'qualifier' | 'time'> & { qualifier: string; time: number }>(
+      `SELECT d.dataset_id, ${idTextSql('o.object_id')} AS object_id, ${idTextSql('t.object_id')} AS target_object_id, ${nameSql('r.qualifier_id')} AS qualifier, t.type AS target_type, t.external_id AS target_external_id,
          r.time, r.position
        FROM ${OBJECT} JOIN rm_object_relationships r ON r.rid = o.rid JOIN rm_objects t ON t.rid = r.target_rid
-       ORDER BY o.object_id, t.object_id, r.qualifier`,
+       ORDER BY o.object_id, t.object_id, qualifier`,
       datasetId,
-    ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+    ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
   })
 }
 

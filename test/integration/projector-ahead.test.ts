@@ -22,7 +22,8 @@ async function events(f: SqliteFixture, n: number): Promise<void> {
   }
 }
 
-const activities = (f: SqliteFixture) => (f.rmDb.prepare('SELECT event_type FROM rm_events ORDER BY position').pluck().all() as string[]).join()
+const activities = (f: SqliteFixture) =>
+  (f.rmDb.prepare('SELECT (SELECT name FROM rm_names WHERE nid = event_type_id) FROM rm_events ORDER BY position').pluck().all() as string[]).join()
 
 beforeEach(async () => {
   full = openSqliteFixture('ocelog-ahead-full-')

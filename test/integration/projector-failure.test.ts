@@ -34,7 +34,7 @@ beforeEach(() => {
   ;({ dir, db, rmDb, log, store, ingest } = fx)
   rows = sqliteRows(rmDb)
   // A poison record: applying an event of type "Poison" fails, deterministically, in the store.
-  rmDb.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type = 'Poison'
+  rmDb.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type_id = (SELECT nid FROM rm_names WHERE name = 'Poison')
            BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
 })
 afterEach(() => fx.close())

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { batchOf } from '../contract/fixtures.js'
 import { datasetHash, Projector } from '../../src/projector/runner.js'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { ensureQueryIndexes, openReadModelsDatabase, PENDING_E2O, PROJECTOR_INDEXES, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
+import { ensureQueryIndexes, openReadModelsDatabase, PROJECTOR_INDEXES, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
 import { Ingest } from '../../src/write/ingest.js'
@@ -155,90 +155,6 @@ describe('Projector on SQLite', () => {
     await running
     expect(queryIndexes()).toEqual(all)
     expect(await sqliteRows(rmDb)('ds1')).toEqual(before)
-  })
-
-  /** E2O rows as [position, rid, qualifier, time]: by event, merged by object, and by event past the merge watermark (pending). */
-  function e2oTables() {
-    const rows = (sql: string) => (rmDb.prepare(sql).raw().all() as unknown[][]).map((r) => JSON.stringify(r)).sort()
-    return {
-      byEvent: rows('SELECT position, rid, qualifier, time FROM rm_event_objects'),
-      merged: rows('SELECT position, rid, qualifier, time FROM rm_object_events'),
-      pending: rows(`SELECT position, rid, qualifier, time FROM rm_event_objects WHERE ${PENDING_E2O}`),
-    }
-  }
-
-  it('merges by object the E2O rows of sharded projectors, whose positions interleave, each once', async () => {
-    await store.atHead()
-    await seed('ds1')
-    await seed('ds2')
-    await seed('ds3')
-    // Shard 0 runs first and merges what it wrote (every run merges); shard 1 then writes rows at
-    // positions below the ones already merged: they must still be pending, then merged.
-    const merging = new SqliteReadModelStore(rmDb, { e2oMergeRows: 1 })
-    const shards = [0, 1].map((index) => new Projector(log, merging, { shard: { index, count: 2 } }))
-    const first = shards[0]
-    const second = shards[1]
-    if (first === undefined || second === undefined) throw new Error('two shards')
-    await first.catchUp()
-    const afterFirst = e2oTables()
-    expect(afterFirst.pending).toEqual([])
-    expect(afterFirst.merged).toEqual(afterFirst.byEvent)
-    const positionsOf = (rows: string[]) => rows.map((r) => (JSON.parse(r) as number[])[0] ?? 0)
-    await second.catchUp()
-    const afterSecond = e2oTables()
-    expect(afterSecond.byEvent).toHaveLength(12) // 3 datasets × 2 events × 2 objects
-    expect(afterSecond.merged).toEqual(afterSecond.byEvent)
-    // The shards' positions do interleave, so the second shard wrote below the first one's merged rows.
-    expect(Math.min(...positionsOf(afterSecond.byEvent.filter((r) => !afterFirst.byEvent.includes(r))))).toBeLessThan(
-      Math.max(...positionsOf(afterFirst.byEvent)),
-    )
-    for (const d of ['ds1', 'ds2', 'ds3']) expect((await sqliteRows(rmDb)(d).then((r) => r.eventObjects)).length).toBe(4)
-  })
-
-  it('keeps every E2O row by object once, merged or pending, and merges the pending rows in bulk', async () => {
-    // A current file (its query indexes made) and a store that merges once 3 rows are pending.
-    await store.atHead()
-    const merging = new SqliteReadModelStore(rmDb, { e2oMergeRows: 3, e2oMergeRowsAtHead: 100 })
-    await seed()
-    await seed('ds2')
-    const seen: { merged: number; pending: number }[] = []
-    const watching = overriding(merging, 'apply', async (...args) => {
-      await merging.apply(...args)
-      const t = e2oTables()
-      seen.push({ merged: t.merged.length, pending: t.pending.length })
-    })
-    // One record per run: an event's 2 rows stay pending, the next event's take the pending rows to 4, and the run merges them.
-    await new Projector(log, watching, { maxBatch: 1 }).catchUp()
-    const t = e2oTables()
-    expect(t.byEvent).toHaveLength(8) // 2 datasets × 2 events × 2 objects
-    expect([...t.merged, ...t.pending].sort()).toEqual(t.byEvent)
-    expect(seen.map((s) => s.merged + s.pending)).toEqual([0, 2, 4, 4, 4, 6, 8, 8])
-    expect(seen.map((s) => s.pending)).toEqual([0, 2, 0, 0, 0, 2, 0, 0])
-    // At the head, fewer than e2oMergeRowsAtHead pending rows stay pending; a store with a lower threshold merges them.
-    await ingest.recordEvents([{ event: 'Ship Order', timestamp: '2024-01-03T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], ctx('ds1'))
-    await new Projector(log, merging).catchUp()
-    expect(e2oTables().pending).toHaveLength(1)
-    await new SqliteReadModelStore(rmDb, { e2oMergeRowsAtHead: 1 }).atHead()
-    const after = e2oTables()
-    expect([after.pending, after.merged]).toEqual([[], after.byEvent])
-    expect(after.byEvent).toHaveLength(9)
-  })
-
-  it('leaves every E2O row pending while a rebuild replays, then merges them all at the head', async () => {
-    await seed()
-    // A store that would merge after every row, were it not replaying into a file without its query indexes.
-    const rebuilding = new SqliteReadModelStore(rmDb, { e2oMergeRows: 1 })
-    await rebuilding.reset()
-    const pendingSeen: number[] = []
-    const watching = overriding(rebuilding, 'apply', async (...args) => {
-      await rebuilding.apply(...args)
-      pendingSeen.push(e2oTables().pending.length)
-    })
-    await new Projector(log, watching, { maxBatch: 1 }).catchUp()
-    expect(pendingSeen).toEqual([0, 2, 4, 4]) // no merge during the replay
-    const t = e2oTables()
-    expect([t.pending, t.merged]).toEqual([[], t.byEvent])
-    expect(t.byEvent).toHaveLength(4)
   })
 
   it('leaves the query indexes to a later call when another connection holds the write lock', async () => {

@@ -132,7 +132,7 @@ describe('openReadModelsDatabase', () => {
     const opened = openReadModelsDatabase(dir)
     expect(opened.made).toBe(`read-models.db had schema version 1; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`)
     const columns = (table: string) => (opened.db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((c) => c.name)
-    expect(columns('rm_event_objects')).toEqual(['seq', 'position', 'rid', 'qualifier', 'time'])
+    expect(columns('rm_event_objects')).toEqual(['seq', 'position', 'rid', 'qualifier_id'])
     expect(columns('rm_datasets')).toEqual(['did', 'dataset_id'])
     expect([
       opened.db.prepare('SELECT count(*) AS n FROM rm_checkpoints').get(),

@@ -39,10 +39,23 @@ export const READ_MODELS_FILE = 'read-models.db'
  * index keyed by a random UUID dirtied a page per new object (docs/performance.md#projector-costs).
  * 8: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
  * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
- * 9: each step keeps `kin`, its event's number of objects of its type, so that a late event whose
- * successor is alone of its type in its event needs no read of that event's steps.
+ * 9: every time column in epoch milliseconds (objects' `created_at`/`updated_at`, attribute changes'
+ * and O2O rows' `time`, events' `received_at`), as events' times already were: 8 bytes at most
+ * instead of 24 characters (docs/read-models.md#the-embedded-layout).
+ * 10: event and object ids that are canonical UUIDs stored as their 16 bytes (storedId), not 36 characters.
+ * 11: E2O rows without the event's time (`rm_events.time` holds it): `rm_object_events` is keyed by
+ * object and log position, and readers order an object's events by joining their times.
+ * 12: events name their type by a number (`rm_events.event_type_id`, a row of `rm_names`), in the
+ * row and in the index by type.
+ * 13: E2O and O2O qualifiers by number too (`qualifier_id`, a row of `rm_names`; none: 0).
+ * 14: the audit chain keyed by log position alone (a rowid table, its pages filled by appends), and
+ * each dataset's last link in `rm_audit_heads` (sqlite-audit-chain.ts).
+ * 15: no E2O rows by object (`rm_object_events` and its merge watermark, gone): readers take an
+ * object's events from the directly-follows steps (objectEventsSql).
+ * 16: each directly-follows step keeps `kin`, its event's number of objects of its type, so that a
+ * late event whose successor is alone of its type in its event needs no read of that event's steps.
  */
-export const READ_MODELS_SCHEMA_VERSION = 9
+export const READ_MODELS_SCHEMA_VERSION = 16
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -56,29 +69,27 @@ const CACHE_KIB = 16 * 1024
  * - `rm_objects.rid`: an object's row id, assigned in order of first appearance in the log;
  * - events and E2O rows are keyed by the event's log position (unique in the embedded log), so
  *   they are appended in key order;
- * - `time`/`end_time` columns: milliseconds since the epoch (the log's timestamps are UTC with
- *   milliseconds, so this is exact); readers turn them back into ISO 8601.
- * E2O and O2O rows without a qualifier hold NO_QUALIFIER.
+ * - every time column (`time`, `end_time`, `received_at`, `created_at`, `updated_at`): milliseconds
+ *   since the epoch (the log's timestamps are UTC with milliseconds, so this is exact); readers turn
+ *   them back into ISO 8601;
+ * - `event_id`/`object_id`: a canonical UUID's 16 bytes (storedId; readers turn them back, idTextSql);
+ * - `rm_events.event_type_id` and the E2O and O2O rows' `qualifier_id`: the name's row in `rm_names`
+ *   (a dictionary of names, shared by every dataset and projection, cleared only with the whole
+ *   file; nameSql, nameIdSql).
+ * E2O and O2O rows without a qualifier hold the id of NO_QUALIFIER (0).
  *
- * E2O rows are kept twice, as the readers need them both ways: by event (`rm_event_objects`) and
- * by object (`rm_object_events`, keyed by object, time and position: each object's events in
- * order, which the process map and an object's trace read). Kept row by row, the by-object order
- * costs a random page per object per transaction, the largest part of a projector's work under live
- * load (docs/performance-log.md). So:
- * - `rm_event_objects` is written in append order: each row gets the next `seq` (its rowid) when it
- *   is written, and an event's rows are consecutive, from `rm_events.e2o_first`, `rm_events.e2o`
- *   of them; readers take an event's rows as that rowid range, with no index to keep;
- * - the projector moves the rows past the watermark `rm_object_events_merged.through` into
- *   `rm_object_events` in bulk, sorted, once enough have gathered (E2O_MERGE_ROWS), and moves the
- *   watermark in the same transaction; a page of `rm_object_events` is then written once per merge
- *   instead of once per transaction. Readers take an object's E2O rows from both (`rm_object_events`
- *   UNION ALL the rows past the watermark: at most a merge's worth, scanned; objectEventsSql).
- * Since `seq` follows the order of writing, not of log positions, rows written by sharded projectors
- * (interleaved positions) are past the watermark until a merge takes them, whichever shard wrote
- * them. A record's rows are written once: its run's transaction moves the projector's checkpoint
- * past it (apply's checkpoint check), and shards take disjoint datasets.
+ * E2O rows are kept by event (`rm_event_objects`), written in append order: each row gets the
+ * next `seq` (its rowid) when it is written, and an event's rows are consecutive, from
+ * `rm_events.e2o_first`, `rm_events.e2o` of them; readers take an event's rows as that rowid range,
+ * with no index to keep. By object, readers take each object's (object, event) pairs, in time and
+ * position order, from the directly-follows read model's steps (`rm_df_steps` by its index
+ * `rm_df_steps_by_object`: one step per pair, qualifiers merged; objectEventsSql), which the
+ * projector keeps anyway: a second copy of every E2O row by object cost the file 37 MiB per
+ * million events (docs/performance.md#read-model-bytes). A record's rows are written once: its
+ * run's transaction moves the projector's checkpoint past it (apply's checkpoint check), and
+ * shards take disjoint datasets.
  *
- * Shared by every projection and cleared only with the whole file: `rm_datasets` and the identity
+ * Shared by every projection and cleared only with the whole file: `rm_datasets`, `rm_names` and the identity
  * of each object in `rm_objects` (rid, dataset, object id, type, external id, `created_at` and
  * `first_position`, the position of the first record that named it); the objects projection owns
  * the rest of the row (attributes, `updated_at`, `position`; 0 until it applies the object).
@@ -102,6 +113,10 @@ CREATE TABLE rm_datasets (
   did        INTEGER PRIMARY KEY,
   dataset_id TEXT NOT NULL UNIQUE
 );
+CREATE TABLE rm_names (
+  nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE
+);
+INSERT INTO rm_names (nid, name) VALUES (0, '');
 CREATE TABLE rm_event_types (
   dataset_id TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
   first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
@@ -113,42 +128,39 @@ CREATE TABLE rm_object_types (
   PRIMARY KEY (dataset_id, name)
 );
 CREATE TABLE rm_objects (
-  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id TEXT NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
-  properties TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, position INTEGER NOT NULL,
+  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id BLOB NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
+  properties TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, position INTEGER NOT NULL,
   first_position INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
 CREATE TABLE rm_object_changes (
-  rid INTEGER NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL, attributes TEXT NOT NULL,
+  rid INTEGER NOT NULL, position INTEGER NOT NULL, time INTEGER NOT NULL, attributes TEXT NOT NULL,
   PRIMARY KEY (rid, position)
 ) WITHOUT ROWID;
 CREATE TABLE rm_events (
-  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL,
+  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, event_id BLOB NOT NULL, event_type_id INTEGER NOT NULL,
   time INTEGER NOT NULL, end_time INTEGER, properties TEXT NOT NULL, objects_count INTEGER NOT NULL,
-  e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at TEXT NOT NULL
+  e2o INTEGER NOT NULL, e2o_first INTEGER NOT NULL, received_at INTEGER NOT NULL
 );
 CREATE TABLE rm_event_objects (
-  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time INTEGER NOT NULL
+  seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, rid INTEGER NOT NULL, qualifier_id INTEGER NOT NULL
 );
-CREATE TABLE rm_object_events (
-  rid INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL, qualifier TEXT NOT NULL,
-  PRIMARY KEY (rid, time, position, qualifier)
-) WITHOUT ROWID;
-CREATE TABLE rm_object_events_merged (
-  one INTEGER PRIMARY KEY CHECK (one = 1), through INTEGER NOT NULL
-);
-INSERT INTO rm_object_events_merged (one, through) VALUES (1, 0);
 CREATE TABLE rm_object_relationships (
-  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier TEXT NOT NULL, time TEXT NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (rid, target_rid, qualifier)
+  rid INTEGER NOT NULL, target_rid INTEGER NOT NULL, qualifier_id INTEGER NOT NULL, time INTEGER NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (rid, target_rid, qualifier_id)
 ) WITHOUT ROWID;
 CREATE TABLE rm_audit_chain (
-  did INTEGER NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL,
-  PRIMARY KEY (did, position)
-) WITHOUT ROWID;
+  position INTEGER PRIMARY KEY, did INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL
+);
+CREATE TABLE rm_audit_heads (
+  did INTEGER PRIMARY KEY, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL
+);
 `
 
-/** E2O and O2O rows without a qualifier hold this in their key (the key needs a value; the API never accepts ''). */
+/**
+ * E2O and O2O rows without a qualifier hold this name's id in their key (the key needs a value; the
+ * API never accepts ''): 0, a row of `rm_names` from the start, which SQLite stores in no bytes.
+ */
 export const NO_QUALIFIER = ''
 
 /** A qualifier as the key column holds it. */
@@ -156,6 +168,45 @@ export const storedQualifier = (qualifier: string | null): string => qualifier ?
 
 /** A qualifier column as the read models' row shapes give it (null: none was sent). */
 export const qualifierOf = (stored: string): string | null => (stored === NO_QUALIFIER ? null : stored)
+
+/** A canonical UUID as the API writes them (lowercase, hyphenated; RFC 9562 § 4). */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The same as a SQLite GLOB pattern (case-sensitive, of length 36). */
+const CANONICAL_UUID_GLOB = ['[0-9a-f]'.repeat(8), '[0-9a-f]'.repeat(4), '[0-9a-f]'.repeat(4), '[0-9a-f]'.repeat(4), '[0-9a-f]'.repeat(12)].join('-')
+
+/**
+ * An event or object id as the `event_id`/`object_id` columns hold it: a canonical UUID (every id
+ * the log holds: events' UUIDv7, objects' UUIDv5) as its 16 bytes (a BLOB), any other id as its
+ * text. Readers turn the column back into the same string (idTextSql).
+ */
+export function storedId(id: string): Buffer | string {
+  return CANONICAL_UUID.test(id) ? Buffer.from(id.replaceAll('-', ''), 'hex') : id
+}
+
+/** SQL: the id text (lowercase, hyphenated UUID) of `column`, a column holding storedId's values. */
+export function idTextSql(column: string): string {
+  const hex = (from: number, length?: number) => `substr(hex(${column}), ${String(from)}${length === undefined ? '' : `, ${String(length)}`})`
+  const text = [hex(1, 8), hex(9, 4), hex(13, 4), hex(17, 4), hex(21)].join(` || '-' || `)
+  return `CASE WHEN typeof(${column}) = 'blob' THEN lower(${text}) ELSE ${column} END`
+}
+
+/** SQL: the stored ids (storedId) of the ids in a JSON array bound as `param`, one per row. */
+export function storedIdsSql(param: string): string {
+  return `SELECT CASE WHEN value GLOB '${CANONICAL_UUID_GLOB}' THEN unhex(replace(value, '-', '')) ELSE value END FROM json_each(${param})`
+}
+
+/** SQL: the name (rm_names) of the name id `column` holds, e.g. an event's type. */
+export const nameSql = (column: string): string => `(SELECT name FROM rm_names WHERE nid = ${column})`
+
+/** SQL: the id in rm_names of the name bound as `param` (NULL when no row names it, which matches nothing). */
+export const nameIdSql = (param: string): string => `(SELECT nid FROM rm_names WHERE name = ${param})`
+
+/** Every name of rm_names, by id (a few dozen rows: the event types of every dataset). */
+export function namesById(db: SqliteDatabase): Map<number, string> {
+  const rows = db.prepare<[], { nid: number; name: string }>('SELECT nid, name FROM rm_names').all()
+  return new Map(rows.map((r) => [r.nid, r.name]))
+}
 
 /** A time column's value (epoch milliseconds) of one of the log's UTC ISO 8601 timestamps: exact, they carry milliseconds. */
 export const epochMsOf = (utc: string): number => Date.parse(utc)
@@ -172,19 +223,9 @@ export const isoOfEpochMs = (ms: number): string => new Date(ms).toISOString()
  */
 const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },
-  { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type, time)' },
+  { name: 'rm_events_by_type', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_type ON rm_events (did, event_type_id, time)' },
   { name: 'rm_object_relationships_by_target', sql: 'CREATE INDEX IF NOT EXISTS rm_object_relationships_by_target ON rm_object_relationships (target_rid)' },
 ]
-
-/**
- * Pending E2O rows (`rm_event_objects` past the watermark) at which a projector's transaction moves them into
- * `rm_object_events` (mergeObjectEvents). Larger: fewer writes of each page of `rm_object_events`;
- * smaller: fewer rows that readers scan. 100,000 rows are about 4 MB, 2,000 events with 50 objects.
- */
-export const E2O_MERGE_ROWS = 100_000
-
-/** The same at the head of the log (ReadModelStore.atHead), so that the rows readers scan stay few once the load stops. */
-export const E2O_MERGE_ROWS_AT_HEAD = 2_000
 
 /**
  * The condition that an `rm_event_objects` row (alias `rows`) is one of the event `event`'s (an
@@ -192,54 +233,20 @@ export const E2O_MERGE_ROWS_AT_HEAD = 2_000
  */
 export const EVENT_E2O_ROWS = (rows: string, event: string): string => `${rows}.seq BETWEEN ${event}.e2o_first AND ${event}.e2o_first + ${event}.e2o - 1`
 
-/** The E2O rows by event that are not yet merged by object: `seq` past the watermark (a rowid range). */
-export const PENDING_E2O = 'seq > (SELECT through FROM rm_object_events_merged)'
-
 /**
- * The E2O rows by object as readers take them (docs/read-models.md#the-embedded-layout): the
- * merged rows and the pending ones (PENDING_E2O), each with `rid`, `time`, `position` and
- * `qualifier`. `where` is a condition on those columns (e.g. `rid = @rid`), pushed into both arms.
+ * Each object's (object, event) pairs as readers take them (docs/read-models.md#the-embedded-layout):
+ * the directly-follows steps (`rm_df_steps`, one per pair), each with `rid`, `time` (the event's,
+ * epoch ms) and `position`, by the index `rm_df_steps_by_object` (rid, time, position). `where` is a
+ * condition on `rid` (e.g. `rid = @rid`; `true` for a join on `rid`). An event's qualifiers for the
+ * object are its E2O rows (`rm_event_objects`, EVENT_E2O_ROWS) of that `rid`.
  */
 export function objectEventsSql(where: string): string {
-  return `SELECT rid, time, position, qualifier FROM rm_object_events WHERE ${where}
-    UNION ALL SELECT rid, time, position, qualifier FROM rm_event_objects WHERE ${PENDING_E2O} AND ${where}`
+  return `SELECT rid, t AS time, pos AS position FROM rm_df_steps WHERE ${where}`
 }
 
-/**
- * The merge watermark (`through`) and the last `seq` written (`last`). The next row takes
- * `max(through, last) + 1`, so that no row is ever written at or below a watermark, even if rows
- * past it were removed; the rows pending are those after `through`.
- */
-export function e2oSpan(db: SqliteDatabase): { through: number; last: number } {
-  const row = db
-    .prepare<[], { through: number; last: number }>(
-      'SELECT (SELECT through FROM rm_object_events_merged) AS through, coalesce((SELECT max(seq) FROM rm_event_objects), 0) AS last',
-    )
-    .get()
-  return { through: row?.through ?? 0, last: row?.last ?? 0 }
-}
-
-/** E2O rows written and not yet merged by object (past the watermark). */
-export function pendingObjectEvents(db: SqliteDatabase): number {
-  const { through, last } = e2oSpan(db)
-  return Math.max(0, last - through)
-}
-
-/**
- * Copies every pending E2O row into `rm_object_events`, sorted by its key so that each page is
- * written once, and moves the watermark past them. Runs inside the caller's transaction (readers
- * see each row merged or pending, never both nor neither).
- * @returns the rows merged.
- */
-export function mergeObjectEvents(db: SqliteDatabase): number {
-  const { through, last } = e2oSpan(db)
-  if (last <= through) return 0
-  db.prepare(
-    `INSERT OR IGNORE INTO rm_object_events (rid, time, position, qualifier)
-     SELECT rid, time, position, qualifier FROM rm_event_objects WHERE seq > ? AND seq <= ? ORDER BY rid, time, position, qualifier`,
-  ).run(through, last)
-  db.prepare('UPDATE rm_object_events_merged SET through = ?').run(last)
-  return last - through
+/** The last `seq` of `rm_event_objects` (0: none): the next row takes the one after it. */
+export function lastE2oSeq(db: SqliteDatabase): number {
+  return db.prepare<[], number>('SELECT coalesce(max(seq), 0) FROM rm_event_objects').pluck().get() ?? 0
 }
 
 /** The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by their identity, and each object's directly-follows steps in order. */
@@ -327,16 +334,16 @@ const TABLES = [
   'rm_checkpoints',
   'rm_projection_stops',
   'rm_datasets',
+  'rm_names',
   'rm_event_types',
   'rm_object_types',
   'rm_objects',
   'rm_object_changes',
   'rm_events',
   'rm_event_objects',
-  'rm_object_events',
-  'rm_object_events_merged',
   'rm_object_relationships',
   'rm_audit_chain',
+  'rm_audit_heads',
   ...DF_TABLES,
 ]
 

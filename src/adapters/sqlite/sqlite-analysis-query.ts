@@ -25,7 +25,7 @@ import {
 } from '../../read/analysis-rows.js'
 import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
 import type { SqliteDatabase } from './database.js'
-import { EVENT_E2O_ROWS, epochMsOf, PENDING_E2O, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, idTextSql, nameSql, namesById, objectEventsSql, qualifierOf } from './read-models-database.js'
 
 /**
  * The scratch table, in the connection's TEMP schema: one row per (object, event) pair, numbered
@@ -35,7 +35,7 @@ import { EVENT_E2O_ROWS, epochMsOf, PENDING_E2O, qualifierOf } from './read-mode
  * Filled and emptied within one synchronous call.
  */
 const ANALYSIS_SEQUENCE = `CREATE TEMP TABLE IF NOT EXISTS analysis_sequence (
-  i INTEGER PRIMARY KEY, oid INTEGER NOT NULL, ot TEXT NOT NULL, ext TEXT NOT NULL, eid INTEGER NOT NULL, act TEXT NOT NULL,
+  i INTEGER PRIMARY KEY, oid INTEGER NOT NULL, ot TEXT NOT NULL, ext TEXT NOT NULL, eid INTEGER NOT NULL, act INTEGER NOT NULL,
   t INTEGER NOT NULL, r INTEGER NOT NULL)`
 
 interface SequenceOptions {
@@ -46,8 +46,8 @@ interface SequenceOptions {
 }
 
 /**
- * SQL that fills the scratch table: the E2O rows of the dataset's objects (of the asked types), from
- * the merged rows by object and the pending ones (read-models-database.ts), one per (object, event).
+ * SQL that fills the scratch table: the (object, event) pairs of the dataset's objects (of the asked
+ * types), one each, from the directly-follows steps by object (objectEventsSql, read-models-database.ts).
  */
 function fillSql(o: SequenceOptions): string {
   const conditions = ['o.did = @did']
@@ -61,13 +61,10 @@ function fillSql(o: SequenceOptions): string {
   }
   if (o.types > 0) conditions.push('o.type IN (SELECT value FROM json_each(@types))')
   const where = conditions.join(' AND ')
-  const columns = 'o.rid AS oid, o.type AS ot, o.external_id AS ext, l.position AS eid, e.event_type AS act, l.time AS t, coalesce(e.end_time, l.time) AS r'
+  const columns = 'o.rid AS oid, o.type AS ot, o.external_id AS ext, l.position AS eid, e.event_type_id AS act, l.time AS t, coalesce(e.end_time, l.time) AS r'
   return `INSERT INTO temp.analysis_sequence (oid, ot, ext, eid, act, t, r)
-  SELECT ${columns} FROM rm_objects o CROSS JOIN rm_object_events l ON l.rid = o.rid CROSS JOIN rm_events e ON e.position = l.position
+  SELECT ${columns} FROM rm_objects o CROSS JOIN (${objectEventsSql('true')}) l ON l.rid = o.rid CROSS JOIN rm_events e ON e.position = l.position
   WHERE ${where}
-  UNION
-  SELECT ${columns} FROM rm_event_objects l CROSS JOIN rm_objects o ON o.rid = l.rid CROSS JOIN rm_events e ON e.position = l.position
-  WHERE l.${PENDING_E2O} AND ${where}
   ORDER BY oid, t, eid`
 }
 
@@ -87,15 +84,18 @@ function pairsInWindowSql(window: TimeWindow): string {
   ORDER BY s.eid`
 }
 
-type PairRow = [eid: number, act: string, t: number, ot: string, ext: string, p_eid: number | null, p_r: number | null]
+type PairRow = [eid: number, act: number, t: number, ot: string, ext: string, p_eid: number | null, p_r: number | null]
 
-/** The events of `rows` (consecutive per event), each with its inputs; `event_id` is left empty (filled for the slowest only). */
-function* eventsOf(rows: Iterable<PairRow>): Generator<EventInputs> {
+/**
+ * The events of `rows` (consecutive per event), each with its inputs and its type's name (`names`,
+ * by id); `event_id` is left empty (filled for the slowest only).
+ */
+function* eventsOf(rows: Iterable<PairRow>, names: ReadonlyMap<number, string>): Generator<EventInputs> {
   let current: { event_id: string; act: string; t: number; position: number; inputs: EventInput[] } | null = null
   for (const [eid, act, t, ot, ext, p_eid, p_r] of rows) {
     if (current === null || current.position !== eid) {
       if (current !== null) yield current
-      current = { event_id: '', act, t, position: eid, inputs: [] }
+      current = { event_id: '', act: names.get(act) ?? '', t, position: eid, inputs: [] }
     }
     current.inputs.push({ ot, ext, p_r, p_pos: p_eid })
   }
@@ -146,7 +146,7 @@ export function sqlitePerformance(db: SqliteDatabase, did: number, filter: Perfo
     const { types: _types, ...bounds } = params
     const fold = new PerformanceFold(filter.slowest)
     const pairs = db.prepare(pairsInWindowSql(window)).raw().iterate(bounds) as IterableIterator<PairRow>
-    for (const e of eventsOf(pairs)) fold.add(e)
+    for (const e of eventsOf(pairs, namesById(db))) fold.add(e)
     return fold.rows()
   })
   // The slowest events' ids, by log position.
@@ -155,7 +155,7 @@ export function sqlitePerformance(db: SqliteDatabase, did: number, filter: Perfo
     const ids = new Map(
       (
         db
-          .prepare('SELECT position, event_id FROM rm_events WHERE position IN (SELECT value FROM json_each(?))')
+          .prepare(`SELECT position, ${idTextSql('event_id')} AS event_id FROM rm_events WHERE position IN (SELECT value FROM json_each(?))`)
           .all(JSON.stringify(slow.map((r) => r.c3))) as {
           position: number
           event_id: string
@@ -172,10 +172,11 @@ export function sqliteVariants(db: SqliteDatabase, did: number, filter: Variants
   const window: TimeWindow = { ...(filter.from === undefined ? {} : { from: filter.from }), ...(filter.to === undefined ? {} : { to: filter.to }) }
   const params = bind(did, window, [filter.objectType])
   return withSequence(db, { windowRowsOnly: true, types: 1, window }, params, () => {
+    const names = namesById(db)
     const rows = db.prepare(VARIANTS_SQL).all() as { seq: string; examples: string | null; c3: number; c4: number; c5: number; c6: number; c7: number | null }[]
     const variants: VariantRow[] = rows.map((r) => ({
       ...r,
-      seq: JSON.parse(r.seq) as string[],
+      seq: (JSON.parse(r.seq) as number[]).map((act) => names.get(act) ?? ''),
       examples: r.examples === null ? [] : (JSON.parse(r.examples) as string[]),
     }))
     return pageVariants(variants, filter.limit, filter.after)
@@ -188,18 +189,18 @@ export function sqliteTypeRelations(db: SqliteDatabase, did: number, window: Tim
   const conditions = ['e.did = @did', ...(window.from === undefined ? [] : ['e.time >= @from']), ...(window.to === undefined ? [] : ['e.time < @to'])]
   const activityTypes = db
     .prepare(
-      `SELECT act, ot, COUNT(*) AS events, SUM(k) AS e2o, MIN(n) AS n_min, SUM(n) AS n_sum, MAX(n) AS n_max
-       FROM (SELECT e.event_type AS act, o.type AS ot, COUNT(DISTINCT l.rid) AS n, COUNT(*) AS k
+      `SELECT ${nameSql('aid')} AS act, ot, COUNT(*) AS events, SUM(k) AS e2o, MIN(n) AS n_min, SUM(n) AS n_sum, MAX(n) AS n_max
+       FROM (SELECT e.event_type_id AS aid, o.type AS ot, COUNT(DISTINCT l.rid) AS n, COUNT(*) AS k
              FROM rm_events e CROSS JOIN rm_event_objects l ON ${EVENT_E2O_ROWS('l', 'e')} CROSS JOIN rm_objects o ON o.rid = l.rid
              WHERE ${conditions.join(' AND ')} GROUP BY e.position, o.type)
-       GROUP BY act, ot`,
+       GROUP BY aid, ot`,
     )
     .all(params) as ActivityTypeRow[]
   const o2o = db
     .prepare(
-      `SELECT s.type AS source_type, r.qualifier, t.type AS target_type, COUNT(*) AS relationships
+      `SELECT s.type AS source_type, ${nameSql('r.qualifier_id')} AS qualifier, t.type AS target_type, COUNT(*) AS relationships
        FROM rm_objects s CROSS JOIN rm_object_relationships r ON r.rid = s.rid CROSS JOIN rm_objects t ON t.rid = r.target_rid
-       WHERE s.did = @did GROUP BY s.type, r.qualifier, t.type`,
+       WHERE s.did = @did GROUP BY s.type, r.qualifier_id, t.type`,
     )
     .all({ did }) as (Omit<O2oTypeRelation, 'qualifier'> & { qualifier: string })[]
   return {

@@ -35,7 +35,7 @@ import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
-import { EVENT_E2O_ROWS, epochMsOf, isoOfEpochMs, objectEventsSql, qualifierOf } from './read-models-database.js'
+import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
@@ -52,7 +52,7 @@ function eventConditions(did: number, datasetId: string, filter: EventFilter): {
   if (filter.after !== undefined) params.afterTime = epochMsOf(filter.after.timestamp)
   const conditions = [
     'e.did = @did',
-    ...when('eventType', filter.eventType, 'e.event_type = @eventType'),
+    ...when('eventType', filter.eventType, `e.event_type_id = ${nameIdSql('@eventType')}`),
     ...when('from', filter.from === undefined ? undefined : epochMsOf(filter.from), 'e.time >= @from'),
     ...when('to', filter.to === undefined ? undefined : epochMsOf(filter.to), 'e.time < @to'),
     ...when('afterPosition', filter.after?.position, '(e.time, e.position) > (@afterTime, @afterPosition)'),
@@ -123,8 +123,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all(datasetId) as TypeSqlRow[]
     const attributes = this.db
       .prepare(
-        `SELECT e.event_type AS owner, j.key AS name, j.type AS type
-         FROM rm_events e, json_each(e.properties) j WHERE e.did = ? GROUP BY e.event_type, j.key, j.type`,
+        `SELECT ${nameSql('e.event_type_id')} AS owner, j.key AS name, j.type AS type
+         FROM rm_events e, json_each(e.properties) j WHERE e.did = ? GROUP BY e.event_type_id, j.key, j.type`,
       )
       .all(this.did(datasetId) ?? -1) as AttributeTypeRow[]
     return withAttributes(types, attributes)
@@ -146,25 +146,29 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
     const row = this.db
-      .prepare('SELECT rid, object_id, type, external_id, properties, created_at, updated_at FROM rm_objects WHERE did = ? AND type = ? AND external_id = ?')
+      .prepare(
+        `SELECT rid, ${idTextSql('object_id')} AS object_id, type, external_id, properties, created_at, updated_at FROM rm_objects
+         WHERE did = ? AND type = ? AND external_id = ?`,
+      )
       .get(this.did(datasetId) ?? -1, type, id) as
-      | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: string; updated_at: string }
+      | { rid: number; object_id: string; type: string; external_id: string; properties: string; created_at: number; updated_at: number }
       | undefined
     if (row === undefined) return null
     // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
     const history = this.db
       .prepare('SELECT time, position, attributes FROM rm_object_changes WHERE rid = ? ORDER BY position DESC LIMIT ?')
-      .all(row.rid, limit + 1) as { time: string; position: number; attributes: string }[]
+      .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
-        `SELECT e.event_id, e.event_type, e.time, e.end_time, e.position, json_group_array(l.qualifier) AS qualifiers
+        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position,
+           (SELECT json_group_array(${nameSql('q.qualifier_id')}) FROM rm_event_objects q WHERE ${EVENT_E2O_ROWS('q', 'e')} AND q.rid = l.rid) AS qualifiers
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
-         GROUP BY l.time, l.position ORDER BY l.time, l.position LIMIT @limit`,
+         ORDER BY l.time, l.position LIMIT @limit`,
       )
       .all({ rid: row.rid, limit: limit + 1 }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db
       .prepare(
-        `SELECT o.object_id, o.type, o.external_id AS id, r.shared_events
+        `SELECT ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, r.shared_events
          FROM (SELECT other.rid, COUNT(DISTINCT other.position) AS shared_events
                FROM (${objectEventsSql('rid = @rid')}) me
                  CROSS JOIN rm_events e ON e.position = me.position
@@ -176,30 +180,32 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       .all({ rid: row.rid, limit: limit + 1 }) as { object_id: string; type: string; id: string; shared_events: number }[]
     const relationships = this.db
       .prepare(
-        `SELECT t.object_id, t.type, t.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
-         WHERE r.rid = ? ORDER BY t.type, t.external_id, r.qualifier LIMIT ?`,
+        `SELECT ${idTextSql('t.object_id')} AS object_id, t.type, t.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier, r.time
+         FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+         WHERE r.rid = ? ORDER BY t.type, t.external_id, qualifier LIMIT ?`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     // Relationships of other objects to this one (rm_object_relationships_by_target).
     const incoming = this.db
       .prepare(
-        `SELECT s.object_id, s.type, s.external_id AS id, r.qualifier, r.time FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
-         WHERE r.target_rid = ? ORDER BY s.type, s.external_id, r.qualifier LIMIT ?`,
+        `SELECT ${idTextSql('s.object_id')} AS object_id, s.type, s.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier, r.time
+         FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
+         WHERE r.target_rid = ? ORDER BY s.type, s.external_id, qualifier LIMIT ?`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: string }[]
+      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     return {
       object: {
         object_id: row.object_id,
         type: row.type,
         id: row.external_id,
         attributes: JSON.parse(row.properties) as Properties,
-        created_at: row.created_at,
-        updated_at: row.updated_at,
+        created_at: isoOfEpochMs(row.created_at),
+        updated_at: isoOfEpochMs(row.updated_at),
       },
       attribute_history: history
         .slice(0, limit)
         .reverse()
-        .map((h) => ({ time: h.time, position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
+        .map((h) => ({ time: isoOfEpochMs(h.time), position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
       attribute_history_truncated: history.length > limit,
       trace: trace.slice(0, limit).map((t) => ({
         event_id: t.event_id,
@@ -212,9 +218,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       trace_truncated: trace.length > limit,
       related: related.slice(0, limit),
       related_truncated: related.length > limit,
-      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
       relationships_truncated: relationships.length > limit,
-      incoming_relationships: incoming.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier) })),
+      incoming_relationships: incoming.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
       incoming_relationships_truncated: incoming.length > limit,
     }
   }
@@ -228,7 +234,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const { total } = this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }
     const rows = this.db
       .prepare(
-        `SELECT e.event_id, e.event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
+        `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
          WHERE ${where} ORDER BY e.time, e.position LIMIT @limit`,
       )
       .all({ ...params, limit: filter.limit + 1 }) as EventSqlRow[]
@@ -237,10 +243,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (page.length > 0) {
       const linkRows = this.db
         .prepare(
-          `SELECT e.position, o.object_id, o.type, o.external_id AS id, l.qualifier
+          `SELECT e.position, ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, ${nameSql('l.qualifier_id')} AS qualifier
            FROM rm_events e CROSS JOIN rm_event_objects l ON ${EVENT_E2O_ROWS('l', 'e')} JOIN rm_objects o ON o.rid = l.rid
            WHERE e.position IN (SELECT value FROM json_each(?))
-           ORDER BY e.position, o.type, o.external_id, l.qualifier`,
+           ORDER BY e.position, o.type, o.external_id, qualifier`,
         )
         .all(JSON.stringify(page.map((e) => e.position))) as (EventObjectLink & { position: number; qualifier: string })[]
       for (const { position, qualifier, ...link } of linkRows) {
@@ -295,11 +301,13 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       params.id = page.after.id
     }
     if (page.objectIds !== undefined) {
-      conditions.push('object_id IN (SELECT value FROM json_each(@only))')
+      conditions.push(`object_id IN (${storedIdsSql('@only')})`)
       params.only = JSON.stringify(page.objectIds)
     }
     const rows = this.db
-      .prepare(`SELECT rid, object_id, type, external_id AS id FROM rm_objects WHERE ${conditions.join(' AND ')} ORDER BY type, external_id LIMIT @limit`)
+      .prepare(
+        `SELECT rid, ${idTextSql('object_id')} AS object_id, type, external_id AS id FROM rm_objects WHERE ${conditions.join(' AND ')} ORDER BY type, external_id LIMIT @limit`,
+      )
       .all(params) as (Omit<ObjectHistory, 'changes' | 'relationships'> & { rid: number })[]
     const kept = rows.slice(0, page.limit)
     const objects: ObjectHistory[] = kept.map(({ rid: _rid, ...o }) => ({ ...o, changes: [], relationships: [] }))
@@ -307,12 +315,15 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const rids = JSON.stringify([...byRid.keys()])
     const changes = this.db
       .prepare('SELECT rid, position, time, attributes FROM rm_object_changes WHERE rid IN (SELECT value FROM json_each(?)) ORDER BY rid, position')
-      .all(rids) as { rid: number; position: number; time: string; attributes: string }[]
-    for (const c of changes) byRid.get(c.rid)?.changes.push({ position: c.position, time: c.time, attributes: JSON.parse(c.attributes) as Properties })
+      .all(rids) as { rid: number; position: number; time: number; attributes: string }[]
+    for (const c of changes) {
+      byRid.get(c.rid)?.changes.push({ position: c.position, time: isoOfEpochMs(c.time), attributes: JSON.parse(c.attributes) as Properties })
+    }
     const relationships = this.db
       .prepare(
-        `SELECT r.rid, t.object_id AS target_object_id, t.type, t.external_id AS id, r.qualifier FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
-         WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, r.qualifier`,
+        `SELECT r.rid, ${idTextSql('t.object_id')} AS target_object_id, t.type, t.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier
+         FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
+         WHERE r.rid IN (SELECT value FROM json_each(?)) ORDER BY r.rid, t.object_id, qualifier`,
       )
       .all(rids) as { rid: number; target_object_id: string; type: string; id: string; qualifier: string }[]
     for (const r of relationships) {
@@ -333,7 +344,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     if (ids.length === 0) return []
     return this.db
       .prepare(
-        'SELECT object_id, type, external_id AS id FROM rm_objects WHERE did = ? AND external_id IN (SELECT value FROM json_each(?)) ORDER BY type, external_id',
+        `SELECT ${idTextSql('object_id')} AS object_id, type, external_id AS id FROM rm_objects
+         WHERE did = ? AND external_id IN (SELECT value FROM json_each(?)) ORDER BY type, external_id`,
       )
       .all(this.did(datasetId) ?? -1, JSON.stringify(ids)) as { object_id: string; type: string; id: string }[]
   }

@@ -22,30 +22,25 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
-import {
-  E2O_MERGE_ROWS,
-  E2O_MERGE_ROWS_AT_HEAD,
-  ensureQueryIndexes,
-  hasQueryIndexes,
-  mergeObjectEvents,
-  pendingObjectEvents,
-  remakeReadModels,
-} from './read-models-database.js'
+import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
 
 /** The statements of `apply` besides the slices' own: datasets, objects' identities, checkpoints. */
 function prepareApplyStatements(db: SqliteDatabase) {
   return {
     slices: prepareSliceStatements(db),
-    getDataset: db.prepare<[string], { did: number }>('SELECT did FROM rm_datasets WHERE dataset_id = ?'),
+    getDataset: db.prepare<[string], { id: number }>('SELECT did AS id FROM rm_datasets WHERE dataset_id = ?'),
     putDataset: db.prepare('INSERT INTO rm_datasets (dataset_id) VALUES (?)'),
+    getName: db.prepare<[string], { id: number }>('SELECT nid AS id FROM rm_names WHERE name = ?'),
+    putName: db.prepare('INSERT INTO rm_names (name) VALUES (?)'),
     // The stored rows of a run's objects, in one statement per few hundred objects: `[did, type, external id]` triples, by the identity index.
-    getObjects: db.prepare<[string], { rid: number; object_id: string; properties: string; position: number; first_position: number }>(
-      `SELECT o.rid, o.object_id, o.properties, o.position, o.first_position FROM json_each(?) AS j
+    // Each row names its triple by its index in the list (`i`): the object's id is the named object's, without reading it back.
+    getObjects: db.prepare<[string], { i: number; rid: number; properties: string; position: number; first_position: number }>(
+      `SELECT j.key AS i, o.rid, o.properties, o.position, o.first_position FROM json_each(?) AS j
        CROSS JOIN rm_objects AS o ON o.did = j.value ->> 0 AND o.type = j.value ->> 1 AND o.external_id = j.value ->> 2`,
     ),
     // An object by its id alone, outside the batch's named objects (none in practice): a scan, no index holds object ids.
-    getObjectById: db.prepare<[string], { rid: number }>('SELECT rid FROM rm_objects WHERE object_id = ?'),
+    getObjectById: db.prepare<[Buffer | string], { rid: number }>('SELECT rid FROM rm_objects WHERE object_id = ?'),
     maxRid: db.prepare<[], { rid: number | null }>('SELECT max(rid) AS rid FROM rm_objects'),
     // New objects, with the row ids this batch assigns them.
     putObjects: new MultiRowStatement(
@@ -83,9 +78,12 @@ function writeIdentities(
   const list = [...named.values()]
   const stored = new Map<string, StoredObject>()
   for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
-    const ids = JSON.stringify(list.slice(i, i + LOOKUP_CHUNK).map((o) => [didOf(o.datasetId), o.type, o.externalId]))
+    const chunk = list.slice(i, i + LOOKUP_CHUNK)
+    const ids = JSON.stringify(chunk.map((o) => [didOf(o.datasetId), o.type, o.externalId]))
     for (const row of st.getObjects.all(ids)) {
-      stored.set(row.object_id, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
+      const named = chunk[row.i]
+      if (named === undefined) throw new Error(`identity lookup answered index ${String(row.i)} of ${String(chunk.length)}`)
+      stored.set(named.objectId, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
     }
   }
   let nextRid = (st.maxRid.get()?.rid ?? 0) + 1
@@ -95,13 +93,27 @@ function writeIdentities(
     const rid = nextRid++
     const whole = objects?.objects.get(o.datasetId + KEY_SEP + o.objectId)
     const properties = JSON.stringify(whole?.properties ?? {})
-    const updatedAt = whole?.lastSeenAt ?? o.firstSeenAt
+    const updatedAt = epochMsOf(whole?.lastSeenAt ?? o.firstSeenAt)
     const position = whole?.maxPosition ?? 0
-    put.push([rid, didOf(o.datasetId), o.objectId, o.type, o.externalId, properties, o.firstSeenAt, updatedAt, position, o.position])
+    put.push([rid, didOf(o.datasetId), storedId(o.objectId), o.type, o.externalId, properties, epochMsOf(o.firstSeenAt), updatedAt, position, o.position])
     stored.set(o.objectId, { rid, properties, position, firstPosition: o.position })
   }
   st.putObjects.run(put)
   return stored
+}
+
+/**
+ * The id of a key (a dataset id in rm_datasets, a name in rm_names): read by `get` (a row with
+ * `id`), else made by `put` (its rowid), and kept in a map for the caller's transaction.
+ */
+function idCache(get: Database.Statement<[string], { id: number }>, put: Database.Statement): (key: string) => number {
+  const ids = new Map<string, number>()
+  return (key) => {
+    let id = ids.get(key) ?? get.get(key)?.id
+    if (id === undefined) id = Number(put.run(key).lastInsertRowid)
+    ids.set(key, id)
+    return id
+  }
 }
 
 /** Runs the write of projection `name`'s slice, when the batch has one. */
@@ -110,31 +122,10 @@ function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: Cha
   if (part !== undefined) SLICE_WRITES[name](ctx, part)
 }
 
-export interface SqliteReadModelStoreOptions {
-  /** Pending E2O rows at which `apply` merges them (default E2O_MERGE_ROWS; tests pass a few). */
-  e2oMergeRows?: number
-  /** Pending E2O rows at which `atHead` merges them (default E2O_MERGE_ROWS_AT_HEAD). */
-  e2oMergeRowsAtHead?: number
-}
-
 export class SqliteReadModelStore implements ReadModelStore {
   private applyStatements: ApplyStatements | null = null
-  private readonly e2oMergeRows: number
-  private readonly e2oMergeRowsAtHead: number
-  /**
-   * Whether this store replays into a file without its query indexes (a rebuild, or a file made
-   * anew; null: not looked at yet). Then `apply` leaves every E2O row pending, and `atHead` merges
-   * them in one sorted pass when it makes the indexes: a bulk load, like the indexes' own.
-   */
-  private bulk: boolean | null = null
 
-  constructor(
-    private readonly db: SqliteDatabase,
-    options: SqliteReadModelStoreOptions = {},
-  ) {
-    this.e2oMergeRows = options.e2oMergeRows ?? E2O_MERGE_ROWS
-    this.e2oMergeRowsAtHead = options.e2oMergeRowsAtHead ?? E2O_MERGE_ROWS_AT_HEAD
-  }
+  constructor(private readonly db: SqliteDatabase) {}
 
   async checkpoint(name: string): Promise<number | null> {
     const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
@@ -145,17 +136,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     const db = this.db
     this.applyStatements ??= prepareApplyStatements(db)
     const st = this.applyStatements
-    this.bulk ??= !hasQueryIndexes(db)
-    const bulk = this.bulk
     const parts = Object.values(batch.slices)
-    // Datasets' row ids, read (or made) once per transaction: another process may remake the file between two.
-    const dids = new Map<string, number>()
-    const didOf = (datasetId: string): number => {
-      let did = dids.get(datasetId) ?? st.getDataset.get(datasetId)?.did
-      if (did === undefined) did = Number(st.putDataset.run(datasetId).lastInsertRowid)
-      dids.set(datasetId, did)
-      return did
-    }
+    // Datasets' row ids and names' ids (event types), read (or made) once per transaction: another process may remake the file between two.
+    const didOf = idCache(st.getDataset, st.putDataset)
+    const nameId = idCache(st.getName, st.putName)
 
     db.transaction(() => {
       for (const part of parts) {
@@ -167,15 +151,14 @@ export class SqliteReadModelStore implements ReadModelStore {
         db,
         st: st.slices,
         didOf,
+        nameId,
         ridOf: (objectId) => {
-          const rid = objects.get(objectId)?.rid ?? st.getObjectById.get(objectId)?.rid
+          const rid = objects.get(objectId)?.rid ?? st.getObjectById.get(storedId(objectId))?.rid
           if (rid === undefined) throw new Error(`read model row names object ${objectId}, which has no row in rm_objects`)
           return rid
         },
         objects,
         named: batch.objects,
-        bulk,
-        e2oMergeRows: this.e2oMergeRows,
       }
       for (const name of PROJECTION_NAMES) writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
@@ -197,23 +180,16 @@ export class SqliteReadModelStore implements ReadModelStore {
     // The prepared statements name tables that are dropped and made again.
     this.applyStatements = null
     remakeReadModels(this.db)
-    this.bulk = true
   }
 
   /**
    * Makes the query indexes a rebuild or a new file left out (ensureQueryIndexes): a read of
-   * sqlite_schema when they are there; and merges the pending E2O rows when at least
-   * E2O_MERGE_ROWS_AT_HEAD have gathered (mergeObjectEvents). When another connection holds the
-   * file's write lock past the busy timeout (another projector, or a long apply), it leaves both to
-   * a later call.
+   * sqlite_schema when they are there. When another connection holds the file's write lock past
+   * the busy timeout (another projector, or a long apply), it leaves them to a later call.
    */
   async atHead(): Promise<void> {
     try {
       ensureQueryIndexes(this.db)
-      // After a bulk load every pending row is merged, however few.
-      const threshold = this.bulk === false ? this.e2oMergeRowsAtHead : 1
-      if (pendingObjectEvents(this.db) >= threshold) this.db.transaction(() => mergeObjectEvents(this.db)).immediate()
-      this.bulk = false
     } catch (error) {
       if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') return
       throw error

@@ -22,7 +22,7 @@ import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
-import { e2oSpan, epochMsOf, mergeObjectEvents, storedQualifier } from './read-models-database.js'
+import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
   return db.prepare(
@@ -76,12 +76,12 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
   const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4)
   const putEvents = new MultiRowStatement(
     db,
-    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
+    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type_id, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
     11,
   )
   // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
-  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier, time) VALUES', 5, '', 200)
-  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier, time, position) VALUES', 5)
+  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier_id) VALUES', 4, '', 200)
+  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier_id, time, position) VALUES', 5)
   const eventsBetween = db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck()
   const typeStatements = (table: 'rm_event_types' | 'rm_object_types'): TypeStatements => ({
     upsert: upsertTypesStatement(db, table),
@@ -119,16 +119,14 @@ export interface SliceWriteContext {
   st: SliceStatements
   /** The dataset's row id (rm_datasets), made when missing. */
   didOf(datasetId: string): number
+  /** A name's id (rm_names: an event type's, a qualifier's), made when missing. */
+  nameId(name: string): number
   /** The row id of an object the batch names. @throws when it has no identity row. */
   ridOf(objectId: string): number
   /** The stored rows of the objects the batch names, by object id. */
   objects: ReadonlyMap<string, StoredObject>
   /** The objects the batch names (ChangeBatch.objects). */
   named: ReadonlyMap<string, NamedObject>
-  /** Whether E2O rows are left pending for a bulk merge at the head (a rebuild without query indexes). */
-  bulk: boolean
-  /** Pending E2O rows at which a write merges them (E2O_MERGE_ROWS). */
-  e2oMergeRows: number
 }
 
 /** Applies one type change by the replay rule (typeChangeToApply), as a guarded upsert. */
@@ -163,40 +161,42 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
     const apply = objectChangeToApply(o, row.position)
     if (apply === null) continue
     if (apply.deltas.length > 0) {
-      change.push([row.rid, JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)), o.lastSeenAt, o.maxPosition])
+      change.push([
+        row.rid,
+        JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)),
+        epochMsOf(o.lastSeenAt),
+        o.maxPosition,
+      ])
     } else {
-      touch.push([row.rid, o.lastSeenAt, o.maxPosition])
+      touch.push([row.rid, epochMsOf(o.lastSeenAt), o.maxPosition])
     }
   }
   ctx.st.changeObjects.run(change)
   ctx.st.touchObjects.run(touch)
-  ctx.st.putChanges.run(slice.changes.map((c) => [ctx.ridOf(c.object_id), c.position, c.time, JSON.stringify(c.attributes)]))
+  ctx.st.putChanges.run(slice.changes.map((c) => [ctx.ridOf(c.object_id), c.position, epochMsOf(c.time), JSON.stringify(c.attributes)]))
 }
 
 /**
- * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier, time]`: one
- * per distinct (event, object, qualifier), in log order (an event that names an object twice with
- * one qualifier gives one row), numbered from `firstSeq`, with the time as epoch milliseconds. An
- * event's rows are consecutive.
+ * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier_id]`: one per
+ * distinct (event, object, qualifier), in log order (an event that names an object twice with one
+ * qualifier gives one row), numbered from `firstSeq`, the qualifier as its id in `rm_names`
+ * (`nameId`). An event's rows are consecutive; its time is its `rm_events` row's.
  */
-function e2oRows(links: readonly EventObjectRow[], ridOf: (objectId: string) => number, firstSeq: number): [number, number, number, string, number][] {
-  const rows: [number, number, number, string, number][] = []
+function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 'ridOf' | 'nameId'>, firstSeq: number): [number, number, number, number][] {
+  const rows: [number, number, number, number][] = []
   let seen = new Set<string>()
   let position = -1
-  // An event's E2O rows are adjacent and share its time: parsed once per event.
-  let time = 0
   for (const l of links) {
     if (l.position !== position) {
       position = l.position
       seen = new Set<string>()
-      time = epochMsOf(l.event_time)
     }
-    const rid = ridOf(l.object_id)
-    const qualifier = storedQualifier(l.qualifier)
-    const key = `${String(rid)}\u0000${qualifier}`
+    const rid = ctx.ridOf(l.object_id)
+    const qualifier = ctx.nameId(storedQualifier(l.qualifier))
+    const key = `${String(rid)}\u0000${String(qualifier)}`
     if (seen.has(key)) continue
     seen.add(key)
-    rows.push([firstSeq + rows.length, position, rid, qualifier, time])
+    rows.push([firstSeq + rows.length, position, rid, qualifier])
   }
   return rows
 }
@@ -224,7 +224,7 @@ function e2oSpans(rows: readonly (readonly [number, number, ...unknown[]])[]): M
   return spans
 }
 
-/** Events and their E2O rows (each event names the range of its rows), merged by object once enough are pending. */
+/** Events and their E2O rows (each event names the range of its rows). */
 function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): void {
   const { st, db } = ctx
   // Events another projector has written (the replay rule: every write is idempotent) keep their
@@ -233,16 +233,15 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
   const events = written.size === 0 ? slice.events : slice.events.filter((e) => !written.has(e.position))
   const links = written.size === 0 ? slice.eventObjects : slice.eventObjects.filter((l) => !written.has(l.position))
   // Read inside the write transaction: no other writer can take the same seqs.
-  const span = e2oSpan(db)
-  const firstSeq = Math.max(span.through, span.last) + 1
-  const e2oRowsOfRun = e2oRows(links, ctx.ridOf, firstSeq)
+  const firstSeq = lastE2oSeq(db) + 1
+  const e2oRowsOfRun = e2oRows(links, ctx, firstSeq)
   const e2o = e2oSpans(e2oRowsOfRun)
   st.putEvents.run(
     events.map((e) => [
       e.position,
       ctx.didOf(e.dataset_id),
-      e.event_id,
-      e.event_type,
+      storedId(e.event_id),
+      ctx.nameId(e.event_type),
       epochMsOf(e.timestamp),
       e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
       JSON.stringify(e.properties),
@@ -250,17 +249,16 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
       e2o.get(e.position)?.count ?? 0,
       // An event without rows (none in practice: every event names an object) gets an empty range.
       e2o.get(e.position)?.first ?? firstSeq + e2oRowsOfRun.length,
-      e.received_at,
+      epochMsOf(e.received_at),
     ]),
   )
   st.putE2O.run(e2oRowsOfRun)
-  // Pending now: this run's rows and those before them past the watermark.
-  const pending = firstSeq + e2oRowsOfRun.length - 1 - span.through
-  if (!ctx.bulk && e2oRowsOfRun.length > 0 && pending >= ctx.e2oMergeRows) mergeObjectEvents(db)
 }
 
 function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
-  ctx.st.putO2O.run(slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), storedQualifier(r.qualifier), r.time, r.position]))
+  ctx.st.putO2O.run(
+    slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), ctx.nameId(storedQualifier(r.qualifier)), epochMsOf(r.time), r.position]),
+  )
 }
 
 /** The write of each projection's slice (with its checkpoint's move, SliceBatch), by name. */
@@ -283,8 +281,8 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase
   event_types: (db) => db.exec('DELETE FROM rm_event_types'),
   object_types: (db) => db.exec('DELETE FROM rm_object_types'),
   objects: (db) => db.exec(`UPDATE rm_objects SET properties = '{}', updated_at = created_at, position = 0; DELETE FROM rm_object_changes`),
-  events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects; DELETE FROM rm_object_events; UPDATE rm_object_events_merged SET through = 0'),
+  events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects'),
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
-  audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain'),
+  audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain; DELETE FROM rm_audit_heads'),
   directly_follows: clearDirectlyFollows,
 }
