@@ -53,7 +53,9 @@ export const READ_MODELS_FILE = 'read-models.db'
  * 15: no E2O rows by object (`rm_object_events` and its merge watermark, gone): readers take an
  * object's events from the directly-follows steps (objectEventsSql).
  * 16: each directly-follows step keeps `kin`, its event's number of objects of its type, so that a
- * late event whose successor is alone of its type in its event needs no read of that event's steps.
+ * late event whose successor is alone of its type in its event needs no read of that event's steps;
+ * and its times relative to its own (`run` = end − t, `prev_dt` = t − t(prev), `prev_wait` =
+ * t − end(prev)), which take fewer bytes than absolute times.
  */
 export const READ_MODELS_SCHEMA_VERSION = 16
 

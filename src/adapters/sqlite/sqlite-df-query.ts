@@ -65,7 +65,7 @@ export function sqliteProcessMap(db: SqliteDatabase, did: number, filter: Proces
     conditions.push('t < @to')
   }
   // A predecessor is in the window when its time is (it is never after its successor).
-  const prevIn = filter.from === undefined ? 'prev_t IS NOT NULL' : 'prev_t >= @from'
+  const prevIn = filter.from === undefined ? 'prev_dt IS NOT NULL' : 't - prev_dt >= @from'
   const rows = windowMapRows(
     db,
     conditions.join(' AND '),
@@ -132,8 +132,8 @@ function windowMapRows(
   // SQLite would range on t alone and filter the key, reading the window from its start per chunk).
   const text = db.prepare<Record<string, number | string>, { s: string | null; n: number; t: number | null }>(
     `SELECT group_concat(s, ',' ORDER BY t, pos, rid) AS s, count(*) AS n, max(t) AS t FROM (
-  SELECT t, pos, rid, concat_ws(',', ot, act, pos, rid, coalesce(te - t, ''),
-    iif(${prevIn}, prev_act || ',' || (pos - prev_pos) || ',' || (t - prev_t) || ',' || coalesce(max(0, t - prev_te), ''), ',,,')) AS s
+  SELECT t, pos, rid, concat_ws(',', ot, act, pos, rid, coalesce(run, ''),
+    iif(${prevIn}, prev_act || ',' || (pos - prev_pos) || ',' || prev_dt || ',' || coalesce(max(0, prev_wait), ''), ',,,')) AS s
   FROM rm_df_steps WHERE ${where} AND (t, pos, rid) > (@after_t, @after_pos, @after_rid) ORDER BY t, pos, rid LIMIT @chunk_steps)`,
   )
   const activities = new Map<number, Map<number, ActivityGroup>>()

@@ -31,11 +31,11 @@ CREATE TABLE rm_df_names (
 );
 CREATE TABLE rm_df_steps (
   did INTEGER NOT NULL, t INTEGER NOT NULL, pos INTEGER NOT NULL, rid INTEGER NOT NULL,
-  ot INTEGER NOT NULL, act INTEGER NOT NULL, te INTEGER, kin INTEGER NOT NULL,
-  prev_t INTEGER, prev_pos INTEGER, prev_act INTEGER, prev_te INTEGER,
+  ot INTEGER NOT NULL, act INTEGER NOT NULL, run INTEGER, kin INTEGER NOT NULL,
+  prev_dt INTEGER, prev_pos INTEGER, prev_act INTEGER, prev_wait INTEGER,
   PRIMARY KEY (did, t, pos, rid)
 ) WITHOUT ROWID;
-CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, te, kin);
+CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, run, kin);
 CREATE TABLE rm_df_memberships (
   rid INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (rid, a, b)
@@ -111,18 +111,18 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
     // Two seeks of the object's index in one statement: the step before (t, pos), and up to two at or after it.
     // Parameters: (rid, t, pos) twice (positional binding costs less than named).
     neighbours: db.prepare<[number, number, number, number, number, number], NeighbourRow>(
-      `SELECT * FROM (SELECT 1 AS before, t, pos, act, te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1)
+      `SELECT * FROM (SELECT 1 AS before, t, pos, act, t + run AS te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1)
        UNION ALL
-       SELECT * FROM (SELECT 0, t, pos, act, te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2)`,
+       SELECT * FROM (SELECT 0, t, pos, act, t + run, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2)`,
     ),
     eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
     memberships: db.prepare<[number], [number, number, number]>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?').raw(),
     putSteps: new MultiRowStatement(
       db,
-      'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, te, kin, prev_t, prev_pos, prev_act, prev_te) VALUES',
+      'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, run, kin, prev_dt, prev_pos, prev_act, prev_wait) VALUES',
       12,
     ),
-    relink: db.prepare('UPDATE rm_df_steps SET prev_t = ?, prev_pos = ?, prev_act = ?, prev_te = ? WHERE did = ? AND t = ? AND pos = ? AND rid = ?'),
+    relink: db.prepare('UPDATE rm_df_steps SET prev_dt = ?, prev_pos = ?, prev_act = ?, prev_wait = ? WHERE did = ? AND t = ? AND pos = ? AND rid = ?'),
     putMemberships: new MultiRowStatement(db, 'INSERT INTO rm_df_memberships (rid, a, b, n) VALUES', 4, 'ON CONFLICT (rid, a, b) DO UPDATE SET n = excluded.n'),
     dropMembership: db.prepare('DELETE FROM rm_df_memberships WHERE rid = ? AND a = ? AND b = ?'),
     aggregate: db.prepare(
@@ -154,6 +154,16 @@ function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): num
 }
 
 const num = (idText: string): number => Number(idText)
+
+/**
+ * A step's predecessor columns (`prev_dt`, `prev_pos`, `prev_act`, `prev_wait`): the elapsed time
+ * t − t(p) and the raw waiting time t − end(p) (before max(0, …); null without an end) are stored as
+ * differences, which take fewer bytes than times (docs/process-map.md#the-directly-follows-read-model).
+ */
+function prevColumns(s: DfStep<number>, p: DfStep<number> | null): [number | null, number | null, number | null, number | null] {
+  if (p === null) return [null, null, null, null]
+  return [s.t - p.t, p.pos, num(p.act), p.te === null ? null : s.t - p.te]
+}
 
 /** The order of `rm_df_steps`' key: (dataset, t, pos, object). */
 function compareStepKeys(a: DfStep<number>, b: DfStep<number>): number {
@@ -267,16 +277,13 @@ export function writeDirectlyFollows(
         s.object,
         num(s.ot),
         num(s.act),
-        s.te,
+        s.te === null ? null : s.te - s.t,
         s.kin,
-        p?.t ?? null,
-        p?.pos ?? null,
-        p === null ? null : num(p.act),
-        p?.te ?? null,
+        ...prevColumns(s, p),
       ]),
   )
   for (const { step: s, prev: p } of [...linking.relinks].sort((x, y) => compareStepKeys(x.step, y.step))) {
-    st.relink.run(p?.t ?? null, p?.pos ?? null, p === null ? null : num(p.act), p?.te ?? null, num(s.dataset), s.t, s.pos, s.object)
+    st.relink.run(...prevColumns(s, p), num(s.dataset), s.t, s.pos, s.object)
   }
   const kept: number[][] = []
   for (const m of changes.memberships) {
