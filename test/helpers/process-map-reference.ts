@@ -9,6 +9,7 @@ import { seededRandom } from '../../bench/generate.js'
 import type { MapActivity, MapEdge, ObjectTypeMap, Stats } from '../../src/schemas/process.js'
 import type { NewRecord } from '../../src/schemas/records.js'
 import { eventRecord } from '../contract/fixtures.js'
+import { statsOfDurations } from './duration-stats-reference.js'
 
 /** One event as the reference reads it: times in ms since the epoch; `order` breaks ties of `t` (a log position, a file index). */
 export interface ReferenceEvent {
@@ -20,22 +21,6 @@ export interface ReferenceEvent {
   te: number | null
   /** Its distinct objects. */
   objects: readonly { id: string; type: string }[]
-}
-
-/** Statistics by the definition: seconds from whole ms; mean and median rounded to the ms; the median of an even count the mean of the two middle values. */
-export function statsOfDurations(ms: readonly number[]): Stats | null {
-  if (ms.length === 0) return null
-  const s = [...ms].sort((a, b) => a - b)
-  const sum = s.reduce((a, b) => a + b, 0)
-  const median = ((s[Math.floor((s.length - 1) / 2)] as number) + (s[Math.ceil((s.length - 1) / 2)] as number)) / 2
-  return {
-    count: s.length,
-    mean: Math.round(sum / s.length) / 1000,
-    median: Math.round(median) / 1000,
-    min: (s[0] as number) / 1000,
-    max: (s[s.length - 1] as number) / 1000,
-    sum: sum / 1000,
-  }
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

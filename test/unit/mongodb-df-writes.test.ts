@@ -18,6 +18,7 @@ import { type DfIo, statsOfStored, writeDirectlyFollows } from '../../src/adapte
 import { READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { DirectlyFollowsEvent } from '../../src/core/read-model-changes.js'
 import type { ObjectTypeMap, Stats } from '../../src/schemas/process.js'
+import { statsOfDurations } from '../helpers/duration-stats-reference.js'
 
 type Doc = Record<string, unknown>
 
@@ -292,23 +293,6 @@ function runPipeline(docs: readonly Doc[], pipeline: readonly Document[]): Doc[]
   return out
 }
 
-/** Statistics of durations in ms, as the map answers them (seconds; mean and median rounded to the ms). */
-function statsMs(values: readonly number[]): Stats | null {
-  if (values.length === 0) return null
-  const s = [...values].sort((a, b) => a - b)
-  const sum = s.reduce((a, b) => a + b, 0)
-  const mid = (s.length - 1) / 2
-  const median = ((s[Math.floor(mid)] as number) + (s[Math.ceil(mid)] as number)) / 2
-  return {
-    count: s.length,
-    mean: Math.round(sum / s.length) / 1000,
-    median: Math.round(median) / 1000,
-    min: (s[0] as number) / 1000,
-    max: (s[s.length - 1] as number) / 1000,
-    sum: sum / 1000,
-  }
-}
-
 /** The all-time map by its definitions (docs/process-map.md), straight from the events: the oracle. */
 function mapByDefinition(events: readonly DirectlyFollowsEvent[]): ObjectTypeMap[] {
   const traces = new Map<string, { ot: string; steps: DirectlyFollowsEvent[] }>()
@@ -365,7 +349,7 @@ function mapByDefinition(events: readonly DirectlyFollowsEvent[]): ObjectTypeMap
       events: a.events.size,
       objects: a.objects.size,
       total: a.total,
-      run_time: statsMs([...a.run.values()]),
+      run_time: statsOfDurations([...a.run.values()]),
     })),
     edges: byName(m.edges).map(([key, e]) => {
       const [source, target] = key.split('\u0000') as [string, string]
@@ -375,8 +359,8 @@ function mapByDefinition(events: readonly DirectlyFollowsEvent[]): ObjectTypeMap
         total: e.total,
         objects: e.objects.size,
         event_couples: e.couples.size,
-        elapsed: statsMs(e.elapsed) as Stats,
-        waiting: statsMs(e.waiting),
+        elapsed: statsOfDurations(e.elapsed) as Stats,
+        waiting: statsOfDurations(e.waiting),
       }
     }),
     start_activities: byName(m.starts).map(([activity, objects]) => ({ activity, objects })),
