@@ -381,20 +381,24 @@ const SEP = '\u0000'
 /** The map key of a DfKey. */
 export const dfKeyString = (k: DfKey): string => k.dataset + SEP + k.ot + SEP + k.a + SEP + k.b
 
-/**
- * The change to one aggregate. Activities: `events` (distinct events), `objects` (distinct
- * objects), `total` (steps), `starts`/`ends` (objects whose first/last step it is), `durations`
- * the run times added. Edges: `total` (couples), `objects` (distinct objects with a couple),
- * `couples` (distinct event couples), `durations` elapsed and `waiting` times added and removed.
- */
-export interface DfDelta {
-  key: DfKey
+/** The counts of an aggregate (DfAggregate) or of its change (DfDelta); their meaning is DfDelta's. */
+export interface DfCounts {
   events: number
   objects: number
   total: number
   starts: number
   ends: number
   couples: number
+}
+
+/**
+ * The change to one aggregate. Activities: `events` (distinct events), `objects` (distinct
+ * objects), `total` (steps), `starts`/`ends` (objects whose first/last step it is), `durations`
+ * the run times added. Edges: `total` (couples), `objects` (distinct objects with a couple),
+ * `couples` (distinct event couples), `durations` elapsed and `waiting` times added and removed.
+ */
+export interface DfDelta extends DfCounts {
+  key: DfKey
   add: number[]
   remove: number[]
   waitAdd: number[]
@@ -586,13 +590,7 @@ export function aggregateChanges<O>(
 }
 
 /** One aggregate as stored: the counts of DfDelta, with `durations` (activities: run times; edges: elapsed) and edges' `waiting`. */
-export interface DfAggregate {
-  events: number
-  objects: number
-  total: number
-  starts: number
-  ends: number
-  couples: number
+export interface DfAggregate extends DfCounts {
   durations: DurationStats
   waiting: DurationStats
 }

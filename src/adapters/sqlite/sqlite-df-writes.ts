@@ -9,6 +9,7 @@ import {
   aggregateChanges,
   applyDelta,
   type DfAggregate,
+  type DfCounts,
   type DfLinking,
   type DfNeighbours,
   type DfStep,
@@ -76,13 +77,7 @@ interface NeighbourRow extends StepRow {
 }
 
 /** An `rm_df_aggregates` row's counts and durations (JSON of DurationStats), as the write and the map read them. */
-export interface AggregateRow {
-  events: number
-  objects: number
-  total: number
-  starts: number
-  ends: number
-  couples: number
+export interface AggregateRow extends DfCounts {
   durations: string
   waiting: string
 }
