@@ -179,7 +179,6 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
     const storedPositions = new Set(stored.map((s) => s.pos))
     const fresh = candidates.filter((s) => !storedPositions.has(s.pos))
     if (fresh.length === 0) continue
-    if (stored.length === 0) out.newObjects.add(object)
     // The merged segment: stored and fresh steps in trace order.
     const merged: { step: DfStep<O>; fresh: boolean }[] = []
     let i = 0
@@ -378,8 +377,11 @@ export interface DfKey {
 /** Separates the parts of a key (names and ids hold no NUL). */
 const SEP = '\u0000'
 
+/** The map key of a DfKey's parts. */
+const keyString = (dataset: string, ot: string, a: string, b: string): string => dataset + SEP + ot + SEP + a + SEP + b
+
 /** The map key of a DfKey. */
-export const dfKeyString = (k: DfKey): string => k.dataset + SEP + k.ot + SEP + k.a + SEP + k.b
+export const dfKeyString = (k: DfKey): string => keyString(k.dataset, k.ot, k.a, k.b)
 
 /** The counts of an aggregate (DfAggregate) or of its change (DfDelta); their meaning is DfDelta's. */
 export interface DfCounts {
@@ -436,7 +438,7 @@ export function aggregateChanges<O>(
 ): DfChanges<O> {
   const deltas = new Map<string, DfDelta>()
   const deltaOf = (dataset: string, ot: string, a: string, b: string): DfDelta => {
-    const s = dataset + SEP + ot + SEP + a + SEP + b
+    const s = keyString(dataset, ot, a, b)
     let d = deltas.get(s)
     if (d === undefined) {
       d = { key: { dataset, ot, a, b }, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
