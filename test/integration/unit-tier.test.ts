@@ -30,7 +30,7 @@ const IO_MODULES = [
   'testcontainers',
 ]
 /** Test helpers without I/O, the only ones a unit test may import (the others start servers, processes or write files). */
-const PURE_HELPERS = ['../helpers/ocel-round-trip.js', '../contract/fixtures.js']
+const PURE_HELPERS = ['../helpers/ocel-round-trip.js', '../helpers/duration-stats-reference.js', '../contract/fixtures.js']
 
 /** The value imports (not `import type`) of a file: each module specifier, static or dynamic. */
 function valueImports(text: string): string[] {
