@@ -376,7 +376,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
     rmSync(join(tmp, 'export'), { recursive: true, force: true })
   }
-  if (o.largeImport > 0) m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log)
+  if (o.largeImport > 0) m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log, o.catchupTimeout)
   if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
   const dirA = join(tmp, 'service')
@@ -684,6 +684,19 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '',
       '≥ 10,000',
       check('large import ≥ 10,000 events/s', l.eventsPerSec, 'min', 10_000, 'events/s'),
+    )
+    add(
+      `ocelog import of that log: read models caught up after the import ended (${num(l.behindAtEnd)} records behind at its end)`,
+      l.caughtUpSeconds === null ? `not within ${String(o.catchupTimeout)} s` : `${l.caughtUpSeconds.toFixed(1)} s`,
+      '',
+      '',
+      '≤ 15 s',
+      check('read models caught up ≤ 15 s after the large import', l.caughtUpSeconds ?? Number.POSITIVE_INFINITY, 'max', 15, 's'),
+    )
+    const perEvent = (sec: number) => `${((sec * 1e6) / l.events).toFixed(1)} µs`
+    add(
+      'ocelog import of that log: CPU per event of the importer / of the service (its API thread + its other threads: projector, GC)',
+      `${perEvent(l.importerCpuSec)} / ${perEvent(l.serviceCpuSec)} (${perEvent(l.apiThreadCpuSec)} + ${perEvent(l.serviceCpuSec - l.apiThreadCpuSec)})`,
     )
     add(
       "ocelog import of that log: the importer's peak RSS",

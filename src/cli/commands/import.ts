@@ -15,7 +15,7 @@ import type { OcelogClient, RetryCause, RetryNotice } from '@ocelog/client'
 import { describeRetry, retryBrief } from '../retry-notice.js'
 import { LIMITS } from '../../core/limits.js'
 import { UNDEFINED_OBJECT_TYPE } from '../../ocel/import/plan.js'
-import { runPlan, type ImportProgress, type RunResult } from '../../ocel/import/run.js'
+import { DEFAULT_IMPORT_CONCURRENCY, runPlan, type ImportProgress, type RunResult } from '../../ocel/import/run.js'
 import type { ReadEnd } from '../../ocel/import/model.js'
 import type { StagedPlan } from '../../ocel/import/staged-plan.js'
 import { formatSummary, type LogCounts, summarize } from '../../ocel/import/summary.js'
@@ -198,7 +198,7 @@ export function registerImport(program: Command): void {
     .requiredOption('--url <url>', 'base URL of the Ocelog service, e.g. http://localhost:8080')
     .requiredOption('--key <key>', 'API key of the target dataset (see: ocelog keys create)')
     .option('--timezone <zone>', 'zone of timestamps that have none: UTC, an offset like +02:00, or an IANA name like Europe/Berlin', 'UTC')
-    .option('--concurrency <n>', 'batches in flight at once', '4')
+    .option('--concurrency <n>', 'batches in flight at once (1 to 64)', String(DEFAULT_IMPORT_CONCURRENCY))
     .option('--unknown-object-type <type>', 'object type for objects the log references but never defines (their events are kept)', UNDEFINED_OBJECT_TYPE)
     .option(
       '--key-prefix <text>',
