@@ -1,6 +1,7 @@
 /**
- * The bench's large-import row (README § Performance, docs/import.md): `ocelog import` of a generated
- * OCEL 2.0 JSON log (bench/large-ocel.ts; 500,010 events by default) into a fresh service with rate
+ * The bench's large-import rows (README § Performance, docs/import.md): `ocelog import` of a generated
+ * OCEL 2.0 JSON log (bench/large-ocel.ts; 500,010 events by default), and of the running example
+ * repeated 30 times (bench/repeated-ocel.ts; 546,330 events), each into a fresh service with rate
  * limits out of the way, end to end. Reported: events/s over the whole file (the import's own
  * summary: reading, staging, planning and sending) and the importer's peak RSS
  * (process.resourceUsage().maxRSS, printed by the child on exit through a `node --import` hook).
@@ -10,9 +11,11 @@
  * Targets: ≥ 10,000 events/s, ≤ 300 MB, read models caught up ≤ 15 s after the import.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeLargeOcelJson } from './large-ocel.js'
+import { PROCESS_MAP_LOG } from './process-map.js'
+import { writeRepeatedOcelJson } from './repeated-ocel.js'
 import { ProjectionWatch } from './projection-watch.js'
 import { CLI, cpuSecondsOf, createKey, embeddedEnv, startService, stopProcess } from './processes.js'
 
@@ -39,15 +42,53 @@ export interface LargeImportResult {
 const MAX_RSS_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('max-rss-kb '+u.maxRSS+' cpu-us '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`
 
 /**
- * Generates a log of `orders` orders (5 events each on average) in `dir`, and imports it.
+ * Generates a log of `orders` orders (5 events each on average) in `dir`, and imports it (measureImport).
  * @throws when the import fails or reports failed items.
  */
 export async function measureLargeImport(dir: string, orders: number, log: (line: string) => void, catchUpTimeoutSec = 120): Promise<LargeImportResult> {
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'large.json')
   const counts = writeLargeOcelJson(file, orders)
+  return measureImport(dir, file, counts.objects, 'large import', log, catchUpTimeoutSec)
+}
+
+/**
+ * The running example (PROCESS_MAP_LOG) repeated `copies` times (bench/repeated-ocel.ts) in `dir`,
+ * imported (measureImport): the import of a 546,330-event log, at 30 copies, that issue-sized datasets
+ * were first tried with.
+ * @returns null when the running example is not beside the repository (a plain clone); the reason is logged.
+ * @throws when the import fails or reports failed items.
+ */
+export async function measureRepeatedImport(
+  dir: string,
+  copies: number,
+  log: (line: string) => void,
+  catchUpTimeoutSec = 120,
+): Promise<LargeImportResult | null> {
+  if (!existsSync(PROCESS_MAP_LOG)) {
+    log(`repeated import: skipped, ${PROCESS_MAP_LOG} is missing (set OCELOG_TEST_OCEL_DIR to the folder of real OCEL 2.0 logs)`)
+    return null
+  }
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, 'repeated.json')
+  const counts = writeRepeatedOcelJson(PROCESS_MAP_LOG, file, copies)
+  return measureImport(dir, file, counts.objects, `running example ×${String(copies)}`, log, catchUpTimeoutSec)
+}
+
+/**
+ * Imports the OCEL 2.0 log `file` (with `objects` objects) into a fresh service in `dir` with
+ * `ocelog import`, and measures it (see module comment). `label` starts each line logged.
+ * @throws when the import fails or reports failed items.
+ */
+async function measureImport(
+  dir: string,
+  file: string,
+  objects: number,
+  label: string,
+  log: (line: string) => void,
+  catchUpTimeoutSec: number,
+): Promise<LargeImportResult> {
   const fileMiB = statSync(file).size / 2 ** 20
-  log(`large import: ${String(counts.events)} events, ${String(counts.objects)} objects, ${fileMiB.toFixed(0)} MiB of JSON`)
   const dataDir = join(dir, 'data')
   const token = await createKey(dataDir)
   const service = await startService(dataDir, token)
@@ -78,7 +119,7 @@ export async function measureLargeImport(dir: string, orders: number, log: (line
     const summary = JSON.parse(out) as { sent: { events: number }; elapsed_ms: number; events_per_second: number }
     const result = {
       events: summary.sent.events,
-      objects: counts.objects,
+      objects,
       fileMiB,
       seconds: summary.elapsed_ms / 1000,
       eventsPerSec: summary.events_per_second,
@@ -90,12 +131,12 @@ export async function measureLargeImport(dir: string, orders: number, log: (line
       apiThreadCpuSec,
     }
     log(
-      `large import: ${String(result.events)} events in ${result.seconds.toFixed(1)} s = ${String(result.eventsPerSec)} events/s, peak RSS ${result.peakRssMiB.toFixed(0)} MiB; CPU: importer ${result.importerCpuSec.toFixed(1)} s, service ${serviceCpuSec.toFixed(1)} s (API thread ${apiThreadCpuSec.toFixed(1)} s)`,
+      `${label}: ${String(result.events)} events (${fileMiB.toFixed(0)} MiB of JSON) in ${result.seconds.toFixed(1)} s = ${String(result.eventsPerSec)} events/s, peak RSS ${result.peakRssMiB.toFixed(0)} MiB; CPU: importer ${result.importerCpuSec.toFixed(1)} s, service ${serviceCpuSec.toFixed(1)} s (API thread ${apiThreadCpuSec.toFixed(1)} s)`,
     )
     log(
       result.caughtUpSeconds === null
-        ? `large import: read models NOT caught up ${String(catchUpTimeoutSec)} s after the import (${String(catchUp.behindAfter)} records behind)`
-        : `large import: read models caught up ${result.caughtUpSeconds.toFixed(1)} s after the import (${String(result.behindAtEnd)} records behind at its end)`,
+        ? `${label}: read models NOT caught up ${String(catchUpTimeoutSec)} s after the import (${String(catchUp.behindAfter)} records behind)`
+        : `${label}: read models caught up ${result.caughtUpSeconds.toFixed(1)} s after the import (${String(result.behindAtEnd)} records behind at its end)`,
     )
     return result
   } finally {

@@ -12,7 +12,7 @@
  * changes per object). Values are written as text, typed by the
  * declarations (`lines` integer, `amount` and `weight` float), as the OCEL 2.0 JSON schema writes them.
  */
-import { closeSync, openSync, writeSync } from 'node:fs'
+import { BufferedFile } from './buffered-file.js'
 
 /** What the written log holds. */
 export interface LargeOcelCounts {
@@ -85,16 +85,8 @@ const EPOCH = '1970-01-01T00:00:00.000Z'
 export function writeLargeOcelJson(path: string, orders: number, seed = 1): LargeOcelCounts {
   const customers = Math.max(1, Math.floor(orders / 20))
   const counts: LargeOcelCounts = { events: 0, objects: 0, e2o: 0, o2o: 0, objectAttributeValues: 0, bytes: 0 }
-  const fd = openSync(path, 'w')
-  let buffer = ''
-  const put = (text: string) => {
-    buffer += text
-    if (buffer.length >= 1 << 20) flush()
-  }
-  const flush = () => {
-    counts.bytes += writeSync(fd, buffer)
-    buffer = ''
-  }
+  const file = new BufferedFile(path)
+  const put = (text: string) => file.put(text)
   let first = true
   const item = (value: unknown) => {
     put(`${first ? '\n' : ',\n'}${JSON.stringify(value)}`)
@@ -193,9 +185,9 @@ export function writeLargeOcelJson(path: string, orders: number, seed = 1): Larg
       event('ship', 'ship order', o.ship, [], [{ objectId: o.id, qualifier: 'order' }, ...items])
     }
     put('\n]}\n')
-    flush()
   } finally {
-    closeSync(fd)
+    file.close()
   }
+  counts.bytes = file.bytes
   return counts
 }

@@ -35,7 +35,7 @@ import {
   type Running,
 } from './processes.js'
 import { type ExportMeasurement, measureExports } from './export-dataset.js'
-import { measureLargeImport, type LargeImportResult } from './large-import.js'
+import { measureLargeImport, measureRepeatedImport, type LargeImportResult } from './large-import.js'
 import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
@@ -80,6 +80,8 @@ interface Options {
   exportEvents: number
   /** Orders of the large-import row's generated log (0: no row). */
   largeImport: number
+  /** Copies of the running example in the repeated-import row's log (0: no row). */
+  repeatImport: number
 }
 
 const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
@@ -217,6 +219,7 @@ interface Measurements {
   processMap: ProcessMapResult | null
   exports: ExportMeasurement | null
   largeImport: LargeImportResult | null
+  repeatedImport: LargeImportResult | null
 }
 
 function describeLoad(label: string, r: LoadResult, item: string, perRequest: number): string {
@@ -369,6 +372,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     processMap: null,
     exports: null,
     largeImport: null,
+    repeatedImport: null,
   }
   const want = (s: BenchScenario) => o.scenarios.includes(s)
   if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, o.importRuns, log)
@@ -376,7 +380,14 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
     rmSync(join(tmp, 'export'), { recursive: true, force: true })
   }
-  if (o.largeImport > 0) m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log, o.catchupTimeout)
+  if (o.largeImport > 0) {
+    m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log, o.catchupTimeout)
+    rmSync(join(tmp, 'large-import'), { recursive: true, force: true })
+  }
+  if (o.repeatImport > 0) {
+    m.repeatedImport = await measureRepeatedImport(join(tmp, 'repeated-import'), o.repeatImport, log, o.catchupTimeout)
+    rmSync(join(tmp, 'repeated-import'), { recursive: true, force: true })
+  }
   if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
   const dirA = join(tmp, 'service')
@@ -675,15 +686,14 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       )
     }
   }
-  if (m.largeImport !== null) {
-    const l = m.largeImport
+  const importRows = (l: LargeImportResult, what: string, target: string) => {
     add(
-      `ocelog import of a generated log (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/large-ocel.ts), end to end: events/s over the whole file`,
+      `ocelog import of ${what}, end to end: events/s over the whole file`,
       num(l.eventsPerSec),
       '',
       '',
       '≥ 10,000',
-      check('large import ≥ 10,000 events/s', l.eventsPerSec, 'min', 10_000, 'events/s'),
+      check(`${target} ≥ 10,000 events/s`, l.eventsPerSec, 'min', 10_000, 'events/s'),
     )
     add(
       `ocelog import of that log: read models caught up after the import ended (${num(l.behindAtEnd)} records behind at its end)`,
@@ -691,7 +701,7 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '',
       '',
       '≤ 15 s',
-      check('read models caught up ≤ 15 s after the large import', l.caughtUpSeconds ?? Number.POSITIVE_INFINITY, 'max', 15, 's'),
+      check(`read models caught up ≤ 15 s after the ${target}`, l.caughtUpSeconds ?? Number.POSITIVE_INFINITY, 'max', 15, 's'),
     )
     const perEvent = (sec: number) => `${((sec * 1e6) / l.events).toFixed(1)} µs`
     add(
@@ -704,7 +714,19 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '',
       '',
       '≤ 300 MB',
-      check('importer peak RSS ≤ 300 MB', l.peakRssMiB, 'max', 300, 'MB'),
+      check(`${target}: importer peak RSS ≤ 300 MB`, l.peakRssMiB, 'max', 300, 'MB'),
+    )
+  }
+  if (m.largeImport !== null) {
+    const l = m.largeImport
+    importRows(l, `a generated log (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/large-ocel.ts)`, 'large import')
+  }
+  if (m.repeatedImport !== null) {
+    const l = m.repeatedImport
+    importRows(
+      l,
+      `the running example repeated ${String(o.repeatImport)} times (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/repeated-ocel.ts)`,
+      'repeated import',
     )
   }
   const who = o.split ? 'API + projector processes' : 'service'
@@ -792,6 +814,12 @@ async function main(): Promise<void> {
     .option('--export-events <n>', 'events of the generated dataset exported in each form (time and peak RSS); 0 leaves the export rows out', wholeInt, 500_000)
     .option('--import-runs <n>', 'imports of the running example, each into a fresh service (median reported)', positiveInt, 3)
     .option('--large-import <orders>', "orders of the large-import row's generated log, 5 events each (0 leaves the row out)", wholeInt, 100_002)
+    .option(
+      '--repeat-import <copies>',
+      "copies of the running example in the repeated-import row's log, ids suffixed and times shifted (0 leaves the row out; skipped without the real logs)",
+      wholeInt,
+      30,
+    )
     .addHelpText('after', '\nRun `npm run build` first (npm run bench does), then: node dist/bench/run.js [options]')
   program.parse(process.argv)
   const o = program.opts<Options>()
