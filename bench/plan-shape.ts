@@ -10,8 +10,9 @@
  * Usage: node dist/bench/plan-shape.js FILE [--timezone ZONE] [--staging-dir DIR] [--json]
  */
 import { Command } from 'commander'
-import { statSync } from 'node:fs'
+import { realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { streamOcelFile } from '../src/ocel/import/read.js'
 import { planShape, type PlanShape } from '../src/ocel/import/plan.js'
 import { Staging } from '../src/ocel/import/stage.js'
@@ -87,8 +88,11 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-exitWhenStdoutCloses()
-main().catch((error: unknown) => {
-  process.stderr.write(`plan-shape: ${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-})
+// Run as a command (node dist/bench/plan-shape.js …), not when imported (the tests import measurePlanShape).
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  exitWhenStdoutCloses()
+  main().catch((error: unknown) => {
+    process.stderr.write(`plan-shape: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  })
+}
