@@ -54,8 +54,8 @@ export async function measureLargeImport(dir: string, orders: number, log: (line
 
 /**
  * The running example (PROCESS_MAP_LOG) repeated `copies` times (bench/repeated-ocel.ts) in `dir`,
- * imported (measureImport): the import of a 546,330-event log, at 30 copies, that issue-sized datasets
- * were first tried with.
+ * imported (measureImport). At 30 copies it is the dataset of 546,330 events that Ocelog was first
+ * tried at scale with.
  * @returns null when the running example is not beside the repository (a plain clone); the reason is logged.
  * @throws when the import fails or reports failed items.
  */
