@@ -54,6 +54,8 @@ beforeAll(async () => {
       '0',
       '--large-import',
       '0',
+      '--repeat-import',
+      '0',
       '--out',
       out,
     ],
