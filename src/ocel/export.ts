@@ -369,7 +369,8 @@ export async function streamOcel(query: ReadModelQuery, datasetId: string, sink:
   const idOf = (objectId: string, id: string) => exceptions.get(objectId) ?? id
 
   for (let after: EventsAfter | null | undefined; after !== null; ) {
-    const page = await query.events(datasetId, { limit: READ_LIMIT_MAX, ...(after === undefined ? {} : { after }) })
+    // Every page is read, so no page needs the count of them all (a scan of the dataset's events per page).
+    const page = await query.events(datasetId, { limit: READ_LIMIT_MAX, count: false, ...(after === undefined ? {} : { after }) })
     for (const e of page.events) {
       eventTypes.declare(e.event_type)
       const attributes = Object.entries(e.properties).map(([name, value]) => {

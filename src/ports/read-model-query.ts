@@ -74,6 +74,11 @@ export interface EventFilter extends TimeWindow {
   /** 1 to READ_LIMIT_MAX. */
   limit: number
   after?: EventsAfter
+  /**
+   * Whether to count the events that match on every page (EventPage.total; default true). A reader of
+   * every page (`ocelog export`) asks for no count: it scans all the matching events, once per page.
+   */
+  count?: boolean
 }
 
 export interface EventPage {
@@ -81,8 +86,8 @@ export interface EventPage {
   events: EventView[]
   /** Where the next page starts, or null when this page is the last. */
   next: EventsAfter | null
-  /** Events that match the filter on every page (the filter without `after`). */
-  total: number
+  /** Events that match the filter on every page (the filter without `after`); null when the filter set `count: false`. */
+  total: number | null
 }
 
 /** An object with its whole attribute history (OCEL 2.0 object attributes with times), for `ocelog export`. */

@@ -387,6 +387,8 @@ export class ProcessReader {
       ...(objectId === undefined ? {} : { objectId }),
       ...(after === undefined ? {} : { after }),
     })
+    // Counted: the filter above leaves `count` at its default.
+    if (page.total === null) throw new Error('read models: an events page asked with its count came without it')
     return {
       dataset_id: datasetId,
       as_of,

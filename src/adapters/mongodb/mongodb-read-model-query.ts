@@ -299,7 +299,8 @@ export class MongoReadModelQuery implements ReadModelQuery {
       )
     }
     // Every page's events: the filter without `after`.
-    const [counted] = await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray()
+    const [counted] =
+      filter.count === false ? [] : await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray()
     const pipeline: Document[] = [{ $match: pageMatch }, { $sort: { timestamp: 1, position: 1 } }, ...linked]
     pipeline.push(
       { $limit: filter.limit + 1 },
@@ -324,7 +325,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
     return {
       events,
       next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null,
-      total: counted?.n ?? 0,
+      total: filter.count === false ? null : (counted?.n ?? 0),
     }
   }
 

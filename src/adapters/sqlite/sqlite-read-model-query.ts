@@ -231,7 +231,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     const { where, params } = eventConditions(did, datasetId, filter)
     const { after: _after, ...everyPage } = filter
     const counted = eventConditions(did, datasetId, everyPage)
-    const { total } = this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }
+    const total =
+      filter.count === false
+        ? null
+        : (this.db.prepare(`SELECT count(*) AS total FROM rm_events e WHERE ${counted.where}`).get(counted.params) as { total: number }).total
     const rows = this.db
       .prepare(
         `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
