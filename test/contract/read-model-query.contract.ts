@@ -583,6 +583,7 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(await q.objectTypes(ds)).toEqual([])
         expect(await q.object(ds, 'order', 'o1', 1000)).toBeNull()
         expect(await q.events(ds, { limit: 100 })).toEqual({ events: [], next: null, total: 0 })
+        expect(await q.events(ds, { limit: 100, count: false })).toEqual({ events: [], next: null, total: null })
         expect((await q.processMap(ds, {})).object_types).toEqual([])
       })
 

@@ -227,7 +227,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async events(datasetId: string, filter: EventFilter): Promise<EventPage> {
     const did = this.did(datasetId)
-    if (did === null) return { events: [], next: null, total: 0 }
+    if (did === null) return { events: [], next: null, total: filter.count === false ? null : 0 }
     const { where, params } = eventConditions(did, datasetId, filter)
     const { after: _after, ...everyPage } = filter
     const counted = eventConditions(did, datasetId, everyPage)
