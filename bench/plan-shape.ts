@@ -4,8 +4,8 @@
  * the batches back in sending order and reports how long each phase took and the plan's shape
  * (planShape: batches, items per batch, and the critical path, the longest chain of batches each
  * waiting for the one before). The critical path bounds the sending phase from below whatever the
- * service's speed: that many requests answered one after the other (docs/import.md § Where the time
- * goes).
+ * service's speed: that many requests answered one after the other (docs/import.md § Two bounds: the
+ * plan's critical path, and the CPU of two cores).
  *
  * Usage: node dist/bench/plan-shape.js FILE [--timezone ZONE] [--staging-dir DIR] [--json]
  */

@@ -299,8 +299,10 @@ export class MongoReadModelQuery implements ReadModelQuery {
       )
     }
     // Every page's events: the filter without `after`.
-    const [counted] =
-      filter.count === false ? [] : await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray()
+    const total =
+      filter.count === false
+        ? null
+        : ((await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray())[0]?.n ?? 0)
     const pipeline: Document[] = [{ $match: pageMatch }, { $sort: { timestamp: 1, position: 1 } }, ...linked]
     pipeline.push(
       { $limit: filter.limit + 1 },
@@ -325,7 +327,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
     return {
       events,
       next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null,
-      total: filter.count === false ? null : (counted?.n ?? 0),
+      total,
     }
   }
 

@@ -590,7 +590,7 @@ export interface PlanShape {
 /**
  * The shape of the batches of a plan, read once as they come (a staged plan's `batches()` or an
  * ImportPlan's array), in a valid sending order (every `after` index below the batch's own).
- * Holds 4 bytes per batch. See docs/import.md § Where the time goes.
+ * Holds 4 bytes per batch. See docs/import.md § Two bounds: the plan's critical path, and the CPU of two cores.
  * @throws RangeError when a batch names an `after` at or above its own index (not a valid order).
  */
 export function planShape(batches: Iterable<PlannedBatch>): PlanShape {
