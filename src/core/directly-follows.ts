@@ -146,6 +146,36 @@ export function setKin<O>(steps: readonly DfStep<O>[], first: number): void {
 
 const coupleKey = (p: { pos: number }, n: { pos: number }) => `${String(p.pos)}>${String(n.pos)}`
 
+/** A linking with nothing in it, to add to. */
+export function emptyLinking<O>(): DfLinking<O> {
+  return { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [], newObjects: new Set() }
+}
+
+/**
+ * Adds to `out` the linking of one object's candidates when every one comes after the object's
+ * last stored step `pred` (null: the object has no stored step): each is inserted after the one
+ * before it, the couples between them are added, and the object's first (when new) and last
+ * activity move. The common case of linkSteps, for a store that knows `pred` without reading the
+ * object's region.
+ * @param candidates the object's candidate steps, ascending, each after `pred`.
+ */
+export function linkAppends<O>(out: DfLinking<O>, object: O, candidates: readonly DfStep<O>[], pred: DfStep<O> | null): void {
+  const first = candidates[0]
+  const last = candidates[candidates.length - 1]
+  if (first === undefined || last === undefined) return
+  let prev = pred
+  if (prev === null) {
+    out.newObjects.add(object)
+    out.starts.push({ dataset: first.dataset, ot: first.ot, from: null, to: first.act })
+  }
+  for (const step of candidates) {
+    out.inserts.push({ step, prev })
+    if (prev !== null) out.added.push({ p: prev, n: step })
+    prev = step
+  }
+  out.ends.push({ dataset: last.dataset, ot: last.ot, from: pred?.act ?? null, to: last.act })
+}
+
 /**
  * Step 1: links one run's new steps into their objects' traces.
  * @param byObject the run's candidate steps per object, ascending (stepsByObject); a step of an
@@ -153,7 +183,7 @@ const coupleKey = (p: { pos: number }, n: { pos: number }) => `${String(p.pos)}>
  * @param regionOf the stored region of an object around its candidates' bounds (DfRegion).
  */
 export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, regionOf: (object: O, bounds: DfBounds<O>) => DfRegion<O>): DfLinking<O> {
-  const out: DfLinking<O> = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [], newObjects: new Set() }
+  const out = emptyLinking<O>()
   const targets = new Map<number, DfStep<O>>()
   for (const [object, candidates] of byObject) {
     const first = candidates[0]
@@ -162,17 +192,7 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
     const region = regionOf(object, { object, first, last })
     if (region.mid.length === 0 && region.succ === null) {
       // The common case: every candidate comes after the object's last stored step (or it has none).
-      let prev = region.pred
-      if (prev === null) {
-        out.newObjects.add(object)
-        out.starts.push({ dataset: first.dataset, ot: first.ot, from: null, to: first.act })
-      }
-      for (const step of candidates) {
-        out.inserts.push({ step, prev })
-        if (prev !== null) out.added.push({ p: prev, n: step })
-        prev = step
-      }
-      out.ends.push({ dataset: last.dataset, ot: last.ot, from: region.pred?.act ?? null, to: last.act })
+      linkAppends(out, object, candidates, region.pred)
       continue
     }
     const stored = [...(region.pred === null ? [] : [region.pred]), ...region.mid, ...(region.succ === null ? [] : [region.succ])]
@@ -238,7 +258,7 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
  * with stored steps between them): lists concatenated, and each stored target event once.
  */
 export function joinLinkings<O>(parts: readonly DfLinking<O>[]): DfLinking<O> {
-  const out: DfLinking<O> = { inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [], newObjects: new Set() }
+  const out = emptyLinking<O>()
   const targets = new Map<number, DfStep<O>>()
   for (const p of parts) {
     // Element by element: a part may hold more items than a call's arguments allow.

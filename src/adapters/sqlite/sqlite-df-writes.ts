@@ -8,6 +8,10 @@
 import {
   aggregateChanges,
   applyDelta,
+  compareSteps,
+  emptyLinking,
+  joinLinkings,
+  linkAppends,
   type DfAggregate,
   type DfCounts,
   type DfLinking,
@@ -16,6 +20,7 @@ import {
   type EventStepRow,
   isEmptyAggregate,
   linkByClusters,
+  type MembershipChange,
   setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
@@ -23,6 +28,7 @@ import type { DurationStats } from '../../core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
+import { type DfObjectMemory, EMPTY_TAIL, lastOfTail, neighboursFromTail, nextTail, type TraceTail } from './df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 
 /** The directly-follows tables (part of the read models' schema, read-models-database.ts). */
@@ -175,12 +181,30 @@ function membershipKey(a: number, b: number): number {
 }
 
 /**
- * The stored neighbours (DfNeighbours) of each asked candidate step in its object's trace, by object
- * (row id): one statement, two seeks of the object's index, per candidate.
+ * What the write knows of the objects of one run beyond the file (DfObjectMemory): the memory of
+ * earlier transactions, and the first row id the current transaction made (an object whose row id
+ * is at or past it was named first by this batch: it has no stored step).
  */
-function readNeighbours(st: DfStatements, asks: readonly DfStep<number>[]): Map<number, DfNeighbours<number>> {
+export interface DfMemoryContext {
+  memory: DfObjectMemory
+  firstNewRid: number
+}
+
+/**
+ * The stored neighbours (DfNeighbours) of each asked candidate step in its object's trace, by object
+ * (row id): from the object's remembered tail when it holds them (neighboursFromTail), else one
+ * statement, two seeks of the object's index. A read that finds nothing stored at or after the
+ * candidate shows the object's last step: its tail, when `tails` has none for it yet.
+ */
+function readNeighbours(st: DfStatements, asks: readonly DfStep<number>[], tails: Map<number, TraceTail>): Map<number, DfNeighbours<number>> {
   const out = new Map<number, DfNeighbours<number>>()
   for (const c of asks) {
+    const tail = tails.get(c.object)
+    const remembered = tail === undefined ? undefined : neighboursFromTail(tail, c)
+    if (remembered !== undefined) {
+      out.set(c.object, remembered)
+      continue
+    }
     const toStep = (r: StepRow): DfStep<number> => ({
       dataset: c.dataset,
       object: c.object,
@@ -197,37 +221,112 @@ function readNeighbours(st: DfStatements, asks: readonly DfStep<number>[]): Map<
       else if (n.at === null) n.at = toStep(r)
       else n.next = toStep(r)
     }
+    if (n.at === null && tail === undefined) tails.set(c.object, n.before === null ? EMPTY_TAIL : { steps: [n.before], whole: false })
     out.set(c.object, n)
   }
   return out
 }
 
 /**
- * Links each object's new steps (src/core/directly-follows.ts, linkByClusters) with one read of its
- * stored steps per run of new steps with no stored step between them (a cluster): the stored step
- * before the cluster's first new step and the one or two at or after it (one statement, two index
- * seeks). When nothing is stored at or after the first new step (most runs), every new step comes
- * after the object's last stored one: one read for the object. So a late step costs one read, never
- * a read of the object's history between its new steps. The k-th cluster of every object is linked
- * in one call (round k), and the rounds' linkings are joined.
+ * The end of `object`'s stored trace when the write knows it without a read (DfMemoryContext): an
+ * empty trace for an object the batch named first, its remembered tail, or undefined.
  */
-function linkObjects(st: DfStatements, byObject: ReadonlyMap<number, readonly DfStep<number>[]>): DfLinking<number> {
-  const walk = linkByClusters(byObject)
+function knownTail(memory: DfMemoryContext | undefined, object: number): TraceTail | undefined {
+  if (memory === undefined) return undefined
+  if (object >= memory.firstNewRid) return EMPTY_TAIL
+  return memory.memory.get(object)?.tail
+}
+
+/**
+ * Links each object's new steps. An object whose last stored step is known (knownTail) and whose new
+ * steps all come after it is linked with no read (linkAppends: most objects of most runs). The others
+ * go through linkByClusters (src/core/directly-follows.ts), one read of their stored steps per run
+ * of new steps with no stored step between them (a cluster), from the remembered tail when it holds
+ * them, else from the file: the stored step before the cluster's first new step and the one or two
+ * at or after it (one statement, two index seeks). So a late step costs at most one read, never a
+ * read of the object's history between its new steps. The k-th cluster of every object is linked in
+ * one call (round k), and the rounds' linkings are joined.
+ * @param tails filled with each object's tail before the run, where known.
+ */
+function linkObjects(
+  st: DfStatements,
+  byObject: ReadonlyMap<number, readonly DfStep<number>[]>,
+  tails: Map<number, TraceTail>,
+  memory: DfMemoryContext | undefined,
+): DfLinking<number> {
+  const appended = emptyLinking<number>()
+  const rest = new Map<number, readonly DfStep<number>[]>()
+  for (const [object, candidates] of byObject) {
+    const tail = knownTail(memory, object)
+    if (tail === undefined) {
+      rest.set(object, candidates)
+      continue
+    }
+    tails.set(object, tail)
+    const last = lastOfTail(tail)
+    const first = candidates[0]
+    if (first !== undefined && (last === null || compareSteps(first, last) > 0)) linkAppends(appended, object, candidates, last)
+    else rest.set(object, candidates)
+  }
+  if (rest.size === 0) return appended
+  const walk = linkByClusters(rest)
   let round = walk.next()
-  while (round.done !== true) round = walk.next(readNeighbours(st, round.value))
-  return round.value
+  while (round.done !== true) round = walk.next(readNeighbours(st, round.value, tails))
+  return joinLinkings([appended, round.value])
+}
+
+/**
+ * Puts in `memory` what the run leaves of each object it wrote: the end of its trace (nextTail, when
+ * its tail before the run was known) and its membership counts (when read or remembered, or when the
+ * object is new, with the run's changes). What is not known is left out, and read from the file next
+ * time.
+ */
+function remember(
+  memory: DfObjectMemory,
+  linking: DfLinking<number>,
+  tails: ReadonlyMap<number, TraceTail>,
+  memberships: ReadonlyMap<number, Map<number, number>>,
+  changes: readonly MembershipChange<number>[],
+): void {
+  const inserted = new Map<number, DfStep<number>[]>()
+  for (const { step } of linking.inserts) {
+    const list = inserted.get(step.object)
+    if (list === undefined) inserted.set(step.object, [step])
+    else list.push(step)
+  }
+  const counts = new Map(memberships)
+  for (const object of linking.newObjects) if (!counts.has(object)) counts.set(object, new Map())
+  for (const m of changes) {
+    const of = counts.get(m.object)
+    if (of === undefined) continue
+    const key = membershipKey(num(m.a), m.b === '' ? NO_ACTIVITY : num(m.b))
+    if (m.after === 0) of.delete(key)
+    else of.set(key, m.after)
+  }
+  for (const [object, steps] of inserted) {
+    const before = tails.get(object)
+    const tail = before === undefined ? undefined : nextTail(before, steps)
+    const of = counts.get(object)
+    if (tail === undefined && of === undefined) memory.delete(object)
+    else memory.set(object, { tail, memberships: of })
+  }
+  memory.trim()
 }
 
 /**
  * Writes a run's directly-follows slice.
  * @param events the slice (log order).
  * @param didOf a dataset's row id; `ridOf` an object's (both made by the batch's identity step).
+ * @param memory what earlier transactions left of the objects (DfObjectMemory), updated in place
+ *   with this run's writes: the caller clears it when the transaction does not commit. Without it,
+ *   every object's neighbours and membership counts are read from the file.
  */
 export function writeDirectlyFollows(
   st: DfStatements,
   events: readonly DirectlyFollowsEvent[],
   didOf: (datasetId: string) => number,
   ridOf: (objectId: string) => number,
+  memory?: DfMemoryContext,
 ): void {
   if (events.length === 0) return
   const ids = new Map<string, number>()
@@ -242,14 +341,18 @@ export function writeDirectlyFollows(
     setKin(steps, first)
   }
   // Objects, steps and memberships in key order: reads and writes then walk each B-tree's pages in order.
-  const linking = linkObjects(st, new Map([...stepsByObject(steps)].sort((x, y) => x[0] - y[0])))
-  // An object's membership counts, read once per run (one range of its key), keyed by a * 2^26 + b.
+  const tails = new Map<number, TraceTail>()
+  const linking = linkObjects(st, new Map([...stepsByObject(steps)].sort((x, y) => x[0] - y[0])), tails, memory)
+  // An object's membership counts, remembered or read once per run (one range of its key), keyed by a * 2^26 + b.
   const memberships = new Map<number, Map<number, number>>()
   const membershipOf = (rid: number, a: string, b: string): number => {
     let counts = memberships.get(rid)
     if (counts === undefined) {
-      counts = new Map()
-      for (const [ra, rb, n] of st.memberships.all(rid)) counts.set(membershipKey(ra, rb), n)
+      counts = memory?.memory.get(rid)?.memberships
+      if (counts === undefined) {
+        counts = new Map()
+        for (const [ra, rb, n] of st.memberships.all(rid)) counts.set(membershipKey(ra, rb), n)
+      }
       memberships.set(rid, counts)
     }
     return counts.get(membershipKey(num(a), b === '' ? NO_ACTIVITY : num(b))) ?? 0
@@ -287,6 +390,7 @@ export function writeDirectlyFollows(
     else kept.push([m.object, num(m.a), b, m.after])
   }
   st.putMemberships.run(kept.sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0) || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0)))
+  if (memory !== undefined) remember(memory.memory, linking, tails, memberships, changes.memberships)
   for (const d of changes.deltas) {
     const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), d.key.b === '' ? NO_ACTIVITY : num(d.key.b)] as const
     const row = st.aggregate.get(...key)

@@ -21,6 +21,7 @@ import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
+import { DF_MEMORY_OBJECTS, DfObjectMemory } from './df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
@@ -42,6 +43,8 @@ function prepareApplyStatements(db: SqliteDatabase) {
     // An object by its id alone, outside the batch's named objects (none in practice): a scan, no index holds object ids.
     getObjectById: db.prepare<[Buffer | string], { rid: number }>('SELECT rid FROM rm_objects WHERE object_id = ?'),
     maxRid: db.prepare<[], { rid: number | null }>('SELECT max(rid) AS rid FROM rm_objects'),
+    // Bumped when another connection commits to the file (sqlite.org/pragma.html#pragma_data_version).
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     // New objects, with the row ids this batch assigns them.
     putObjects: new MultiRowStatement(
       db,
@@ -67,14 +70,15 @@ const LOOKUP_CHUNK = 500
  * record that named them. A new object that the objects projection's slice holds gets its whole row
  * at once (then that slice's write finds it applied); any other new object gets an empty one (no
  * attributes, position 0) for the objects projection to fill.
- * @returns every named object's row, by object id.
+ * @returns every named object's row, by object id, and the first row id this step made (every
+ *   larger one was made by it too).
  */
 function writeIdentities(
   st: ApplyStatements,
   named: ReadonlyMap<string, NamedObject>,
   objects: ObjectsSlice | undefined,
   didOf: (datasetId: string) => number,
-): Map<string, StoredObject> {
+): { stored: Map<string, StoredObject>; firstNewRid: number } {
   const list = [...named.values()]
   const stored = new Map<string, StoredObject>()
   for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
@@ -86,7 +90,8 @@ function writeIdentities(
       stored.set(named.objectId, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
     }
   }
-  let nextRid = (st.maxRid.get()?.rid ?? 0) + 1
+  const firstNewRid = (st.maxRid.get()?.rid ?? 0) + 1
+  let nextRid = firstNewRid
   const put: unknown[][] = []
   for (const o of named.values()) {
     if (stored.has(o.objectId)) continue
@@ -99,7 +104,7 @@ function writeIdentities(
     stored.set(o.objectId, { rid, properties, position, firstPosition: o.position })
   }
   st.putObjects.run(put)
-  return stored
+  return { stored, firstNewRid }
 }
 
 /**
@@ -124,8 +129,18 @@ function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: Cha
 
 export class SqliteReadModelStore implements ReadModelStore {
   private applyStatements: ApplyStatements | null = null
+  /** The directly-follows write's memory of objects between transactions (DfObjectMemory: a cache of this file, kept true here). */
+  private readonly dfMemory: DfObjectMemory
+  /** The file's `data_version` as this connection last saw it in a transaction (null: not yet). */
+  private seenDataVersion: number | null = null
 
-  constructor(private readonly db: SqliteDatabase) {}
+  /** @param options.dfMemoryObjects objects the directly-follows write remembers (default DF_MEMORY_OBJECTS; 0: none). */
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: { dfMemoryObjects?: number } = {},
+  ) {
+    this.dfMemory = new DfObjectMemory(options.dfMemoryObjects ?? DF_MEMORY_OBJECTS)
+  }
 
   async checkpoint(name: string): Promise<number | null> {
     const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
@@ -141,12 +156,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     const didOf = idCache(st.getDataset, st.putDataset)
     const nameId = idCache(st.getName, st.putName)
 
-    db.transaction(() => {
+    const memory = this.dfMemory
+    const transaction = db.transaction(() => {
+      // Another connection committed since this one's last transaction: what the memory holds may be stale.
+      const version = st.dataVersion.get() ?? null
+      if (version !== this.seenDataVersion) {
+        memory.clear()
+        this.seenDataVersion = version
+      }
       for (const part of parts) {
         const current = st.getCheckpoint.get(part.checkpoint)?.position ?? null
         if (current !== part.expected) throw new CheckpointConflictError(part.checkpoint, part.expected, current)
       }
-      const objects = writeIdentities(st, batch.objects, sliceOf(batch.slices, 'objects')?.slice, didOf)
+      const { stored: objects, firstNewRid } = writeIdentities(st, batch.objects, sliceOf(batch.slices, 'objects')?.slice, didOf)
       const ctx: SliceWriteContext = {
         db,
         st: st.slices,
@@ -159,15 +181,24 @@ export class SqliteReadModelStore implements ReadModelStore {
         },
         objects,
         named: batch.objects,
+        dfMemory: { memory, firstNewRid },
       }
       for (const name of PROJECTION_NAMES) writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
       for (const part of parts) st.putCheckpoint.run(part.checkpoint, batch.to, part.version, now)
-    }).immediate()
+    })
+    try {
+      transaction.immediate()
+    } catch (error) {
+      // Rolled back: the memory may hold this transaction's writes.
+      memory.clear()
+      throw error
+    }
   }
 
   async clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void> {
     const db = this.db
+    this.dfMemory.clear()
     db.transaction(() => {
       SLICE_CLEARS[projection](db)
       const names = JSON.stringify(checkpoints)
@@ -179,6 +210,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async reset(): Promise<void> {
     // The prepared statements name tables that are dropped and made again.
     this.applyStatements = null
+    this.dfMemory.clear()
     remakeReadModels(this.db)
   }
 

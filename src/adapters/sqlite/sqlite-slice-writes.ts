@@ -21,7 +21,7 @@ import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
-import { clearDirectlyFollows, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
+import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
@@ -127,6 +127,8 @@ export interface SliceWriteContext {
   objects: ReadonlyMap<string, StoredObject>
   /** The objects the batch names (ChangeBatch.objects). */
   named: ReadonlyMap<string, NamedObject>
+  /** The directly-follows write's memory of objects, and the first row id the batch made (DfMemoryContext). */
+  dfMemory?: DfMemoryContext
 }
 
 /** Applies one type change by the replay rule (typeChangeToApply), as a guarded upsert. */
@@ -269,7 +271,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
   events: writeEvents,
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.st.auditChain, slice, (datasetId) => ctx.didOf(datasetId)),
-  directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.st.directlyFollows, slice, ctx.didOf, ctx.ridOf),
+  directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.st.directlyFollows, slice, ctx.didOf, ctx.ridOf, ctx.dfMemory),
 }
 
 /**
