@@ -9,8 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { seededRandom } from '../../bench/generate.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
+import { DfObjectMemory } from '../../src/adapters/sqlite/df-object-memory.js'
 import { DF_TABLES, type DfStatements, prepareDfStatements, writeDirectlyFollows } from '../../src/adapters/sqlite/sqlite-df-writes.js'
 import type { DirectlyFollowsEvent } from '../../src/core/read-model-changes.js'
 
@@ -34,8 +36,11 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-/** A fresh read-models.db with the directly-follows statements, `neighbours` counted; `write` applies a run in one transaction. */
-function openStore() {
+/**
+ * A fresh read-models.db with the directly-follows statements, `neighbours` counted; `write` applies a
+ * run in one transaction. With `memory`, the write keeps a DfObjectMemory between runs, as the store does.
+ */
+function openStore(options: { memory?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ocelog-df-writes-'))
   dirs.push(dir)
   const { db } = openReadModelsDatabase(dir)
@@ -59,7 +64,11 @@ function openStore() {
     }
     return rid
   }
-  const write = db.transaction((events: readonly DirectlyFollowsEvent[]) => writeDirectlyFollows(st, events, () => 1, ridOf))
+  const memory = options.memory === true ? new DfObjectMemory() : undefined
+  const write = db.transaction((events: readonly DirectlyFollowsEvent[]) =>
+    // Row ids past those made so far are made by this run: such objects have no stored step.
+    writeDirectlyFollows(st, events, () => 1, ridOf, memory === undefined ? undefined : { memory, firstNewRid: rids.size + 1 }),
+  )
   const rows = () =>
     Object.fromEntries(DF_TABLES.map((t) => [t, (db.prepare(`SELECT * FROM ${t}`).all() as Record<string, unknown>[]).map((r) => JSON.stringify(r)).sort()]))
   return { reads, write, rows }
@@ -94,5 +103,49 @@ describe('the directly-follows write on SQLite', () => {
     expect(store.rows()).toEqual(rows)
     // Each replayed step of an object is the succ of the one before it: a cluster of its own.
     expect(store.reads.neighbours).toBe(5)
+  })
+
+  it("with the memory, reads nothing for appends or for late steps inside an object's remembered tail, and writes the same rows", () => {
+    const history = Array.from({ length: 300 }, (_, i) => event(i + 1, ['A', 'B', 'C'][i % 3] as string, i, i % 10 === 0 ? ['o1', 'i1'] : ['o1']))
+    const store = openStore({ memory: true })
+    for (let i = 0; i < history.length; i += 50) store.write(history.slice(i, i + 50))
+    // New objects, then appends after the remembered last steps.
+    expect(store.reads.neighbours).toBe(0)
+    // Late by one step of o1 (inside its last four), and an append.
+    store.write([event(301, 'L', 298.5, ['o1']), event(302, 'Z', 400, ['o1', 'i1'])])
+    expect(store.reads.neighbours).toBe(0)
+    // Far back in o1's trace: one read.
+    store.write([event(303, 'M', 100.5, ['o1'])])
+    expect(store.reads.neighbours).toBe(1)
+    // A replay of steps the memory holds: no read, no change.
+    const rows = store.rows()
+    store.write([event(302, 'Z', 400, ['o1', 'i1'])])
+    expect(store.reads.neighbours).toBe(1)
+    expect(store.rows()).toEqual(rows)
+    const oneByOne = openStore()
+    for (const e of [...history, event(301, 'L', 298.5, ['o1']), event(302, 'Z', 400, ['o1', 'i1']), event(303, 'M', 100.5, ['o1'])]) oneByOne.write([e])
+    expect(rows).toEqual(oneByOne.rows())
+  })
+
+  it('writes the same rows with the memory as without it, for events in random orders and runs', () => {
+    const random = seededRandom(27)
+    const objects = ['o1', 'o2', 'o3', 'i1', 'i2', 'i3', 'i4', 'i5']
+    // Distinct times (minutes), drawn in random order: many steps arrive before their predecessors.
+    const minutes = Array.from({ length: 400 }, (_, i) => i).sort(() => random() - 0.5)
+    const events = minutes.map((m, i) => {
+      const own = objects.filter(() => random() < 0.3)
+      return event(i + 1, ['A', 'B', 'C', 'D'][Math.floor(random() * 4)] as string, m, own.length === 0 ? ['o1'] : own)
+    })
+    const remembering = openStore({ memory: true })
+    const reading = openStore()
+    for (let i = 0; i < events.length; ) {
+      const run = events.slice(i, i + 1 + Math.floor(random() * 12))
+      i += run.length
+      remembering.write(run)
+      reading.write(run)
+    }
+    expect(remembering.rows()).toEqual(reading.rows())
+    // The memory answered some of the reads (appends, new objects, steps inside a tail), and never added one.
+    expect(remembering.reads.neighbours).toBeLessThan(reading.reads.neighbours)
   })
 })
