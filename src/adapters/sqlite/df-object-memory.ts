@@ -16,6 +16,7 @@
  *   one last wrote (SQLite's `PRAGMA data_version`, sqlite.org/pragma.html#pragma_data_version);
  * - it holds at most `maxObjects` objects, the least recently written ones leaving first, so its
  *   memory is bounded whatever the dataset's size (under 1 KiB per object with a few dozen edges).
+ * The write puts an object in it from the object's second run on (sqlite-df-writes.ts, remember).
  */
 import { compareSteps, type DfNeighbours, type DfStep } from '../../core/directly-follows.js'
 

@@ -276,10 +276,10 @@ function linkObjects(
 }
 
 /**
- * Puts in `memory` what the run leaves of each object it wrote: the end of its trace (nextTail, when
- * its tail before the run was known) and its membership counts (when read or remembered, or when the
- * object is new, with the run's changes). What is not known is left out, and read from the file next
- * time.
+ * Puts in `memory` what the run leaves of each object it wrote, unless the object had no stored step
+ * before the run: the end of its trace (nextTail, when its tail before the run was known) and its
+ * membership counts (when read or remembered, with the run's changes). What is not known is left
+ * out, and read from the file next time.
  */
 function remember(
   memory: DfObjectMemory,
@@ -295,7 +295,6 @@ function remember(
     else list.push(step)
   }
   const counts = new Map(memberships)
-  for (const object of linking.newObjects) if (!counts.has(object)) counts.set(object, new Map())
   for (const m of changes) {
     const of = counts.get(m.object)
     if (of === undefined) continue
@@ -304,6 +303,13 @@ function remember(
     else of.set(key, m.after)
   }
   for (const [object, steps] of inserted) {
+    // An object seen for the first time is not remembered: most objects of a log live for a few
+    // events, and remembering each of them only churns the memory (and the garbage collector).
+    // One that comes back is remembered from its second run on.
+    if (linking.newObjects.has(object)) {
+      memory.delete(object)
+      continue
+    }
     const before = tails.get(object)
     const tail = before === undefined ? undefined : nextTail(before, steps)
     const of = counts.get(object)
