@@ -294,9 +294,8 @@ function remember(
     if (list === undefined) inserted.set(step.object, [step])
     else list.push(step)
   }
-  const counts = new Map(memberships)
   for (const m of changes) {
-    const of = counts.get(m.object)
+    const of = memberships.get(m.object)
     if (of === undefined) continue
     const key = membershipKey(num(m.a), m.b === '' ? NO_ACTIVITY : num(m.b))
     if (m.after === 0) of.delete(key)
@@ -312,7 +311,7 @@ function remember(
     }
     const before = tails.get(object)
     const tail = before === undefined ? undefined : nextTail(before, steps)
-    const of = counts.get(object)
+    const of = memberships.get(object)
     if (tail === undefined && of === undefined) memory.delete(object)
     else memory.set(object, { tail, memberships: of })
   }

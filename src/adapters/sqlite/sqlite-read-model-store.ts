@@ -21,7 +21,7 @@ import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import type { SqliteDatabase } from './database.js'
-import { DF_MEMORY_OBJECTS, DfObjectMemory } from './df-object-memory.js'
+import { DfObjectMemory } from './df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
@@ -130,17 +130,11 @@ function writeSlice<K extends ProjectionName>(ctx: SliceWriteContext, batch: Cha
 export class SqliteReadModelStore implements ReadModelStore {
   private applyStatements: ApplyStatements | null = null
   /** The directly-follows write's memory of objects between transactions (DfObjectMemory: a cache of this file, kept true here). */
-  private readonly dfMemory: DfObjectMemory
+  private readonly dfMemory = new DfObjectMemory()
   /** The file's `data_version` as this connection last saw it in a transaction (null: not yet). */
   private seenDataVersion: number | null = null
 
-  /** @param options.dfMemoryObjects objects the directly-follows write remembers (default DF_MEMORY_OBJECTS; 0: none). */
-  constructor(
-    private readonly db: SqliteDatabase,
-    options: { dfMemoryObjects?: number } = {},
-  ) {
-    this.dfMemory = new DfObjectMemory(options.dfMemoryObjects ?? DF_MEMORY_OBJECTS)
-  }
+  constructor(private readonly db: SqliteDatabase) {}
 
   async checkpoint(name: string): Promise<number | null> {
     const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
