@@ -3,16 +3,18 @@
  * SQLite file, planned from it a page at a time) against the in-memory plan (planImport over
  * readOcelFile): the same batches, items, idempotency keys, sources and `after` lists, the same
  * totals and skips, on the generated log in its three forms and on every shared log. So a file
- * imported by the in-memory importer and imported again by the staged one records nothing.
+ * imported by the in-memory importer and imported again by the staged one records nothing. And the
+ * staged plan read while it is still being planned (StagedPlanner, as `ocelog import` sends it): the
+ * same batches again, the first of them before planning ends.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { planImport, type PlanOptions } from '../../src/ocel/import/plan.js'
+import { planImport, type PlannedBatch, type PlanOptions } from '../../src/ocel/import/plan.js'
 import { readOcelFile, streamOcelFile } from '../../src/ocel/import/read.js'
 import { Staging } from '../../src/ocel/import/stage.js'
-import { planStaged } from '../../src/ocel/import/staged-plan.js'
+import { planStaged, StagedPlanner } from '../../src/ocel/import/staged-plan.js'
 import { parseTimeZone, type TimeZone } from '../../src/ocel/import/time.js'
 import { itWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
 import { writeGeneratedOcel } from '../helpers/generated-ocel.js'
@@ -34,6 +36,74 @@ async function bothPlans(path: string, zone: TimeZone, options: PlanOptions = {}
     staging.remove()
   }
 }
+
+/**
+ * The staged plan of `path` read while it is planned: a batch is taken whenever one is final, and a
+ * page is planned only when none is (null), the most eager reader there can be.
+ * @returns the batches, how many came before planning ended, and the totals at the end.
+ */
+async function readWhilePlanning(path: string, zone: TimeZone, options: PlanOptions = {}) {
+  const staging = new Staging(dir)
+  try {
+    const end = await streamOcelFile(path, zone, staging.sink(), undefined, staging.scratch())
+    staging.typeText = end.typeText
+    const planner = new StagedPlanner(staging, options)
+    const batches: PlannedBatch[] = []
+    let beforeDone = 0
+    let steps = 0
+    for (const batch of planner.batches()) {
+      if (batch === null) {
+        expect(planner.done).toBe(false)
+        planner.step()
+        steps += 1
+        continue
+      }
+      if (!planner.done) beforeDone += 1
+      batches.push(batch)
+    }
+    return { batches, beforeDone, steps, totals: planner.totals() }
+  } finally {
+    staging.remove()
+  }
+}
+
+describe('the staged plan read while it is planned equals the plan planned first', () => {
+  for (const form of ['json', 'xml', 'sqlite'] as const) {
+    it(`on the generated log (${form}): the same batches and totals, the objects' initial values before planning ends`, async () => {
+      // Batches of 10, so that the initial values fill some before the first event.
+      const options = { keyPrefix: 'p:', unknownObjectType: 'Geist', batchSize: 10 }
+      const { memory } = await bothPlans(generated[form], parseTimeZone('+01:00'), options)
+      const early = await readWhilePlanning(generated[form], parseTimeZone('+01:00'), options)
+      const { batches, ...totals } = memory
+      expect(early.batches).toEqual(batches)
+      expect(early.totals).toEqual(totals)
+      // The objects' initial values (at the epoch) come before the first event: 5 batches of 10 of them are final before the events are planned.
+      expect(early.beforeDone).toBeGreaterThanOrEqual(5)
+      expect(early.steps).toBeGreaterThan(1)
+    })
+  }
+
+  // Whether a batch is final before planning ends: the logs with more than a batch of values before their first event.
+  for (const [relative, early] of [
+    ['derived/ocpa__running-example.ocel2.json', true],
+    ['raw/ocpa__logistics.sqlite', true],
+    ['raw/ocpa__ocel20_example.xmlocel', false],
+  ] as const) {
+    itWithSharedOcel(
+      `on ${relative}`,
+      async () => {
+        const { memory } = await bothPlans(ocelFixture(relative), parseTimeZone('UTC'))
+        const read = await readWhilePlanning(ocelFixture(relative), parseTimeZone('UTC'))
+        const { batches, ...totals } = memory
+        expect(read.batches.length).toBe(batches.length)
+        expect(read.batches).toEqual(batches)
+        expect(read.totals).toEqual(totals)
+        expect(read.beforeDone > 0).toBe(early)
+      },
+      120_000,
+    )
+  }
+})
 
 describe('the staged plan equals the in-memory plan', () => {
   for (const form of ['json', 'xml', 'sqlite'] as const) {

@@ -219,7 +219,7 @@ export function registerImport(program: Command): void {
       const stagingDir = opts.stagingDir ?? tmpdir()
       if (!existsSync(stagingDir)) throw new CliError(`--staging-dir ${stagingDir}: no such directory`)
       // Loaded here, not at start, so that other commands (`serve` above all) do not carry the client and the readers.
-      const [{ OcelogClient, OcelogRequestError }, { streamOcelFile }, { Staging }, { planStaged }] = await Promise.all([
+      const [{ OcelogClient, OcelogRequestError }, { streamOcelFile }, { Staging }, { StagedPlanner }] = await Promise.all([
         import('@ocelog/client'),
         import('../../ocel/import/read.js'),
         import('../../ocel/import/stage.js'),
@@ -260,7 +260,7 @@ export function registerImport(program: Command): void {
       process.once('SIGINT', onSigint)
       const staging = new Staging(stagingDir)
       let run: RunResult
-      let plan: StagedPlan
+      let plan: Omit<StagedPlan, 'batches'>
       let end: ReadEnd
       try {
         // An OcelReadError reaches `fail`, which prints its message.
@@ -277,20 +277,55 @@ export function registerImport(program: Command): void {
           staging.scratch(),
         )
         staging.typeText = end.typeText
+        // Planned a page at a time, while what is planned before the log's first event is sent
+        // (StagedPlanner: the same batches as planning first, then sending).
         display.start('planning', staging.counts.events + staging.counts.objects)
-        plan = planStaged(staging, { unknownObjectType, keyPrefix }, (events, objects) => {
-          display.update({ value: events + objects, events, objects, failed: 0 })
-          collect()
-        })
-        display.start('sending', plan.events + plan.upserts)
-        run = await runPlan({ batches: plan.batches(), events: plan.events, upserts: plan.upserts }, client, {
-          concurrency,
-          signal: abort.signal,
-          onProgress: (p) => {
-            display.update(sent(p))
-            collect()
+        const planner = new StagedPlanner(staging, { unknownObjectType, keyPrefix })
+        let planningError: unknown = null
+        const planning = (async () => {
+          try {
+            while (!abort.signal.aborted && planner.step()) {
+              display.update({
+                value: planner.eventsPlanned + planner.objectsPlanned,
+                events: planner.eventsPlanned,
+                objects: planner.objectsPlanned,
+                failed: 0,
+              })
+              collect()
+              await new Promise((resolve) => setImmediate(resolve))
+            }
+            if (planner.done) display.start('sending', planner.events + planner.upserts)
+          } catch (error) {
+            planningError = error
+            abort.abort()
+          }
+        })()
+        run = await runPlan(
+          {
+            batches: planner.batches(),
+            get events() {
+              return planner.events
+            },
+            get upserts() {
+              return planner.upserts
+            },
+            complete: () => {
+              if (planningError === null) while (planner.step());
+            },
           },
-        })
+          client,
+          {
+            concurrency,
+            signal: abort.signal,
+            onProgress: (p) => {
+              if (planner.done) display.update(sent(p))
+              collect()
+            },
+          },
+        )
+        await planning
+        if (planningError !== null) throw planningError
+        plan = planner.totals()
       } catch (error) {
         display.stop()
         staging.close()

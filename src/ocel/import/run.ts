@@ -78,11 +78,21 @@ function insertSorted(sorted: number[], value: number): void {
   sorted.splice(lo, 0, value)
 }
 
-/** What runPlan sends: the batches in a valid order (an in-memory ImportPlan, or a staged plan's `batches()`), and the totals. */
+/**
+ * What runPlan sends: the batches in a valid order (an in-memory ImportPlan, or a staged plan's
+ * `batches()`), and the totals (read at each progress report, so a plan still being planned may
+ * grow them).
+ */
 export interface RunnablePlan {
-  batches: Iterable<PlannedBatch>
+  /** A null is a batch not planned yet: runPlan asks again after the event loop's next turn. */
+  batches: Iterable<PlannedBatch | null>
   events: number
   upserts: number
+  /**
+   * Plans what is left at once (StagedPlanner.step to the end): called when the run stopped early, so
+   * that every batch it never sent can be listed as not sent.
+   */
+  complete?: () => void
 }
 
 /** Batches read ahead of the oldest one not yet answered (bounds memory; a full window always holds a ready batch, its lowest). */
@@ -108,6 +118,8 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
         exhausted = true
         break
       }
+      // Not planned yet: pump asks again later.
+      if (next.value === null) break
       const index = read++
       let waitingOn = 0
       for (const a of next.value.after) {
@@ -169,7 +181,10 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
           (error: unknown) => finish(index, batch, null, error),
         )
       }
-      if (inFlight === 0) resolve()
+      if (inFlight > 0) return
+      // Nothing in flight: done, stopped, or waiting for the plan (asked again after the event loop's next turn, when planning has gone on).
+      if (exhausted || result.aborted !== null) resolve()
+      else setImmediate(pump)
     }
     const finish = (index: number, batch: PlannedBatch, r: BulkResult<unknown, unknown> | null, error?: unknown) => {
       inFlight -= 1
@@ -241,7 +256,15 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
     )
   }
   for (const [index, { batch }] of window) notSent(index, batch)
-  for (let next = source.next(); next.done !== true; next = source.next()) notSent(read++, next.value)
+  let completed = false
+  for (let next = source.next(); next.done !== true; next = source.next()) {
+    if (next.value !== null) notSent(read++, next.value)
+    else if (completed || plan.complete === undefined) break
+    else {
+      plan.complete()
+      completed = true
+    }
+  }
   result.failures = [...failuresByBatch.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, f]) => f)
   result.objectsAccepted = objectsAccepted
   result.batches = read

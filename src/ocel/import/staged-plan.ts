@@ -5,14 +5,23 @@
  *    per object (ObjectNumbers, what the actions name objects by): memory grows with the log's
  *    distinct objects (about 100 bytes each, while planning), not with its events or its file size.
  * 2. Objects, then events, are planned in file order by ActionPlanner, each action appended to the
- *    staging's `action` table with its time and planning order (`seq`).
+ *    staging's `action` table with its time and planning order (`seq`). The table's index on
+ *    (time, seq) is made once the objects are planned, before the events.
  * 3. `batches()` reads the actions back in sending order (time, then seq: upserts are planned before
- *    events, so that is planImport's order) through an index, a page at a time, and cuts them into
+ *    events, so that is planImport's order) through that index, a page at a time, and cuts them into
  *    batches as they come (Cutter), which keeps per object number the batch of its latest upsert (4
  *    bytes) and the event batches naming it since.
+ *
+ * Planning can run a page at a time (StagedPlanner.step) while the batches are read and sent: every
+ * event action's time is at or after the log's first event time, so once the objects are planned, the
+ * actions before that time are all in the table and in their final order. Up to that time (the
+ * *horizon*) the batches can be read while the events are still being planned; past it, `batches()`
+ * yields null (nothing to send yet) until planning is done. `ocelog import` sends the objects' earlier
+ * values that way while it plans the events (docs/import.md). The batches are the same either way.
  */
+import type { Statement } from 'better-sqlite3'
 import { LIMITS } from '../../core/limits.js'
-import { typeEvent, typeObject, valueTyper } from './model.js'
+import { typeEvent, typeObject, valueTyper, type ValueTyper } from './model.js'
 import { ActionPlanner, Cutter, ObjectNumbers, UNDEFINED_OBJECT_TYPE, type Action, type ImportPlan, type PlannedBatch, type PlanOptions } from './plan.js'
 import type { Staging } from './stage.js'
 
@@ -31,66 +40,146 @@ export interface StagedPlan extends Omit<ImportPlan, 'batches'> {
 type Payload = [0, number, string, Action['item'], boolean] | [1, number[], string, Action['item']]
 
 /**
- * Plans the import of the log staged in `staging` (see module comment).
- * @param onPlanned called every page with the events and objects planned so far.
+ * Plans the import of a staged log a page at a time (see module comment), so that its batches can
+ * be sent while it plans: `step()` plans one page; `batches()` yields each batch as soon as every
+ * action before its end is planned, and null while it must wait for `step()`.
  */
-export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanned?: (events: number, objects: number) => void): StagedPlan {
-  const batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
-  staging.commit()
-  const { db } = staging
-  const numbers = new ObjectNumbers()
-  for (let after = 0, page = staging.idPage(after, PAGE_ROWS); page.length > 0; page = staging.idPage(after, PAGE_ROWS)) {
-    for (const r of page) numbers.define(r.type, r.id)
-    after = page[page.length - 1]?.seq ?? after
-  }
-  const defined = (db.prepare('SELECT count(*) FROM (SELECT DISTINCT type, id FROM object)').pluck().get() as number | undefined) ?? 0
-  const planner = new ActionPlanner(numbers, options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
-  const insert = db.prepare<[number, number, string]>('INSERT INTO action (time, seq, payload) VALUES (?, ?, ?)')
-  const put = (a: Action) => {
-    const payload: Payload = a.kind === 'upsert' ? [0, a.key, a.source, a.item, a.first] : [1, a.keys, a.source, a.item]
-    insert.run(a.time === Number.NEGATIVE_INFINITY ? BEFORE_ALL_TIMES : a.time, a.seq, JSON.stringify(payload))
-  }
-  db.exec('BEGIN')
-  let upserts = 0
-  let objects = 0
-  const objectTyper = valueTyper(staging.objectTypes, staging.typeText)
-  for (let after = 0, page = staging.objectPage(after, PAGE_ROWS); page.length > 0; page = staging.objectPage(after, PAGE_ROWS)) {
-    for (const { object } of page) {
-      for (const a of planner.objectActions(typeObject(object, objectTyper))) {
-        put(a)
-        upserts += 1
-      }
-    }
-    objects += page.length
-    after = page[page.length - 1]?.seq ?? after
-    db.exec('COMMIT; BEGIN')
-    onPlanned?.(0, objects)
-  }
-  const eventTyper = valueTyper(staging.eventTypes, staging.typeText)
-  let events = 0
-  for (let after = 0, page = staging.eventPage(after, PAGE_ROWS); page.length > 0; page = staging.eventPage(after, PAGE_ROWS)) {
-    for (const { event } of page) {
-      const a = planner.eventAction(typeEvent(event, eventTyper))
-      if (a !== null) put(a)
-    }
-    events += page.length
-    after = page[page.length - 1]?.seq ?? after
-    db.exec('COMMIT; BEGIN')
-    onPlanned?.(events, objects)
-  }
-  db.exec('COMMIT')
-  // Planned: the ids are no longer needed (the batches' generator shares this scope, which would keep them).
-  numbers.clear()
-  db.exec('CREATE INDEX action_order ON action (time, seq)')
+export class StagedPlanner {
+  private readonly batchSize: number
+  private readonly numbers = new ObjectNumbers()
+  private readonly planner: ActionPlanner
+  private readonly insert: Statement<[number, number, string]>
+  private readonly objectTyper: ValueTyper
+  private readonly eventTyper: ValueTyper
+  private readonly pageOf: Statement<[number, number, number, number], { time: number; seq: number; payload: string }>
+  private phase: 'objects' | 'events' | 'done' = 'objects'
+  private after = 0
+  /** Actions before this time (staged ms) are all planned: the log's first event time once the objects are, +∞ once all are. */
+  private horizon = BEFORE_ALL_TIMES
+  /** Upserts planned so far. */
+  private upsertCount = 0
+  /** Objects (staged rows) and events planned so far. */
+  objectsPlanned = 0
+  eventsPlanned = 0
+  /** Distinct (type, id) the log defines. */
+  readonly objects: number
 
-  const pageOf = db.prepare<[number, number, number], { time: number; seq: number; payload: string }>(
-    'SELECT time, seq, payload FROM action WHERE (time, seq) > (?, ?) ORDER BY time, seq LIMIT ?',
-  )
-  function* batches(): Generator<PlannedBatch> {
-    const cutter = new Cutter(batchSize)
+  /**
+   * Reads the first type of every staged object id into memory (see module comment) and prepares
+   * the planning; nothing is planned until `step()`.
+   */
+  constructor(
+    private readonly staging: Staging,
+    options: PlanOptions = {},
+  ) {
+    this.batchSize = Math.min(options.batchSize ?? LIMITS.batchItemsMax, LIMITS.batchItemsMax)
+    staging.commit()
+    const { db } = staging
+    for (let after = 0, page = staging.idPage(after, PAGE_ROWS); page.length > 0; page = staging.idPage(after, PAGE_ROWS)) {
+      for (const r of page) this.numbers.define(r.type, r.id)
+      after = page[page.length - 1]?.seq ?? after
+    }
+    this.objects = (db.prepare('SELECT count(*) FROM (SELECT DISTINCT type, id FROM object)').pluck().get() as number | undefined) ?? 0
+    this.planner = new ActionPlanner(this.numbers, options.unknownObjectType ?? UNDEFINED_OBJECT_TYPE, options.keyPrefix ?? '')
+    this.insert = db.prepare<[number, number, string]>('INSERT INTO action (time, seq, payload) VALUES (?, ?, ?)')
+    this.objectTyper = valueTyper(staging.objectTypes, staging.typeText)
+    this.eventTyper = valueTyper(staging.eventTypes, staging.typeText)
+    this.pageOf = db.prepare<[number, number, number, number], { time: number; seq: number; payload: string }>(
+      'SELECT time, seq, payload FROM action WHERE (time, seq) > (?, ?) AND time < ? ORDER BY time, seq LIMIT ?',
+    )
+  }
+
+  /** Whether every object and event is planned. */
+  get done(): boolean {
+    return this.phase === 'done'
+  }
+
+  /** Events planned (not skipped) so far: the plan's total once `done`. */
+  get events(): number {
+    return this.planner.events
+  }
+
+  /** Upserts planned so far: the plan's total once `done`. */
+  get upserts(): number {
+    return this.upsertCount
+  }
+
+  private put(a: Action): void {
+    const payload: Payload = a.kind === 'upsert' ? [0, a.key, a.source, a.item, a.first] : [1, a.keys, a.source, a.item]
+    this.insert.run(a.time === Number.NEGATIVE_INFINITY ? BEFORE_ALL_TIMES : a.time, a.seq, JSON.stringify(payload))
+  }
+
+  /**
+   * Plans one page of PAGE_ROWS objects or events, in its own transaction.
+   * @returns whether anything is left to plan.
+   */
+  step(): boolean {
+    const { db } = this.staging
+    if (this.phase === 'objects') {
+      const page = this.staging.objectPage(this.after, PAGE_ROWS)
+      if (page.length > 0) {
+        db.exec('BEGIN')
+        for (const { object } of page) {
+          for (const a of this.planner.objectActions(typeObject(object, this.objectTyper))) {
+            this.put(a)
+            this.upsertCount += 1
+          }
+        }
+        db.exec('COMMIT')
+        this.objectsPlanned += page.length
+        this.after = page[page.length - 1]?.seq ?? this.after
+        return true
+      }
+      // The objects are planned: what comes before the first event is in the table, in its final order.
+      db.exec('CREATE INDEX action_order ON action (time, seq)')
+      const first = db.prepare('SELECT min(time) FROM event').pluck().get() as number | null | undefined
+      this.horizon = first ?? Number.POSITIVE_INFINITY
+      this.phase = 'events'
+      this.after = 0
+      return true
+    }
+    if (this.phase === 'events') {
+      const page = this.staging.eventPage(this.after, PAGE_ROWS)
+      if (page.length > 0) {
+        db.exec('BEGIN')
+        for (const { event } of page) {
+          const a = this.planner.eventAction(typeEvent(event, this.eventTyper))
+          if (a !== null) this.put(a)
+        }
+        db.exec('COMMIT')
+        this.eventsPlanned += page.length
+        this.after = page[page.length - 1]?.seq ?? this.after
+        return true
+      }
+      // Planned: the ids are no longer needed.
+      this.numbers.clear()
+      this.horizon = Number.POSITIVE_INFINITY
+      this.phase = 'done'
+    }
+    return false
+  }
+
+  /**
+   * The batches in sending order, each yielded once every action before its end is planned; null
+   * while the next one waits for `step()` (never once `done`).
+   */
+  *batches(): Generator<PlannedBatch | null> {
+    const cutter = new Cutter(this.batchSize)
     let time = BEFORE_ALL_TIMES - 1
     let seq = -1
-    for (let page = pageOf.all(time, seq, PAGE_ROWS); page.length > 0; page = pageOf.all(time, seq, PAGE_ROWS)) {
+    for (;;) {
+      // Before the objects are planned, nothing is final (and the table has no index yet).
+      if (this.phase === 'objects') {
+        yield null
+        continue
+      }
+      const done = this.done
+      const page = this.pageOf.all(time, seq, this.horizon, PAGE_ROWS)
+      if (page.length === 0) {
+        if (done) break
+        yield null
+        continue
+      }
       for (const row of page) {
         const p = JSON.parse(row.payload) as Payload
         const t = row.time === BEFORE_ALL_TIMES ? Number.NEGATIVE_INFINITY : row.time
@@ -106,12 +195,31 @@ export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanne
     yield* cutter.finish()
   }
 
-  return {
-    batches,
-    events: planner.events,
-    upserts,
-    objects: defined,
-    undefinedObjects: planner.undefinedObjects(),
-    skipped: planner.skipped,
+  /** The plan's totals, undefined objects and skips (final only once `done`). */
+  totals(): Omit<StagedPlan, 'batches'> {
+    return {
+      events: this.planner.events,
+      upserts: this.upsertCount,
+      objects: this.objects,
+      undefinedObjects: this.planner.undefinedObjects(),
+      skipped: this.planner.skipped,
+    }
   }
+}
+
+/**
+ * Plans the import of the log staged in `staging` whole (see module comment), then returns it.
+ * @param onPlanned called every page with the events and objects planned so far.
+ */
+export function planStaged(staging: Staging, options: PlanOptions = {}, onPlanned?: (events: number, objects: number) => void): StagedPlan {
+  const planner = new StagedPlanner(staging, options)
+  while (planner.step()) onPlanned?.(planner.eventsPlanned, planner.objectsPlanned)
+  function* batches(): Generator<PlannedBatch> {
+    for (const batch of planner.batches()) {
+      // Planning is done: no batch waits for it.
+      if (batch === null) throw new Error('a planned import yielded no batch')
+      yield batch
+    }
+  }
+  return { ...planner.totals(), batches }
 }
