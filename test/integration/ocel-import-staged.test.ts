@@ -7,7 +7,7 @@
  * staged plan read while it is still being planned (StagedPlanner, as `ocelog import` sends it): the
  * same batches again, the first of them before planning ends.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -50,6 +50,7 @@ async function readWhilePlanning(path: string, zone: TimeZone, options: PlanOpti
     const planner = new StagedPlanner(staging, options)
     const batches: PlannedBatch[] = []
     let beforeDone = 0
+    let duringObjects = 0
     let steps = 0
     for (const batch of planner.batches()) {
       if (batch === null) {
@@ -59,9 +60,10 @@ async function readWhilePlanning(path: string, zone: TimeZone, options: PlanOpti
         continue
       }
       if (!planner.done) beforeDone += 1
+      if (planner.planning === 'objects') duringObjects += 1
       batches.push(batch)
     }
-    return { batches, beforeDone, steps, totals: planner.totals() }
+    return { batches, beforeDone, duringObjects, steps, totals: planner.totals() }
   } finally {
     staging.remove()
   }
@@ -77,11 +79,62 @@ describe('the staged plan read while it is planned equals the plan planned first
       const { batches, ...totals } = memory
       expect(early.batches).toEqual(batches)
       expect(early.totals).toEqual(totals)
-      // The objects' initial values (at the epoch) come before the first event: 5 batches of 10 of them are final before the events are planned.
+      // The objects' initial values (at the epoch) come before the first event: 5 batches of 10 of them are final before the events
+      // are planned (not while the objects are: two objects have no attributes, so their upserts come before all others).
       expect(early.beforeDone).toBeGreaterThanOrEqual(5)
       expect(early.steps).toBeGreaterThan(1)
     })
   }
+
+  /** 1,500 orders (more than a page), each with a status at `valuesAt`, and 3 events, the first at `firstEventAt`. */
+  function writeOrders(name: string, valuesAt: string, firstEventAt: string): string {
+    const objects = Array.from({ length: 1500 }, (_, i) => ({
+      id: `o${String(i)}`,
+      type: 'order',
+      attributes: [
+        { name: 'status', time: valuesAt, value: 'open' },
+        { name: 'status', time: '2024-09-01T00:00:00Z', value: 'closed' },
+      ],
+      relationships: i > 0 ? [{ objectId: `o${String(i - 1)}`, qualifier: 'follows' }] : [],
+    }))
+    const events = [firstEventAt, '2024-07-01T00:00:00Z', '2024-09-01T00:00:00Z'].map((time, i) => ({
+      id: `e${String(i)}`,
+      type: 'Check Order',
+      time,
+      attributes: [],
+      relationships: [{ objectId: 'o0', qualifier: 'order' }],
+    }))
+    const path = join(dir, name)
+    writeFileSync(
+      path,
+      JSON.stringify({
+        objectTypes: [{ name: 'order', attributes: [{ name: 'status', type: 'string' }] }],
+        eventTypes: [{ name: 'Check Order', attributes: [] }],
+        objects,
+        events,
+      }),
+    )
+    return path
+  }
+
+  it('sends the initial values while the objects are planned, unless an event comes before them', async () => {
+    const options = { batchSize: 10 }
+    for (const [name, firstEventAt, whileObjects] of [
+      ['orders-event-after.json', '2024-06-01T00:00:00Z', true],
+      ['orders-event-before.json', '2024-01-01T00:00:00Z', false],
+    ] as const) {
+      const path = writeOrders(name, '2024-03-01T00:00:00Z', firstEventAt)
+      const { memory } = await bothPlans(path, parseTimeZone('UTC'), options)
+      const read = await readWhilePlanning(path, parseTimeZone('UTC'), options)
+      const { batches, ...totals } = memory
+      expect(read.batches).toEqual(batches)
+      expect(read.totals).toEqual(totals)
+      expect(memory.upserts).toBe(3000)
+      // The first page of 1,000 objects makes 100 batches of their values at 2024-03-01, final before the second page is planned.
+      if (whileObjects) expect(read.duringObjects).toBeGreaterThanOrEqual(99)
+      else expect(read.duringObjects).toBe(0)
+    }
+  })
 
   // Whether a batch is final before planning ends: the logs with more than a batch of values before their first event.
   for (const [relative, early] of [

@@ -53,6 +53,11 @@ export class Staging {
   private pending = 0
   /** Whether text values are still to be typed by their declaration (ReadEnd.typeText), set when reading ends. */
   typeText = true
+  /**
+   * The earliest time of a staged object's first upsert (ms): its earliest attribute time, or −∞
+   * for an object without attributes (its one upsert has no time); +∞ while no object is staged.
+   */
+  firstObjectTime = Number.POSITIVE_INFINITY
 
   /**
    * Creates a new staging file in `dir` (`ocelog-import-<random>.sqlite`).
@@ -120,6 +125,8 @@ export class Staging {
         c.o2o += o.relationships.length
         c.objectAttributeValues += o.attributes.length
         c.objectTypesUsed.add(o.type)
+        if (o.attributes.length === 0) this.firstObjectTime = Number.NEGATIVE_INFINITY
+        for (const a of o.attributes) if (a.time < this.firstObjectTime) this.firstObjectTime = a.time
         this.wrote()
       },
     }

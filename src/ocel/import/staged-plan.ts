@@ -12,12 +12,19 @@
  *    batches as they come (Cutter), which keeps per object number the batch of its latest upsert (4
  *    bytes) and the event batches naming it since.
  *
- * Planning can run a page at a time (StagedPlanner.step) while the batches are read and sent: every
- * event action's time is at or after the log's first event time, so once the objects are planned, the
- * actions before that time are all in the table and in their final order. Up to that time (the
- * *horizon*) the batches can be read while the events are still being planned; past it, `batches()`
- * yields null (nothing to send yet) until planning is done. `ocelog import` sends the objects' earlier
- * values that way while it plans the events (docs/import.md). The batches are the same either way.
+ * Planning can run a page at a time (StagedPlanner.step) while the batches are read and sent. The
+ * actions are final, in the table and in their final order, up to a time (the *horizon*) that moves
+ * as planning goes on; past it, `batches()` yields null (nothing to send yet) until planning is done:
+ * - while the objects are planned, up to the earliest time of any object's first upsert (the log's
+ *   initial values, as a rule), that time included, unless an event comes before it: every object
+ *   planned later has upserts at or after it, and at that time after the ones planned before
+ *   (planning order breaks ties; upserts go before events at equal times);
+ * - once the objects are planned, up to the log's first event time, that time included: every event
+ *   action's time is at or after it, and events planned later at that time come after the ones
+ *   planned before;
+ * - once the events are planned, everything.
+ * `ocelog import` sends what is final while it plans the rest (docs/import.md). The batches are the
+ * same either way.
  */
 import type { Statement } from 'better-sqlite3'
 import { LIMITS } from '../../core/limits.js'
@@ -54,8 +61,10 @@ export class StagedPlanner {
   private readonly pageOf: Statement<[number, number, number, number], { time: number; seq: number; payload: string }>
   private phase: 'objects' | 'events' | 'done' = 'objects'
   private after = 0
-  /** Actions before this time (staged ms) are all planned: the log's first event time once the objects are, +∞ once all are. */
-  private horizon = BEFORE_ALL_TIMES
+  /** Actions before this staged time (ms) are final (see module comment). */
+  private horizon: number
+  /** The log's first event time (staged ms; +∞ without events). */
+  private readonly firstEvent: number
   /** Upserts planned so far. */
   private upsertCount = 0
   /** Objects (staged rows) and events planned so far. */
@@ -87,6 +96,18 @@ export class StagedPlanner {
     this.pageOf = db.prepare<[number, number, number, number], { time: number; seq: number; payload: string }>(
       'SELECT time, seq, payload FROM action WHERE (time, seq) > (?, ?) AND time < ? ORDER BY time, seq LIMIT ?',
     )
+    // The index is kept from the start, so that what is final can be read while the objects are planned.
+    db.exec('CREATE INDEX action_order ON action (time, seq)')
+    const firstEvent = db.prepare('SELECT min(time) FROM event').pluck().get() as number | null | undefined
+    this.firstEvent = firstEvent ?? Number.POSITIVE_INFINITY
+    // Up to the earliest first upsert's time, included (staged times are whole ms), or to the first event's.
+    const firstUpsert = staging.firstObjectTime === Number.NEGATIVE_INFINITY ? BEFORE_ALL_TIMES : staging.firstObjectTime
+    this.horizon = Math.min(firstUpsert, this.firstEvent) + 1
+  }
+
+  /** What is being planned: the objects, then the events, then nothing. */
+  get planning(): 'objects' | 'events' | 'done' {
+    return this.phase
   }
 
   /** Whether every object and event is planned. */
@@ -131,9 +152,7 @@ export class StagedPlanner {
         return true
       }
       // The objects are planned: what comes before the first event is in the table, in its final order.
-      db.exec('CREATE INDEX action_order ON action (time, seq)')
-      const first = db.prepare('SELECT min(time) FROM event').pluck().get() as number | null | undefined
-      this.horizon = first ?? Number.POSITIVE_INFINITY
+      this.horizon = this.firstEvent + 1
       this.phase = 'events'
       this.after = 0
       return true
@@ -168,11 +187,6 @@ export class StagedPlanner {
     let time = BEFORE_ALL_TIMES - 1
     let seq = -1
     for (;;) {
-      // Before the objects are planned, nothing is final (and the table has no index yet).
-      if (this.phase === 'objects') {
-        yield null
-        continue
-      }
       const done = this.done
       const page = this.pageOf.all(time, seq, this.horizon, PAGE_ROWS)
       if (page.length === 0) {
