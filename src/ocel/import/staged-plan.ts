@@ -5,8 +5,8 @@
  *    per object (ObjectNumbers, what the actions name objects by): memory grows with the log's
  *    distinct objects (about 100 bytes each, while planning), not with its events or its file size.
  * 2. Objects, then events, are planned in file order by ActionPlanner, each action appended to the
- *    staging's `action` table with its time and planning order (`seq`). The table's index on
- *    (time, seq) is made once the objects are planned, before the events.
+ *    staging's `action` table with its time and planning order (`seq`), indexed on (time, seq)
+ *    from the start.
  * 3. `batches()` reads the actions back in sending order (time, then seq: upserts are planned before
  *    events, so that is planImport's order) through that index, a page at a time, and cuts them into
  *    batches as they come (Cutter), which keeps per object number the batch of its latest upsert (4
