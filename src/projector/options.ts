@@ -16,13 +16,16 @@ const WORKER_MAX_BATCH = 1000
 
 /**
  * Work the worker thread applies in one transaction (the Projector's `maxBatchCost`, and its
- * `headRunCost` too): a whole read of 1,000 records, even of events with 50 objects. That thread
- * shares nothing with the HTTP server but the CPU, and each commit rewrites the pages of every
- * object row the run touched, so fewer, larger runs cost less: catching up on 44,700 events with
- * 50 objects took 28 s in runs of 16,000 and 20 s in runs of 64,000 (README § Performance, measured
- * when the E2O rows by object were still an index kept row by row).
+ * `headRunCost` too), in `recordCost` units: a whole read of 1,000 records of events with up to 15
+ * objects (4,000 units for events with 3), about 310 events with 50 objects. That thread shares
+ * nothing with the HTTP server but the CPU, so the bound is the memory of one run: a read of 1,000
+ * events with 50 objects and the run made of it held the service's peak RSS at 407–410 MB in the
+ * bench's worst case (`node dist/bench/run.js --scenarios worst`, 2026-11-27, three runs) against
+ * 326–334 MB with 16,000 (four runs) and 299–317 MB with 8,000 (four runs), for a catch-up of
+ * 650–700, 534–650 and 484–542 records/s of those events. Runs of 3 objects per event are whole
+ * reads either way.
  */
-const WORKER_MAX_BATCH_COST = 64_000
+const WORKER_MAX_BATCH_COST = 16_000
 
 /** Records read from the log at once by a projector process (the Projector's `maxBatch`). */
 const PROCESS_MAX_BATCH = 5000
@@ -42,10 +45,10 @@ export function projectorOptions(role: ProjectorRole, extra: ProjectorOptions = 
     case 'worker':
       // Reads of 1,000 records (not 2,000): a read of events with 50 objects each is then about
       // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
-      // At the head too, a whole read per transaction: the small runs that keep an HTTP server on
-      // the same thread responsive (the Projector's default) only cost this thread more commits (a
-      // catch-up of 304,700 batch records in reads of 1,000: 56-60 µs of CPU per record in whole
-      // reads, 64-66 µs in runs of 1,000 cost units).
+      // At the head too, runs of WORKER_MAX_BATCH_COST (a whole read of narrow events): the small
+      // runs that keep an HTTP server on the same thread responsive (the Projector's default) only
+      // cost this thread more commits (a catch-up of 304,700 batch records in reads of 1,000: 56-60
+      // µs of CPU per record in whole reads, 64-66 µs in runs of 1,000 cost units).
       return { maxBatch: WORKER_MAX_BATCH, maxBatchCost: WORKER_MAX_BATCH_COST, headRunCost: WORKER_MAX_BATCH_COST, ...extra }
     case 'process':
       // A process of its own: larger reads and transactions than the shared defaults cost memory
