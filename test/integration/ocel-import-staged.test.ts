@@ -136,6 +136,28 @@ describe('the staged plan read while it is planned equals the plan planned first
     }
   })
 
+  it('holds back an event one millisecond after the first one until the first one, planned a page later, is planned', async () => {
+    // The log's first event (at T) is its 1,001st, on the second page; its first, at T + 1 ms, must not be sent before it.
+    const at = (ms: number) => new Date(Date.UTC(2024, 5, 1) + ms).toISOString()
+    const times = [at(1), ...Array.from({ length: 999 }, (_, i) => at(60_000 * (i + 1))), at(0)]
+    const path = join(dir, 'late-first-event.json')
+    writeFileSync(
+      path,
+      JSON.stringify({
+        objectTypes: [{ name: 'order', attributes: [] }],
+        eventTypes: [{ name: 'Check Order', attributes: [] }],
+        objects: [{ id: 'o0', type: 'order', attributes: [], relationships: [] }],
+        events: times.map((time, i) => ({ id: `e${String(i)}`, type: 'Check Order', time, attributes: [], relationships: [{ objectId: 'o0' }] })),
+      }),
+    )
+    const options = { batchSize: 10 }
+    const { memory } = await bothPlans(path, parseTimeZone('UTC'), options)
+    const read = await readWhilePlanning(path, parseTimeZone('UTC'), options)
+    expect(memory.batches[0]?.sources).toEqual(['o0 @ initial'])
+    expect(memory.batches[1]?.sources.slice(0, 2)).toEqual(['e1000', 'e0'])
+    expect(read.batches).toEqual(memory.batches)
+  })
+
   // Whether a batch is final before planning ends: the logs with more than a batch of values before their first event.
   for (const [relative, early] of [
     ['derived/ocpa__running-example.ocel2.json', true],

@@ -61,7 +61,7 @@ export class StagedPlanner {
   private readonly pageOf: Statement<[number, number, number, number], { time: number; seq: number; payload: string }>
   private phase: 'objects' | 'events' | 'done' = 'objects'
   private after = 0
-  /** Actions before this staged time (ms) are final (see module comment). */
+  /** Actions at or before this staged time (ms) are final (see module comment). */
   private horizon: number
   /** The log's first event time (staged ms; +∞ without events). */
   private readonly firstEvent: number
@@ -94,15 +94,15 @@ export class StagedPlanner {
     this.objectTyper = valueTyper(staging.objectTypes, staging.typeText)
     this.eventTyper = valueTyper(staging.eventTypes, staging.typeText)
     this.pageOf = db.prepare<[number, number, number, number], { time: number; seq: number; payload: string }>(
-      'SELECT time, seq, payload FROM action WHERE (time, seq) > (?, ?) AND time < ? ORDER BY time, seq LIMIT ?',
+      'SELECT time, seq, payload FROM action WHERE (time, seq) > (?, ?) AND time <= ? ORDER BY time, seq LIMIT ?',
     )
     // The index is kept from the start, so that what is final can be read while the objects are planned.
     db.exec('CREATE INDEX action_order ON action (time, seq)')
     const firstEvent = db.prepare('SELECT min(time) FROM event').pluck().get() as number | null | undefined
     this.firstEvent = firstEvent ?? Number.POSITIVE_INFINITY
-    // Up to the earliest first upsert's time, included (staged times are whole ms), or to the first event's.
+    // Up to the earliest first upsert's time, or to the first event's when that comes before it.
     const firstUpsert = staging.firstObjectTime === Number.NEGATIVE_INFINITY ? BEFORE_ALL_TIMES : staging.firstObjectTime
-    this.horizon = Math.min(firstUpsert, this.firstEvent) + 1
+    this.horizon = Math.min(firstUpsert, this.firstEvent)
   }
 
   /** What is being planned: the objects, then the events, then nothing. */
@@ -152,7 +152,7 @@ export class StagedPlanner {
         return true
       }
       // The objects are planned: what comes before the first event is in the table, in its final order.
-      this.horizon = this.firstEvent + 1
+      this.horizon = this.firstEvent
       this.phase = 'events'
       this.after = 0
       return true
