@@ -174,6 +174,11 @@ function compareStepKeys(a: DfStep<number>, b: DfStep<number>): number {
 /** Name ids stay below 2^26, so that a membership's (a, b) is one exact number. */
 const NAME_ID_LIMIT = 2 ** 26
 
+/** The id of a membership's or an aggregate's second activity `b` (its name id; '' for none: NO_ACTIVITY). */
+function activityId(b: string): number {
+  return b === '' ? NO_ACTIVITY : num(b)
+}
+
 /** The number key of a membership row's (a, b). */
 function membershipKey(a: number, b: number): number {
   if (a >= NAME_ID_LIMIT || b >= NAME_ID_LIMIT) throw new Error(`rm_df_names: id ${String(Math.max(a, b))} is past ${String(NAME_ID_LIMIT)}`)
@@ -297,7 +302,7 @@ function remember(
   for (const m of changes) {
     const of = memberships.get(m.object)
     if (of === undefined) continue
-    const key = membershipKey(num(m.a), m.b === '' ? NO_ACTIVITY : num(m.b))
+    const key = membershipKey(num(m.a), activityId(m.b))
     if (m.after === 0) of.delete(key)
     else of.set(key, m.after)
   }
@@ -360,7 +365,7 @@ export function writeDirectlyFollows(
       }
       memberships.set(rid, counts)
     }
-    return counts.get(membershipKey(num(a), b === '' ? NO_ACTIVITY : num(b))) ?? 0
+    return counts.get(membershipKey(num(a), activityId(b))) ?? 0
   }
   const changes = aggregateChanges(linking, membershipOf, (n): EventStepRow<number>[] =>
     st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
@@ -390,14 +395,14 @@ export function writeDirectlyFollows(
   }
   const kept: number[][] = []
   for (const m of changes.memberships) {
-    const b = m.b === '' ? NO_ACTIVITY : num(m.b)
+    const b = activityId(m.b)
     if (m.after === 0) st.dropMembership.run(m.object, num(m.a), b)
     else kept.push([m.object, num(m.a), b, m.after])
   }
   st.putMemberships.run(kept.sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0) || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0)))
   if (memory !== undefined) remember(memory.memory, linking, tails, memberships, changes.memberships)
   for (const d of changes.deltas) {
-    const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), d.key.b === '' ? NO_ACTIVITY : num(d.key.b)] as const
+    const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), activityId(d.key.b)] as const
     const row = st.aggregate.get(...key)
     const stored: DfAggregate | undefined =
       row === undefined ? undefined : { ...row, durations: JSON.parse(row.durations) as DurationStats, waiting: JSON.parse(row.waiting) as DurationStats }
