@@ -107,7 +107,9 @@ describe('runPlan over a plan still being planned', () => {
       expect(records.filter((r) => r.type === 'ObjectUpserted')).toHaveLength(65)
       // The later upserts of o0..o4 (batch 4) waited for the events of batch 2, which name them.
       const keyAt = records.map((r) => r.idempotency?.key ?? '')
-      const lastOfBatch2 = Math.max(...Array.from({ length: 40 }, (_, i) => keyAt.indexOf(`a${String(i)}`)))
+      const batch2At = Array.from({ length: 40 }, (_, i) => keyAt.indexOf(`a${String(i)}`))
+      expect(batch2At.every((i) => i >= 0)).toBe(true)
+      const lastOfBatch2 = Math.max(...batch2At)
       const laterUpserts = keyAt.flatMap((k, i) => (k.startsWith('cu') ? [i] : []))
       expect(laterUpserts).toHaveLength(5)
       expect(Math.min(...laterUpserts)).toBeGreaterThan(lastOfBatch2)
