@@ -25,25 +25,8 @@
  */
 export const SERVICE_HEAP_MB = 1024
 
-/**
- * The API thread's semi-space, in MiB (`node --max-semi-space-size`; V8's default is 16): its young
- * generation, which holds the parsed request bodies, is then a quarter of the default. A request's
- * garbage is dead once it is answered, so a smaller nursery costs the API thread little, and the
- * default's extra pages stay in the process's RSS long after a load (V8 shrinks the heap only when it
- * has been idle for a while). The projector worker sets its own young generation
- * (WORKER_YOUNG_GENERATION_MB in src/projector/embedded.ts), which this flag does not change.
- * Measured with the bench on one day (2026-11-27, docs/performance-log.md round 17): peak RSS in the
- * worst case 289–292 MB (four runs) against 322–336 MB (five runs); in the batch scenario 232 and
- * 240 MB against 256 and 265 MB, with the API thread's CPU per event 20.2 and 18.3 µs against 20.1
- * and 18.0 µs (two alternating pairs).
- */
-export const SERVICE_SEMI_SPACE_MB = 4
-
-/** The node flags of the service's process (see SERVICE_HEAP_MB and SERVICE_SEMI_SPACE_MB). */
-export const SERVICE_NODE_FLAGS: readonly string[] = [
-  `--max-old-space-size=${String(SERVICE_HEAP_MB)}`,
-  `--max-semi-space-size=${String(SERVICE_SEMI_SPACE_MB)}`,
-]
+/** The node flags of the service's process (see SERVICE_HEAP_MB). */
+export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-old-space-size=${String(SERVICE_HEAP_MB)}`]
 
 /**
  * The environment `npm start`, docker-compose.yml and the bench give the service's process, beside
