@@ -72,6 +72,22 @@ describe('ocelog import run again', () => {
     expect(exportedView(await service.exportOcel(key.dataset_id))).toEqual(exportedOnce)
   }, 60_000)
 
+  it('off a terminal, writes a line when each phase starts and one with its totals when it ends', async () => {
+    const key = await service.createKey({ name: 'progress-lines' })
+    const r = await service.cli(['import', generated.json, '--url', service.url, '--key', key.key])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stderr.split('\n').filter((l) => /^(reading|planning|sending): /.test(l))
+    const phases = lines.map((l) => l.slice(0, l.indexOf(':')))
+    // Each phase starts, may report every 10 s, and ends, in this order.
+    expect(phases.filter((p, i) => p !== phases[i - 1])).toEqual(['reading', 'planning', 'sending'])
+    const endOf = (phase: string) => lines.filter((l) => l.startsWith(`${phase}: `)).at(-1) ?? ''
+    expect(lines[0]).toMatch(/^reading: 0\/1 MB \(0%\), 0 events, 0 objects, /)
+    // The file holds 8 events and 57 objects; one event is skipped, and the objects' values make 61 upserts.
+    expect(endOf('reading')).toMatch(/^reading: 1\/1 MB \(100%\), 8 events, 57 objects, \d+ MB\/s, 0 retries, 0 failed$/)
+    expect(endOf('planning')).toMatch(/^planning: 65\/65 items \(100%\), 8 events, 57 objects, \d+ items\/s, 0 retries, 0 failed$/)
+    expect(endOf('sending')).toMatch(/^sending: 68\/68 items \(100%\), 7 events, 61 objects, \d+ events\/s, 0 retries, 0 failed$/)
+  }, 60_000)
+
   it('prints "already recorded" in the summary for a person', async () => {
     const key = await service.createKey({ name: 'rerun-text' })
     await service.importOcel(generated.json, key.key)

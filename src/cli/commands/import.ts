@@ -103,10 +103,10 @@ interface Shown {
 const UNITS: Record<Phase, string> = { reading: 'MB', planning: 'items', sending: 'items' }
 
 /**
- * Progress display, from the first second: a bar on a terminal, a line at each phase and every 10 s
- * otherwise, nothing with --json off a terminal. Phases: reading the file into the staging file
- * (MB), planning (events and objects planned), sending (items answered). Each shows the events and
- * objects so far, the rate of the phase and its ETA.
+ * Progress display, from the first second: a bar on a terminal; otherwise a line when each phase
+ * starts, every 10 s, and when it ends (its totals and rate), nothing with --json off a terminal.
+ * Phases: reading the file into the staging file (MB), planning (events and objects planned),
+ * sending (items answered). Each shows the events and objects so far, the rate of the phase and its ETA.
  */
 function progressDisplay(quiet: boolean) {
   let retries = 0
@@ -133,6 +133,8 @@ function progressDisplay(quiet: boolean) {
       })
     : null
   let lastLine = 0
+  /** Whether a phase has started and its closing line is still to be written (off a terminal). */
+  let open = false
   const line = (force: boolean) => {
     if (quiet || (!force && Date.now() - lastLine < LINE_EVERY_MS)) return
     lastLine = Date.now()
@@ -140,6 +142,13 @@ function progressDisplay(quiet: boolean) {
     process.stderr.write(
       `${phase}: ${String(last.value)}/${String(total)} ${UNITS[phase]} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
     )
+  }
+  /** Off a terminal, the line that ends the phase: its whole total when it `completed`, else where it stopped. */
+  const close = (completed: boolean) => {
+    if (bar !== null || !open) return
+    open = false
+    if (completed) last = { ...last, value: total }
+    line(true)
   }
   const payload = () => ({
     phase,
@@ -154,6 +163,9 @@ function progressDisplay(quiet: boolean) {
   return {
     /** Starts a phase of `phaseTotal` units. */
     start: (next: Phase, phaseTotal: number) => {
+      // A phase starts once the one before it is done.
+      close(true)
+      open = true
       phase = next
       total = phaseTotal
       phaseStarted = Date.now()
@@ -181,7 +193,11 @@ function progressDisplay(quiet: boolean) {
       lastRetryLine[notice.cause] = Date.now()
       process.stderr.write(`retrying: ${describeRetry(notice)}\n`)
     },
-    stop: () => bar?.stop(),
+    /** Ends the display: the last phase's closing line (where it stopped), or the bar. Called again, it does nothing. */
+    stop: () => {
+      close(false)
+      bar?.stop()
+    },
   }
 }
 
