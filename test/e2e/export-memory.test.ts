@@ -15,7 +15,7 @@ import { type ExportDatasetCounts, measureExport, writeExportDataset } from '../
 import { CLI, requireBuild } from '../helpers/cli.js'
 
 const EVENTS = 200_000
-/** The issue's target for any dataset size. */
+/** The exporter's peak RSS target, for any dataset size (docs/performance.md#targets). */
 const EXPORT_RSS_CEILING = 300 * 2 ** 20
 
 let dir: string
