@@ -4,7 +4,6 @@
  * health, queue mode, gzip bodies, and that the log holds each accepted item once. The client's own
  * tests, against a scripted server, are in clients/typescript/test/.
  */
-import type { AddressInfo } from 'node:net'
 import { OcelogClient, OcelogQueueError, OcelogRequestError } from '@ocelog/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventInput } from '../../src/schemas/api.js'
@@ -32,8 +31,7 @@ describe('OcelogClient against the Ocelog app', () => {
 
   beforeAll(async () => {
     t = await makeTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    baseUrl = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' })
     const created = await t.newKey()
     key = created.key
     datasetId = created.dataset_id
@@ -130,8 +128,7 @@ describe('OcelogClient queue against the Ocelog app', () => {
 
   beforeAll(async () => {
     t = await makeTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    baseUrl = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' })
   })
   afterAll(async () => {
     await t.close()

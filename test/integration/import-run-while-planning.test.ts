@@ -5,7 +5,6 @@
  * a real socket), with the real client: every batch is sent once, in a valid order, and the log holds
  * each item once; a run stopped early plans what is left (`complete`) and lists it as not sent.
  */
-import type { AddressInfo } from 'node:net'
 import { OcelogClient } from '@ocelog/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PlannedBatch } from '../../src/ocel/import/plan.js'
@@ -73,8 +72,7 @@ describe('runPlan over a plan still being planned', () => {
 
   beforeAll(async () => {
     t = await makeTestApp({ perMinute: 1_000_000 })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    baseUrl = `http://127.0.0.1:${String((t.app.server.address() as AddressInfo).port)}`
+    baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' })
   })
   afterAll(async () => {
     await t.close()
