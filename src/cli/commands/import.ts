@@ -107,6 +107,9 @@ const UNITS: Record<Phase, string> = { reading: 'MB', planning: 'items', sending
  * starts, every 10 s, and when it ends (its totals and rate), nothing with --json off a terminal.
  * Phases: reading the file into the staging file (MB), planning (events and objects planned),
  * sending (items answered). Each shows the events and objects so far, the rate of the phase and its ETA.
+ * Sending starts while planning goes on (docs/import.md): the planning phase also shows the items
+ * answered so far (`sent`), and the sending phase starts from them, its rate counted from the
+ * moment sending began, not from the end of planning.
  */
 function progressDisplay(quiet: boolean) {
   let retries = 0
@@ -116,6 +119,8 @@ function progressDisplay(quiet: boolean) {
   let total = 0
   let phaseStarted = Date.now()
   let last: Shown = { value: 0, events: 0, objects: 0, failed: 0 }
+  /** Items answered while planning (sending starts before planning ends), shown in the planning phase. */
+  let sentSoFar = 0
   const rate = (s: Shown) => {
     const seconds = Math.max(0.001, (Date.now() - phaseStarted) / 1000)
     return phase === 'sending' ? `${String(Math.round(s.events / seconds))} events/s` : `${String(Math.round(s.value / seconds))} ${UNITS[phase]}/s`
@@ -124,7 +129,7 @@ function progressDisplay(quiet: boolean) {
     ? new SingleBar({
         stream: process.stderr,
         format:
-          '{phase} |{bar}| {percentage}% {value}/{total} {unit} | {events} events | {objects} objects | {rate} | retries {retries}{last} | failed {failed} | ETA {eta_formatted}',
+          '{phase} |{bar}| {percentage}% {value}/{total} {unit} | {events} events | {objects} objects | {rate}{sent} | retries {retries}{last} | failed {failed} | ETA {eta_formatted}',
         barCompleteChar: '█',
         barIncompleteChar: '░',
         hideCursor: true,
@@ -139,8 +144,9 @@ function progressDisplay(quiet: boolean) {
     if (quiet || (!force && Date.now() - lastLine < LINE_EVERY_MS)) return
     lastLine = Date.now()
     const percent = Math.floor((last.value / Math.max(1, total)) * 100)
+    const sent = phase === 'planning' ? `, ${String(sentSoFar)} items sent` : ''
     process.stderr.write(
-      `${phase}: ${String(last.value)}/${String(total)} ${UNITS[phase]} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
+      `${phase}: ${String(last.value)}/${String(total)} ${UNITS[phase]} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}${sent}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
     )
   }
   /** Off a terminal, the line that ends the phase: its whole total when it `completed`, else where it stopped. */
@@ -156,25 +162,34 @@ function progressDisplay(quiet: boolean) {
     events: last.events,
     objects: last.objects,
     rate: rate(last),
+    sent: phase === 'planning' ? ` | ${String(sentSoFar)} items sent` : '',
     retries,
     last: lastRetry,
     failed: last.failed,
   })
   return {
-    /** Starts a phase of `phaseTotal` units. */
-    start: (next: Phase, phaseTotal: number) => {
+    /**
+     * Starts a phase of `phaseTotal` units, from `from` (the sending phase: what was answered while
+     * planning, and when sending began, ms since the epoch).
+     */
+    start: (next: Phase, phaseTotal: number, from?: { shown: Shown; since: number }) => {
       // A phase starts once the one before it is done.
       close(true)
       open = true
       phase = next
       total = phaseTotal
-      phaseStarted = Date.now()
-      last = { value: 0, events: 0, objects: 0, failed: 0 }
+      phaseStarted = from?.since ?? Date.now()
+      last = from?.shown ?? { value: 0, events: 0, objects: 0, failed: 0 }
       if (bar === null) line(true)
       else {
         bar.stop()
-        bar.start(phaseTotal, 0, payload())
+        bar.start(phaseTotal, last.value, payload())
       }
+    },
+    /** Items answered while planning goes on (shown in the planning phase). */
+    sentWhilePlanning: (items: number) => {
+      sentSoFar = items
+      if (bar !== null) bar.update({ sent: ` | ${String(items)} items sent` })
     },
     update: (shown: Shown) => {
       last = shown
@@ -296,6 +311,9 @@ export function registerImport(program: Command): void {
         // Planned a page at a time, while what is planned before the log's first event is sent
         // (StagedPlanner: the same batches as planning first, then sending).
         display.start('planning', staging.counts.events + staging.counts.objects)
+        // Sending begins with planning: the sending phase's rate counts from here.
+        const sendingSince = Date.now()
+        let answered: Shown = { value: 0, events: 0, objects: 0, failed: 0 }
         const planner = new StagedPlanner(staging, { unknownObjectType, keyPrefix })
         let planningError: unknown = null
         const planning = (async () => {
@@ -310,7 +328,7 @@ export function registerImport(program: Command): void {
               collect()
               await new Promise((resolve) => setImmediate(resolve))
             }
-            if (planner.done) display.start('sending', planner.events + planner.upserts)
+            if (planner.done) display.start('sending', planner.events + planner.upserts, { shown: answered, since: sendingSince })
           } catch (error) {
             planningError = error
             abort.abort()
@@ -334,7 +352,9 @@ export function registerImport(program: Command): void {
             concurrency,
             signal: abort.signal,
             onProgress: (p) => {
-              if (planner.done) display.update(sent(p))
+              answered = sent(p)
+              if (planner.done) display.update(answered)
+              else display.sentWhilePlanning(answered.value)
               collect()
             },
           },
