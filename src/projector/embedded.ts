@@ -49,6 +49,10 @@ export interface EmbeddedProjectorOptions {
  * The old-generation ceiling of the projector worker, in MiB: the API thread's heap limit (V8's
  * `heap_size_limit`, which `--max-old-space-size` sets, young generation included), so that the
  * worker keeps the footprint the process was started for; V8's default when no flag was given.
+ * Under `--max-old-space-size` V8 gives every isolate that ceiling and ignores the worker's own
+ * `maxOldGenerationSizeMb` (checked on Node 20: a worker asked for 512 or 2,048 MiB reported a
+ * `heap_size_limit` of 1,048 MiB under `--max-old-space-size=1024`), so this value matters only
+ * without the flag. The young generation (WORKER_YOUNG_GENERATION_MB) is the worker's own either way.
  */
 export function workerHeapMb(): number {
   return Math.round(getHeapStatistics().heap_size_limit / 2 ** 20)
