@@ -102,6 +102,9 @@ interface Shown {
 
 const UNITS: Record<Phase, string> = { reading: 'MB', planning: 'items', sending: 'items' }
 
+/** Nothing shown yet: a phase's start. */
+const NOTHING: Readonly<Shown> = Object.freeze({ value: 0, events: 0, objects: 0, failed: 0 })
+
 /**
  * Progress display, from the first second: a bar on a terminal; otherwise a line when each phase
  * starts, every 10 s, and when it ends (its totals and rate), nothing with --json off a terminal.
@@ -118,7 +121,7 @@ function progressDisplay(quiet: boolean) {
   let phase: Phase = 'reading'
   let total = 0
   let phaseStarted = Date.now()
-  let last: Shown = { value: 0, events: 0, objects: 0, failed: 0 }
+  let last: Shown = NOTHING
   /** Items answered while planning (sending starts before planning ends), shown in the planning phase. */
   let sentSoFar = 0
   const rate = (s: Shown) => {
@@ -179,7 +182,7 @@ function progressDisplay(quiet: boolean) {
       phase = next
       total = phaseTotal
       phaseStarted = from?.since ?? Date.now()
-      last = from?.shown ?? { value: 0, events: 0, objects: 0, failed: 0 }
+      last = from?.shown ?? NOTHING
       if (bar === null) line(true)
       else {
         bar.stop()
@@ -313,7 +316,7 @@ export function registerImport(program: Command): void {
         display.start('planning', staging.counts.events + staging.counts.objects)
         // Sending begins with planning: the sending phase's rate counts from here.
         const sendingSince = Date.now()
-        let answered: Shown = { value: 0, events: 0, objects: 0, failed: 0 }
+        let answered: Shown = NOTHING
         const planner = new StagedPlanner(staging, { unknownObjectType, keyPrefix })
         let planningError: unknown = null
         const planning = (async () => {
