@@ -34,6 +34,8 @@ interface ImportOptions {
 }
 
 const MB = 1024 * 1024
+/** Files under this size are counted in KB while they are read, so that a small file does not show `1/1 MB`. */
+const COUNT_IN_KB_BELOW = 10 * MB
 
 /** Seconds between progress lines when stderr is not a terminal. */
 const LINE_EVERY_MS = 10_000
@@ -108,7 +110,7 @@ const NOTHING: Readonly<Shown> = Object.freeze({ value: 0, events: 0, objects: 0
 /**
  * Progress display, from the first second: a bar on a terminal; otherwise a line when each phase
  * starts, every 10 s, and when it ends (its totals and rate), nothing with --json off a terminal.
- * Phases: reading the file into the staging file (MB), planning (events and objects planned),
+ * Phases: reading the file into the staging file (MB, or KB under 10 MB), planning (events and objects planned),
  * sending (items answered). Each shows the events and objects so far, the rate of the phase and its ETA.
  * Sending starts while planning goes on (docs/import.md): the planning phase also shows the items
  * answered so far (`sent`), and the sending phase starts from them, its rate counted from the
@@ -120,13 +122,15 @@ function progressDisplay(quiet: boolean) {
   const lastRetryLine: Partial<Record<RetryCause, number>> = {}
   let phase: Phase = 'reading'
   let total = 0
+  /** The phase's unit: UNITS', or the reading phase's KB for a small file. */
+  let unit = UNITS.reading
   let phaseStarted = Date.now()
   let last: Shown = NOTHING
   /** Items answered while planning (sending starts before planning ends), shown in the planning phase. */
   let sentSoFar = 0
   const rate = (s: Shown) => {
     const seconds = Math.max(0.001, (Date.now() - phaseStarted) / 1000)
-    return phase === 'sending' ? `${String(Math.round(s.events / seconds))} events/s` : `${String(Math.round(s.value / seconds))} ${UNITS[phase]}/s`
+    return phase === 'sending' ? `${String(Math.round(s.events / seconds))} events/s` : `${String(Math.round(s.value / seconds))} ${unit}/s`
   }
   const bar = process.stderr.isTTY
     ? new SingleBar({
@@ -149,7 +153,7 @@ function progressDisplay(quiet: boolean) {
     const percent = Math.floor((last.value / Math.max(1, total)) * 100)
     const sent = phase === 'planning' ? `, ${String(sentSoFar)} items sent` : ''
     process.stderr.write(
-      `${phase}: ${String(last.value)}/${String(total)} ${UNITS[phase]} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}${sent}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
+      `${phase}: ${String(last.value)}/${String(total)} ${unit} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}${sent}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
     )
   }
   /** Off a terminal, the line that ends the phase: its whole total when it `completed`, else where it stopped. */
@@ -161,7 +165,7 @@ function progressDisplay(quiet: boolean) {
   }
   const payload = () => ({
     phase,
-    unit: UNITS[phase],
+    unit,
     events: last.events,
     objects: last.objects,
     rate: rate(last),
@@ -172,14 +176,15 @@ function progressDisplay(quiet: boolean) {
   })
   return {
     /**
-     * Starts a phase of `phaseTotal` units, from `from` (the sending phase: what was answered while
-     * planning, and when sending began, ms since the epoch).
+     * Starts a phase of `phaseTotal` units (`phaseUnit`, default UNITS' for the phase), from `from`
+     * (the sending phase: what was answered while planning, and when sending began, ms since the epoch).
      */
-    start: (next: Phase, phaseTotal: number, from?: { shown: Shown; since: number }) => {
+    start: (next: Phase, phaseTotal: number, from?: { shown: Shown; since: number }, phaseUnit?: string) => {
       // A phase starts once the one before it is done.
       close(true)
       open = true
       phase = next
+      unit = phaseUnit ?? UNITS[next]
       total = phaseTotal
       phaseStarted = from?.since ?? Date.now()
       last = from?.shown ?? NOTHING
@@ -298,14 +303,16 @@ export function registerImport(program: Command): void {
       let end: ReadEnd
       try {
         // An OcelReadError reaches `fail`, which prints its message.
-        display.start('reading', Math.ceil(statSync(file).size / MB))
+        const size = statSync(file).size
+        const [unitBytes, unitName] = size < COUNT_IN_KB_BELOW ? [1024, 'KB'] : [MB, 'MB']
+        display.start('reading', Math.ceil(size / unitBytes), undefined, unitName)
         end = await streamOcelFile(
           file,
           zone,
           staging.sink(),
           (bytes) => {
             if (abort.signal.aborted) throw new CliError('stopped while reading the file')
-            display.update({ value: Math.floor(bytes / MB), events: staging.counts.events, objects: staging.counts.objects, failed: 0 })
+            display.update({ value: Math.floor(bytes / unitBytes), events: staging.counts.events, objects: staging.counts.objects, failed: 0 })
             collect()
           },
           staging.scratch(),
