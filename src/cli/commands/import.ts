@@ -126,8 +126,9 @@ function progressDisplay(quiet: boolean) {
   let unit = UNITS.reading
   let phaseStarted = Date.now()
   let last: Shown = NOTHING
-  /** Items answered while planning (sending starts before planning ends), shown in the planning phase. */
-  let sentSoFar = 0
+  /** What was answered so far: sending starts before planning ends, so the planning phase shows it and the sending phase starts from it. */
+  let answered: Shown = NOTHING
+  const sentText = (separator: string) => (phase === 'planning' ? `${separator}${String(answered.value)} items sent` : '')
   const rate = (s: Shown) => {
     const seconds = Math.max(0.001, (Date.now() - phaseStarted) / 1000)
     return phase === 'sending' ? `${String(Math.round(s.events / seconds))} events/s` : `${String(Math.round(s.value / seconds))} ${unit}/s`
@@ -151,9 +152,8 @@ function progressDisplay(quiet: boolean) {
     if (quiet || (!force && Date.now() - lastLine < LINE_EVERY_MS)) return
     lastLine = Date.now()
     const percent = Math.floor((last.value / Math.max(1, total)) * 100)
-    const sent = phase === 'planning' ? `, ${String(sentSoFar)} items sent` : ''
     process.stderr.write(
-      `${phase}: ${String(last.value)}/${String(total)} ${unit} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}${sent}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
+      `${phase}: ${String(last.value)}/${String(total)} ${unit} (${String(percent)}%), ${String(last.events)} events, ${String(last.objects)} objects, ${rate(last)}${sentText(', ')}, ${String(retries)} retries, ${String(last.failed)} failed\n`,
     )
   }
   /** Off a terminal, the line that ends the phase: its whole total when it `completed`, else where it stopped. */
@@ -169,41 +169,44 @@ function progressDisplay(quiet: boolean) {
     events: last.events,
     objects: last.objects,
     rate: rate(last),
-    sent: phase === 'planning' ? ` | ${String(sentSoFar)} items sent` : '',
+    sent: sentText(' | '),
     retries,
     last: lastRetry,
     failed: last.failed,
   })
+  const update = (shown: Shown) => {
+    last = shown
+    if (bar === null) line(false)
+    else bar.update(shown.value, payload())
+  }
   return {
     /**
-     * Starts a phase of `phaseTotal` units (`phaseUnit`, default UNITS' for the phase), from `from`
-     * (the sending phase: what was answered while planning, and when sending began, ms since the epoch).
+     * Starts a phase of `phaseTotal` units (`options.unit`, default UNITS' for the phase), its rate
+     * counted from `options.since` (ms since the epoch; default now). The sending phase starts from
+     * what was answered so far (`answered`).
      */
-    start: (next: Phase, phaseTotal: number, from?: { shown: Shown; since: number }, phaseUnit?: string) => {
+    start: (next: Phase, phaseTotal: number, options: { unit?: string; since?: number } = {}) => {
       // A phase starts once the one before it is done.
       close(true)
       open = true
       phase = next
-      unit = phaseUnit ?? UNITS[next]
+      unit = options.unit ?? UNITS[next]
       total = phaseTotal
-      phaseStarted = from?.since ?? Date.now()
-      last = from?.shown ?? NOTHING
+      phaseStarted = options.since ?? Date.now()
+      last = next === 'sending' ? answered : NOTHING
       if (bar === null) line(true)
       else {
         bar.stop()
         bar.start(phaseTotal, last.value, payload())
       }
     },
-    /** Items answered while planning goes on (shown in the planning phase). */
-    sentWhilePlanning: (items: number) => {
-      sentSoFar = items
-      if (bar !== null) bar.update({ sent: ` | ${String(items)} items sent` })
+    /** What was answered so far: shown as the sending phase's progress, or beside the planning phase's while planning goes on. */
+    answeredSoFar: (shown: Shown) => {
+      answered = shown
+      if (phase === 'sending') update(shown)
+      else bar?.update({ sent: sentText(' | ') })
     },
-    update: (shown: Shown) => {
-      last = shown
-      if (bar === null) line(false)
-      else bar.update(shown.value, payload())
-    },
+    update,
     retry: (notice: RetryNotice) => {
       retries += 1
       if (bar !== null) {
@@ -305,7 +308,7 @@ export function registerImport(program: Command): void {
         // An OcelReadError reaches `fail`, which prints its message.
         const size = statSync(file).size
         const [unitBytes, unitName] = size < COUNT_IN_KB_BELOW ? [1024, 'KB'] : [MB, 'MB']
-        display.start('reading', Math.ceil(size / unitBytes), undefined, unitName)
+        display.start('reading', Math.ceil(size / unitBytes), { unit: unitName })
         end = await streamOcelFile(
           file,
           zone,
@@ -323,7 +326,6 @@ export function registerImport(program: Command): void {
         display.start('planning', staging.counts.events + staging.counts.objects)
         // Sending begins with planning: the sending phase's rate counts from here.
         const sendingSince = Date.now()
-        let answered: Shown = NOTHING
         const planner = new StagedPlanner(staging, { unknownObjectType, keyPrefix })
         let planningError: unknown = null
         const planning = (async () => {
@@ -338,7 +340,7 @@ export function registerImport(program: Command): void {
               collect()
               await new Promise((resolve) => setImmediate(resolve))
             }
-            if (planner.done) display.start('sending', planner.events + planner.upserts, { shown: answered, since: sendingSince })
+            if (planner.done) display.start('sending', planner.events + planner.upserts, { since: sendingSince })
           } catch (error) {
             planningError = error
             abort.abort()
@@ -362,9 +364,7 @@ export function registerImport(program: Command): void {
             concurrency,
             signal: abort.signal,
             onProgress: (p) => {
-              answered = sent(p)
-              if (planner.done) display.update(answered)
-              else display.sentWhilePlanning(answered.value)
+              display.answeredSoFar(sent(p))
               collect()
             },
           },
