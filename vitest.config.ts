@@ -6,12 +6,14 @@ import { defineConfig } from 'vitest/config'
  * - unit: test/unit, no I/O at all (no files, sockets, processes); test/integration/unit-tier.test.ts keeps it so;
  * - api: HTTP through the Fastify app (inject or a socket of 127.0.0.1), real SQLite files;
  * - integration: real files, SQLite, redis-server, child processes;
- * - contract: one suite per port, run against every adapter (MongoDB and EventStoreDB skip when absent);
+ * - contract: one suite per port, run against every adapter (PostgreSQL on a server the run starts; MongoDB and EventStoreDB skip when absent);
  * - client: the TypeScript client's own tests (clients/typescript/test, its own vitest config);
  * - e2e: the built service and CLI as processes, and what reads the build's output (needs `npm run build`).
  * `npm run test:fast` runs every project but e2e: nothing there needs a build.
  */
-const tier = (name: string, include: string[]) => ({ extends: true as const, test: { name, include } })
+const tier = (name: string, include: string[], globalSetup: string[] = []) => ({ extends: true as const, test: { name, include, globalSetup } })
+/** One PostgreSQL server per run for the tiers whose suites use it (test/helpers/postgres-global-setup.ts). */
+const postgres = ['test/helpers/postgres-global-setup.ts']
 
 export default defineConfig({
   // `@ocelog/client` (a workspace) from its TypeScript sources, as `npm run typecheck` reads it, so no tier needs the client built.
@@ -31,10 +33,10 @@ export default defineConfig({
     projects: [
       tier('unit', ['test/unit/**/*.test.ts']),
       tier('api', ['test/api/**/*.test.ts']),
-      tier('integration', ['test/integration/**/*.test.ts']),
-      tier('contract', ['test/contract/**/*.test.ts']),
+      tier('integration', ['test/integration/**/*.test.ts'], postgres),
+      tier('contract', ['test/contract/**/*.test.ts'], postgres),
       'clients/typescript',
-      tier('e2e', ['test/e2e/**/*.test.ts']),
+      tier('e2e', ['test/e2e/**/*.test.ts'], postgres),
     ],
   },
 })
