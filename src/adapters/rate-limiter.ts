@@ -11,7 +11,8 @@
  * Redis outage loosens the limit by at most the replica count, and ingestion keeps working.
  */
 import { createRequire } from 'node:module'
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type pg from 'pg'
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateDecision, RateLimiter } from '../ports/rate-limiter.js'
 
 /** ioredis is loaded by the Redis limiter only, so that a service without REDIS_URL does not carry it. */
@@ -106,4 +107,27 @@ export function redisRateLimiter(url: string, options: RedisRateLimiterOptions):
   return new FlexibleRateLimiter(limiter, options, async () => {
     client.disconnect()
   })
+}
+
+/**
+ * PostgreSQL limiter shared by every API process on one database (docs/rate-limits.md): rows of
+ * `ocelog.rate_limits` (made by the schema's migration, src/adapters/postgres/schema.ts), keys
+ * `ocelog:rl:<key_id>`. While PostgreSQL is away it answers from an in-memory insurance limiter, as
+ * the Redis limiter does (the writes themselves answer 503 then).
+ * @param pool the process's pool on POSTGRES_URL; the caller ends it.
+ */
+export function postgresRateLimiter(pool: pg.Pool, budget: RateBudget): RateLimiter {
+  const p = storeOptions(budget)
+  const limiter = new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    schemaName: 'ocelog',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    clearExpiredByTimeout: true,
+    keyPrefix: 'ocelog:rl',
+    ...p,
+    insuranceLimiter: new RateLimiterMemory(p),
+  })
+  return new FlexibleRateLimiter(limiter, budget)
 }
