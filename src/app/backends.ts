@@ -5,14 +5,16 @@
  */
 import type { EventLog } from '../ports/event-log.js'
 import type { KeyStore } from '../ports/key-store.js'
+import type { RateLimiter } from '../ports/rate-limiter.js'
+import type { RateBudget } from '../adapters/rate-limiter.js'
 import type { ReadModelQuery } from '../ports/read-model-query.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import type { CommitFeed } from '../projector/embedded.js'
 import type { HealingReadModels } from '../adapters/sqlite/read-models-recovery.js'
 
 export interface Backends {
-  /** 'embedded': one SQLite file; 'production': EventStoreDB + MongoDB. */
-  mode: 'embedded' | 'production'
+  /** 'embedded': SQLite files; 'production': EventStoreDB + MongoDB; 'postgres': one PostgreSQL database. */
+  mode: 'embedded' | 'production' | 'postgres'
   /** Where the data lives, for logs and messages (never a password). */
   describe: string
   log: EventLog
@@ -32,5 +34,10 @@ export interface Backends {
   notices: readonly string[]
   /** Embedded: the read models that heal themselves (read-models-recovery.ts), for the server to connect to its projector. */
   healing?: HealingReadModels
+  /**
+   * A rate limiter that every process on these engines shares (PostgreSQL's), when they offer one;
+   * REDIS_URL still takes precedence (composition.ts, openRateLimiter).
+   */
+  sharedRateLimiter?: (budget: RateBudget) => RateLimiter
   close(): Promise<void>
 }

@@ -33,6 +33,10 @@ function redactUrl(url: string): string {
  * @throws EngineUnavailableError naming the engine (and its variable) that failed.
  */
 export async function openBackends(config: Config): Promise<Backends> {
+  if (config.postgresUrl !== null) {
+    const { openPostgresBackends } = await import('./postgres.js')
+    return openPostgresBackends(config.postgresUrl, config.postgresPoolSize)
+  }
   if (config.eventstoreUrl !== null && config.mongodbUrl !== null) {
     const { openProductionBackends } = await import('./production.js')
     return openProductionBackends(config.eventstoreUrl, config.mongodbUrl, redactUrl)
@@ -103,12 +107,15 @@ export function openEmbeddedProjectorBackends(dataDir: string, options: Embedded
   }
 }
 
-/** The rate limiter chosen by `config`: Redis when REDIS_URL is set, else in memory. */
-export async function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>): Promise<RateLimiter> {
+/**
+ * The rate limiter chosen by `config`: Redis when REDIS_URL is set, else the backends' shared one
+ * (PostgreSQL's, so that a key's budget holds across every API process), else in memory.
+ */
+export async function openRateLimiter(config: Config, logger: Pick<Logger, 'warn'>, backends?: Pick<Backends, 'sharedRateLimiter'>): Promise<RateLimiter> {
   // Loaded on demand: only `serve` needs rate-limiter-flexible and ioredis.
   const { memoryRateLimiter, redisRateLimiter } = await import('../adapters/rate-limiter.js')
   const budget = { perMinute: config.rateLimitPerMinute, windowSeconds: config.rateLimitWindowSeconds }
-  if (config.redisUrl === null) return memoryRateLimiter(budget)
+  if (config.redisUrl === null) return backends?.sharedRateLimiter?.(budget) ?? memoryRateLimiter(budget)
   const url = redactUrl(config.redisUrl)
   return redisRateLimiter(config.redisUrl, {
     ...budget,

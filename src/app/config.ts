@@ -15,6 +15,13 @@ export const EnvSchema = Type.Object({
   OCELOG_DATA_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Folder of the embedded SQLite file (default ./data)' })),
   EVENTSTORE_URL: Type.Optional(Type.String({ pattern: '^esdb(\\+discover)?://', description: 'EventStoreDB connection string' })),
   MONGODB_URL: Type.Optional(Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' })),
+  POSTGRES_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description: 'PostgreSQL connection string (libpq URI, e.g. postgres://ocelog@db:5432/ocelog): the log, the keys and the rate limits there',
+    }),
+  ),
+  OCELOG_POSTGRES_POOL_SIZE: Type.Optional(IntString('Connections of each process to PostgreSQL (default 10)')),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate limits' })),
   OCELOG_RATE_LIMIT_PER_MINUTE: Type.Optional(IntString('Requests per minute per API key (default 1200)')),
   OCELOG_RATE_LIMIT_WINDOW_SECONDS: Type.Optional(
@@ -50,6 +57,10 @@ export interface Config {
   dataDir: string
   eventstoreUrl: string | null
   mongodbUrl: string | null
+  /** POSTGRES_URL: the PostgreSQL backend (docs/operations.md#production-on-postgresql), or null. */
+  postgresUrl: string | null
+  /** OCELOG_POSTGRES_POOL_SIZE: connections per process (default 10). */
+  postgresPoolSize: number
   redisUrl: string | null
   rateLimitPerMinute: number
   /** Window of the fixed-window rate limiter, seconds (default 60). */
@@ -96,12 +107,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'EVENTSTORE_URL and MONGODB_URL go together: the production log (EventStoreDB) needs the MongoDB read models and key store, and the reverse',
     )
   }
+  if (e.POSTGRES_URL !== undefined && (e.EVENTSTORE_URL !== undefined || e.MONGODB_URL !== undefined)) {
+    throw new ConfigError(
+      'POSTGRES_URL goes alone: it selects the PostgreSQL backend, and EVENTSTORE_URL/MONGODB_URL select EventStoreDB and MongoDB; set one backend',
+    )
+  }
   return {
     port: positive('PORT', e.PORT, 8080, 65535),
     host: e.HOST ?? '0.0.0.0',
     dataDir: e.OCELOG_DATA_DIR ?? './data',
     eventstoreUrl: e.EVENTSTORE_URL ?? null,
     mongodbUrl: e.MONGODB_URL ?? null,
+    postgresUrl: e.POSTGRES_URL ?? null,
+    postgresPoolSize: positive('OCELOG_POSTGRES_POOL_SIZE', e.OCELOG_POSTGRES_POOL_SIZE, 10, 1000),
     redisUrl: e.REDIS_URL ?? null,
     rateLimitPerMinute: positive('OCELOG_RATE_LIMIT_PER_MINUTE', e.OCELOG_RATE_LIMIT_PER_MINUTE, 1200, 1_000_000_000),
     rateLimitWindowSeconds: positive('OCELOG_RATE_LIMIT_WINDOW_SECONDS', e.OCELOG_RATE_LIMIT_WINDOW_SECONDS, 60, 3600),

@@ -37,7 +37,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
   const backends = await openBackends(config)
   let rateLimiter: RateLimiter | null = null
   try {
-    rateLimiter = await openRateLimiter(config, logger)
+    rateLimiter = await openRateLimiter(config, logger, backends)
     const runProjector = options.projector ?? backends.mode === 'embedded'
     const app = await buildApp({
       ingest: new Ingest(backends.log),
@@ -87,7 +87,14 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     }
     const url = await app.listen({ port: config.port, host: config.host })
     const where = projector === null ? 'off' : projector instanceof EmbeddedProjector ? 'worker thread' : 'in-process'
-    app.log.info({ storage: backends.describe, projector: where, rateLimit: config.redisUrl === null ? 'memory' : 'redis' }, `Ocelog listening on ${url}`)
+    app.log.info(
+      {
+        storage: backends.describe,
+        projector: where,
+        rateLimit: config.redisUrl !== null ? 'redis' : backends.sharedRateLimiter !== undefined ? backends.mode : 'memory',
+      },
+      `Ocelog listening on ${url}`,
+    )
     const limiter = rateLimiter
     let stopped: Promise<void> | null = null
     return {

@@ -31,6 +31,8 @@ const program = new Command('ocelog')
 Environment:
   PORT, HOST                      where serve listens (default 8080, 0.0.0.0)
   OCELOG_DATA_DIR                 folder of the embedded SQLite file (default ./data)
+  POSTGRES_URL                    use one PostgreSQL database instead of SQLite (log, keys, rate limits)
+  OCELOG_POSTGRES_POOL_SIZE       connections of each process to PostgreSQL (default 10)
   EVENTSTORE_URL, MONGODB_URL     use EventStoreDB and MongoDB instead of SQLite (set both)
   REDIS_URL                       share rate limits through Redis
   OCELOG_RATE_LIMIT_PER_MINUTE    requests per minute per API key (default 1200)

@@ -9,6 +9,8 @@ describe('loadConfig', () => {
       dataDir: './data',
       eventstoreUrl: null,
       mongodbUrl: null,
+      postgresUrl: null,
+      postgresPoolSize: 10,
       redisUrl: null,
       rateLimitPerMinute: 1200,
       rateLimitWindowSeconds: 60,
@@ -27,6 +29,19 @@ describe('loadConfig', () => {
   it('turns /metrics off with OCELOG_METRICS=off and names a value other than on or off', () => {
     expect([loadConfig({ OCELOG_METRICS: 'off' }).metrics, loadConfig({ OCELOG_METRICS: 'on' }).metrics]).toEqual([false, true])
     expect(() => loadConfig({ OCELOG_METRICS: 'yes' })).toThrow(/^OCELOG_METRICS=yes/)
+  })
+
+  it('selects PostgreSQL with POSTGRES_URL alone, with its pool size, and refuses it beside EventStoreDB or MongoDB', () => {
+    const c = loadConfig({ POSTGRES_URL: 'postgres://ocelog@db:5432/ocelog', OCELOG_POSTGRES_POOL_SIZE: '4' })
+    expect([c.postgresUrl, c.postgresPoolSize]).toEqual(['postgres://ocelog@db:5432/ocelog', 4])
+    expect(loadConfig({ POSTGRES_URL: 'postgresql://db/ocelog' }).postgresUrl).toBe('postgresql://db/ocelog')
+    expect(() => loadConfig({ POSTGRES_URL: 'mysql://db/ocelog' })).toThrow(/^POSTGRES_URL=mysql:\/\/db\/ocelog/)
+    expect(() => loadConfig({ POSTGRES_URL: 'postgres://db/o', EVENTSTORE_URL: 'esdb://es:2113', MONGODB_URL: 'mongodb://m' })).toThrow(
+      /POSTGRES_URL goes alone/,
+    )
+    expect(() => loadConfig({ POSTGRES_URL: 'postgres://db/o', OCELOG_POSTGRES_POOL_SIZE: '0' })).toThrow(
+      /OCELOG_POSTGRES_POOL_SIZE=0: must be a whole number from 1 to 1000/,
+    )
   })
 
   it('names the variable of a bad value', () => {

@@ -15,6 +15,11 @@ function embeddedDataDir(): string {
       'backup and restore copy the embedded default’s ocelog.db; with EVENTSTORE_URL set, back up EventStoreDB and MongoDB with their own tools (README § Operations)',
     )
   }
+  if (cfg.postgresUrl !== null) {
+    throw new CliError(
+      'backup and restore copy the embedded default’s ocelog.db; with POSTGRES_URL set, back up the database with pg_dump, or with the server’s continuous archiving and point-in-time recovery (docs/operations.md#production-on-postgresql)',
+    )
+  }
   return cfg.dataDir
 }
 

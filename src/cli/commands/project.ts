@@ -3,6 +3,8 @@ import { projectorOptions } from '../../projector/options.js'
 import { Projector, type Shard, warnAndResetIfAhead } from '../../projector/runner.js'
 import { createLogger } from '../../app/logger.js'
 import { CliError, withBackends } from '../context.js'
+import { UnsupportedError } from '../../core/errors.js'
+import { READ_MODELS_NOT_BUILT } from '../../app/postgres.js'
 
 function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text)
@@ -22,6 +24,7 @@ export function registerProject(program: Command): void {
     .action(async (opts: { shard?: string; once?: boolean; rebuild?: boolean }) => {
       const shard = opts.shard === undefined ? undefined : parseShard(opts.shard)
       await withBackends(async (b, cfg) => {
+        if (b.mode === 'postgres') throw new UnsupportedError(READ_MODELS_NOT_BUILT)
         const logger = createLogger(cfg.logLevel)
         for (const notice of b.notices) logger.info(notice)
         // A rebuild resets the read models anyway; a run from the checkpoint must not start past the log's head.
