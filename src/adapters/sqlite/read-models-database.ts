@@ -36,7 +36,7 @@ export const READ_MODELS_FILE = 'read-models.db'
  * Operations, digests).
  * 7: objects are found by their identity in the dataset (`rm_objects_by_type_id`: did, type,
  * external id), kept from the start, instead of by object id (`rm_objects_by_object_id`, gone): an
- * index keyed by a random UUID dirtied a page per new object (docs/performance.md#projector-costs).
+ * index keyed by a random UUID dirtied a page per new object (bench/HISTORY.md#projector-costs).
  * 8: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
  * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
  * 9: every time column in epoch milliseconds (objects' `created_at`/`updated_at`, attribute changes'
@@ -87,7 +87,7 @@ const CACHE_KIB = 16 * 1024
  * position order, from the directly-follows read model's steps (`rm_df_steps` by its index
  * `rm_df_steps_by_object`: one step per pair, qualifiers merged; objectEventsSql), which the
  * projector keeps anyway: a second copy of every E2O row by object cost the file 37 MiB per
- * million events (docs/performance.md#read-model-bytes). A record's rows are written once: its
+ * million events (bench/HISTORY.md#read-model-bytes). A record's rows are written once: its
  * run's transaction moves the projector's checkpoint past it (apply's checkpoint check), and
  * shards take disjoint datasets.
  *
@@ -220,8 +220,8 @@ export const isoOfEpochMs = (ms: number): string => new Date(ms).toISOString()
  * The indexes only readers use (the query adapter, sqlite-read-model-query.ts). A file made anew,
  * or remade for a rebuild, starts without them, and the projector's store makes them once it has
  * replayed the log to its head (ReadModelStore.atHead): building an index once over sorted rows
- * costs a fraction of keeping it up to date through a replay (a bulk load; measured in README §
- * Performance). Until then readers get the same answers, from scans.
+ * costs a fraction of keeping it up to date through a replay (a bulk load;
+ * bench/HISTORY.md#2026-11-24-the-narrow-read-model-layout). Until then readers get the same answers, from scans.
  */
 const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },
