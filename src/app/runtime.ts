@@ -13,9 +13,9 @@
  * thread) but what keeps its footprint near it: V8 lets garbage pile up until the heap reaches a
  * limit it sets after each full collection, the live size times a growing factor that it derives
  * from this ceiling (4 for the default ceiling of about 4 GiB on a 24 GiB machine, about 1.6 for
- * 1 GiB). Measured with the bench (README § Performance): peak RSS in the worst case 445–477 MB
- * with V8's defaults, 294–323 MB with 1 GiB for both threads; in the batch scenario 318–345 MB
- * against 260–266 MB, for about 10% more CPU per event (more frequent full collections).
+ * 1 GiB). With 1 GiB the bench's worst case peaks about a third lower than with V8's default, for
+ * about 10% more CPU per event (more frequent full collections;
+ * bench/HISTORY.md#2026-11-25-memory-the-disk-and-paced-load).
  *
  * A thread that needs more than this dies: the worker is restarted (its reads of the log are
  * bounded in bytes, PROJECTOR_READ_BYTES_MAX, so a run fits), and the API process exits, as under
@@ -34,10 +34,8 @@ export const SERVICE_NODE_FLAGS: readonly string[] = [`--max-old-space-size=${St
  * threads that allocate at once arenas of their own (up to 8 per core), and memory freed in one is
  * not reused by another: here the API thread, the projector worker and libuv's threads, whose
  * SQLite page caches, statements and buffers are malloc'd (V8's heaps are not). Only the C library
- * reads it, when the process starts, so it cannot be set from inside. Measured with
- * `node dist/bench/run.js --scenarios worst` in one session (2026-11-25): peak RSS 292 and 284 MB
- * against 301 and 298 MB; in `--scenarios single,batch` (two alternating pairs) single events
- * 6,632 and 6,566 against 6,261 and 6,411 req/s, batches 43,626 and 41,069 against 44,940 and
- * 43,237 events/s. Other C libraries (musl, macOS) ignore it.
+ * reads it, when the process starts, so it cannot be set from inside. It lowers the bench's
+ * worst-case peak RSS by about 10 MB, with single events and batches as fast
+ * (bench/HISTORY.md#figures-behind-the-codes-settings). Other C libraries (musl, macOS) ignore it.
  */
 export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' }

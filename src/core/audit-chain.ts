@@ -153,7 +153,7 @@ export function writtenForm(record: StoredRecord): WrittenRecord {
 /**
  * canonical(record) of format 1 (see the module comment). Records of the shapes this build writes
  * take canonicalShaped's way, which writes the known members in RFC 8785 order without sorting or
- * copying them (about 2× faster, measured on generated records in docs/performance.md); any
+ * copying them (about 2× faster, bench/HISTORY.md#projector-costs); any
  * other shape (a member the schema does not name, or one that is undefined) takes the generic
  * canonicalEnvelope, which defines the form. Both give the same text.
  */
@@ -168,7 +168,7 @@ export function canonicalRecord(record: StoredRecord): string {
  * Makes V8 store `text`, built by many concatenations, as one flat string now instead of a tree of
  * its parts (a rope), which a projector would hold for a whole run and the hash would flatten
  * anyway: a string-to-number conversion flattens its argument. Held ropes cost more in the garbage
- * collector than the writing saves (4.4 against 12 µs per record with the hash, docs/performance.md).
+ * collector than the writing saves (4.4 against 12 µs per record with the hash, bench/HISTORY.md#projector-costs).
  * No effect on the value.
  */
 function flatten(text: string): void {

@@ -24,7 +24,7 @@ function quotedName(name: string): string {
  * JSON with every object's keys sorted (code-unit order), so equal values give equal text whatever
  * their key order; `undefined` (never in parsed JSON) reads as null. Built by appending to one
  * string, without the intermediate arrays of map/join: it runs for every keyed item on the API's
- * thread (docs/performance-log.md).
+ * thread (bench/HISTORY.md#2026-11-25-memory-the-disk-and-paced-load).
  */
 function canonicalJson(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null'

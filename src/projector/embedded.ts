@@ -62,11 +62,9 @@ export function workerHeapMb(): number {
  * The young generation of the projector worker, in MiB (V8's `maxYoungGenerationSizeMb`; its
  * default beside a 1 GiB old generation is 48). The worker's garbage is a read of records and the
  * run folded from it, dead once the run is applied, so a smaller nursery costs it little and keeps
- * the process's footprint lower. Measured with `node dist/bench/run.js --scenarios worst` in one
- * session (2026-11-25): peak RSS 287, 296 and 291 MB with 24 against 305–331 MB (five runs) with 48,
- * the projector's catch-up at 2,019–2,498 against 1,913–2,556 records/s; 12 gave 297–299 MB, but
- * in the batch scenario 12,853–14,320 against 15,616–15,856 records/s, where 24 gave 13,623 against
- * 14,257 in one pair.
+ * the process's footprint lower: 24 MiB took about 25 MB off the bench's worst-case peak RSS
+ * with the projector as fast, where 12 slowed its catch-up in the batch scenario
+ * (bench/HISTORY.md#figures-behind-the-codes-settings).
  */
 export const WORKER_YOUNG_GENERATION_MB = 24
 

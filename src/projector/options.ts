@@ -18,12 +18,10 @@ const WORKER_MAX_BATCH = 1000
  * Work the worker thread applies in one transaction (the Projector's `maxBatchCost`, and its
  * `headRunCost` too), in `recordCost` units: a whole read of 1,000 records of events with up to 15
  * objects (4,000 units for events with 3), about 310 events with 50 objects. That thread shares
- * nothing with the HTTP server but the CPU, so the bound is the memory of one run: a read of 1,000
- * events with 50 objects and the run made of it held the service's peak RSS at 407–410 MB in the
- * bench's worst case (`node dist/bench/run.js --scenarios worst`, 2026-11-27, three runs) against
- * 326–334 MB with 16,000 (four runs) and 299–317 MB with 8,000 (four runs), for a catch-up of
- * 650–700, 534–650 and 484–542 records/s of those events. Runs of 3 objects per event are whole
- * reads either way.
+ * nothing with the HTTP server but the CPU, so the bound is the memory of one run: 16,000 keeps most
+ * of the peak RSS that smaller runs save in the bench's worst case, for a small share of its
+ * catch-up (bench/HISTORY.md#round-16-sending-while-planning-and-the-workers-transactions). Runs of
+ * 3 objects per event are whole reads either way.
  */
 const WORKER_MAX_BATCH_COST = 16_000
 
@@ -47,13 +45,11 @@ export function projectorOptions(role: ProjectorRole, extra: ProjectorOptions = 
       // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
       // At the head too, runs of WORKER_MAX_BATCH_COST (a whole read of narrow events): the small
       // runs that keep an HTTP server on the same thread responsive (the Projector's default) only
-      // cost this thread more commits (a catch-up of 304,700 batch records in reads of 1,000: 56-60
-      // µs of CPU per record in whole reads, 64-66 µs in runs of 1,000 cost units).
+      // cost this thread more commits (bench/HISTORY.md#figures-behind-the-codes-settings).
       return { maxBatch: WORKER_MAX_BATCH, maxBatchCost: WORKER_MAX_BATCH_COST, headRunCost: WORKER_MAX_BATCH_COST, ...extra }
     case 'process':
       // A process of its own: larger reads and transactions than the shared defaults cost memory
-      // only there, and each commit rewrites fewer pages per record (a rebuild of 446,100 records:
-      // 21,180 records/s at 2,000/16,000, 23,312 at 5,000/64,000; peak RSS 266 → 300 MB).
+      // only there, and each commit rewrites fewer pages per record (bench/HISTORY.md#figures-behind-the-codes-settings).
       return { maxBatch: PROCESS_MAX_BATCH, maxBatchCost: PROCESS_MAX_BATCH_COST, ...extra }
   }
 }

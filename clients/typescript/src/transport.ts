@@ -6,7 +6,7 @@
  * Why not the global fetch by default: in Node 20, fetch (undici's WHATWG layer: Request, Headers,
  * streams, a FinalizationRegistry per response) cost the client about 0.3 CPU-seconds more than
  * `http.request` over the 285 requests of `ocelog import` of the running example (18,211 events and
- * 10,169 upserts), measured with the service on the same two cores (docs/performance-log.md). The
+ * 10,169 upserts), measured with the service on the same two cores (bench/HISTORY.md#rounds-7-to-9-import-and-the-api-thread). The
  * answers are the same: the service never compresses them, and this transport asks for no content
  * coding (no `Accept-Encoding`), so what arrives is the JSON itself.
  *

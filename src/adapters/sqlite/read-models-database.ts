@@ -19,44 +19,7 @@ import { DF_PROJECTOR_INDEX, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
 /** The file's name inside OCELOG_DATA_DIR. */
 export const READ_MODELS_FILE = 'read-models.db'
 
-/**
- * The schema version this build writes (SQLite's user_version). A file of any other version is
- * remade and rebuilt from the log. 1: the read models of README § Read models, O2O included.
- * 2: the same read models in narrow rows: datasets and objects get integer row ids (`did`, `rid`),
- * events are keyed by their log position, and times are stored as milliseconds since the epoch.
- * 3: E2O rows by object in a table of their own, merged in bulk (`rm_object_events`, with
- * `rm_object_events_pending`), in place of an index on `rm_event_objects` kept row by row.
- * 4: E2O rows by event in the order they were written (`rm_event_objects.seq`), each event naming
- * its first row (`rm_events.e2o_first`); the rows not yet merged by object are those past a
- * watermark (`rm_object_events_merged`), so the pending table and its copy of every row are gone.
- * 5: one checkpoint per projection, stored with the projection's version (`rm_checkpoints.version`),
- * and each object's first log position (`rm_objects.first_position`): an object's row is its
- * identity, kept while the objects projection alone is rebuilt (clearProjection).
- * 6: the audit chain (`rm_audit_chain`: per dataset and record, its number and chain hash; README §
- * Operations, digests).
- * 7: objects are found by their identity in the dataset (`rm_objects_by_type_id`: did, type,
- * external id), kept from the start, instead of by object id (`rm_objects_by_object_id`, gone): an
- * index keyed by a random UUID dirtied a page per new object (docs/performance.md#projector-costs).
- * 8: the directly-follows read model (`rm_df_*`: each (object, event) step with its predecessor,
- * each object's membership counts, and per-activity and per-edge aggregates; docs/process-map.md).
- * 9: every time column in epoch milliseconds (objects' `created_at`/`updated_at`, attribute changes'
- * and O2O rows' `time`, events' `received_at`), as events' times already were: 8 bytes at most
- * instead of 24 characters (docs/read-models.md#the-embedded-layout).
- * 10: event and object ids that are canonical UUIDs stored as their 16 bytes (storedId), not 36 characters.
- * 11: E2O rows without the event's time (`rm_events.time` holds it): `rm_object_events` is keyed by
- * object and log position, and readers order an object's events by joining their times.
- * 12: events name their type by a number (`rm_events.event_type_id`, a row of `rm_names`), in the
- * row and in the index by type.
- * 13: E2O and O2O qualifiers by number too (`qualifier_id`, a row of `rm_names`; none: 0).
- * 14: the audit chain keyed by log position alone (a rowid table, its pages filled by appends), and
- * each dataset's last link in `rm_audit_heads` (sqlite-audit-chain.ts).
- * 15: no E2O rows by object (`rm_object_events` and its merge watermark, gone): readers take an
- * object's events from the directly-follows steps (objectEventsSql).
- * 16: each directly-follows step keeps `kin`, its event's number of objects of its type, so that a
- * late event whose successor is alone of its type in its event needs no read of that event's steps;
- * and its times relative to its own (`run` = end − t, `prev_dt` = t − t(prev), `prev_wait` =
- * t − end(prev)), which take fewer bytes than absolute times.
- */
+/** The schema version this build writes (SQLite's user_version); a file of another version is remade and rebuilt from the log. */
 export const READ_MODELS_SCHEMA_VERSION = 16
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
@@ -87,7 +50,7 @@ const CACHE_KIB = 16 * 1024
  * position order, from the directly-follows read model's steps (`rm_df_steps` by its index
  * `rm_df_steps_by_object`: one step per pair, qualifiers merged; objectEventsSql), which the
  * projector keeps anyway: a second copy of every E2O row by object cost the file 37 MiB per
- * million events (docs/performance.md#read-model-bytes). A record's rows are written once: its
+ * million events (bench/HISTORY.md#read-model-bytes). A record's rows are written once: its
  * run's transaction moves the projector's checkpoint past it (apply's checkpoint check), and
  * shards take disjoint datasets.
  *
@@ -220,8 +183,8 @@ export const isoOfEpochMs = (ms: number): string => new Date(ms).toISOString()
  * The indexes only readers use (the query adapter, sqlite-read-model-query.ts). A file made anew,
  * or remade for a rebuild, starts without them, and the projector's store makes them once it has
  * replayed the log to its head (ReadModelStore.atHead): building an index once over sorted rows
- * costs a fraction of keeping it up to date through a replay (a bulk load; measured in README §
- * Performance). Until then readers get the same answers, from scans.
+ * costs a fraction of keeping it up to date through a replay (a bulk load;
+ * bench/HISTORY.md#2026-11-24-the-narrow-read-model-layout). Until then readers get the same answers, from scans.
  */
 const QUERY_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'rm_events_by_time', sql: 'CREATE INDEX IF NOT EXISTS rm_events_by_time ON rm_events (did, time)' },

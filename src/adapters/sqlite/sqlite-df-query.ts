@@ -114,7 +114,7 @@ interface EdgeGroup {
  * sorts of the steps and its COUNT(DISTINCT) trees: an event's steps are consecutive in that
  * order, so its distinct types and event couples are counted within it; distinct objects with
  * DistinctCounter; medians as SQLite's `median()` (the mean of the two middle values of an even
- * count), by selection. Memory: each group's objects and durations until the end (docs/performance.md#the-window-map).
+ * count), by selection. Memory: each group's objects and durations until the end (bench/HISTORY.md#the-window-map).
  * @param where the steps' conditions (`did`, upper bound, types) with their `params`.
  * @param prevIn true of a step whose predecessor is in the window.
  * @param from the window's lower bound (epoch ms; Number.MIN_SAFE_INTEGER for none).

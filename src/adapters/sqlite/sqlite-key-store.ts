@@ -34,7 +34,7 @@ export class SqliteKeyStore implements KeyStore {
    * own commits, so this store's revokeKey empties it itself (createKey need not: only keys found
    * are kept, never an absence).
    * So a revoke is seen by the next request, as a revoked key's 401 asks (docs/api.md#authentication-and-scopes), and a request costs at most one
-   * pragma instead of a read of `api_keys` (docs/performance-log.md).
+   * pragma instead of a read of `api_keys` (bench/HISTORY.md#2026-11-25-memory-the-disk-and-paced-load).
    *
    * The pragma is read at most once per turn of the event loop (`checkedThisTurn`), for all the
    * requests that turn authenticates: under load a turn carries several, and the pragma, which opens

@@ -31,7 +31,7 @@ export interface ImportProgress {
 
 /**
  * Batches in flight at once by default (`ocelog import --concurrency`). Measured with a generated
- * log of 200,000 events on the embedded default (docs/import.md#throughput): 16 imported about 7%
+ * log of 200,000 events on the embedded default (bench/HISTORY.md#round-13-16-batches-in-flight-and-the-projector-split-by-read-model): 16 imported about 7%
  * faster than 4 over the whole file, in three alternating pairs of runs, and 32 no faster than 16.
  */
 export const DEFAULT_IMPORT_CONCURRENCY = 16
