@@ -6,8 +6,9 @@
  * or a character reference, and characters beyond U+FFFF is written in one form (JSON, XML or
  * SQLite, as `writeOcelForm` writes it), read by the importer's reader, planned and recorded
  * through the ingest core into a real SQLite file, projected, exported by the streamed export in
- * all three forms, and each export read back by our readers. Every read (the input file and each
- * export) must give the generated values, character for character.
+ * all three forms (and JSON indented, `--pretty`), and each export read back by our readers.
+ * Every read (the input file and each export) must give the generated values, character for
+ * character.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -217,11 +218,12 @@ describe('string attribute values through import and export in JSON, XML and SQL
         }
         await new Projector(f.log, f.store).catchUp()
 
-        for (const form of OCEL_FORMS) {
-          const out = join(files, `${datasetId}-export.${EXTENSION[form]}`)
-          await exportOcelForm(query, datasetId, form, out)
+        const exports = [...OCEL_FORMS.map((form) => ({ form, pretty: false })), { form: 'json' as const, pretty: true }]
+        for (const { form, pretty } of exports) {
+          const out = join(files, `${datasetId}-export${pretty ? '-pretty' : ''}.${EXTENSION[form]}`)
+          await exportOcelForm(query, datasetId, form, out, { pretty })
           // Exported event ids are Ocelog's; the view compares events by time, type and values.
-          expect(logValues(readOcelFile(out, UTC)), `imported from ${inputForm}, exported as ${form}`).toEqual(expected)
+          expect(logValues(readOcelFile(out, UTC)), `imported from ${inputForm}, exported as ${form}${pretty ? ' --pretty' : ''}`).toEqual(expected)
         }
       }),
       { seed: SEED, numRuns: RUNS },
