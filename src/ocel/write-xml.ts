@@ -156,6 +156,7 @@ export class OcelXmlPieces {
    * The lines of the element in `content` as they stand in `section` of `<log>` (4 spaces in): built
    * inside that section and cut out of it, so that the builder indents the markup and nothing else.
    * Indenting the lines afterwards would also indent the text after a line feed in a value.
+   * @throws Error when the builder lays the section out otherwise (a bug: the cut would be wrong).
    */
   private inSection(section: 'objects' | 'events', content: XmlNode): string {
     const text = String(this.b.build({ log: { [section]: content } }))
@@ -182,8 +183,9 @@ export class OcelXmlPieces {
 }
 
 /**
- * The OCEL 2.0 XML text of `doc` (UTF-8, markup indented by 2 spaces, text as it is, ending in a newline): `<log>` with
- * `<object-types>`, `<event-types>`, `<objects>` and `<events>` in this order, as the XSD requires.
+ * The OCEL 2.0 XML text of `doc` (UTF-8, markup indented by 2 spaces, text as it is, ending in a
+ * newline): `<log>` with `<object-types>`, `<event-types>`, `<objects>` and `<events>` in this
+ * order, as the XSD requires.
  * Every element the XSD requires is present (`<attributes/>` and `<objects/>` of an event even when
  * empty). Object attribute values carry their `time`; O2O relationships are the object's
  * `<objects>`. The declared attribute types are written as they are when they are one of OCEL's five
