@@ -29,6 +29,9 @@
  * the escaping done here (xmlEscape), since a conforming reader changes what XML 1.0 does not escape:
  * it reads a tab, a line feed or a carriage return in an attribute value as a space (§ 3.3.3), and a
  * carriage return in text as a line feed (§ 2.11); written as character references, they come back.
+ * The layout's indentation is markup only: text is written exactly as the value is (line feeds,
+ * tabs, leading and trailing spaces, characters beyond U+FFFF), with nothing added inside it, so
+ * our reader (src/ocel/import/read-xml.ts) and any conforming one read every value back unchanged.
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import type { OcelJson } from './ocel-json.js'
@@ -122,11 +125,6 @@ function builder(): XMLBuilder {
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
-/** Each line of `text` (which ends in a line feed) indented by `indent`. */
-function indented(text: string, indent: string): string {
-  return `${indent}${text.trimEnd().replaceAll('\n', `\n${indent}`)}\n`
-}
-
 /**
  * OCEL 2.0 XML written piece by piece, for an export that streams (src/ocel/export-writer.ts): the
  * head (declaration, `<log>`, the type declarations), each object and each event as the lines that
@@ -146,12 +144,26 @@ export class OcelXmlPieces {
 
   /** One `<object>` element's lines. @param targetTypes the object type of each relationship's target. */
   object(o: XmlObject, targetTypes: readonly string[]): string {
-    return indented(String(this.b.build({ object: objectNode(o, (_r, i) => targetTypes[i] ?? '') })), '    ')
+    return this.inSection('objects', { object: objectNode(o, (_r, i) => targetTypes[i] ?? '') })
   }
 
   /** One `<event>` element's lines. @param targetTypes the object type of each relationship's target. */
   event(e: XmlEvent, targetTypes: readonly string[]): string {
-    return indented(String(this.b.build({ event: eventNode(e, (_r, i) => targetTypes[i] ?? '') })), '    ')
+    return this.inSection('events', { event: eventNode(e, (_r, i) => targetTypes[i] ?? '') })
+  }
+
+  /**
+   * The lines of the element in `content` as they stand in `section` of `<log>` (4 spaces in): built
+   * inside that section and cut out of it, so that the builder indents the markup and nothing else.
+   * Indenting the lines afterwards would also indent the text after a line feed in a value.
+   * @throws Error when the builder lays the section out otherwise (a bug: the cut would be wrong).
+   */
+  private inSection(section: 'objects' | 'events', content: XmlNode): string {
+    const text = String(this.b.build({ log: { [section]: content } }))
+    const head = `<log>\n  <${section}>\n`
+    const tail = `  </${section}>\n</log>\n`
+    if (!text.startsWith(head) || !text.endsWith(tail)) throw new Error(`OCEL XML: the builder laid out <${section}> unexpectedly`)
+    return text.slice(head.length, text.length - tail.length)
   }
 
   /** The opening of section `objects` or `events`, or the whole empty section when it has no element. */
@@ -171,8 +183,9 @@ export class OcelXmlPieces {
 }
 
 /**
- * The OCEL 2.0 XML text of `doc` (UTF-8, 2-space indent, ending in a newline): `<log>` with
- * `<object-types>`, `<event-types>`, `<objects>` and `<events>` in this order, as the XSD requires.
+ * The OCEL 2.0 XML text of `doc` (UTF-8, markup indented by 2 spaces, text as it is, ending in a
+ * newline): `<log>` with `<object-types>`, `<event-types>`, `<objects>` and `<events>` in this
+ * order, as the XSD requires.
  * Every element the XSD requires is present (`<attributes/>` and `<objects/>` of an event even when
  * empty). Object attribute values carry their `time`; O2O relationships are the object's
  * `<objects>`. The declared attribute types are written as they are when they are one of OCEL's five

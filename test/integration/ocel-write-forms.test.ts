@@ -12,7 +12,7 @@ import { parseTimeZone } from '../../src/ocel/import/time.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'
 import { writeOcelForm } from '../../src/ocel/write-forms.js'
 import { sqliteValue, writeOcelSqlite } from '../../src/ocel/write-sqlite.js'
-import { toOcelXml } from '../../src/ocel/write-xml.js'
+import { OcelXmlPieces, toOcelXml } from '../../src/ocel/write-xml.js'
 import { ocelFixture } from '../helpers/fixtures.js'
 import { itWithXmllint, logView, relaxedXsd, xmllint } from '../helpers/ocel-forms.js'
 
@@ -167,6 +167,33 @@ describe('toOcelXml', () => {
     expect(xml).toContain('<object object-id="o&#10;1" qualifier="line&#13;&#10;feed" type="order&#9;type"/>')
     expect(xml).toContain('<attribute name="note" time="2024-01-01T10:00:00.000Z">first\nsecond&#13;third\tfourth</attribute>')
     expect(logView(readOcelXml(xml, UTC))).toEqual(jsonView(doc))
+  })
+
+  it('writes multi-line values with no indentation inside the text, also piece by piece as the streamed export does', () => {
+    const doc = whitespaceDoc()
+    const value = '  line1\n    line2\r\n\tend  '
+    doc.events[0]?.attributes.push({ name: 'memo', value })
+    doc.eventTypes[0]?.attributes.push({ name: 'memo', type: 'string' })
+    const xml = toOcelXml(doc)
+    expect(xml).toContain('<attribute name="memo">  line1\n    line2&#13;\n\tend  </attribute>')
+    const pieces = new OcelXmlPieces()
+    const [event] = doc.events
+    const [object] = doc.objects
+    if (event === undefined || object === undefined) throw new Error('whitespaceDoc has an event and an object')
+    const streamed = [
+      pieces.head(doc.eventTypes, doc.objectTypes),
+      pieces.open('objects', false),
+      pieces.object(object, []),
+      pieces.close('objects'),
+      pieces.open('events', false),
+      pieces.event(event, ['order\ttype']),
+      pieces.close('events'),
+      pieces.end(),
+    ].join('')
+    expect(streamed).toBe(xml)
+    const read = readOcelXml(streamed, UTC)
+    expect(read.events[0]?.attributes.memo).toBe(value)
+    expect(logView(read)).toEqual(jsonView(doc))
   })
 
   it('refuses a value XML 1.0 cannot carry, naming the character and the forms that can', () => {
