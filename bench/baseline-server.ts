@@ -1,5 +1,5 @@
 /**
- * Baseline (a) of the benchmark (issue 5, item 6): a bare Fastify server with the service's
+ * Baseline (a) of the benchmark (docs/performance.md#method, Baselines): a bare Fastify server with the service's
  * ingest routes, the same TypeBox body and response schemas, and the same per-item validation
  * (src/core/validation.ts), but no authentication, rate limit, logging, record building or
  * storage. Started as its own process by bench/run.ts; prints `listening <url>` when ready.

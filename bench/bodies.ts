@@ -1,10 +1,10 @@
 /**
- * Request bodies of the benchmark scenarios (issue 5). Deterministic: the same scenario and seed
+ * Request bodies of the benchmark scenarios (docs/performance.md#method, Scenarios). Deterministic: the same scenario and seed
  * give the same bodies, so the service and the bare-Fastify baseline are driven with the same
  * bytes. Bodies are pre-serialised JSON strings; the load generator cycles through a pool.
  */
 
-/** The scenarios of issue 5 that send HTTP load. */
+/** The scenarios of `npm run bench` that send HTTP load (docs/performance.md#method). */
 export const SCENARIOS = ['single', 'batch', 'objects', 'worst'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 

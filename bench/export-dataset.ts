@@ -1,5 +1,5 @@
 /**
- * A generated dataset for measuring `ocelog export` at size (README § OCEL 2.0 export, docs/export.md;
+ * A generated dataset for measuring `ocelog export` at size (docs/export.md;
  * the bench's export rows and test/e2e/export-memory.test.ts): `events` events written through the
  * ingest core into an embedded data dir (ocelog.db), then projected into read-models.db, with no
  * HTTP in between, so that a dataset of hundreds of thousands of events is made in seconds.

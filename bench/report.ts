@@ -1,6 +1,7 @@
 /**
- * The benchmark's one table (issue 5): every figure beside its baseline, the ratio, and the
- * target of the issue with a pass/miss mark; printed as text or Markdown, and saved as JSON.
+ * The benchmark's one table (docs/performance.md#method): every figure beside its baseline, the
+ * ratio, and its target (docs/performance.md#targets) with a pass/miss mark; printed as text or
+ * Markdown, and saved as JSON.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,7 +19,7 @@ export interface Row {
   mark: Mark
 }
 
-/** A target of the issue, checked on a measured number. */
+/** A target of docs/performance.md#targets, checked on a measured number. */
 export interface TargetCheck {
   name: string
   measured: number | null

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale` (issue 26, item 4): the read side at a million events. A seeded, generated
+ * `npm run bench:scale` (docs/bench-scale.md): the read side at a million events. A seeded, generated
  * dataset (bench/generate.ts; no shared data) is appended into a fresh data directory through the
  * SQLite log port in chunks (bench/load-generated.ts; HTTP would only add time), then:
  * - the projector catches up (`ocelog project --once`, the built CLI as its own process, on read

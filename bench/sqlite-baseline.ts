@@ -1,5 +1,5 @@
 /**
- * Baseline (b) of the benchmark (issue 5, item 6): raw appends of the log's own records into a
+ * Baseline (b) of the benchmark (docs/performance.md#method, Baselines): raw appends of the log's own records into a
  * fresh SQLite file opened exactly as the service opens it (src/adapters/sqlite/database.ts: the
  * same `records` table, WAL, synchronous=FULL), one transaction per 100 records, the same INSERT
  * and the same JSON serialisation as the log adapter, and nothing else: no HTTP, no validation,

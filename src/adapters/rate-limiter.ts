@@ -1,7 +1,7 @@
 /**
  * RateLimiter adapters on rate-limiter-flexible (docs/api.md#rate-limit): a fixed window per API
  * key (OCELOG_RATE_LIMIT_WINDOW_SECONDS, default 60 s; the per-minute budget scaled to it),
- * counted per request, against the key's own budget when it has one (README § Rate limits). The
+ * counted per request, against the key's own budget when it has one (docs/rate-limits.md#how-it-is-counted). The
  * store counts every request of a key in its window without a ceiling of its own, and each request
  * is measured against the budget it is consumed with: so keys of different budgets share one
  * limiter, replicas on one Redis share a key's count whatever budget each reads, and a key whose

@@ -1,5 +1,5 @@
 /**
- * How `ocelog import` reports a retry (README § Rate limits): the cause, the answer, and the wait
+ * How `ocelog import` reports a retry (docs/rate-limits.md#what-an-import-reports): the cause, the answer, and the wait
  * before the next attempt, so that a person sees which limit an import meets and for how long.
  */
 import type { RetryNotice } from '../../clients/typescript/src/types.js'

@@ -53,7 +53,8 @@ export function buildEventRecorded(input: EventInput, eventId: string, ctx: Reco
 
 /**
  * Builds an `ObjectUpserted` v2 record. `time` is the upsert's `timestamp` in UTC, defaulting to
- * `receivedAt`; each O2O relationship gets its target's object id (README § O2O relationships).
+ * `receivedAt`; each O2O relationship gets its target's object id (README § O2O relationships and
+ * attribute times).
  */
 export function buildObjectUpserted(input: ObjectUpsertInput, ctx: RecordContext): NewRecord & { data: ObjectUpsertedV2 } {
   const relationships = (input.relationships ?? []).map((r) => {

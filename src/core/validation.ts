@@ -146,7 +146,7 @@ function timestampErrors(
 }
 
 /**
- * Validates one event item (§ Event input).
+ * Validates one event item (docs/api.md#event-input).
  * @returns the typed input, or every field error found. Never throws, whatever the JSON value
  *   (deep nesting included: see properties-check).
  */
@@ -174,8 +174,9 @@ export function validateEvent(item: unknown, options: SizeCheck = {}): Validated
 }
 
 /**
- * Validates one object upsert item (§ Object upsert input; type and id follow § Limits; the
- * extensions `timestamp` as an event's, `relationships` with an event's object limits).
+ * Validates one object upsert item (docs/api.md#object-upsert-input; type and id follow
+ * docs/api.md#limits; the extensions `timestamp` as an event's, `relationships` with an event's
+ * object limits).
  * @returns the typed input, or every field error found. Never throws.
  */
 export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Validated<ObjectUpsertInput> {

@@ -1,5 +1,5 @@
 /**
- * `ocelog export` with bounded memory (README § OCEL 2.0 export; docs/export.md): the items of
+ * `ocelog export` with bounded memory (docs/export.md#how-it-writes): the items of
  * `streamOcel` are written as they are read, in pages from the read models, so the exporter's memory
  * does not grow with the dataset.
  *

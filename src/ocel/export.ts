@@ -189,9 +189,9 @@ function endTimestampName(taken: ReadonlySet<string>): string {
  *   id). `attributes` = the attribute history from object_changes: one `{name, time, value}` per
  *   attribute per change, in log position order, each with the time its change took effect (an
  *   upsert's `timestamp`, an event's time for values sent inside it). `relationships` = the O2O
- *   relationships upserts asserted (README § O2O relationships): the target's exported id and the
- *   qualifier sent, or `''`, ordered by (objectId, qualifier). Objects that merely share events are
- *   linked through those events (E2O), never exported as O2O.
+ *   relationships upserts asserted (README § O2O relationships and attribute times): the target's
+ *   exported id and the qualifier sent, or `''`, ordered by (objectId, qualifier). Objects that
+ *   merely share events are linked through those events (E2O), never exported as O2O.
  *
  * Rows that point at nothing (an object change or an E2O row of an unknown object or event) are
  * left out; the projector writes them together, so they do not occur in a consistent store.

@@ -27,8 +27,8 @@
  * references and requires `type` on it, so references carry the referenced object's type (the
  * readers look only at `object-id` and `qualifier`). Built with fast-xml-parser's XMLBuilder, with
  * the escaping done here (xmlEscape), since a conforming reader changes what XML 1.0 does not escape:
- * it reads a tab, a line feed or a carriage return in an attribute value as a space (§ 3.3.3), and a
- * carriage return in text as a line feed (§ 2.11); written as character references, they come back.
+ * it reads a tab, a line feed or a carriage return in an attribute value as a space (XML 1.0 § 3.3.3), and
+ * a carriage return in text as a line feed (XML 1.0 § 2.11); written as character references, they come back.
  * The layout's indentation is markup only: text is written exactly as the value is (line feeds,
  * tabs, leading and trailing spaces, characters beyond U+FFFF), with nothing added inside it, so
  * our reader (src/ocel/import/read-xml.ts) and any conforming one read every value back unchanged.
@@ -42,7 +42,7 @@ type XmlNode = Record<string, unknown>
 
 const REFERENCES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' }
 
-/** Characters outside XML 1.0's Char production (§ 2.2): C0 controls other than tab, line feed and carriage return, U+FFFE and U+FFFF. */
+/** Characters outside the Char production (XML 1.0 § 2.2): C0 controls other than tab, line feed and carriage return, U+FFFE and U+FFFF. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it looks for
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/
 

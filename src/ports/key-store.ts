@@ -23,7 +23,7 @@ export interface ApiKey {
   created_at: string
   revoked_at: string | null
   /**
-   * The key's own budget in requests per minute (README § Rate limits); null: the service's
+   * The key's own budget in requests per minute (docs/rate-limits.md#the-default-and-a-keys-own-budget); null: the service's
    * default, OCELOG_RATE_LIMIT_PER_MINUTE. Keys stored before this field existed read as null.
    */
   rate_limit_per_minute: number | null

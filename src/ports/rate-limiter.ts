@@ -16,7 +16,7 @@ export interface RateDecision {
 export interface RateLimiter {
   /**
    * Counts one request for `keyId` and says whether it is within budget. Never rejects for being over budget.
-   * @param perMinute the key's own budget in requests per minute (README § Rate limits), scaled to
+   * @param perMinute the key's own budget in requests per minute (docs/rate-limits.md#how-it-is-counted), scaled to
    * the window like the default; omitted or null: the limiter's default budget. The count of the
    * current window is the same whichever budget a request is measured against, so a key whose
    * limit changes keeps what it has used.

@@ -60,7 +60,7 @@ export type FromWorker = { type: 'projection-stopped'; message: string } | { typ
 /**
  * Largest read of the log, in characters of stored JSON (SqliteEventLog's `readBytesMax`): 1,000
  * records of events with 50 objects are about 4 MB, so only reads of large records (up to 512 KiB
- * each, § Limits) are cut, and a read of them, decoded, stays well inside this thread's heap
+ * each, docs/api.md#limits) are cut, and a read of them, decoded, stays well inside this thread's heap
  * ceiling (workerHeapMb in embedded.ts: the API thread's, 1 GiB under `npm start`).
  */
 const PROJECTOR_READ_BYTES_MAX = 64 * 1024 * 1024

@@ -18,7 +18,7 @@ export interface CreateKeyInput {
   datasetName?: string
   /** Empty or omitted: every scope (docs/api.md#authentication-and-scopes). */
   scopes?: readonly string[]
-  /** The key's own budget in requests per minute; omitted or null: the service's default (README § Rate limits). */
+  /** The key's own budget in requests per minute; omitted or null: the service's default (docs/rate-limits.md#the-default-and-a-keys-own-budget). */
   rateLimitPerMinute?: number | null
   now?: Date
 }
@@ -38,7 +38,7 @@ export interface CreatedKey {
 export const RATE_LIMIT_MAX = 1_000_000_000
 
 /**
- * Reads a `--rate-limit` value (README § Rate limits): a whole number of requests per minute from
+ * Reads a `--rate-limit` value (docs/rate-limits.md#the-default-and-a-keys-own-budget): a whole number of requests per minute from
  * 1 to 1,000,000,000, or `default` for the service's OCELOG_RATE_LIMIT_PER_MINUTE (returned as null).
  * @throws AdminError naming the value and the rule.
  */
@@ -126,7 +126,7 @@ export async function revokeKey(keys: KeyStore, keyId: string, now = new Date())
 
 /**
  * Sets a key's own rate limit in requests per minute, or null to give it the service's default
- * (README § Rate limits). A running service applies it from its next request with the key; the
+ * (docs/rate-limits.md#the-default-and-a-keys-own-budget). A running service applies it from its next request with the key; the
  * count already made in the current window is kept.
  * @throws AdminError when the key does not exist or the limit is not a whole number from 1 to RATE_LIMIT_MAX.
  */

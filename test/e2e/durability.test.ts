@@ -1,7 +1,7 @@
 /**
  * e2e: the built service as a real process over HTTP. Every event_id answered with a 2xx must be
  * in `ocelog replay` and in `ocelog export` after the process is killed (SIGKILL) mid-load and
- * started again (issue #2, "Done when").
+ * started again: a 2xx means durable (README § The API).
  */
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

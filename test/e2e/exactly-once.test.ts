@@ -1,5 +1,5 @@
 /**
- * e2e (README § Exactly once; issue "Lossless, exactly-once ingestion", Retries): a retry after the
+ * e2e (README § Exactly once; docs/api.md#idempotency-keys): a retry after the
  * service was killed between commit and answer records each item once.
  *
  * A TCP proxy stands between the client and the built service. When the service's answer to the

@@ -1,5 +1,5 @@
 /**
- * e2e (README § Read models; issue "Speed", read models in their own file): the built service keeps
+ * e2e (README § Read models; docs/read-models.md): the built service keeps
  * its read models in read-models.db, projected by its worker thread. Deleting that file while the
  * service is stopped, then starting it, rebuilds read models identical to the ones before, row for
  * row, and the same process map (all time, from the directly-follows aggregates, and a window, from

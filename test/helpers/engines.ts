@@ -9,7 +9,7 @@ import { MongoClient } from 'mongodb'
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers'
 import { connectEventStore, connectMongo } from '../../src/app/production.js'
 
-/** The pinned images, the same as docker-compose.yml (test/unit/compose-file.test.ts checks it). */
+/** The pinned images, the same as docker-compose.yml (test/integration/compose-file.test.ts checks it). */
 export const ENGINE_IMAGES = {
   eventstore: 'eventstore/eventstore:23.10.1-bookworm-slim',
   mongodb: 'mongo:7.0.14',

@@ -1,16 +1,26 @@
 /**
- * The repository's docs and comments stand alone: no tracked file cites a document that a clone
- * does not have (the project's private specification, design and platform notes, or the shared
- * folder beside the repository), and every `docs/<topic>.md#<section>` that a file cites exists.
- * A comment cites a README or docs section, the OpenAPI document, or a public standard (RFC 9457,
- * OCEL 2.0) instead (README § Documentation).
+ * The repository's docs and comments stand alone, and every citation in them resolves (README §
+ * Documentation):
+ * - no tracked file cites a document that a clone does not have (the project's private
+ *   specification, design and platform notes, or the shared folder beside the repository);
+ * - every README section citation (README, the section sign, a heading) names a `##` or `###`
+ *   heading of README.md;
+ * - every `docs/<page>.md#<anchor>`, `bench/HISTORY.md#<anchor>`, `CONTRIBUTING.md#<anchor>` and
+ *   `README.md#<anchor>`, and every relative link of a Markdown file, names a file and a heading
+ *   that exist, by GitHub's anchor rules;
+ * - every section sign follows the document it is a section of (README, a `.md` page, an RFC, a
+ *   named specification or protocol): the sign and a heading alone name no document;
+ * - no file cites an issue or pull request (by number, link or title): a comment states its reason
+ *   or cites a doc section instead;
+ * - every repository path a comment or doc names (`test/…`, `src/…`, `bench/…`, `scripts/…`,
+ *   `docs/…`) exists.
  *
- * Reads the tracked files (`git ls-files`) of this checkout; skipped, with the reason printed, where
- * the repository is not a git checkout.
+ * Reads the tracked files (`git ls-files`) of this checkout, nothing else; skipped, with the reason
+ * printed, where the repository is not a git checkout.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -39,6 +49,15 @@ function textOf(file: string): string | null {
   return text.includes('\0') ? null : text
 }
 
+/** Files never scanned: lock files (registry text, not ours). */
+const SKIPPED = new Set(['package-lock.json'])
+
+/** The scanned files, each as its lines, read once. */
+const TEXTS: readonly { file: string; lines: string[] }[] = (FILES ?? []).flatMap((file) => {
+  const text = SKIPPED.has(file) ? null : textOf(file)
+  return text === null ? [] : [{ file, lines: text.split('\n') }]
+})
+
 // Built from parts, so that this file does not cite them itself.
 const SECTION = '\u00a7'
 const FORBIDDEN: readonly { name: string; pattern: RegExp }[] = [
@@ -51,47 +70,131 @@ const FORBIDDEN: readonly { name: string; pattern: RegExp }[] = [
   { name: 'the private specification by title', pattern: new RegExp(`ingestion API ${'specification'}`, 'i') },
 ]
 
+/** Any of FORBIDDEN: one pass over a line that cites none of them. */
+const ANY_FORBIDDEN = new RegExp(FORBIDDEN.map((r) => r.pattern.source).join('|'), 'i')
+
 /**
  * Files that may name the shared folder: they look for the optional real OCEL 2.0 logs there and
  * skip (or leave a row out) when it is absent. Each entry names the one rule it is exempt from.
  */
 const ALLOWED: readonly { file: string; rule: string }[] = [{ file: 'test/helpers/fixtures.ts', rule: 'the shared folder' }]
 
-/** Files never scanned: lock files (registry text, not ours). */
-const SKIPPED = new Set(['package-lock.json'])
+/** A line of a comment, docstring or Markdown paragraph without its comment marker: how a wrapped citation goes on. */
+function prose(line: string | undefined): string {
+  return (line ?? '').replace(/^\s*(\/\*\*|\*|\/\/|#(?=\s)|"""|''')?\s*/, '')
+}
 
-/** GitHub's anchor of a Markdown heading: lower case, punctuation other than `-` and `_` dropped, spaces to `-`. */
+/**
+ * A line with the next `extra` lines' prose after it, blanks collapsed, and where the line itself
+ * ends in that text: a citation that starts before `end` is this line's, wherever it ends.
+ */
+function withNext(lines: readonly string[], i: number, extra: number): { text: string; end: number } {
+  const line = (lines[i] ?? '').replace(/\s+/g, ' ')
+  let text = line
+  for (let k = 1; k <= extra; k++) text += ` ${prose(lines[i + k])}`
+  return { text: text.replace(/\s+/g, ' '), end: line.length }
+}
+
+/**
+ * GitHub's anchor of a Markdown heading: lower case; inline code marks, links' targets and every
+ * character but letters, marks, digits, `_`, `-` and spaces dropped; each space to `-`.
+ */
 function headingAnchor(heading: string): string {
   return heading
     .trim()
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-')
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-')
 }
 
-/** The anchors of a Markdown file's headings (`#` to `######`, outside fenced code). */
-function anchorsOf(markdown: string): Set<string> {
-  const anchors = new Set<string>()
+/** The headings of a Markdown file (`#` to `######`, outside fenced code), with their levels. */
+function headingsOf(markdown: string): { level: number; text: string }[] {
+  const headings: { level: number; text: string }[] = []
   let fenced = false
   for (const line of markdown.split('\n')) {
-    if (line.startsWith('```')) fenced = !fenced
-    const m = fenced ? null : /^#{1,6}\s+(.*)$/.exec(line)
-    if (m?.[1] !== undefined) anchors.add(headingAnchor(m[1]))
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
+    const m = fenced ? null : /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line)
+    if (m?.[1] !== undefined && m[2] !== undefined) headings.push({ level: m[1].length, text: m[2] })
+  }
+  return headings
+}
+
+/** The anchors of a Markdown file's headings; a repeated anchor gets `-1`, `-2`, … as on GitHub. */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>()
+  for (const { text } of headingsOf(markdown)) {
+    const base = headingAnchor(text)
+    let anchor = base
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${String(n)}`
+    anchors.add(anchor)
   }
   return anchors
 }
 
+/** Anchors of a tracked Markdown file by its path from the root, or null when there is no such file. */
+const anchorCache = new Map<string, Set<string> | null>()
+function anchorsFor(doc: string): Set<string> | null {
+  if (!anchorCache.has(doc)) {
+    const text = textOf(doc)
+    anchorCache.set(doc, text === null ? null : anchorsOf(text))
+  }
+  return anchorCache.get(doc) ?? null
+}
+
+/** README.md's `##` and `###` headings: what a README section citation may name. */
+const README_HEADINGS = headingsOf(textOf('README.md') ?? '')
+  .filter((h) => h.level === 2 || h.level === 3)
+  .map((h) => h.text)
+  // The longest first, so that a heading that starts another is tried after it.
+  .sort((a, b) => b.length - a.length)
+
+/** The heading that the text after a README section citation's sign starts with, or null when it starts with none. */
+function readmeHeadingCited(rest: string): string | null {
+  return README_HEADINGS.find((h) => rest.startsWith(h) && !/^[\p{L}\p{N}]/u.test(rest.slice(h.length))) ?? null
+}
+
+/** Placeholders that a file shows as the form of a citation, not as a citation: file and cited text. */
+const PLACEHOLDERS: readonly { file: string; cited: string }[] = [
+  { file: 'CONTRIBUTING.md', cited: 'Heading' },
+  { file: 'CONTRIBUTING.md', cited: ['test', 'unit', 'foo.test.ts'].join('/') },
+]
+const isPlaceholder = (file: string, cited: string): boolean => PLACEHOLDERS.some((p) => p.file === file && cited.startsWith(p.cited))
+
+/**
+ * What may stand before a section sign in its clause: README, a Markdown page, an RFC, or a specification,
+ * protocol or standard named in the clause, or a quoted title.
+ */
+const DOCUMENT = /README|\.md\b|\bRFC \d+|specification|Protocol|XML 1\.0|"[^"]+"/
+
+/** The clause a section sign stands in: the text before it back to an opening parenthesis, a `;`, a sentence's end or a comment's start. */
+function clauseBefore(text: string): string {
+  return text.split(/[(;]|\.\s|\/\*\*|"""/).pop() ?? ''
+}
+
+/** Citations of issues or pull requests, built from parts so that this file does not match them itself. */
+const ISSUE: readonly { name: string; pattern: RegExp }[] = [
+  { name: 'an issue number', pattern: new RegExp(['\\bissue', '\\s*#?\\d+\\b'].join(''), 'i') },
+  { name: 'issue numbers', pattern: new RegExp(['\\bissues', '\\s+#\\d+'].join(''), 'i') },
+  { name: 'an issue by its title', pattern: new RegExp(['\\bissue', '\\s+["\u201c]'].join(''), 'i') },
+  { name: "an issue's text", pattern: new RegExp(['\\bthe issue', "'s\\b"].join(''), 'i') },
+  { name: 'an issue or pull request link', pattern: new RegExp(['/(issues|pull)', '/\\d+'].join('')) },
+  // `#12` after a space or bracket, not a colour (`color: #123`), an anchor (`x.md#12`), an entity (`&#12;`) or a heading (`## 12`).
+  { name: 'a #number', pattern: new RegExp(['(?<=^|[\\s(\\[])(?<!:\\s*)', '#\\d+(?![\\w-])'].join('')) },
+]
+
+/** A repository path as comments and docs name them: from the root, or from the citing file's package. */
+const REPO_PATH = /(?<![\w./$-])(?:test|src|bench|scripts|docs)\/[\w./-]*[\w-]\.(?:ts|mts|mjs|js|md|json|py|png)\b/g
+
 describe.skipIf(NO_GIT)('docs and comments stand alone', () => {
-  it('cites no document outside the repository', () => {
+  it('cite no document outside the repository', () => {
     const hits: string[] = []
-    for (const file of FILES ?? []) {
-      if (SKIPPED.has(file)) continue
-      const text = textOf(file)
-      if (text === null) continue
-      const lines = text.split('\n')
+    for (const { file, lines } of TEXTS) {
       lines.forEach((line, i) => {
-        // A citation broken over two comment lines ("(spec" / " * § Limits") counts on its first line.
-        const next = (lines[i + 1] ?? '').replace(/^\s*(\*|\/\/|#)?\s*/, '')
+        // A citation broken over two comment lines counts on its first line.
+        const next = prose(lines[i + 1])
+        // Every pattern is shorter than 40 characters: the seam of the two lines is enough to rule a line out.
+        if (!ANY_FORBIDDEN.test(line) && !ANY_FORBIDDEN.test(`${line.trimEnd().slice(-40)} ${next.slice(0, 40)}`)) return
         const joined = `${line.trimEnd()} ${next}`
         for (const rule of FORBIDDEN) {
           const own = rule.pattern.test(line)
@@ -104,26 +207,37 @@ describe.skipIf(NO_GIT)('docs and comments stand alone', () => {
     expect(hits, `cite a README or docs/ section or a public standard instead:\n${hits.join('\n')}`).toEqual([])
   })
 
-  it('cites only docs/ files and sections that exist', () => {
-    const anchors = new Map<string, Set<string> | null>()
-    const anchorsFor = (doc: string): Set<string> | null => {
-      if (!anchors.has(doc)) {
-        const text = textOf(doc)
-        anchors.set(doc, text === null ? null : anchorsOf(text))
-      }
-      return anchors.get(doc) ?? null
+  it(`name only README headings that exist after "README ${SECTION}"`, () => {
+    const dangling: string[] = []
+    let cited = 0
+    const citation = new RegExp(`README(?:\\.md)? ${SECTION}\\s*`, 'g')
+    for (const { file, lines } of TEXTS) {
+      lines.forEach((line, i) => {
+        if (!line.includes('README')) return
+        const { text, end } = withNext(lines, i, 2)
+        for (const m of text.matchAll(citation)) {
+          if (m.index >= end) continue
+          cited++
+          const rest = text.slice(m.index + m[0].length)
+          if (readmeHeadingCited(rest) !== null || isPlaceholder(file, rest)) continue
+          dangling.push(`${file}:${String(i + 1)}: ${m[0]}${rest.slice(0, 50)}…: no README heading starts it`)
+        }
+      })
     }
+    expect(dangling, `README's ## and ### headings are: ${README_HEADINGS.join(' | ')}\n${dangling.join('\n')}`).toEqual([])
+    expect(cited).toBeGreaterThan(0)
+  })
+
+  it('cite only Markdown pages and sections that exist', () => {
     const broken: string[] = []
     let cited = 0
-    for (const file of FILES ?? []) {
-      if (SKIPPED.has(file)) continue
-      const text = textOf(file)
-      if (text === null) continue
-      text.split('\n').forEach((line, i) => {
-        for (const m of line.matchAll(/\bdocs\/([a-z0-9-]+\.md)(#[\p{L}\p{N}_-]+)?/gu)) {
+    const citation = /(?<![\w./-])((?:docs\/[a-z0-9-]+|bench\/HISTORY|CONTRIBUTING|README)\.md)(#[\p{L}\p{N}_-]+)?/gu
+    for (const { file, lines } of TEXTS) {
+      lines.forEach((line, i) => {
+        if (!line.includes('.md')) return
+        for (const m of line.matchAll(citation)) {
           cited++
-          const doc = `docs/${m[1] ?? ''}`
-          const found = anchorsFor(doc)
+          const found = anchorsFor(m[1] ?? '')
           const where = `${file}:${String(i + 1)}: ${m[0]}`
           if (found === null) broken.push(`${where}: no such file`)
           else if (m[2] !== undefined && !found.has(m[2].slice(1))) broken.push(`${where}: no such section`)
@@ -134,38 +248,131 @@ describe.skipIf(NO_GIT)('docs and comments stand alone', () => {
     expect(cited).toBeGreaterThan(0)
   })
 
-  it('links, in README.md and docs/, only to Markdown files and sections that exist', () => {
+  it('link, in Markdown files, only to files and sections that exist', () => {
     const broken: string[] = []
     let links = 0
-    for (const file of (FILES ?? []).filter((f) => f === 'README.md' || (f.startsWith('docs/') && f.endsWith('.md')))) {
-      const text = textOf(file) ?? ''
+    for (const { file, lines } of TEXTS.filter((t) => t.file.endsWith('.md'))) {
       const dir = dirname(file)
-      text.split('\n').forEach((line, i) => {
-        for (const m of line.matchAll(/\]\(([^)\s#]*)(#[^)\s]+)?\)/g)) {
+      let fenced = false
+      lines.forEach((line, i) => {
+        if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
+        if (fenced) return
+        for (const m of line.matchAll(/\]\(<?([^)\s#>]*)(#[^)\s>]+)?>?(?:\s+"[^"]*")?\)/g)) {
           const target = m[1] ?? ''
           if (/^[a-z]+:/.test(target)) continue
           links++
-          const path = target === '' ? file : join(dir, target)
+          const path = target === '' ? file : normalize(join(dir, decodeURIComponent(target)))
           const where = `${file}:${String(i + 1)}: ${m[0]}`
-          if (!existsSync(join(ROOT, path))) {
+          if (path.startsWith('..') || !existsSync(join(ROOT, path))) {
             broken.push(`${where}: no such file`)
             continue
           }
           if (m[2] === undefined || !path.endsWith('.md')) continue
-          if (!anchorsOf(textOf(path) ?? '').has(m[2].slice(1))) broken.push(`${where}: no such section`)
+          if (!(anchorsFor(path) ?? new Set()).has(decodeURIComponent(m[2].slice(1)))) broken.push(`${where}: no such section`)
         }
       })
     }
     expect(broken, broken.join('\n')).toEqual([])
     expect(links).toBeGreaterThan(0)
   })
+
+  it(`put the document before each ${SECTION}`, () => {
+    const bare: string[] = []
+    for (const { file, lines } of TEXTS) {
+      lines.forEach((line, i) => {
+        if (!line.includes(SECTION)) return
+        for (const m of line.matchAll(new RegExp(SECTION, 'g'))) {
+          const before = `${prose(lines[i - 1])} ${line.slice(0, m.index)}`
+          if (DOCUMENT.test(clauseBefore(before))) continue
+          bare.push(`${file}:${String(i + 1)}: ${line.trim().slice(0, 100)}`)
+        }
+      })
+    }
+    expect(bare, `name the document (README ${SECTION} Heading, docs/<page>.md#anchor, RFC n ${SECTION} x):\n${bare.join('\n')}`).toEqual([])
+  })
+
+  it('cite no issue or pull request', () => {
+    const hits: string[] = []
+    for (const { file, lines } of TEXTS) {
+      lines.forEach((line, i) => {
+        if (!/issue|#\d|\/pull\//i.test(line)) return
+        for (const rule of ISSUE) {
+          if (rule.pattern.test(line)) hits.push(`${file}:${String(i + 1)}: cites ${rule.name}: ${line.trim().slice(0, 100)}`)
+        }
+      })
+    }
+    expect(hits, `state the reason, or cite a doc section, instead:\n${hits.join('\n')}`).toEqual([])
+  })
+
+  it('name only repository paths that exist', () => {
+    const stale: string[] = []
+    let named = 0
+    for (const { file, lines } of TEXTS) {
+      // A path counts from the root or from any folder above the citing file (a package's own `src/`, `test/`).
+      const bases = file
+        .split('/')
+        .slice(0, -1)
+        .map((_, k, parts) => parts.slice(0, k + 1).join('/'))
+      bases.unshift('')
+      lines.forEach((line, i) => {
+        if (!line.includes('/')) return
+        for (const m of line.matchAll(REPO_PATH)) {
+          named++
+          if (isPlaceholder(file, m[0]) || bases.some((b) => existsSync(join(ROOT, b, m[0])))) continue
+          stale.push(`${file}:${String(i + 1)}: ${m[0]}`)
+        }
+      })
+    }
+    expect(stale, stale.join('\n')).toEqual([])
+    expect(named).toBeGreaterThan(0)
+  })
 })
 
-describe('headingAnchor', () => {
-  it('makes GitHub anchors of headings', () => {
+describe('the citation rules', () => {
+  it('make GitHub anchors of headings', () => {
     expect(headingAnchor('Authentication and scopes')).toBe('authentication-and-scopes')
     expect(headingAnchor('O2O relationships and attribute times')).toBe('o2o-relationships-and-attribute-times')
     expect(headingAnchor('Limits')).toBe('limits')
     expect(headingAnchor('`ocelog status` and /metrics')).toBe('ocelog-status-and-metrics')
+    expect(headingAnchor('Backup, restore, verify and digests (embedded default)')).toBe('backup-restore-verify-and-digests-embedded-default')
+    expect(headingAnchor('2026-11-25: memory, the disk, and paced load')).toBe('2026-11-25-memory-the-disk-and-paced-load')
+    expect(headingAnchor('The large imports on `f9d763e`: the generated log and the running example ×30')).toBe(
+      'the-large-imports-on-f9d763e-the-generated-log-and-the-running-example-30',
+    )
+    expect([...anchorsOf('# A\n## Memory\n```\n# not a heading\n```\n## Memory\n')]).toEqual(['a', 'memory', 'memory-1'])
+  })
+
+  it('read a README citation up to the heading it names', () => {
+    expect(readmeHeadingCited('Exactly once and O2O relationships)')).toBe('Exactly once')
+    expect(readmeHeadingCited('Read models.')).toBe('Read models')
+    expect(readmeHeadingCited('Rate limits)')).toBeNull()
+    expect(readmeHeadingCited('Operationsx')).toBeNull()
+  })
+
+  it(`tell a named ${SECTION} from a bare one`, () => {
+    const named = (text: string): boolean => DOCUMENT.test(clauseBefore(text))
+    expect(named('(RFC 9110 ')).toBe(true)
+    expect(named('(RFC 9110 § 11.6.2 / ')).toBe(true)
+    expect(named('durable (README ')).toBe(true)
+    expect(named('(see docs/api.md ')).toBe(true)
+    expect(named('(OCEL 2.0 specification, ')).toBe(true)
+    expect(named('answers 422 (')).toBe(false)
+    expect(named('/** ')).toBe(false)
+    expect(named('(README § Read models; ')).toBe(false)
+  })
+
+  it('tell an issue citation from colours, anchors and headings', () => {
+    const flagged = (line: string): boolean => ISSUE.some((r) => r.pattern.test(line))
+    const n = String(12)
+    expect(flagged(`see ${['issue', n].join(' ')}`)).toBe(true)
+    expect(flagged(`(${['issue', `#${n}`].join(' ')}, item 3)`)).toBe(true)
+    expect(flagged(`fixed in #${n}`)).toBe(true)
+    expect(flagged(`https://github.com/o/r/${['issues', n].join('/')}`)).toBe(true)
+    expect(flagged(`${['issue', '"Speed"'].join(' ')}, read models`)).toBe(true)
+    expect(flagged('color: #123;')).toBe(false)
+    expect(flagged("fill: '#000000'")).toBe(false)
+    expect(flagged('[Limits](docs/api.md#limits)')).toBe(false)
+    expect(flagged('## 12 items')).toBe(false)
+    expect(flagged('caf&#233;')).toBe(false)
   })
 })

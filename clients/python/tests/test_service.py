@@ -98,7 +98,7 @@ def test_a_broken_rule_raises_validation_error_naming_the_field(service, key):
     assert [e.path for e in caught.value.errors] == ["/objects"]
 
 
-# The issue's "new user" check: a 10-line script enqueues 10,000 events and flushes, against a
+# A new user's first script (docs/clients.md#python): a 10-line script enqueues 10,000 events and flushes, against a
 # service whose rate limit is low enough that 429s happen.
 NEW_USER_SCRIPT = """\
 import json, os, ocelog

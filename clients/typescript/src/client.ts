@@ -4,8 +4,8 @@
  * /v1 endpoints and adds no behaviour beyond the HTTP contract:
  * - authentication: `Authorization: Bearer <key>` on every request;
  * - batching: sendEvents / upsertObjects take any number of items and send batches of at most 100
- *   (§ Limits), with at most `concurrency` requests in flight over the whole client;
- * - retries (§ Errors, § Batch item failures): a 429 is waited out for its Retry-After seconds, and
+ *   (docs/api.md#limits), with at most `concurrency` requests in flight over the whole client;
+ * - retries (docs/api.md#errors, docs/api.md#batches): a 429 is waited out for its Retry-After seconds, and
  *   all requests of the client pause with it, since the budget is per key; network errors,
  *   timeouts and 5xx are retried with exponential back-off and jitter, a bounded number of times.
  *   A whole-request failure means none of its items was recorded, so the same items are sent again;
@@ -35,7 +35,7 @@ import { describeAnswer, isObjectResult, isRecord, problemFieldErrors, readBatch
 import { backoffDelayMs, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfterMs, type RetryCause, type RetryPolicy } from './retry.js'
 import type { BatchNotice, BulkOptions, BulkResult, ClientStats, ItemFailure, OcelogClientOptions, RetryNotice } from './types.js'
 
-/** § Limits: events per event batch and objects per object batch. */
+/** Events per event batch and objects per object batch (docs/api.md#limits). */
 export const BATCH_MAX = 100
 const DEFAULT_CONCURRENCY = 4
 const DEFAULT_TIMEOUT_MS = 120_000
@@ -184,7 +184,7 @@ export class OcelogClient {
   }
 
   /**
-   * GET /v1/health: checks reachability and that the key is valid (§ GET /v1/health).
+   * GET /v1/health: checks reachability and that the key is valid (docs/api.md#endpoints).
    * @returns the key's dataset, name and scopes.
    * @throws OcelogRequestError (401 for a key that is not accepted; retries-exhausted when unreachable).
    */
@@ -204,7 +204,7 @@ export class OcelogClient {
   }
 
   /**
-   * POST /v1/event: records one event (§ POST /v1/event), with the retries described above.
+   * POST /v1/event: records one event (docs/api.md#endpoints), with the retries described above.
    * @throws OcelogRequestError: `rejected` with the field errors for a 422, `request-rejected`,
    *   `retries-exhausted` or `protocol` otherwise.
    */
@@ -224,7 +224,7 @@ export class OcelogClient {
   }
 
   /**
-   * POST /v1/object/upsert: creates or merges one object (§ POST /v1/object/upsert).
+   * POST /v1/object/upsert: creates or merges one object (docs/api.md#endpoints).
    * @throws OcelogRequestError as sendEvent.
    */
   async upsertObject(object: ObjectUpsertInput): Promise<ObjectUpsertResponse> {
@@ -235,7 +235,7 @@ export class OcelogClient {
 
   /**
    * Records any number of events through POST /v1/event/batch, in batches of at most 100 sent in
-   * input order with up to `concurrency` in flight (§ POST /v1/event/batch). Never throws for an
+   * input order with up to `concurrency` in flight (docs/api.md#batches). Never throws for an
    * item: every input index ends up in `accepted` (with its event_id) or in `failures`.
    */
   async sendEvents(events: readonly EventInput[], options: BulkOptions = {}): Promise<BulkResult<EventInput, string>> {
@@ -244,7 +244,7 @@ export class OcelogClient {
 
   /**
    * Creates or merges any number of objects through POST /v1/object/batch, in batches of at most
-   * 100 (§ POST /v1/object/batch). Never throws for an item, as sendEvents.
+   * 100 (docs/api.md#batches). Never throws for an item, as sendEvents.
    * Note: batches run concurrently, so when one object appears twice in `objects` and the two fall
    * into different batches, their merge order is not fixed; send such updates in separate calls.
    */

@@ -146,7 +146,7 @@ DROP TABLE IF EXISTS rm_object_links;
 `
 
 /**
- * A key's own rate limit (README § Rate limits): requests per minute, NULL for the service's
+ * A key's own rate limit (docs/rate-limits.md#how-it-is-counted): requests per minute, NULL for the service's
  * default. Keys of an earlier version read as NULL, so they keep the default.
  */
 const MIGRATION_7 = `

@@ -3,17 +3,17 @@
  * size, nesting, extensions), all documented in docs/api.md#limits.
  */
 export const LIMITS = {
-  /** § Limits: event name, 1 to 200 characters (Unicode code points). */
+  /** Event name, 1 to 200 characters, counted in Unicode code points (docs/api.md#limits). */
   eventNameMax: 200,
-  /** § Limits: object type name, 1 to 100 characters. */
+  /** Object type name, 1 to 100 characters (docs/api.md#limits). */
   objectTypeMax: 100,
-  /** § Limits: object id, 1 to 500 characters. */
+  /** Object id, 1 to 500 characters (docs/api.md#limits). */
   objectIdMax: 500,
-  /** § Limits: qualifier, 1 to 100 characters. */
+  /** Qualifier, 1 to 100 characters (docs/api.md#limits). */
   qualifierMax: 100,
-  /** § Limits: objects per event, 1 to 50; more answers 422. */
+  /** Objects per event, 1 to 50; more answers 422 (docs/api.md#limits). */
   objectsPerEventMax: 50,
-  /** § Limits: events per event batch and objects per object batch. */
+  /** Events per event batch and objects per object batch (docs/api.md#limits). */
   batchItemsMax: 100,
   /**
    * Ocelog's choice: one item (an event with its inline object properties, or an

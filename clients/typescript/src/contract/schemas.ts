@@ -13,7 +13,7 @@ export const Properties = Type.Record(Type.String(), Type.Unknown(), {
 export type Properties = Static<typeof Properties>
 
 /**
- * ISO 8601 date-time with a `Z` or an offset (§ Event input, timestamp). Read by parseTimestamp in
+ * ISO 8601 date-time with a `Z` or an offset (docs/api.md#date-times). Read by parseTimestamp in
  * src/core/timestamp.ts, not by a schema format: it accepts more than RFC 3339's profile (basic
  * format, comma decimals, offsets `+0200` and `+02`, `24:00:00`) and refuses leap seconds and
  * years outside 0001–9999 in UTC.
@@ -39,7 +39,7 @@ export const IdempotencyKey = Type.String({
 export const ObjectTypeName = Type.String({ minLength: 1, maxLength: LIMITS.objectTypeMax })
 export const ObjectExternalId = Type.String({ minLength: 1, maxLength: LIMITS.objectIdMax })
 
-/** § Object input: one element of `objects` in an event. */
+/** One element of `objects` in an event (docs/api.md#object-input). */
 export const EventObjectInput = Type.Object(
   {
     type: ObjectTypeName,
@@ -51,7 +51,7 @@ export const EventObjectInput = Type.Object(
 )
 export type EventObjectInput = Static<typeof EventObjectInput>
 
-/** § Event input: body of POST /v1/event and each element of `events` in the batch. */
+/** Body of POST /v1/event and each element of `events` in the batch (docs/api.md#event-input). */
 export const EventInput = Type.Object(
   {
     event: Type.String({ minLength: 1, maxLength: LIMITS.eventNameMax, description: 'Name of the event type' }),
@@ -80,7 +80,7 @@ export const RelationshipInput = Type.Object(
 )
 export type RelationshipInput = Static<typeof RelationshipInput>
 
-/** § Object upsert input: body of POST /v1/object/upsert and each element of the object batch (plus Ocelog's extensions). */
+/** Body of POST /v1/object/upsert and each element of the object batch, with Ocelog's extensions (docs/api.md#object-upsert-input). */
 export const ObjectUpsertInput = Type.Object(
   {
     type: ObjectTypeName,
@@ -104,12 +104,12 @@ export const ObjectUpsertInput = Type.Object(
 )
 export type ObjectUpsertInput = Static<typeof ObjectUpsertInput>
 
-/** § POST /v1/event/batch request. Items are validated one by one, so one bad item fails alone. */
+/** POST /v1/event/batch request (docs/api.md#batches). Items are validated one by one, so one bad item fails alone. */
 export const EventBatchBody = Type.Object({ events: Type.Array(EventInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
-/** § POST /v1/object/batch request. */
+/** POST /v1/object/batch request (docs/api.md#batches). */
 export const ObjectBatchBody = Type.Object({ objects: Type.Array(ObjectUpsertInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
 
-/** § Response shapes: single event response. */
+/** Single event response (docs/api.md#responses). */
 export const EventResponse = Type.Object({
   success: Type.Boolean(),
   event_id: Type.String({ format: 'uuid' }),
@@ -128,7 +128,7 @@ export const ItemErrorDetail = Type.Object({
 })
 export type ItemErrorDetail = Static<typeof ItemErrorDetail>
 
-/** § Response shapes: event batch response (plus `error_details`). */
+/** Event batch response, with `error_details` (docs/api.md#responses). */
 export const EventBatchResponse = Type.Object({
   success: Type.Boolean(),
   processed: Type.Integer(),
@@ -140,7 +140,7 @@ export const EventBatchResponse = Type.Object({
 })
 export type EventBatchResponse = Static<typeof EventBatchResponse>
 
-/** § Response shapes: object result. */
+/** Object result (docs/api.md#responses). */
 export const ObjectResult = Type.Object({
   object_id: Type.String({ format: 'uuid' }),
   object_type: Type.String(),
@@ -159,7 +159,7 @@ export const ObjectUpsertResponse = Type.Object({
 })
 export type ObjectUpsertResponse = Static<typeof ObjectUpsertResponse>
 
-/** § Response shapes: object batch response (plus `error_details`). */
+/** Object batch response, with `error_details` (docs/api.md#responses). */
 export const ObjectBatchResponse = Type.Object({
   success: Type.Boolean(),
   processed: Type.Integer(),
@@ -200,7 +200,7 @@ export const Problem = Type.Object({
 })
 export type Problem = Static<typeof Problem>
 
-/** Scopes of § Authentication, item 5. A key with no scopes may do everything. */
+/** Scopes of a key (docs/api.md#authentication-and-scopes). A key with no scopes may do everything. */
 export const Scope = Type.Union([Type.Literal('ingest:write'), Type.Literal('process:read')])
 export type Scope = Static<typeof Scope>
 export const ALL_SCOPES: readonly Scope[] = ['ingest:write', 'process:read']
