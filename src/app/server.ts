@@ -11,6 +11,7 @@ import { projectorOptions } from '../projector/options.js'
 import { Projector } from '../projector/runner.js'
 import { buildApp } from '../api/app.js'
 import { createLogger } from './logger.js'
+import { listenUrl } from './listen-url.js'
 import type { Config } from './config.js'
 import { openBackends, openRateLimiter, type Backends } from './composition.js'
 import { Ingest } from '../write/ingest.js'
@@ -87,7 +88,10 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     }
     const url = await app.listen({ port: config.port, host: config.host })
     const where = projector === null ? 'off' : projector instanceof EmbeddedProjector ? 'worker thread' : 'in-process'
-    app.log.info({ storage: backends.describe, projector: where, rateLimit: config.redisUrl === null ? 'memory' : 'redis' }, `Ocelog listening on ${url}`)
+    app.log.info(
+      { storage: backends.describe, projector: where, rateLimit: config.redisUrl === null ? 'memory' : 'redis' },
+      `Ocelog listening on ${listenUrl(app.server.address(), url)}`,
+    )
     const limiter = rateLimiter
     let stopped: Promise<void> | null = null
     return {
