@@ -11,6 +11,7 @@ import { projectorOptions } from '../projector/options.js'
 import { Projector } from '../projector/runner.js'
 import { buildApp } from '../api/app.js'
 import { createLogger } from './logger.js'
+import { listenUrl } from './listen-url.js'
 import type { Config } from './config.js'
 import { openBackends, openRateLimiter, type Backends } from './composition.js'
 import { Ingest } from '../write/ingest.js'
@@ -93,7 +94,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
         projector: where,
         rateLimit: config.redisUrl !== null ? 'redis' : backends.sharedRateLimiter !== undefined ? backends.mode : 'memory',
       },
-      `Ocelog listening on ${url}`,
+      `Ocelog listening on ${listenUrl(app.server.address(), url)}`,
     )
     const limiter = rateLimiter
     let stopped: Promise<void> | null = null

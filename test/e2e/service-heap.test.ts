@@ -17,7 +17,9 @@ describe('the service heap ceiling', () => {
   it('is passed by npm start, with the environment', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> }
     const env = Object.entries(SERVICE_ENV).map(([name, value]) => `${name}=${value}`)
-    expect(pkg.scripts.start).toBe(`npm run build --silent && ${env.join(' ')} node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/cli/main.js serve`)
+    expect(pkg.scripts.start).toBe(
+      `(node scripts/build-stamp.mjs check || npm run build --silent) && ${env.join(' ')} exec node ${SERVICE_NODE_FLAGS.join(' ')} dist/src/cli/main.js serve`,
+    )
   })
 
   it('reaches the projector worker from the flag the process was started with', () => {
