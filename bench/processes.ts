@@ -28,13 +28,17 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** The environment of an Ocelog process on the embedded default: no production engine variables. */
+/**
+ * The environment of an Ocelog process on the embedded default: no engine variable of this
+ * process's environment; `extra` on top (so a caller may name an engine itself, e.g. POSTGRES_URL).
+ */
 export function embeddedEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, OCELOG_DATA_DIR: dataDir, ...extra }
+  const env: NodeJS.ProcessEnv = { ...process.env, OCELOG_DATA_DIR: dataDir }
   delete env.EVENTSTORE_URL
   delete env.MONGODB_URL
   delete env.REDIS_URL
-  return env
+  delete env.POSTGRES_URL
+  return { ...env, ...extra }
 }
 
 /** Runs a CLI command to completion. @returns stdout. @throws with stderr when it exits non-zero. */
@@ -54,8 +58,8 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise
 }
 
 /** A key created with `ocelog keys create --name bench --json`. */
-export async function createKey(dataDir: string): Promise<string> {
-  const out = await runCli(['keys', 'create', '--name', 'bench', '--json'], embeddedEnv(dataDir))
+export async function createKey(dataDir: string, extraEnv: Record<string, string> = {}): Promise<string> {
+  const out = await runCli(['keys', 'create', '--name', 'bench', '--json'], embeddedEnv(dataDir, extraEnv))
   const parsed: unknown = JSON.parse(out)
   if (typeof parsed !== 'object' || parsed === null || !('key' in parsed) || typeof parsed.key !== 'string') {
     throw new Error(`keys create --json printed no key: ${out}`)
@@ -98,10 +102,24 @@ function pidOf(child: ChildProcess): number {
  * GET /v1/health answers 200 with `token`.
  * @param nodeArgs extra node flags, e.g. `--cpu-prof`.
  * @param serveArgs extra arguments of `serve`, e.g. `--no-projector`.
+ * @param extraEnv variables on top, e.g. POSTGRES_URL for the PostgreSQL backend (bench/postgres.ts).
  */
-export async function startService(dataDir: string, token: string, nodeArgs: readonly string[] = [], serveArgs: readonly string[] = []): Promise<Running> {
+export async function startService(
+  dataDir: string,
+  token: string,
+  nodeArgs: readonly string[] = [],
+  serveArgs: readonly string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<Running> {
   const port = await freePort()
-  const env = embeddedEnv(dataDir, { ...SERVICE_ENV, PORT: String(port), HOST: '127.0.0.1', OCELOG_RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' })
+  const env = embeddedEnv(dataDir, {
+    ...SERVICE_ENV,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    OCELOG_RATE_LIMIT_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  })
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, CLI, 'serve', ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = track(child)
   const url = `http://127.0.0.1:${String(port)}`

@@ -10,7 +10,7 @@
  * servers are stopped. The freshness scenario has a service of its own and no baseline: a paced
  * batch load while the read models' lag in seconds is sampled (docs/performance.md, Method).
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
@@ -18,9 +18,9 @@ import { Command, InvalidArgumentError } from 'commander'
 import { positiveInt, wholeInt } from './int-options.js'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
 import { nearestRank } from './paced-load.js'
-import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
+import type { LoadJob, LoadResult } from './load-protocol.js'
+import { LoadWorker } from './load-client.js'
 import {
-  BENCH_DIST,
   CLI,
   ROOT,
   cpuSecondsOf,
@@ -91,52 +91,6 @@ const started = Date.now()
 function log(line: string): void {
   const s = Math.floor((Date.now() - started) / 1000)
   process.stdout.write(`[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${line}\n`)
-}
-
-/** The load worker: one child process, jobs one at a time over IPC. */
-class LoadWorker {
-  private nextId = 1
-  private constructor(private readonly child: ChildProcess) {}
-
-  static async start(): Promise<LoadWorker> {
-    const child = fork(join(BENCH_DIST, 'load-worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', (m: FromWorker) => (m.type === 'ready' ? resolve() : reject(new Error(`load worker said ${m.type} first`))))
-      child.once('exit', (code) => reject(new Error(`load worker exited ${String(code)}`)))
-    })
-    return new LoadWorker(child)
-  }
-
-  run(job: LoadJob): Promise<LoadResult> {
-    const id = this.nextId++
-    return new Promise((resolve, reject) => {
-      const onMessage = (m: FromWorker) => {
-        if (m.type === 'ready' || m.id !== id) return
-        if (m.type === 'progress') {
-          const rate = m.seconds > 0 ? m.requests / m.seconds : 0
-          const line = `  … ${job.label}: ${num(m.seconds)} s, ${num(rate)} req/s`
-          if (process.stdout.isTTY) process.stdout.write(`\r${line.padEnd(70)}`)
-          return
-        }
-        this.child.off('message', onMessage)
-        this.child.off('exit', onExit)
-        if (process.stdout.isTTY) process.stdout.write(`\r${''.padEnd(70)}\r`)
-        if (m.type === 'result') resolve(m.result)
-        else reject(new Error(`${job.label}: ${m.message}`))
-      }
-      const onExit = (code: number | null) => reject(new Error(`load worker exited ${String(code)} during ${job.label}`))
-      this.child.on('message', onMessage)
-      this.child.once('exit', onExit)
-      const message: ToWorker = { type: 'run', id, job }
-      this.child.send(message)
-    })
-  }
-
-  async stop(): Promise<void> {
-    const message: ToWorker = { type: 'exit' }
-    if (this.child.connected) this.child.send(message)
-    await stopProcess(this.child, 5000)
-  }
 }
 
 /** What one service scenario measured besides the load itself. */

@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:postgres`: ingest on PostgreSQL (docs/operations.md#production-on-postgresql)
+ * against the embedded default measured in the same run (docs/performance.md#method). On a
+ * PostgreSQL 15 server of its own (bench/postgres-server.ts, fsync and synchronous_commit on):
+ * - the batch scenario (100 events × 3 objects per request) on the embedded default, as `npm start` runs it;
+ * - the same on one API process (`serve --no-projector`) on PostgreSQL, then on two, each loaded by
+ *   a load generator of its own with half the connections;
+ * - the p99 latency of the two processes at half their peak, paced (open loop);
+ * - the peak RSS of each Ocelog process.
+ * Prints one table with the targets and writes it as JSON to bench/results/<date>-<commit>-postgres.json.
+ * The read models are not built on PostgreSQL yet, so there is no catch-up or map row.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Command } from 'commander'
+import { SCENARIO_SHAPES } from './bodies.js'
+import { positiveInt } from './int-options.js'
+import { LoadWorker } from './load-client.js'
+import type { LoadJob, LoadResult } from './load-protocol.js'
+import { startPostgresServer } from './postgres-server.js'
+import { CLI, createKey, ROOT, type Running, rssOf, startService, stopProcess } from './processes.js'
+import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+
+interface Options {
+  duration: number
+  warmup: number
+  connections: number
+  out: string
+}
+
+const started = Date.now()
+function log(line: string): void {
+  const s = Math.floor((Date.now() - started) / 1000)
+  process.stdout.write(`[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${line}\n`)
+}
+
+/** The batch job against `baseUrl`: closed loop, or paced at `pacedRate` requests/s. */
+function batchJob(label: string, baseUrl: string, token: string, connections: number, o: Options, pacedRate?: number): LoadJob {
+  return {
+    label,
+    baseUrl,
+    scenario: 'batch',
+    token,
+    connections,
+    durationSec: o.duration,
+    warmupSec: o.warmup,
+    seed: 2,
+    tag: `${label.replace(/[^a-z0-9]+/g, '-')}${Date.now().toString(36)}`,
+    ...(pacedRate === undefined ? {} : { pacedRate }),
+  }
+}
+
+/** Loads of several processes at once, one load generator each: their sum, and the worst p99. */
+interface JointLoad {
+  eventsPerSec: number
+  p99: number
+  non2xx: number
+  errors: number
+}
+
+function joint(results: readonly LoadResult[]): JointLoad {
+  return {
+    eventsPerSec: results.reduce((sum, r) => sum + r.itemsPerSec, 0),
+    p99: Math.max(...results.map((r) => r.latencyP99)),
+    non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  }
+}
+
+function describe(label: string, l: JointLoad): string {
+  const bad = l.non2xx + l.errors > 0 ? `, ${String(l.non2xx)} non-2xx, ${String(l.errors)} errors` : ''
+  return `${label}: ${num(l.eventsPerSec)} events/s, p99 ${ms(l.p99)}${bad}`
+}
+
+interface Measurements {
+  embedded: JointLoad
+  onePg: JointLoad
+  twoPg: JointLoad
+  halfPeak: JointLoad & { rate: number }
+  peakRssMb: { embedded: number; pgApi: number[] }
+}
+
+async function measure(o: Options, tmp: string): Promise<Measurements> {
+  const workers = [await LoadWorker.start(), await LoadWorker.start()]
+  const services: Running[] = []
+  const server = await startPostgresServer({ shared_buffers: '256MB', max_wal_size: '2GB' })
+  try {
+    // The embedded default, as `npm start` runs it (its projector in a worker thread).
+    const embeddedDir = join(tmp, 'embedded')
+    const embeddedToken = await createKey(embeddedDir)
+    const embedded = await startService(embeddedDir, embeddedToken)
+    services.push(embedded)
+    const embeddedLoad = joint([await workers[0]?.run(batchJob('batch @ embedded', embedded.url, embeddedToken, o.connections, o))].filter(isResult))
+    log(describe('batch, embedded default', embeddedLoad))
+    const embeddedRss = rssOf(embedded.pid).peak
+    await stopProcess(embedded.child)
+
+    const url = await server.createDatabase('ocelog_bench')
+    const pgEnv = { POSTGRES_URL: url }
+    const pgDir = join(tmp, 'postgres')
+    const token = await createKey(pgDir, pgEnv)
+    const a = await startService(pgDir, token, [], ['--no-projector'], pgEnv)
+    services.push(a)
+    const one = joint([await workers[0]?.run(batchJob('batch @ postgres, 1 API', a.url, token, o.connections, o))].filter(isResult))
+    log(describe('batch, PostgreSQL, one API process', one))
+
+    const b = await startService(pgDir, token, [], ['--no-projector'], pgEnv)
+    services.push(b)
+    const half = Math.max(1, Math.floor(o.connections / 2))
+    const both = joint(
+      await Promise.all([
+        workers[0]?.run(batchJob('batch @ postgres, API 1 of 2', a.url, token, half, o)),
+        workers[1]?.run(batchJob('batch @ postgres, API 2 of 2', b.url, token, half, o)),
+      ]).then((r) => r.filter(isResult)),
+    )
+    log(describe('batch, PostgreSQL, two API processes', both))
+
+    // Half the two processes' peak, paced: requests/s per process = events/s ÷ 100 events ÷ 2.
+    const rate = both.eventsPerSec / 2
+    const perProcess = rate / SCENARIO_SHAPES.batch.itemsPerRequest / 2
+    const paced = joint(
+      await Promise.all([
+        workers[0]?.run(batchJob('paced @ postgres, API 1 of 2', a.url, token, half, o, perProcess)),
+        workers[1]?.run(batchJob('paced @ postgres, API 2 of 2', b.url, token, half, o, perProcess)),
+      ]).then((r) => r.filter(isResult)),
+    )
+    log(describe(`batch paced at ${num(rate)} events/s, two API processes`, paced))
+    return {
+      embedded: embeddedLoad,
+      onePg: one,
+      twoPg: both,
+      halfPeak: { ...paced, rate },
+      peakRssMb: { embedded: embeddedRss / 2 ** 20, pgApi: [a, b].map((s) => rssOf(s.pid).peak / 2 ** 20) },
+    }
+  } finally {
+    for (const s of services) await stopProcess(s.child)
+    for (const w of workers) await w.stop()
+    server.remove()
+  }
+}
+
+function isResult(r: LoadResult | undefined): r is LoadResult {
+  return r !== undefined
+}
+
+function summarise(m: Measurements): { rows: Row[]; targets: TargetCheck[] } {
+  const twoMin = check('batch, two API processes ≥ 15,000 events/s', m.twoPg.eventsPerSec, 'min', 15_000, 'events/s')
+  const twoRatio = check('batch, two API processes ≥ 0.35× the embedded default', m.twoPg.eventsPerSec / m.embedded.eventsPerSec, 'min', 0.35, '×')
+  const p99 = check('batch p99 at half the peak ≤ 100 ms', m.halfPeak.p99, 'max', 100, 'ms')
+  const rss = check('peak RSS of each Ocelog process ≤ 300 MB', Math.max(...m.peakRssMb.pgApi), 'max', 300, 'MB')
+  const targets = [twoMin, twoRatio, p99, rss]
+  const rows: Row[] = [
+    {
+      figure: 'batch (100 × 3 objects), one API process',
+      value: `${num(m.onePg.eventsPerSec)} events/s`,
+      baseline: `${num(m.embedded.eventsPerSec)} events/s (embedded)`,
+      ratio: ratio(m.onePg.eventsPerSec, m.embedded.eventsPerSec),
+      target: 'reported',
+      mark: '',
+    },
+    {
+      figure: 'batch, two API processes',
+      value: `${num(m.twoPg.eventsPerSec)} events/s`,
+      baseline: `${num(m.embedded.eventsPerSec)} events/s (embedded)`,
+      ratio: ratio(m.twoPg.eventsPerSec, m.embedded.eventsPerSec),
+      target: '≥ 15,000 events/s and ≥ 0.35×',
+      mark: twoMin.pass && twoRatio.pass ? 'pass' : 'miss',
+    },
+    {
+      figure: `batch p99 at half the peak (${num(m.halfPeak.rate)} events/s)`,
+      value: ms(m.halfPeak.p99),
+      baseline: '',
+      ratio: '',
+      target: '≤ 100 ms',
+      mark: markOf(p99),
+    },
+    {
+      figure: 'peak RSS of each API process on PostgreSQL',
+      value: m.peakRssMb.pgApi.map((mb) => `${num(mb)} MB`).join(', '),
+      baseline: `${num(m.peakRssMb.embedded)} MB (embedded, API and projector)`,
+      ratio: '',
+      target: '≤ 300 MB',
+      mark: markOf(rss),
+    },
+  ]
+  return { rows, targets }
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+  } catch {
+    return 'unknown'
+  }
+}
+
+async function main(): Promise<void> {
+  const program = new Command('bench:postgres')
+    .description(
+      'Benchmark ingest on PostgreSQL (one and two API processes on a server of its own) against the embedded default in the same run; ' +
+        'prints one table and writes it as JSON to bench/results/<date>-<commit>-postgres.json',
+    )
+    .option('--duration <s>', 'seconds of load per run', positiveInt, 15)
+    .option('--warmup <s>', 'unrecorded seconds of load before each run', positiveInt, 2)
+    .option('--connections <n>', 'concurrent connections in all (split between the API processes)', positiveInt, 16)
+    .option('--out <dir>', 'folder of the JSON results', join(ROOT, 'bench', 'results'))
+    .addHelpText('after', '\nNeeds PostgreSQL 15 server binaries (apt-get install postgresql-15); run `npm run build` first (npm run bench:postgres does).')
+  program.parse(process.argv)
+  const o = program.opts<Options>()
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`)
+  const loadAtStart = loadavg()[0] ?? 0
+  log(`Ocelog on PostgreSQL: batch, ${String(o.duration)} s per run, ${String(o.connections)} connections; load average ${loadAtStart.toFixed(2)}`)
+  const tmp = mkdtempSync(join(tmpdir(), 'ocelog-bench-pg-'))
+  let m: Measurements
+  try {
+    m = await measure(o, tmp)
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  const { rows, targets } = summarise(m)
+  const name = `${new Date(started).toISOString().slice(0, 10)}-${gitCommit()}-postgres`
+  let file = name
+  for (let n = 2; existsSync(join(o.out, `${file}.json`)); n++) file = `${name}-${String(n)}`
+  const saved = printAndSave(rows, targets, { loadAtStart, startedMs: started, markdown: true, out: o.out, name: file }, { options: o, measurements: m })
+  log(`results written to ${saved}`)
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:postgres: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})
