@@ -11,6 +11,7 @@
 
 /** The page's views: each is a section `#view-<name>`. */
 export type View = 'map' | 'performance' | 'variants' | 'compare' | 'object'
+/** Every view, in the order of the tabs (the object view last: it has no tab). */
 export const VIEWS: readonly View[] = ['map', 'performance', 'variants', 'compare', 'object']
 
 /** What the URL hash holds. Empty strings are "not set" (the page's default). */
