@@ -2,10 +2,11 @@
  * The comparison view: two time ranges side by side from `GET /v1/process/compare` (the process
  * map's and the performance read's figures of window a and window b, each exactly what those reads
  * answer for that window, with b − a; docs/analysis.md "Compare"). Shows the highlights (largest
- * relative changes), then performance per activity, then the map's activities and edges.
+ * relative changes), then performance per activity, then the map's activities and edges grouped
+ * by object type; each figure is one cell `a → b (b − a)` so that names stay on one line.
  */
 import type { CompareResponse, Highlight, Pair } from '../src/schemas/analysis.js'
-import { type Child, el, table } from './dom.js'
+import { type Child, el } from './dom.js'
 import { formatCount, formatDuration } from './dot.js'
 
 /** How a figure reads: a count or a duration in seconds. */
@@ -30,16 +31,46 @@ export function formatRelative(relative: number): string {
   return `${relative > 0 ? '+' : relative < 0 ? '−' : '±'}${(Math.abs(relative) * 100).toFixed(1)}%`
 }
 
-/** The three cells of a pair: a, b and the difference (classed up or down for colour). */
-function pairCells(p: Pair, kind: Kind): Child[] {
-  const diff = el('span', p.diff === null || p.diff === 0 ? 'diff' : p.diff > 0 ? 'diff up' : 'diff down', formatDiff(p.diff, kind))
-  return [formatFigure(p.a, kind), formatFigure(p.b, kind), diff]
+/** One pair in one cell: `a → b` and the difference (classed up or down for colour; left out where either side is absent). */
+function pairCell(p: Pair, kind: Kind): HTMLElement {
+  const cell = el('span', 'pair', el('span', 'a', formatFigure(p.a, kind)), ' → ', el('span', 'b', formatFigure(p.b, kind)))
+  if (p.diff !== null) cell.append(' ', el('span', p.diff === 0 ? 'diff' : p.diff > 0 ? 'diff up' : 'diff down', formatDiff(p.diff, kind)))
+  return cell
 }
 
-const pairHeads = (name: string): string[] => [`${name} a`, `${name} b`, 'b − a']
+/** Rows grouped under a heading row each (the object type), so the type needs no column of its own. */
+interface Group {
+  name: string
+  rows: Child[][]
+}
 
-/** Columns of `count` pairs after `lead` leading columns: the indices to align right. */
-const numericAfter = (lead: number, pairs: number): number[] => Array.from({ length: pairs * 3 }, (_, i) => lead + i)
+/**
+ * A table of `headers` whose first column is a name (an activity, an edge) kept on one line and
+ * whose other columns are pairs `a → b (b − a)`, right-aligned; one heading row per group.
+ */
+function pairTable(headers: string[], groups: Group[]): HTMLTableElement {
+  const head = el('thead', '', el('tr', '', ...headers.map((h, i) => el('th', i === 0 ? 'name' : 'num', h))))
+  const bodies = groups.map((g) =>
+    el(
+      'tbody',
+      '',
+      ...(g.name === '' ? [] : [el('tr', 'group', Object.assign(el('th', '', g.name), { colSpan: headers.length }))]),
+      ...g.rows.map((r) => el('tr', '', ...r.map((c, i) => el('td', i === 0 ? 'name' : 'num', c)))),
+    ),
+  )
+  return el('table', 'data pairs', head, ...bodies)
+}
+
+/** `rows` grouped by their object type, in the order the types first appear. */
+function byType<T extends { object_type: string }>(rows: T[], cells: (row: T) => Child[]): Group[] {
+  const groups = new Map<string, Child[][]>()
+  for (const r of rows) {
+    const group = groups.get(r.object_type) ?? []
+    group.push(cells(r))
+    groups.set(r.object_type, group)
+  }
+  return [...groups].map(([name, g]) => ({ name, rows: g }))
+}
 
 /** The highlights as a list: what changed, a → b, and the relative change. */
 export function highlightList(highlights: Highlight[]): HTMLElement {
@@ -67,40 +98,36 @@ export function comparePanel(c: CompareResponse): HTMLElement {
     'compare-view',
     el('h3', '', 'Largest relative changes'),
     highlightList(c.highlights),
-    el('h3', '', 'Performance per activity (medians)'),
+    el('h3', '', 'Performance per activity (medians, a → b and b − a)'),
     el(
       'div',
       'compare-performance table-wrap',
-      table(
-        ['Activity', ...pairHeads('Sojourn'), ...pairHeads('Synchronization')],
-        c.performance.map((p) => [p.activity, ...pairCells(p.sojourn_median, 'seconds'), ...pairCells(p.synchronization_median, 'seconds')]),
-        numericAfter(1, 2),
+      pairTable(
+        ['Activity', 'Sojourn', 'Synchronization'],
+        [{ name: '', rows: c.performance.map((p) => [p.activity, pairCell(p.sojourn_median, 'seconds'), pairCell(p.synchronization_median, 'seconds')]) }],
       ),
     ),
     el('h3', '', 'Activities per object type'),
     el(
       'div',
       'compare-activities table-wrap',
-      table(
-        ['Object type', 'Activity', ...pairHeads('Events'), ...pairHeads('Median run time')],
-        c.map_activities.map((r) => [r.object_type, r.activity, ...pairCells(r.events, 'count'), ...pairCells(r.run_time_median, 'seconds')]),
-        numericAfter(2, 2),
+      pairTable(
+        ['Activity', 'Events', 'Median run time'],
+        byType(c.map_activities, (r) => [r.activity, pairCell(r.events, 'count'), pairCell(r.run_time_median, 'seconds')]),
       ),
     ),
     el('h3', '', 'Directly-follows edges per object type'),
     el(
       'div',
       'compare-edges table-wrap',
-      table(
-        ['Object type', 'Edge', ...pairHeads('Occurrences'), ...pairHeads('Median elapsed'), ...pairHeads('Median waiting')],
-        c.map_edges.map((r) => [
-          r.object_type,
+      pairTable(
+        ['Edge', 'Occurrences', 'Median elapsed', 'Median waiting'],
+        byType(c.map_edges, (r) => [
           `${r.source} → ${r.target}`,
-          ...pairCells(r.total, 'count'),
-          ...pairCells(r.elapsed_median, 'seconds'),
-          ...pairCells(r.waiting_median, 'seconds'),
+          pairCell(r.total, 'count'),
+          pairCell(r.elapsed_median, 'seconds'),
+          pairCell(r.waiting_median, 'seconds'),
         ]),
-        numericAfter(2, 3),
       ),
     ),
   )

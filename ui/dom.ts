@@ -2,6 +2,7 @@
  * Small DOM builders shared by the page's views (no framework): an element with text or children,
  * a table from header cells and rows, and a link to the object view (`#object/<type>/<id>`).
  */
+import { objectHash } from './url-state.js'
 
 /** A child: an element, or text. */
 export type Child = Node | string
@@ -25,25 +26,9 @@ export function table(headers: string[], rows: Child[][], numeric: readonly numb
   )
 }
 
-/** The hash of the object view for an object (its type and its own id). */
-export function objectHash(type: string, id: string): string {
-  return `#object/${encodeURIComponent(type)}/${encodeURIComponent(id)}`
-}
-
 /** A link to the object view, showing `text` (default `type id`). */
 export function objectLink(type: string, id: string, text = `${type} ${id}`): HTMLAnchorElement {
   const a = el('a', 'object-link', text)
   a.href = objectHash(type, id)
   return a
-}
-
-/** Parses an object view hash into the object's type and id, or null for any other hash. */
-export function parseObjectHash(hash: string): { type: string; id: string } | null {
-  const m = /^#object\/([^/]+)\/(.+)$/.exec(hash)
-  if (m === null || m[1] === undefined || m[2] === undefined) return null
-  try {
-    return { type: decodeURIComponent(m[1]), id: decodeURIComponent(m[2]) }
-  } catch {
-    return null
-  }
 }

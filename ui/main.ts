@@ -1,433 +1,96 @@
 /**
  * The `/ui/` page: asks for an API key (kept in this tab's sessionStorage only, sent as a Bearer
- * header to this server only), shows the dataset summary from `GET /v1/process/summary`, draws
- * the process map from `GET /v1/process/map` with Graphviz compiled to WebAssembly, and below it
- * where the process waits (`GET /v1/process/performance`) and the main paths of one object type
- * (`GET /v1/process/variants`; docs/analysis.md). Its other views, as tabs: performance
- * (performance.ts), variants (variants.ts), compare (compare.ts) and one object (object-view.ts).
+ * header to this server only: api.ts), shows the dataset summary and the chosen view, and keeps
+ * the view in the URL hash (url-state.ts) so that it can be linked and bookmarked. The views, as
+ * tabs, each fetch and draw in their own module: the process map (map-tab.ts), performance
+ * (perf-tab.ts), variants (variants-tab.ts), compare (compare-tab.ts) and one object
+ * (object-tab.ts). README § The web page.
  */
-import type { CompareResponse, PerformanceResponse, VariantsResponse } from '../src/schemas/analysis.js'
-import type { Problem } from '../src/schemas/api.js'
-import type { ObjectResponse, ProcessMapResponse, SummaryResponse } from '../src/schemas/process.js'
-import { comparePanel, splitSpan } from './compare.js'
-import { parseObjectHash } from './dom.js'
-import { type EdgeMeasure, formatCount, formatDuration, processMapDot, typeColour } from './dot.js'
-import { objectPanel } from './object-view.js'
-import { performanceTable, sojournLegend, sojournLooks } from './performance.js'
-import { appendPage, variantsHeadline, variantsTable } from './variants.js'
-import { Graphviz } from './vendor/graphviz.js'
+import type { SummaryResponse } from '../src/schemas/process.js'
+import { getJson, hasKey, RequestFailed, setKey } from './api.js'
+import { drawCompare } from './compare-tab.js'
+import { drawMap, forgetMap, renderMap, showMainPaths } from './map-tab.js'
+import { drawObject } from './object-tab.js'
+import { knownTypes, report, selectedTypes, setKnownTypes, setStatus, ui } from './page.js'
+import { drawPerformance } from './perf-tab.js'
+import { showSummary, showTypes } from './summary.js'
+import { formatHash, parseHash, type View, VIEWS, type ViewState } from './url-state.js'
+import { drawVariants, forgetVariants } from './variants-tab.js'
 
-const KEY_STORAGE = 'ocelog.apiKey'
-
-function element<T extends HTMLElement>(id: string, kind: new () => T): T {
-  const found = document.getElementById(id)
-  if (!(found instanceof kind)) throw new Error(`the page has no #${id}`)
-  return found
-}
-
-const ui = {
-  keyForm: element('key-form', HTMLFormElement),
-  key: element('key', HTMLInputElement),
-  forget: element('forget', HTMLButtonElement),
-  status: element('status', HTMLParagraphElement),
-  summary: element('summary', HTMLElement),
-  controls: element('controls', HTMLElement),
-  types: element('types', HTMLDivElement),
-  measure: element('measure', HTMLSelectElement),
-  from: element('from', HTMLInputElement),
-  to: element('to', HTMLInputElement),
-  apply: element('apply', HTMLButtonElement),
-  reset: element('reset', HTMLButtonElement),
-  legend: element('legend', HTMLDivElement),
-  graph: element('graph', HTMLDivElement),
-  tabs: element('tabs', HTMLElement),
-  perfLegend: element('perf-legend', HTMLDivElement),
-  perfGraph: element('perf-graph', HTMLDivElement),
-  perfTable: element('perf-table', HTMLDivElement),
-  variantType: element('variant-type', HTMLSelectElement),
-  variantsHead: element('variants-head', HTMLSpanElement),
-  variantsTable: element('variants-table', HTMLDivElement),
-  variantsMore: element('variants-more', HTMLButtonElement),
-  object: element('object', HTMLDivElement),
-  aFrom: element('a-from', HTMLInputElement),
-  aTo: element('a-to', HTMLInputElement),
-  bFrom: element('b-from', HTMLInputElement),
-  bTo: element('b-to', HTMLInputElement),
-  compareRun: element('compare-run', HTMLButtonElement),
-  compare: element('compare', HTMLDivElement),
-  objectBack: element('object-back', HTMLButtonElement),
-  analysis: element('analysis', HTMLElement),
-  waits: element('waits', HTMLTableElement),
-  variants: element('variants', HTMLTableElement),
-  pathsType: element('paths-type', HTMLSelectElement),
-}
-
-/** The page's views: each is a section `#view-<name>`; `object` is opened by `#object/<type>/<id>` links. */
-type View = 'map' | 'performance' | 'variants' | 'compare' | 'object'
-const VIEWS: readonly View[] = ['map', 'performance', 'variants', 'compare', 'object']
 let view: View = 'map'
 /** The view to return to from the object view. */
-let previousView: Exclude<View, 'object'> = 'map'
+let previousView: View = 'map'
+/** The object shown in the object view. */
+let objectShown: { type: string; id: string } | null = null
+/** The hash the page wrote last (a hashchange to it is the page's own). */
+let lastHash = ''
 
-/** A failed request, with the problem's detail when the server sent one. */
-class RequestFailed extends Error {
-  constructor(
-    readonly status: number,
-    detail: string,
-  ) {
-    super(detail)
-  }
-}
+const MEASURES = ['frequency', 'waiting', 'elapsed']
+const windows = [ui.from, ui.to, ui.aFrom, ui.aTo, ui.bFrom, ui.bTo]
 
-let apiKey: string | null = sessionStorage.getItem(KEY_STORAGE)
-let allTypes: string[] = []
-let lastMap: ProcessMapResponse | null = null
-const graphviz = Graphviz.load()
-
-function setStatus(text: string, error = false): void {
-  ui.status.textContent = text
-  ui.status.classList.toggle('error', error)
-}
-
-function isProblem(value: unknown): value is Problem {
-  return typeof value === 'object' && value !== null && 'detail' in value && typeof value.detail === 'string'
-}
-
-async function getJson<T>(path: string): Promise<T> {
-  if (apiKey === null) throw new RequestFailed(401, 'no API key')
-  const res = await fetch(path, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' } })
-  const body: unknown = await res.json().catch(() => null)
-  if (!res.ok) throw new RequestFailed(res.status, isProblem(body) ? body.detail : `${path} answered ${String(res.status)}`)
-  return body as T
-}
-
-/** `datetime-local` value (read as UTC) → ISO 8601 with Z, or undefined when empty. */
-function utcParam(input: HTMLInputElement): string | undefined {
-  if (input.value === '') return undefined
-  const withSeconds = input.value.length === 16 ? `${input.value}:00` : input.value
-  return `${withSeconds}Z`
-}
-
-/** ISO 8601 date-time → `datetime-local` value in UTC (to the second). */
-function localValue(iso: string | null): string {
-  return iso === null ? '' : iso.slice(0, 19)
-}
-
-function card(name: string, value: string, wide = false): HTMLElement {
-  const div = document.createElement('div')
-  div.className = wide ? 'card wide' : 'card'
-  const v = document.createElement('div')
-  v.className = 'value'
-  v.textContent = value
-  const n = document.createElement('div')
-  n.className = 'name'
-  n.textContent = name
-  div.append(v, n)
-  return div
-}
-
-function showSummary(s: SummaryResponse): void {
-  const range =
-    s.first_event_time === null ? '—' : `${s.first_event_time.replace('T', ' ').slice(0, 19)} → ${(s.last_event_time ?? '').replace('T', ' ').slice(0, 19)} UTC`
-  ui.summary.replaceChildren(
-    card('events', formatCount(s.events)),
-    card('objects', formatCount(s.objects)),
-    card('event types', formatCount(s.event_types)),
-    card('object types', formatCount(s.object_types)),
-    card('E2O links', formatCount(s.e2o)),
-    card('first → last event', range, true),
-    card('as of log position', formatCount(s.as_of)),
-  )
-  ui.summary.hidden = false
-  const halves = splitSpan(s.first_event_time, s.last_event_time)
-  if (halves !== null && ui.aFrom.value === '' && ui.aTo.value === '' && ui.bFrom.value === '' && ui.bTo.value === '') {
-    ui.aFrom.value = halves.aFrom
-    ui.aTo.value = halves.aTo
-    ui.bFrom.value = halves.bFrom
-    ui.bTo.value = halves.bTo
-  }
-  if (ui.from.value === '' && ui.to.value === '') {
-    ui.from.placeholder = localValue(s.first_event_time)
-    ui.to.placeholder = localValue(s.last_event_time)
-  }
-}
-
-function selectedTypes(): string[] {
-  return [...ui.types.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((c) => c.checked).map((c) => c.value)
-}
-
-function showTypes(types: string[]): void {
-  allTypes = types
-  ui.types.replaceChildren(
-    ...types.map((t, i) => {
-      const label = document.createElement('label')
-      label.className = 'chip'
-      const box = document.createElement('input')
-      box.type = 'checkbox'
-      box.value = t
-      box.checked = true
-      box.addEventListener('change', () => void refresh())
-      const dot = document.createElement('span')
-      dot.className = 'dot'
-      dot.style.background = typeColour(i)
-      label.append(box, dot, document.createTextNode(t))
-      return label
-    }),
-  )
-  ui.variantType.replaceChildren(
-    ...types.map((t) => {
-      const option = document.createElement('option')
-      option.value = t
-      option.textContent = t
-      return option
-    }),
-  )
-  ui.controls.hidden = false
-  ui.tabs.hidden = false
-}
-
-function showLegend(map: ProcessMapResponse, selected: string[], colourOf: (type: string) => string): void {
-  ui.legend.replaceChildren(
-    ...map.object_types
-      .filter((t) => selected.includes(t.object_type))
-      .map(({ object_type: t, objects }) => {
-        const span = document.createElement('span')
-        const line = document.createElement('i')
-        line.style.background = colourOf(t)
-        span.append(line, document.createTextNode(`${t} (${formatCount(objects)} ${objects === 1 ? 'object' : 'objects'})`))
-        return span
-      }),
-  )
-}
-
-/** The query of the chosen window (`from`, `to`) and, when `withTypes`, the chosen object types. */
-function windowQuery(withTypes: boolean, extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams()
-  // Every type is the endpoints' default; name them only when some are left out.
+/** The view and its settings as shown, for the URL hash: only what the view uses and what differs from the defaults. */
+function currentState(): ViewState {
   const selected = selectedTypes()
-  if (withTypes && selected.length < allTypes.length) for (const t of selected) params.append('object_type', t)
-  const from = utcParam(ui.from)
-  const to = utcParam(ui.to)
-  if (from !== undefined) params.set('from', from)
-  if (to !== undefined) params.set('to', to)
-  for (const [k, v] of Object.entries(extra)) params.set(k, v)
-  const query = params.toString()
-  return query === '' ? '' : `?${query}`
-}
-
-/** Empties `panels` and says why when no object type is chosen. @returns whether none is. */
-function noTypeChosen(...panels: HTMLElement[]): boolean {
-  if (selectedTypes().length > 0) return false
-  for (const p of panels) p.replaceChildren()
-  setStatus('Choose at least one object type.')
-  return true
-}
-
-/** Fetches the map for the chosen types and window, and draws it. */
-async function drawMap(): Promise<void> {
-  if (noTypeChosen(ui.graph, ui.legend)) return
-  setStatus('Computing the process map…')
-  try {
-    lastMap = await getJson<ProcessMapResponse>(`/v1/process/map${windowQuery(true)}`)
-    await render()
-    await showAnalysis()
-  } catch (error) {
-    setStatus(error instanceof Error ? error.message : String(error), true)
+  const on = (v: View, value: string) => (view === v ? value : '')
+  // The type selects start at the first type.
+  const chosen = (v: View, value: string) => on(v, value === knownTypes()[0] ? '' : value)
+  return {
+    view,
+    object: view === 'object' ? objectShown : null,
+    types: selected.length === knownTypes().length ? null : selected,
+    from: ui.from.value,
+    to: ui.to.value,
+    measure: ui.measure.value === 'frequency' ? '' : ui.measure.value,
+    pathsType: chosen('map', ui.pathsType.value),
+    variantType: chosen('variants', ui.variantType.value),
+    aFrom: on('compare', ui.aFrom.value),
+    aTo: on('compare', ui.aTo.value),
+    bFrom: on('compare', ui.bFrom.value),
+    bTo: on('compare', ui.bTo.value),
   }
 }
 
-/** A table row of text cells. */
-function row(cells: string[]): HTMLTableRowElement {
-  const tr = document.createElement('tr')
-  for (const text of cells) {
-    const td = document.createElement('td')
-    td.textContent = text
-    tr.append(td)
-  }
-  return tr
+/** Writes the current state into the URL hash: a new history entry when `push` (a view changed), else in place. */
+function writeHash(push: boolean): void {
+  if (!hasKey()) return
+  const hash = formatHash(currentState())
+  lastHash = hash
+  if (hash === location.hash) return
+  const url = `${location.pathname}${location.search}${hash}`
+  if (push) history.pushState(null, '', url)
+  else history.replaceState(null, '', url)
 }
 
-/** The window and types of the map as query parameters (types only when some are left out). */
-function windowParams(): URLSearchParams {
-  const params = new URLSearchParams()
-  const from = utcParam(ui.from)
-  const to = utcParam(ui.to)
-  if (from !== undefined) params.set('from', from)
-  if (to !== undefined) params.set('to', to)
-  return params
+/** Sets the controls from a parsed hash (unknown types and measures are ignored; empty compare windows keep the defaults). */
+function applyState(s: ViewState): void {
+  for (const box of ui.types.querySelectorAll<HTMLInputElement>('input[type=checkbox]')) box.checked = s.types === null || s.types.includes(box.value)
+  ui.from.value = s.from
+  ui.to.value = s.to
+  ui.measure.value = MEASURES.includes(s.measure) ? s.measure : 'frequency'
+  if (knownTypes().includes(s.pathsType)) ui.pathsType.value = s.pathsType
+  if (knownTypes().includes(s.variantType)) ui.variantType.value = s.variantType
+  for (const [input, value] of [
+    [ui.aFrom, s.aFrom],
+    [ui.aTo, s.aTo],
+    [ui.bFrom, s.bFrom],
+    [ui.bTo, s.bTo],
+  ] as const)
+    if (value !== '') input.value = value
 }
 
-/** Fills "Where it waits" from `GET /v1/process/performance` (chosen types and window), slowest activities first. */
-async function showWaits(): Promise<void> {
-  const params = windowParams()
-  const selected = selectedTypes()
-  if (selected.length < allTypes.length) for (const t of selected) params.append('object_type', t)
-  params.set('slowest', '1')
-  const perf = await getJson<PerformanceResponse>(`/v1/process/performance?${params.toString()}`)
-  const rows = [...perf.activities]
-    .sort((a, b) => (b.sojourn?.median ?? -1) - (a.sojourn?.median ?? -1))
-    .map((a) => {
-      const delaying = [...a.object_types].sort((x, y) => y.delaying - x.delaying)[0]
-      const slow = a.slowest[0]
-      return row([
-        a.activity,
-        formatCount(a.events),
-        a.sojourn === null ? '–' : formatDuration(a.sojourn.median),
-        a.synchronization === null ? '–' : formatDuration(a.synchronization.median),
-        delaying === undefined || delaying.delaying === 0 ? '–' : `${delaying.object_type} (${formatCount(delaying.delaying)}×)`,
-        slow === undefined
-          ? '–'
-          : `${formatDuration(slow.sojourn)} at ${slow.timestamp.slice(0, 19)}Z, waiting for ${slow.delaying_object.type} ${slow.delaying_object.id}`,
-      ])
-    })
-  ui.waits.tBodies[0]?.replaceChildren(...rows)
-}
-
-/** Fills "Main paths" from `GET /v1/process/variants` for the chosen type (window of the map): the 10 most frequent. */
-async function showVariants(): Promise<void> {
-  const type = ui.pathsType.value
-  if (type === '') return
-  const params = windowParams()
-  params.set('object_type', type)
-  params.set('limit', '10')
-  const page = await getJson<VariantsResponse>(`/v1/process/variants?${params.toString()}`)
-  const rows = page.variants.map((v) =>
-    row([formatCount(v.objects), `${(v.share * 100).toFixed(1)}%`, formatDuration(v.duration.median), v.activities.join(' → ')]),
-  )
-  if (page.truncated) rows.push(row(['…', '', '', `${formatCount(page.total - page.variants.length)} more variants`]))
-  ui.variants.tBodies[0]?.replaceChildren(...rows)
-}
-
-/** Both analysis tables; a failure shows in the status line. */
-async function showAnalysis(): Promise<void> {
-  try {
-    await Promise.all([showWaits(), showVariants()])
-    ui.analysis.hidden = view !== 'map'
-  } catch (error) {
-    setStatus(error instanceof Error ? error.message : String(error), true)
-  }
-}
-
-/** Draws DOT source into `container` with Graphviz, scaled to the panel's width (never above its natural size). */
-async function drawInto(container: HTMLElement, dot: string): Promise<void> {
-  container.innerHTML = (await graphviz).dot(dot)
-  const drawn = container.querySelector('svg')
-  if (drawn !== null) {
-    const natural = drawn.getAttribute('width')
-    drawn.removeAttribute('width')
-    drawn.removeAttribute('height')
-    drawn.style.width = '100%'
-    if (natural !== null) drawn.style.maxWidth = natural
-  }
-}
-
-/** Fetches the map and the performance of the chosen types and window, and draws the map coloured by median sojourn with the table below. */
-async function drawPerformance(): Promise<void> {
-  if (noTypeChosen(ui.perfGraph, ui.perfTable, ui.perfLegend)) return
-  const selected = selectedTypes()
-  setStatus('Computing the performance…')
-  try {
-    const [map, perf] = await Promise.all([
-      getJson<ProcessMapResponse>(`/v1/process/map${windowQuery(true)}`),
-      getJson<PerformanceResponse>(`/v1/process/performance${windowQuery(true)}`),
-    ])
-    const shown = selected.filter((t) => map.object_types.some((m) => m.object_type === t))
-    const colourOf = (type: string) => typeColour(Math.max(0, allTypes.indexOf(type)))
-    if (shown.length === 0) {
-      ui.perfGraph.replaceChildren()
-      ui.perfTable.replaceChildren()
-      ui.perfLegend.replaceChildren()
-      setStatus('No events of the chosen object types in this time range.')
-      return
-    }
-    await drawInto(ui.perfGraph, processMapDot(map, 'frequency', shown, colourOf, sojournLooks(perf)))
-    ui.perfLegend.replaceChildren(sojournLegend(perf))
-    ui.perfTable.replaceChildren(performanceTable(perf))
-    const measured = perf.activities.reduce((n, a) => n + a.events_with_predecessors, 0)
-    setStatus(
-      `Dataset ${perf.dataset_id}, as of log position ${formatCount(perf.as_of)}: ${String(perf.activities.length)} activities, ${formatCount(measured)} events with a predecessor measured.`,
-    )
-  } catch (error) {
-    setStatus(error instanceof Error ? error.message : String(error), true)
-  }
-}
-
-let shownVariants: VariantsResponse | null = null
-
-/** Fetches the first page of variants of the chosen object type (or the next page when `more`) and shows them. */
-async function drawVariants(more = false): Promise<void> {
-  const type = ui.variantType.value
-  if (type === '') return
-  const cursor = more ? shownVariants?.next_cursor : null
-  setStatus(`Grouping the traces of ${type}…`)
-  try {
-    const page = await getJson<VariantsResponse>(
-      `/v1/process/variants${windowQuery(false, { object_type: type, limit: '50', ...(cursor == null ? {} : { cursor }) })}`,
-    )
-    const first = more && shownVariants !== null ? shownVariants.variants.length + 1 : 1
-    shownVariants = more ? appendPage(shownVariants, page) : page
-    const table = variantsTable(type, page.variants, first)
-    if (more) ui.variantsTable.querySelector('tbody')?.append(...(table.tBodies[0]?.rows ?? []))
-    else ui.variantsTable.replaceChildren(table)
-    ui.variantsHead.textContent = variantsHeadline(type, page.objects, page.total, shownVariants.variants.length)
-    ui.variantsMore.hidden = !page.truncated
-    setStatus(`Dataset ${page.dataset_id}, as of log position ${formatCount(page.as_of)}.`)
-  } catch (error) {
-    setStatus(error instanceof Error ? error.message : String(error), true)
-  }
-}
-
-/** Fetches one object and shows it. */
-async function drawObject(type: string, id: string): Promise<void> {
-  setStatus(`Looking up ${type} ${id}…`)
-  try {
-    const o = await getJson<ObjectResponse>(`/v1/process/objects/${encodeURIComponent(type)}/${encodeURIComponent(id)}`)
-    ui.object.replaceChildren(objectPanel(o))
-    setStatus(`Dataset ${o.dataset_id}, as of log position ${formatCount(o.as_of)}.`)
-  } catch (error) {
-    ui.object.replaceChildren()
-    setStatus(error instanceof Error ? error.message : String(error), true)
-  }
-}
-
-/** Fetches the comparison of window a and window b for the chosen types, and shows it. */
-async function drawCompare(): Promise<void> {
-  if (noTypeChosen(ui.compare)) return
-  const params = new URLSearchParams()
-  const selected = selectedTypes()
-  if (selected.length < allTypes.length) for (const t of selected) params.append('object_type', t)
-  for (const [name, input] of [
-    ['a_from', ui.aFrom],
-    ['a_to', ui.aTo],
-    ['b_from', ui.bFrom],
-    ['b_to', ui.bTo],
-  ] as const) {
-    const value = utcParam(input)
-    if (value !== undefined) params.set(name, value)
-  }
-  setStatus('Comparing the two windows…')
-  try {
-    const query = params.toString()
-    const c = await getJson<CompareResponse>(`/v1/process/compare${query === '' ? '' : `?${query}`}`)
-    ui.compare.replaceChildren(comparePanel(c))
-    setStatus(`Dataset ${c.dataset_id}, as of log position ${formatCount(c.as_of)}: window a against window b.`)
-  } catch (error) {
-    ui.compare.replaceChildren()
-    setStatus(error instanceof Error ? error.message : String(error), true)
-  }
-}
-
-/** Shows view `next` (hiding the others) and loads its data. */
-async function show(next: View): Promise<void> {
+/** Shows view `next` (hiding the others), records it in the URL (a new entry when `push`) and loads its data. */
+async function show(next: View, object: { type: string; id: string } | null = null, push = false): Promise<void> {
   if (next !== 'object') previousView = next
-  view = next
+  view = next === 'object' && object === null ? previousView : next
+  objectShown = view === 'object' ? object : null
   // The tables below the map belong to the map view.
-  if (next !== 'map') ui.analysis.hidden = true
+  if (view !== 'map') ui.analysis.hidden = true
   for (const v of VIEWS) {
     const section = document.getElementById(`view-${v}`)
-    if (section !== null) section.hidden = v !== next
+    if (section !== null) section.hidden = v !== view
   }
-  for (const b of ui.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')) b.classList.toggle('active', b.dataset.view === next)
+  for (const b of ui.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')) b.classList.toggle('active', b.dataset.view === view)
+  writeHash(push)
   await refresh()
 }
 
@@ -435,39 +98,24 @@ async function show(next: View): Promise<void> {
 async function refresh(): Promise<void> {
   switch (view) {
     case 'map':
-      return drawMap()
+      return drawMap(() => view === 'map')
     case 'performance':
       return drawPerformance()
     case 'variants':
       return drawVariants()
     case 'compare':
       return drawCompare()
-    case 'object': {
-      const target = parseObjectHash(location.hash)
-      if (target !== null) return drawObject(target.type, target.id)
-    }
+    case 'object':
+      if (objectShown !== null) return drawObject(objectShown.type, objectShown.id)
   }
 }
 
-/** Draws `lastMap` with the chosen edge labels (no request). */
-async function render(): Promise<void> {
-  const map = lastMap
-  if (map === null) return
-  // The map answers only types with events in the window; colours follow the full list of types.
-  const colourOf = (type: string) => typeColour(Math.max(0, allTypes.indexOf(type)))
-  const selected = selectedTypes().filter((t) => map.object_types.some((m) => m.object_type === t))
-  if (selected.length === 0) {
-    ui.graph.replaceChildren()
-    ui.legend.replaceChildren()
-    setStatus('No events of the chosen object types in this time range.')
-    return
+/** A handler for a changed setting: records it in the URL, then runs `then`. */
+function changed(then: () => Promise<void>): () => void {
+  return () => {
+    writeHash(false)
+    void then().catch(report)
   }
-  await drawInto(ui.graph, processMapDot(map, ui.measure.value as EdgeMeasure, selected, colourOf))
-  showLegend(map, selected, colourOf)
-  const activities = new Set(map.object_types.filter((t) => selected.includes(t.object_type)).flatMap((t) => t.activities.map((a) => a.activity)))
-  setStatus(
-    `Dataset ${map.dataset_id}, as of log position ${formatCount(map.as_of)}: ${String(activities.size)} activities across ${String(selected.length)} object type(s).`,
-  )
 }
 
 async function connect(): Promise<void> {
@@ -479,78 +127,103 @@ async function connect(): Promise<void> {
     ])
     ui.forget.hidden = false
     showSummary(summary)
-    showTypes(types.object_types.map((t) => t.name))
-    ui.pathsType.replaceChildren(
-      ...types.object_types.map((t) => {
-        const option = document.createElement('option')
-        option.value = t.name
-        option.textContent = t.name
-        return option
-      }),
+    showTypes(
+      types.object_types.map((t) => t.name),
+      changed(refresh),
     )
-    await show(parseObjectHash(location.hash) === null ? view : 'object')
+    const { state } = parseHash(location.hash)
+    applyState(state)
+    await show(state.view, state.object)
   } catch (error) {
     if (error instanceof RequestFailed && (error.status === 401 || error.status === 403)) {
-      sessionStorage.removeItem(KEY_STORAGE)
-      apiKey = null
+      setKey(null)
       ui.forget.hidden = true
     }
-    setStatus(error instanceof Error ? error.message : String(error), true)
+    report(error)
   }
+}
+
+/** Forgets the key and empties every view, so nothing of the dataset stays on the page (nor in the URL). */
+function forget(): void {
+  setKey(null)
+  forgetMap()
+  forgetVariants()
+  setKnownTypes([])
+  for (const node of [
+    ui.summary,
+    ui.types,
+    ui.legend,
+    ui.graph,
+    ui.perfLegend,
+    ui.perfGraph,
+    ui.perfTable,
+    ui.variantsHead,
+    ui.variantsTable,
+    ui.object,
+    ui.compare,
+  ])
+    node.replaceChildren()
+  for (const select of [ui.variantType, ui.pathsType]) select.replaceChildren()
+  for (const body of [ui.waits.tBodies[0], ui.variants.tBodies[0]]) body?.replaceChildren()
+  for (const input of windows) {
+    input.value = ''
+    input.placeholder = ''
+  }
+  for (const hidden of [ui.forget, ui.summary, ui.controls, ui.tabs, ui.analysis, ui.variantsMore]) hidden.hidden = true
+  for (const v of VIEWS) {
+    const section = document.getElementById(`view-${v}`)
+    if (section !== null) section.hidden = true
+  }
+  view = 'map'
+  previousView = 'map'
+  objectShown = null
+  lastHash = ''
+  history.replaceState(null, '', `${location.pathname}${location.search}`)
+  setStatus('Key forgotten. Paste an API key to continue.')
+}
+
+/** The URL changed (an object link, the back button, an edited hash): shows what it names. */
+function followLocation(): void {
+  if (!hasKey() || knownTypes().length === 0 || location.hash === lastHash) return
+  const { state, settings } = parseHash(location.hash)
+  // A bare link (`#object/<type>/<id>`) keeps the chosen settings.
+  if (settings) applyState(state)
+  void show(state.view, state.object)
 }
 
 ui.keyForm.addEventListener('submit', (event) => {
   event.preventDefault()
   const key = ui.key.value.trim()
   if (key === '') return
-  apiKey = key
-  sessionStorage.setItem(KEY_STORAGE, key)
+  // Another key: nothing of the previous dataset stays.
+  if (hasKey()) forget()
+  setKey(key)
   ui.key.value = ''
   void connect()
 })
-
-ui.forget.addEventListener('click', () => {
-  sessionStorage.removeItem(KEY_STORAGE)
-  apiKey = null
-  lastMap = null
-  ui.forget.hidden = true
-  ui.summary.hidden = true
-  ui.controls.hidden = true
-  ui.tabs.hidden = true
-  ui.graph.replaceChildren()
-  ui.legend.replaceChildren()
-  ui.analysis.hidden = true
-  setStatus('Key forgotten. Paste an API key to continue.')
-})
-
-ui.measure.addEventListener('change', () => void render())
-ui.pathsType.addEventListener(
-  'change',
-  () => void showVariants().catch((error: unknown) => setStatus(error instanceof Error ? error.message : String(error), true)),
-)
-ui.apply.addEventListener('click', () => void refresh())
+ui.forget.addEventListener('click', forget)
+ui.measure.addEventListener('change', changed(renderMap))
+ui.pathsType.addEventListener('change', changed(showMainPaths))
+ui.apply.addEventListener('click', changed(refresh))
 ui.reset.addEventListener('click', () => {
   ui.from.value = ''
   ui.to.value = ''
-  void refresh()
+  changed(refresh)()
 })
 for (const b of ui.tabs.querySelectorAll<HTMLButtonElement>('button[data-view]')) {
   b.addEventListener('click', () => {
     const next = VIEWS.find((v) => v === b.dataset.view)
-    if (next !== undefined) void show(next)
+    if (next !== undefined) void show(next, null, true)
   })
 }
-ui.variantType.addEventListener('change', () => void drawVariants())
-ui.compareRun.addEventListener('click', () => void drawCompare())
+ui.variantType.addEventListener(
+  'change',
+  changed(() => drawVariants()),
+)
+ui.compareRun.addEventListener('click', changed(drawCompare))
 ui.variantsMore.addEventListener('click', () => void drawVariants(true))
-window.addEventListener('hashchange', () => {
-  if (apiKey === null) return
-  if (parseObjectHash(location.hash) !== null) void show('object')
-  else if (view === 'object') void show(previousView)
-})
-ui.objectBack.addEventListener('click', () => {
-  history.pushState(null, '', location.pathname)
-  void show(previousView)
-})
+window.addEventListener('hashchange', followLocation)
+window.addEventListener('popstate', followLocation)
+ui.objectBack.addEventListener('click', () => void show(previousView, null, true))
 
-if (apiKey !== null) void connect()
+if (hasKey()) void connect()

@@ -1,12 +1,14 @@
 /**
  * The variants panel: the trace variants of one object type (pm4py's flattened variants: an
  * object's activities in (timestamp, position) order), most objects first, with their share of the
- * type's objects, median trace duration and example objects linking to the object view. Reads
+ * type's objects, median trace duration, the path (repeats collapsed and long paths cut:
+ * variant-path.ts) and example objects linking to the object view. Reads
  * `GET /v1/process/variants` a page at a time (docs/analysis.md).
  */
 import type { Variant, VariantsResponse } from '../src/schemas/analysis.js'
 import { type Child, el, objectLink, table } from './dom.js'
 import { formatCount, formatDuration } from './dot.js'
+import { pathParts, partText } from './variant-path.js'
 
 /** A share in [0, 1] as a percentage with one decimal, e.g. `33.3%`. */
 export function formatShare(share: number): string {
@@ -20,10 +22,12 @@ export function variantsHeadline(objectType: string, objects: number, total: num
 
 function path(activities: string[]): HTMLElement {
   const parts: Child[] = []
-  activities.forEach((a, i) => {
+  const shown = pathParts(activities)
+  shown.forEach((p, i) => {
     if (i > 0) parts.push(el('span', 'arrow', '→'))
-    parts.push(el('span', 'step', a))
+    parts.push('skipped' in p ? el('span', 'skipped', partText(p)) : el('span', p.count === 1 ? 'step' : 'step repeated', partText(p)))
   })
+  if (shown.length !== activities.length) parts.push(el('span', 'total', `${formatCount(activities.length)} steps`))
   return el('div', 'path', ...parts)
 }
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
+import { FAVICON_SVG } from './favicon.js'
 import { UI_ASSET_DIR } from './ui-assets.js'
 import { problem, sendProblem } from './problem.js'
 
@@ -18,8 +19,11 @@ import { problem, sendProblem } from './problem.js'
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-/** Registers `/ui/` (and `/ui` → `/ui/`) on `app`. */
+/** Registers `/ui/` (and `/ui` → `/ui/`) and the icon `/favicon.ico` (SVG, no key needed) on `app`. */
 export async function uiRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+    reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG),
+  )
   if (!existsSync(join(UI_ASSET_DIR, 'index.html'))) {
     app.get('/ui/*', { schema: { hide: true } }, async (_req, reply) =>
       sendProblem(reply, problem(503, `the web page's assets are not built (${UI_ASSET_DIR} is missing): run npm run build`)),

@@ -3,39 +3,22 @@
  * performance (activities coloured by median sojourn, the delaying object type, the slowest events
  * linking to the object view), variants of a chosen object type, and the object view. Values come
  * from test/helpers/read-dataset.ts, computed by hand in each test. Screenshots go to
- * dist/screenshots/. Skipped, with the reason printed, without /usr/bin/chromium.
+ * /tmp/ui-shots/ (test/helpers/browser.ts SHOTS). Skipped, with the reason printed, without /usr/bin/chromium.
  */
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DRAWN, HAVE_CHROMIUM, launchChromium, openUi, SHOTS, svgTexts, tableRows } from '../helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { DRAWN, HAVE_CHROMIUM, openUi, SHOTS, svgTexts, tableRows, uiSuite } from '../helpers/browser.js'
 import type { PerformanceResponse, VariantsResponse } from '../../src/schemas/analysis.js'
 import { formatCount, formatDuration } from '../../ui/dot.js'
 import { describeWithSharedOcel, ocelFixture } from '../helpers/fixtures.js'
-import { loadReadDataset, waitForEvents } from '../helpers/read-dataset.js'
-import { startService, type RunningService } from '../helpers/service.js'
+import { waitForEvents } from '../helpers/read-dataset.js'
 
-let service: RunningService
-let browser: Browser
-let key: string
-
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return
-  mkdirSync(SHOTS, { recursive: true })
-  service = await startService()
-  browser = await launchChromium()
-  key = (await service.createKey({ name: 'ui-analysis' })).key
-  await loadReadDataset(service.url, key)
-})
-afterAll(async () => {
-  await browser?.close()
-  await service?.stop()
-})
+const suite = uiSuite('ui-analysis')
 
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ performance view', () => {
   it('colours activities by median sojourn, names the delaying object type, and links the slowest events to their delaying object', async () => {
-    const page = await openUi(browser, service.url, key)
+    const page = await openUi(suite.browser, suite.service.url, suite.key)
     await page.click('button[data-view=performance]')
     await page.waitForSelector('#perf-graph svg', DRAWN)
     // Cancel Order o3 at 15:00 after Create at 09:00: 6 h. Pay Order: o1 waits 10:10 → 11:00 (50 min),
@@ -76,7 +59,7 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ performance view', () => {
   })
 
   it('measures only the chosen time range', async () => {
-    const page = await openUi(browser, service.url, key)
+    const page = await openUi(suite.browser, suite.service.url, suite.key)
     await page.click('button[data-view=performance]')
     await page.waitForSelector('#perf-graph svg', DRAWN)
     await page.fill('#from', '2024-05-02T00:00:00')
@@ -95,7 +78,7 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ performance view', () => {
 
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants panel', () => {
   it('lists the variants of the chosen object type with objects, share, duration, path and examples', async () => {
-    const page = await openUi(browser, service.url, key)
+    const page = await openUi(suite.browser, suite.service.url, suite.key)
     await page.click('button[data-view=variants]')
     await page.selectOption('#variant-type', 'order')
     // order: o3 Create → Cancel (6 h), o2 Create → Pay (1 h), o1 Create → Pay → Ship (2 h); one object each,
@@ -125,20 +108,20 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants panel', () => {
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants paging', () => {
   it('shows 50 variants, then the rest with More variants', async () => {
     // 51 cases, each with one event of its own activity: 51 variants of one object each.
-    const paged = (await service.createKey({ name: 'ui-variants-paging' })).key
+    const paged = (await suite.service.createKey({ name: 'ui-variants-paging' })).key
     const events = Array.from({ length: 51 }, (_, i) => ({
       event: `A${String(i).padStart(2, '0')}`,
       timestamp: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
       objects: [{ type: 'case', id: `c${String(i).padStart(2, '0')}` }],
     }))
-    const res = await fetch(`${service.url}/v1/event/batch`, {
+    const res = await fetch(`${suite.service.url}/v1/event/batch`, {
       method: 'POST',
       headers: { authorization: `Bearer ${paged}`, 'content-type': 'application/json' },
       body: JSON.stringify({ events }),
     })
     expect(res.status).toBe(200)
-    await waitForEvents(service.url, paged, events.length)
-    const page = await openUi(browser, service.url, paged)
+    await waitForEvents(suite.service.url, paged, events.length)
+    const page = await openUi(suite.browser, suite.service.url, paged)
     await page.click('button[data-view=variants]')
     await expect.poll(async () => (await tableRows(page, '#variants-table')).length, DRAWN).toBe(50)
     expect(await page.textContent('#variants-head')).toBe('case: 51 objects in 51 variants; 50 shown.')
@@ -157,9 +140,19 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ variants paging', () => {
   })
 })
 
+/** The rows of a table grouped by object type (a heading row per type), each led by its type. */
+function groupedRows(page: Page, selector: string): Promise<string[][]> {
+  return page.$$eval(`${selector} tbody`, (bodies) =>
+    bodies.flatMap((b) => {
+      const type = (b.querySelector('tr.group th')?.textContent ?? '').trim()
+      return [...b.querySelectorAll('tr:not(.group)')].map((r) => [type, ...[...r.querySelectorAll('td')].map((c) => (c.textContent ?? '').trim())])
+    }),
+  )
+}
+
 describe.skipIf(!HAVE_CHROMIUM)('/ui/ comparison of two time ranges', () => {
   it('shows both windows’ figures side by side with b − a, and the endpoint’s highlights', async () => {
-    const page = await openUi(browser, service.url, key)
+    const page = await openUi(suite.browser, suite.service.url, suite.key)
     await page.click('button[data-view=compare]')
     // The windows start as the two halves of the dataset's span (2024-05-01 10:00 to 2024-05-03 15:00:01).
     expect(await page.inputValue('#a-from')).toBe('2024-05-01T10:00')
@@ -171,31 +164,27 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ comparison of two time ranges', () => {
     await page.click('#compare-run')
     // a holds o1's Create (10:00–10:10), Pay (11:00–11:05) and Ship (12:00, with item i1); b holds o2 and o3.
     // Pay Order waits 50 min in a (10:10 → 11:00) and 1 h in b (o2: 09:00 → 10:00).
+    // Each figure is one cell: a → b, then b − a where both are present.
     await expect
       .poll(async () => (await tableRows(page, '#compare .compare-performance')).find((r) => r[0] === 'Pay Order'), DRAWN)
-      .toEqual(['Pay Order', '50.0 min', '1.0 h', '+10.0 min', '0 ms', '0 ms', '±0'])
+      .toEqual(['Pay Order', '50.0 min → 1.0 h +10.0 min', '0 ms → 0 ms ±0'])
     const performance = await tableRows(page, '#compare .compare-performance')
-    expect(performance.find((r) => r[0] === 'Ship Order')).toEqual(['Ship Order', '55.0 min', '—', '—', '55.0 min', '—', '—'])
-    expect(performance.find((r) => r[0] === 'Cancel Order')).toEqual(['Cancel Order', '—', '6.0 h', '—', '—', '0 ms', '—'])
-    const activities = await tableRows(page, '#compare .compare-activities')
-    expect(activities.find((r) => r[0] === 'order' && r[1] === 'Create Order')).toEqual(['order', 'Create Order', '1', '2', '+1', '10.0 min', '—', '—'])
-    const edges = await tableRows(page, '#compare .compare-edges')
+    expect(performance.find((r) => r[0] === 'Ship Order')).toEqual(['Ship Order', '55.0 min → —', '55.0 min → —'])
+    expect(performance.find((r) => r[0] === 'Cancel Order')).toEqual(['Cancel Order', '— → 6.0 h', '— → 0 ms'])
+    // Activities and edges are grouped under a heading row per object type.
+    const activities = await groupedRows(page, '#compare .compare-activities')
+    expect(activities.find((r) => r[0] === 'order' && r[1] === 'Create Order')).toEqual(['order', 'Create Order', '1 → 2 +1', '10.0 min → —'])
+    const edges = await groupedRows(page, '#compare .compare-edges')
     expect(edges.find((r) => r[0] === 'order' && r[1] === 'Create Order → Pay Order')).toEqual([
       'order',
       'Create Order → Pay Order',
-      '1',
-      '1',
-      '±0',
-      '1.0 h',
-      '1.0 h',
-      '±0',
-      '50.0 min',
-      '—',
-      '—',
+      '1 → 1 ±0',
+      '1.0 h → 1.0 h ±0',
+      '50.0 min → —',
     ])
     const res = await fetch(
-      `${service.url}/v1/process/compare?a_from=2024-05-01T00:00:00Z&a_to=2024-05-02T00:00:00Z&b_from=2024-05-02T00:00:00Z&b_to=2024-05-04T00:00:00Z`,
-      { headers: { authorization: `Bearer ${key}` } },
+      `${suite.service.url}/v1/process/compare?a_from=2024-05-01T00:00:00Z&a_to=2024-05-02T00:00:00Z&b_from=2024-05-02T00:00:00Z&b_to=2024-05-04T00:00:00Z`,
+      { headers: { authorization: `Bearer ${suite.key}` } },
     )
     const { highlights } = (await res.json()) as { highlights: { what: string }[] }
     expect(highlights.length).toBeGreaterThan(0)
@@ -210,12 +199,12 @@ describeWithSharedOcel('/ui/ analysis tabs with the order-management running exa
   it.skipIf(!HAVE_CHROMIUM)(
     'shows what the endpoints answer: the longest median sojourn first, the variants of orders, and a comparison of two halves',
     async () => {
-      const created = await service.createKey({ name: 'running-example-analysis' })
-      const summary = await service.importOcel(ocelFixture('derived/ocpa__running-example.ocel2.json'), created.key)
-      await waitForEvents(service.url, created.key, summary.sent.events, 120_000)
+      const created = await suite.service.createKey({ name: 'running-example-analysis' })
+      const summary = await suite.service.importOcel(ocelFixture('derived/ocpa__running-example.ocel2.json'), created.key)
+      await waitForEvents(suite.service.url, created.key, summary.sent.events, 120_000)
       const get = async <T>(path: string): Promise<T> =>
-        (await (await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${created.key}` } })).json()) as T
-      const page = await openUi(browser, service.url, created.key, { width: 1600, height: 1150 })
+        (await (await fetch(`${suite.service.url}${path}`, { headers: { authorization: `Bearer ${created.key}` } })).json()) as T
+      const page = await openUi(suite.browser, suite.service.url, created.key, { width: 1600, height: 1150 })
 
       await page.click('button[data-view=performance]')
       await page.waitForSelector('#perf-table tbody tr', DRAWN)

@@ -1,8 +1,10 @@
 /**
  * API tier: `/ui/` is served by the app itself from the assets `npm run build` puts in dist/ui
- * (`npm test` builds first), with a Content-Security-Policy that lets the page reach only its own origin.
+ * (`npm test` builds first), with a Content-Security-Policy that lets the page reach only its own origin;
+ * its icon is `/favicon.ico`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FAVICON_SVG } from '../../src/api/favicon.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp
@@ -26,6 +28,15 @@ describe('/ui/', () => {
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toContain('javascript')
     expect(res.body).toContain('WebAssembly')
+  })
+
+  it('answers /favicon.ico with its SVG icon, without a key, and the page links it', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/favicon.ico' })
+    expect([res.statusCode, res.headers['content-type']]).toEqual([200, 'image/svg+xml'])
+    expect(res.body).toBe(FAVICON_SVG)
+    expect(res.body).not.toMatch(/href=|url\(/)
+    const page = await t.app.inject({ method: 'GET', url: '/ui/' })
+    expect(page.body).toContain('<link rel="icon" href="/favicon.ico" type="image/svg+xml" />')
   })
 
   it('redirects /ui to /ui/', async () => {

@@ -3,7 +3,7 @@
  * playwright-core). A dataset is loaded, the key is pasted, and the process map's SVG must show the
  * dataset's activities; edge labels switch to waiting time; the time range narrows the map; the
  * analysis tables show where it waits and the main paths of a chosen object type.
- * Screenshots go to dist/screenshots/. Skipped, with the reason printed, without /usr/bin/chromium.
+ * Screenshots go to /tmp/ui-shots/ (test/helpers/browser.ts SHOTS). Skipped, with the reason printed, without /usr/bin/chromium.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

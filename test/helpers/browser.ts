@@ -3,15 +3,18 @@
  * (tests skip with the printed reason when not), how to launch it headless, and how to open the
  * page with a key pasted.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
+import { loadReadDataset } from './read-dataset.js'
+import { type RunningService, startService } from './service.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const HAVE_CHROMIUM = existsSync(CHROMIUM)
-/** Where the tests' screenshots go. */
-export const SHOTS = join(process.cwd(), 'dist', 'screenshots')
+/** Where the tests' screenshots go (outside the repository; UI_SHOTS overrides): they are looked at, not compared. */
+export const SHOTS = process.env.UI_SHOTS ?? join(tmpdir(), 'ui-shots')
 /** How long a drawing may take to appear (Graphviz runs in the page). */
 export const DRAWN = { timeout: 20_000 }
 
@@ -47,4 +50,33 @@ export async function svgTexts(page: Page, selector: string): Promise<string[]> 
 /** The cells of the table in `selector`, row by row (the header row excluded). */
 export async function tableRows(page: Page, selector: string): Promise<string[][]> {
   return page.$$eval(`${selector} tbody tr`, (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => (c.textContent ?? '').trim())))
+}
+
+/** What a `/ui/` test file shares: the built service, chromium, and a key whose dataset holds read-dataset.ts's events. */
+export interface UiSuite {
+  service: RunningService
+  browser: Browser
+  key: string
+}
+
+/**
+ * Registers the file's beforeAll (start the service and chromium, create the key `name`, load the
+ * read dataset) and afterAll (close both); the answer is filled in by beforeAll. Nothing starts
+ * without chromium (the tests skip).
+ */
+export function uiSuite(name: string): UiSuite {
+  const suite = {} as UiSuite
+  beforeAll(async () => {
+    if (!HAVE_CHROMIUM) return
+    mkdirSync(SHOTS, { recursive: true })
+    suite.service = await startService()
+    suite.browser = await launchChromium()
+    suite.key = (await suite.service.createKey({ name })).key
+    await loadReadDataset(suite.service.url, suite.key)
+  })
+  afterAll(async () => {
+    await suite.browser?.close()
+    await suite.service?.stop()
+  })
+  return suite
 }
