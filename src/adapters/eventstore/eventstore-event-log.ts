@@ -22,6 +22,8 @@
  *   subscribing to `$all` needs an admin (or $ops) user: EVENTSTORE_URL carries its credentials,
  *   e.g. `esdb://admin:changeit@host:2113?tls=false`. `readAll` first reads the position of the last
  *   event in `$all` and stops once the subscription has passed it. `readStream` reads the dataset's stream.
+ * - **Lag.** `backlog` and `countBetween` read `$all` with plain forward reads, no subscription:
+ *   exact up to a bound, then a lower bound from a ruler built in the background (backlog.ts).
  *
  * One operation per file, laid out as the KurrentDB client lays out its own: append.ts,
  * read-all.ts, read-stream.ts, tail.ts, last-position.ts, backlog.ts (client-events.ts holds what
@@ -34,13 +36,11 @@ import type { ObjectClaims } from '../../ports/object-claims.js'
 import type { NewRecord, StoredRecord } from '../../schemas/records.js'
 import { type AppendContext, appendRecords } from './append.js'
 import { DEFAULT_APPEND_BUDGET_BYTES } from './append-chunks.js'
-import { backlogOf, countRecordsBetween } from './backlog.js'
+import { allEntriesOf, BacklogCounter, countRecordsBetween, type ReadAllEntries } from './backlog.js'
 import { lastRecordPosition } from './last-position.js'
 import { readAllRecords } from './read-all.js'
 import { type RevisionCache, readStreamRecords } from './read-stream.js'
 import { tailRecords } from './tail.js'
-
-export { BACKLOG_COUNT_MAX } from './backlog.js'
 
 export interface EventStoreEventLogOptions {
   /** Bytes one append may hold (default: 1 MiB minus 64 KiB headroom). */
@@ -55,6 +55,8 @@ export class EventStoreEventLog implements EventLog {
   private readonly idleMs: number
   private readonly appending: AppendContext
   private readonly revisions: RevisionCache = new Map()
+  private readonly entries: ReadAllEntries
+  private readonly backlogs: BacklogCounter
 
   /**
    * @param client a connected client (EVENTSTORE_URL); this log disposes of it on close.
@@ -75,6 +77,8 @@ export class EventStoreEventLog implements EventLog {
       budget: options.appendBudgetBytes ?? DEFAULT_APPEND_BUDGET_BYTES,
       appendDeadlineMs: options.appendDeadlineMs ?? 10_000,
     }
+    this.entries = allEntriesOf(client)
+    this.backlogs = new BacklogCounter(this.entries, async (after) => (await this.readAll(after, 1))[0])
   }
 
   append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
@@ -98,14 +102,15 @@ export class EventStoreEventLog implements EventLog {
   }
 
   countBetween(after: number | null, upTo: number, max: number): Promise<number> {
-    return countRecordsBetween((a, n) => this.readAll(a, n), after, upTo, max)
+    return countRecordsBetween(this.entries, after, upTo, max)
   }
 
   backlog(after: number | null, upTo: number): Promise<Backlog> {
-    return backlogOf((a, n) => this.readAll(a, n), after, upTo)
+    return this.backlogs.backlog(after, upTo)
   }
 
   async close(): Promise<void> {
+    await this.backlogs.idle()
     await this.client.dispose()
   }
 }
