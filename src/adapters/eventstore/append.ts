@@ -13,17 +13,19 @@ import type { ObjectClaims } from '../../ports/object-claims.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import { type ProposedEvent, splitIntoAppends, toProposedEvent } from './append-chunks.js'
 import { message, readEvent } from './client-events.js'
+import { findLanded, searchSince, streamTail } from './landed.js'
 import { toStoredRecord } from './record-codec.js'
 
 /** What `append` does with one record (see decideClaim): append it (under `key`), or answer without appending. */
 type KeyPlan =
-  | { kind: 'append'; record: NewRecord; event: ProposedEvent; key?: string }
+  | { kind: 'append'; record: NewRecord; event: ProposedEvent; key?: string; resumed?: { claimedAt: string | undefined } }
+  | { kind: 'landed'; record: NewRecord; position: number; key: string }
   | { kind: 'same-as'; index: number }
   | Exclude<AppendOutcome, { kind: 'appended' }>
 
 /** What an append needs of the log: its client, its claims and its limits. */
 export interface AppendContext {
-  client: EventStoreDBClient
+  client: Pick<EventStoreDBClient, 'appendToStream' | 'readStream'>
   objectClaims: ObjectClaims
   claims: IdempotencyClaims | undefined
   /** Bytes one append may hold. */
@@ -79,15 +81,16 @@ async function planKeys(ctx: AppendContext, datasetId: string, records: readonly
     firstOfKey.set(k.key, i)
     return true
   })
+  const stream = streamName(datasetId)
   let found: (StoredKeyClaim | undefined)[] = []
   try {
     found = ctx.claims === undefined ? [] : await ctx.claims.claim(datasetId, fresh)
   } catch (error) {
-    throw new LogUnavailableError(`claiming idempotency keys in ${streamName(datasetId)} failed: ${message(error)}`)
+    throw new LogUnavailableError(`claiming idempotency keys in ${stream} failed: ${message(error)}`)
   }
   const claimOf = new Map(fresh.map((k, i) => [k.key, found[i]]))
   const seen = new Map<string, number>()
-  return records.map((record, i): KeyPlan => {
+  const plan = records.map((record, i): KeyPlan => {
     const event = proposed[i]
     if (event === undefined) throw new Error('append: a record without its proposed event')
     const key = record.idempotency
@@ -104,17 +107,40 @@ async function planKeys(ctx: AppendContext, datasetId: string, records: readonly
       const original: StoredRecord = {
         ...existing.record,
         position: existing.position,
-        stream: streamName(datasetId),
+        stream,
         datasetId,
         appendedAt: existing.appendedAt ?? '',
       }
       return { kind: 'duplicate', original }
     }
-    // 'resume': the claimed record again, under its claimed event id (a no-op in EventStoreDB if it did land).
+    // 'resume': the claimed record again, under its claimed event id, unless it did land (resumeLanded).
     if (decision === 'resume' && existing !== undefined) {
-      return { kind: 'append', record: existing.record, event: toProposedEvent(existing.record, () => existing.eventId), key: key.key }
+      const again = toProposedEvent(existing.record, () => existing.eventId)
+      return { kind: 'append', record: existing.record, event: again, key: key.key, resumed: { claimedAt: existing.claimedAt } }
     }
     return { kind: 'append', record, event, key: key.key }
+  })
+  return resumeLanded(ctx, stream, plan)
+}
+
+/**
+ * The resumed records whose events already landed in `stream` (landed.ts: an exact look at the
+ * stream's tail, not EventStoreDB's best-effort check of event ids) become `landed` at their
+ * position: answered as appended, their claims committed, not appended again.
+ */
+async function resumeLanded(ctx: AppendContext, stream: string, plan: KeyPlan[]): Promise<KeyPlan[]> {
+  const resumed = plan.flatMap((p) => (p.kind === 'append' && p.resumed !== undefined ? [p] : []))
+  if (resumed.length === 0) return plan
+  let landed: Map<string, number>
+  try {
+    const since = searchSince(resumed.map((p) => p.resumed?.claimedAt))
+    landed = await findLanded(streamTail(ctx.client, stream), new Set(resumed.map((p) => p.event.id)), since)
+  } catch (error) {
+    throw new LogUnavailableError(`reading the tail of ${stream} for resumed records failed: ${message(error)}`)
+  }
+  return plan.map((p): KeyPlan => {
+    const position = p.kind === 'append' && p.resumed !== undefined ? landed.get(p.event.id) : undefined
+    return p.kind === 'append' && position !== undefined && p.key !== undefined ? { kind: 'landed', record: p.record, position, key: p.key } : p
   })
 }
 
@@ -136,10 +162,14 @@ async function settleKeys(
       if (position === undefined) throw new Error(`append to ${stream}: a record without its position`)
       outcomes.push({ kind: 'appended', position })
       if (p.key !== undefined) commits.push({ key: p.key, position, appendedAt })
+    } else if (p.kind === 'landed') {
+      outcomes.push({ kind: 'appended', position: p.position })
+      commits.push({ key: p.key, position: p.position, appendedAt })
     } else if (p.kind === 'same-as') {
       const first = plan[p.index]
       const position = outcomes[p.index]
-      if (first?.kind !== 'append' || position?.kind !== 'appended') throw new Error(`append to ${stream}: a repeated key without its first record`)
+      if ((first?.kind !== 'append' && first?.kind !== 'landed') || position?.kind !== 'appended')
+        throw new Error(`append to ${stream}: a repeated key without its first record`)
       outcomes.push({ kind: 'duplicate', original: { ...first.record, position: position.position, stream, datasetId, appendedAt } })
     } else outcomes.push(p)
   }
