@@ -7,7 +7,8 @@
  * every projection's backlog, so the cost of one answer is bounded:
  * - **exact when small:** `$all` is read forwards (plain reads, no subscription) from the
  *   checkpoint, at most EXACT_SCAN_EVENTS events of any stream; when the head is within them, the
- *   count of dataset records is exact, and so is the oldest one's append time;
+ *   count of dataset records is exact, and so is the oldest one's append time (when those events
+ *   hold no record at all, the oldest record comes from one filtered read, `readAll(after, 1)`);
  * - **a lower bound past that:** a ruler of `$all`, the position of every RULER_STEP-th dataset
  *   record, built in the background from the start of `$all` by reads of at most
  *   RULER_REFRESH_EVENTS events, one at a time, each started by a backlog asked past what the

@@ -7,6 +7,10 @@
  * down to the oldest claim's time less CLOCK_SKEW_MS: an event appended after its claim was made
  * cannot be older than that. A claim without its time (made before claims kept one) is looked for
  * down to the start of the stream.
+ *
+ * What it cannot see: an append still in flight. A second request with the same key, made while
+ * the first one's append has not landed yet, finds nothing and appends again under the same event
+ * id; only EventStoreDB's check of recent event ids then drops the second copy.
  */
 import { BACKWARDS, END, type EventStoreDBClient, StreamNotFoundError } from '@eventstore/db-client'
 import { positionToNumber } from './record-codec.js'
