@@ -111,6 +111,16 @@ describe('BacklogCounter', () => {
     await counter.idle()
   })
 
+  it('stops extending the ruler after the page under way when stopped', async () => {
+    const all = fakeAll('d'.repeat(RULER_REFRESH_EVENTS))
+    const counter = new BacklogCounter(all.read, all.readFirst)
+    await counter.backlog(null, RULER_REFRESH_EVENTS * 100)
+    const before = all.reads.length
+    await counter.stop()
+    expect(all.reads.length - before).toBeLessThanOrEqual(1)
+    expect(counter.rulerBound(null, RULER_REFRESH_EVENTS * 100)).toBeLessThan(RULER_REFRESH_EVENTS / 2)
+  })
+
   it('keeps answering when the background extension fails, and says why', async () => {
     const all = fakeAll('d'.repeat(EXACT_SCAN_EVENTS + 1))
     let calls = 0

@@ -118,6 +118,7 @@ export class BacklogCounter {
   /** Dataset records read since the last mark. */
   private sinceMark = 0
   private extending: Promise<void> | null = null
+  private stopped = false
   /** The last failure of a background extension (retried by the next backlog), for logs and tests. */
   lastError: unknown = null
 
@@ -172,14 +173,20 @@ export class BacklogCounter {
     return marks <= 0 ? 0 : (marks - 1) * RULER_STEP + 1
   }
 
-  /** Resolves when no extension of the ruler is running (for tests and close). */
+  /** Resolves when no extension of the ruler is running (for tests). */
   async idle(): Promise<void> {
+    await this.extending
+  }
+
+  /** Stops extending the ruler: a running extension ends after its current page (at most one read); resolves then. */
+  async stop(): Promise<void> {
+    this.stopped = true
     await this.extending
   }
 
   /** Starts one background extension of the ruler towards `upTo`, unless one runs or the ruler is there. */
   private extendRuler(upTo: number): void {
-    if (this.extending !== null || (this.scannedTo !== null && this.scannedTo >= upTo)) return
+    if (this.stopped || this.extending !== null || (this.scannedTo !== null && this.scannedTo >= upTo)) return
     this.extending = this.extend(upTo)
       .then(() => {
         this.lastError = null
@@ -194,7 +201,7 @@ export class BacklogCounter {
 
   private async extend(upTo: number): Promise<void> {
     let read = 0
-    while (read < RULER_REFRESH_EVENTS) {
+    while (read < RULER_REFRESH_EVENTS && !this.stopped) {
       const page = await this.read(this.scannedTo, Math.min(PAGE, RULER_REFRESH_EVENTS - read))
       for (const e of page) {
         read += 1

@@ -110,7 +110,7 @@ export class EventStoreEventLog implements EventLog {
   }
 
   async close(): Promise<void> {
-    await this.backlogs.idle()
+    await this.backlogs.stop()
     await this.client.dispose()
   }
 }
