@@ -6,7 +6,9 @@ import { defineConfig } from 'vitest/config'
  * - unit: test/unit, no I/O at all (no files, sockets, processes); test/integration/unit-tier.test.ts keeps it so;
  * - api: HTTP through the Fastify app (inject or a socket of 127.0.0.1), real SQLite files;
  * - integration: real files, SQLite, redis-server, child processes;
- * - contract: one suite per port, run against every adapter (PostgreSQL on a server the run starts; MongoDB and EventStoreDB skip when absent);
+ * - contract: one suite per port, run against every adapter: PostgreSQL on the run's server (test/helpers/postgres-global-setup.ts);
+ *   MongoDB and EventStoreDB on one container each for the whole run where Docker answers (test/helpers/engines-global-setup.ts),
+ *   else those suites skip and say why, or fail with OCELOG_REQUIRE_ENGINES=1 (docs/operations.md#engines-in-tests);
  * - client: the TypeScript client's own tests (clients/typescript/test, its own vitest config);
  * - e2e: the built service and CLI as processes, and what reads the build's output (needs `npm run build`).
  * `npm run test:fast` runs every project but e2e: nothing there needs a build.
@@ -34,7 +36,7 @@ export default defineConfig({
       tier('unit', ['test/unit/**/*.test.ts']),
       tier('api', ['test/api/**/*.test.ts']),
       tier('integration', ['test/integration/**/*.test.ts'], postgres),
-      tier('contract', ['test/contract/**/*.test.ts'], postgres),
+      tier('contract', ['test/contract/**/*.test.ts'], [...postgres, 'test/helpers/engines-global-setup.ts']),
       'clients/typescript',
       tier('e2e', ['test/e2e/**/*.test.ts'], postgres),
     ],

@@ -114,9 +114,10 @@ export type ClaimDecision = KeyDecision | 'resume'
 /**
  * The rule where keys are claimed before the append (EventStoreDB with MongoDB claims). Its one
  * failure mode: a claim taken, then an append that failed (or whose answer was lost), leaves a
- * claim with no position. A retry with the same content then `resume`s: it appends the claimed
- * record again under the claim's event id, which EventStoreDB's idempotent append by event id
- * turns into a no-op when the first append did land. A committed claim with the same content is a
+ * claim with no position. A retry with the same content then `resume`s: the adapter looks for the
+ * claim's event id at the end of the dataset's stream (src/adapters/eventstore/landed.ts), answers
+ * the record found there when the first append did land, and otherwise appends the claimed record
+ * again under that event id. A committed claim with the same content is a
  * `duplicate`; any claim with other content is a `conflict`.
  * @param existing the claim found under the key, or undefined when this append took it.
  */

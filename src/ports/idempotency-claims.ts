@@ -13,6 +13,8 @@ export interface StoredKeyClaim extends KeyClaim {
   record: NewRecord
   /** UTC ISO 8601: when the append was acknowledged (null until then). */
   appendedAt: string | null
+  /** UTC ISO 8601: when the key was claimed, set by the adapter (absent on claims stored before it was kept). */
+  claimedAt?: string
 }
 
 export interface IdempotencyClaims {

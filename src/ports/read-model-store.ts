@@ -23,7 +23,9 @@ export interface ReadModelStore {
   /**
    * Empties the read models of projection `projection` alone (the other projections' rows, and the
    * objects' identities, stay) and deletes the checkpoints and stops named in `checkpoints` (that
-   * projection's, shards included), in one step: the projector then rebuilds it from the log.
+   * projection's, shards included): the projector then rebuilds it from the log. SQLite does it in
+   * one transaction; MongoDB in bounded steps (mongodb-clear.ts), the checkpoints marked first and
+   * deleted last, so an interrupted clear is cleared again and never taken for applied read models.
    */
   clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void>
 

@@ -1,13 +1,28 @@
 /**
  * Where the production engines come from in tests (README § Tests: contract suites run
- * where an engine answers): EVENTSTORE_URL / MONGODB_URL when set, otherwise a testcontainers 11
- * GenericContainer of the same pinned image as docker-compose.yml when a Docker engine answers.
- * When neither works, the engine is unavailable with the reason, and the suite prints one line.
+ * where an engine answers; docs/operations.md#engines-in-tests): EVENTSTORE_URL / MONGODB_URL when
+ * set; else the one container of each engine that the contract project's globalSetup
+ * (engines-global-setup.ts) started for the whole run, or the reason it could not; else (suites of
+ * other projects) a testcontainers 11 GenericContainer of the same pinned image as
+ * docker-compose.yml, started by the suite, when a Docker engine answers. When none works, the
+ * engine is unavailable with the reason: the suite prints one line and skips, or, with
+ * OCELOG_REQUIRE_ENGINES=1 (a CI with Docker), fails.
  */
 import type { EventStoreDBClient } from '@eventstore/db-client'
 import { MongoClient } from 'mongodb'
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers'
+import { inject } from 'vitest'
 import { connectEventStore, connectMongo } from '../../src/app/production.js'
+
+/** What the globalSetup hands every suite of its project (vitest provide/inject): per engine, its URL or why there is none. */
+export type SharedEngine = { url: string; source: string } | { reason: string }
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    'ocelog:eventstore'?: SharedEngine
+    'ocelog:mongodb'?: SharedEngine
+  }
+}
 
 /** The pinned images, the same as docker-compose.yml (test/integration/compose-file.test.ts checks it). */
 export const ENGINE_IMAGES = {
@@ -38,6 +53,8 @@ async function stopContainer(container: StartedTestContainer): Promise<void> {
  * (single node, insecure, in memory; `$all` is read as admin).
  */
 export async function eventStoreEngine(): Promise<Engine> {
+  const shared = sharedEngine('ocelog:eventstore')
+  if (shared !== undefined) return shared
   const fromEnv = process.env.EVENTSTORE_URL
   if (fromEnv !== undefined && fromEnv !== '') {
     try {
@@ -48,6 +65,11 @@ export async function eventStoreEngine(): Promise<Engine> {
       return { available: false, reason: message(error) }
     }
   }
+  return startEventStoreContainer()
+}
+
+/** A container of ENGINE_IMAGES.eventstore (single node, insecure, in memory), or why it could not start. */
+export async function startEventStoreContainer(): Promise<Engine> {
   let container: StartedTestContainer
   try {
     container = await new GenericContainer(ENGINE_IMAGES.eventstore)
@@ -73,6 +95,8 @@ export async function eventStoreEngine(): Promise<Engine> {
  * started as a single-node replica set (transactions need one). Suites make one database per case.
  */
 export async function mongoEngine(): Promise<Engine> {
+  const shared = sharedEngine('ocelog:mongodb')
+  if (shared !== undefined) return shared
   const fromEnv = process.env.MONGODB_URL
   if (fromEnv !== undefined && fromEnv !== '') {
     try {
@@ -83,6 +107,11 @@ export async function mongoEngine(): Promise<Engine> {
       return { available: false, reason: message(error) }
     }
   }
+  return startMongoContainer()
+}
+
+/** A container of ENGINE_IMAGES.mongodb started as a single-node replica set, or why it could not start. */
+export async function startMongoContainer(): Promise<Engine> {
   let container: StartedTestContainer
   try {
     container = await new GenericContainer(ENGINE_IMAGES.mongodb)
@@ -115,7 +144,27 @@ export async function mongoEngine(): Promise<Engine> {
   return { available: true, url, source: `container ${ENGINE_IMAGES.mongodb}`, stop: () => stopContainer(container) }
 }
 
-/** Prints the one line that says a suite was skipped and why (never a silent pass). */
+/**
+ * The engine the globalSetup provided (engines-global-setup.ts), when it ran for this suite's
+ * project and no URL variable names one; the container is the setup's to stop.
+ */
+function sharedEngine(key: 'ocelog:eventstore' | 'ocelog:mongodb'): Engine | undefined {
+  const shared = inject(key)
+  if (shared === undefined) return undefined
+  return 'url' in shared ? { available: true, url: shared.url, source: shared.source, stop: noop } : { available: false, reason: shared.reason }
+}
+
+/** Whether a missing engine fails its suites instead of skipping them: OCELOG_REQUIRE_ENGINES=1 (a CI with Docker). */
+export function enginesRequired(): boolean {
+  return process.env.OCELOG_REQUIRE_ENGINES === '1'
+}
+
+/**
+ * Prints the one line that says a suite was skipped and why (never a silent pass).
+ * @throws Error naming the suite and the reason when OCELOG_REQUIRE_ENGINES=1: the suite's file then fails.
+ */
 export function announceSkip(suite: string, engine: Engine): void {
-  if (!engine.available) console.warn(`[skipped] ${suite}: ${engine.reason}`)
+  if (engine.available) return
+  if (enginesRequired()) throw new Error(`${suite}: OCELOG_REQUIRE_ENGINES=1 and the engine is unavailable: ${engine.reason}`)
+  console.warn(`[skipped] ${suite}: ${engine.reason} (OCELOG_REQUIRE_ENGINES=1 makes this a failure)`)
 }

@@ -4,6 +4,7 @@
  * read-model store's contract suite and the projector's tests, which check what `apply` wrote.
  */
 import type { Db } from 'mongodb'
+import { decodeKeys } from '../../src/adapters/mongodb/field-names.js'
 import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { idTextSql, isoOfEpochMs, nameSql, qualifierOf } from '../../src/adapters/sqlite/read-models-database.js'
@@ -84,7 +85,7 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
   })
 }
 
-/** The rows of the MongoDB read models (READ_MODEL_COLLECTIONS), without `_id`. */
+/** The rows of the MongoDB read models (READ_MODEL_COLLECTIONS), without `_id`, attribute keys decoded (field-names.ts). */
 export function mongoRows(db: Db): RowReader {
   const c = READ_MODEL_COLLECTIONS
   const rows = async <T>(collection: string, datasetId: string, sort: Record<string, 1>): Promise<T[]> =>
@@ -96,9 +97,12 @@ export function mongoRows(db: Db): RowReader {
   return async (datasetId) => ({
     eventTypes: await rows<EventTypeRow>(c.eventTypes, datasetId, { name: 1 }),
     objectTypes: await rows<ObjectTypeRow>(c.objectTypes, datasetId, { name: 1 }),
-    objects: await rows<ObjectRow>(c.objects, datasetId, { type: 1, external_id: 1 }),
-    objectChanges: await rows<ObjectChangeRow>(c.objectChanges, datasetId, { object_id: 1, position: 1 }),
-    events: await rows<EventRow>(c.events, datasetId, { timestamp: 1, position: 1 }),
+    objects: (await rows<ObjectRow>(c.objects, datasetId, { type: 1, external_id: 1 })).map((r) => ({ ...r, properties: decodeKeys(r.properties) })),
+    objectChanges: (await rows<ObjectChangeRow>(c.objectChanges, datasetId, { object_id: 1, position: 1 })).map((r) => ({
+      ...r,
+      attributes: decodeKeys(r.attributes),
+    })),
+    events: (await rows<EventRow>(c.events, datasetId, { timestamp: 1, position: 1 })).map((r) => ({ ...r, properties: decodeKeys(r.properties) })),
     eventObjects: await rows<EventObjectRow>(c.eventObjects, datasetId, { event_time: 1, position: 1, object_id: 1, qualifier: 1 }),
     objectRelationships: await rows<ObjectRelationshipRow>(c.objectRelationships, datasetId, { object_id: 1, target_object_id: 1, qualifier: 1 }),
   })

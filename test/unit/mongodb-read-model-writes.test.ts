@@ -15,11 +15,13 @@ import {
   guardedUpdate,
   identityWrite,
   lit,
+  objectRelationshipsWrites,
   objectsWrites,
   READ_MODEL_INDEXES,
   storedKey,
   typeWrites,
 } from '../../src/adapters/mongodb/read-model-writes.js'
+import { decodeKey, decodeKeys, encodeKey } from '../../src/adapters/mongodb/field-names.js'
 import { countNewObjects, type NamedObject } from '../../src/core/read-model-changes.js'
 import { objectIdOf } from '../../src/core/ids.js'
 import { eventRecord, stored, upsertRecord } from '../contract/fixtures.js'
@@ -203,7 +205,7 @@ describe('slice writes', () => {
     const w = writesOf(stored(ds, [upsertRecord(ds, '$type', '$id', { $k: '$price' })], 1))
     const text = JSON.stringify(w.objects[0])
     expect(text).toContain('{"$literal":"$type"}')
-    expect(text).toContain('{"$literal":{"$k":"$price"}}')
+    expect(text).toContain('{"$literal":{"%24k":"$price"}}')
     expect(lit('$x')).toEqual({ $literal: '$x' })
   })
 
@@ -277,7 +279,8 @@ describe('read-model writes through the pipeline interpreter', () => {
     applyAll(db, b1)
     applyAll(db, b2)
     const order = db.objects?.docs.find((d) => d.object_id === objectIdOf(ds, 'order', 'o1'))
-    expect(order).toMatchObject({ properties: { a: 1, b: { d: 2 }, 'x.y': 1, n: null, $z: 3 }, created_at: T1, updated_at: T2, position: 4 })
+    expect(order).toMatchObject({ properties: { a: 1, b: { d: 2 }, 'x%2Ey': 1, n: null, '%24z': 3 }, created_at: T1, updated_at: T2, position: 4 })
+    expect(decodeKeys(order?.properties as Record<string, unknown>)).toEqual({ a: 1, b: { d: 2 }, 'x.y': 1, n: null, $z: 3 })
   })
 
   it('counts events per type and distinct objects per type', () => {
@@ -319,9 +322,9 @@ describe('read-model writes through the pipeline interpreter', () => {
     expect(straddled.objects?.docs.find((d) => d.object_id === objectIdOf(ds, 'order', 'o1'))?.properties).toEqual({
       a: 1,
       b: { d: 2 },
-      'x.y': 1,
+      'x%2Ey': 1,
       n: null,
-      $z: 3,
+      '%24z': 3,
     })
   })
 
@@ -334,6 +337,59 @@ describe('read-model writes through the pipeline interpreter', () => {
       ['o1', null, 1],
       ['i1', null, 1],
     ])
-    expect(db.objectChanges?.docs.map((d) => [d.position, d.attributes])).toEqual([[2, { a: 1, b: { c: 1 }, 'x.y': 1, n: 5 }]])
+    expect(db.objectChanges?.docs.map((d) => [d.position, d.attributes])).toEqual([[2, { a: 1, b: { c: 1 }, 'x%2Ey': 1, n: 5 }]])
+  })
+})
+
+/** Every field name in `value` at every depth (objects inside arrays included). */
+function fieldNames(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(fieldNames)
+  if (!isPlainObject(value)) return []
+  return Object.entries(value).flatMap(([k, v]) => [k, ...fieldNames(v)])
+}
+
+describe('attribute keys with "$" and "."', () => {
+  const odd = {
+    $set: 1,
+    'a.b': { $inc: 2, 'c.d': [{ '$x.y': true }, 3], '%2E': 'looks encoded' },
+    '50%': 'percent',
+    $: null,
+    '.': '.$',
+  }
+
+  it('encodes one to one, and decodes back', () => {
+    for (const key of ['$set', 'a.b', '%2E', '%', '$.%', 'plain', '']) expect(decodeKey(encodeKey(key))).toBe(key)
+    expect(new Set(['.', '%2E', '$', '%24'].map(encodeKey)).size).toBe(4)
+  })
+
+  it('stores no field name with "$" or "." in properties or attributes, reads them back as sent, and leaves qualifiers alone', () => {
+    const records = stored(
+      ds,
+      [
+        eventRecord(
+          ds,
+          'Pay',
+          [
+            { type: 'order', id: 'o1', qualifier: '$buyer.main' },
+            { type: 'item', id: 'i1', qualifier: 'a.b' },
+          ],
+          { timestamp: T1, properties: odd },
+        ),
+        upsertRecord(ds, 'order', 'o1', odd, T1, { relationships: [{ type: 'item', id: 'i1', qualifier: '$part.of' }] }),
+      ],
+      1,
+    )
+    const db = emptyDb()
+    applyAll(db, records)
+    const order = db.objects?.docs.find((d) => d.object_id === objectIdOf(ds, 'order', 'o1'))
+    const event = db.events?.docs[0]
+    const change = db.objectChanges?.docs[0]
+    for (const field of [order?.properties, event?.properties, change?.attributes]) {
+      expect(fieldNames(field).filter((k) => k.includes('.') || k.includes('$'))).toEqual([])
+      expect(decodeKeys(field as Record<string, unknown>)).toEqual(odd)
+    }
+    expect(db.eventObjects?.docs.map((d) => d.qualifier)).toEqual(['$buyer.main', 'a.b'])
+    const o2o = objectRelationshipsWrites(foldRecords(records).object_relationships)
+    expect(o2o.map((op) => ('updateOne' in op ? op.updateOne.filter.qualifier : null))).toEqual(['$part.of'])
   })
 })

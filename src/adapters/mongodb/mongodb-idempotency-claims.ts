@@ -23,12 +23,14 @@ export class MongoIdempotencyClaims implements IdempotencyClaims {
     this.claims = db.collection<ClaimDocument>('idempotency_claims')
   }
 
+  /** IdempotencyClaims.claim; a new claim keeps its `claimedAt` (Ocelog's clock), which bounds a resume's look at the log. */
   async claim(datasetId: string, entries: readonly Omit<StoredKeyClaim, 'position' | 'appendedAt'>[]): Promise<(StoredKeyClaim | undefined)[]> {
     if (entries.length === 0) return []
+    const claimedAt = new Date().toISOString()
     const ops = entries.map((e) => ({
       updateOne: {
         filter: { _id: claimId(datasetId, e.key) },
-        update: { $setOnInsert: { ...e, dataset_id: datasetId, position: null, appendedAt: null } },
+        update: { $setOnInsert: { ...e, dataset_id: datasetId, position: null, appendedAt: null, claimedAt } },
         upsert: true,
       },
     }))

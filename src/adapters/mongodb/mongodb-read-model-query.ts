@@ -35,6 +35,7 @@ import { type AttributeTypeRow, compareText, withAttributes } from '../../read/p
 import type { EventObjectLink, EventView, ObjectRelationship, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'
+import { decodeKey, decodeKeys } from './field-names.js'
 
 /** Indexes of the read side's queries, created by `createIndexes` beside the writer's (names prefixed `q_`). */
 export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
@@ -47,6 +48,11 @@ export const READ_QUERY_INDEXES: Record<string, IndexDescription[]> = {
 }
 
 const AGGREGATE = { allowDiskUse: true } as const
+
+/** Attribute rows whose names were read from stored field names (field-names.ts), with the names as written. */
+function decodedNames(rows: readonly AttributeTypeRow[]): AttributeTypeRow[] {
+  return rows.map((r) => ({ ...r, name: decodeKey(r.name) }))
+}
 
 export class MongoReadModelQuery implements ReadModelQuery {
   private readonly eventTypesC: Collection<EventTypeRow>
@@ -109,7 +115,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
         AGGREGATE,
       )
       .toArray()
-    return withAttributes(types, attributes)
+    return withAttributes(types, decodedNames(attributes))
   }
 
   async objectTypes(datasetId: string): Promise<TypeInfo[]> {
@@ -137,7 +143,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
         AGGREGATE,
       )
       .toArray()
-    return withAttributes(types, attributes)
+    return withAttributes(types, decodedNames(attributes))
   }
 
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
@@ -239,14 +245,14 @@ export class MongoReadModelQuery implements ReadModelQuery {
         object_id: row.object_id,
         type: row.type,
         id: row.external_id,
-        attributes: row.properties,
+        attributes: decodeKeys(row.properties),
         created_at: row.created_at,
         updated_at: row.updated_at,
       },
       attribute_history: history
         .slice(0, limit)
         .reverse()
-        .map((h) => ({ time: h.time, position: h.position, attributes: h.attributes })),
+        .map((h) => ({ time: h.time, position: h.position, attributes: decodeKeys(h.attributes) })),
       attribute_history_truncated: history.length > limit,
       relationships: relationships
         .slice(0, limit)
@@ -322,7 +328,12 @@ export class MongoReadModelQuery implements ReadModelQuery {
         links.set(l.event_id, list)
       }
     }
-    const events: EventView[] = page.map((e) => ({ ...e, end_timestamp: e.end_timestamp ?? null, objects: links.get(e.event_id) ?? [] }))
+    const events: EventView[] = page.map((e) => ({
+      ...e,
+      properties: decodeKeys(e.properties),
+      end_timestamp: e.end_timestamp ?? null,
+      objects: links.get(e.event_id) ?? [],
+    }))
     const last = page[page.length - 1]
     return {
       events,
@@ -367,7 +378,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
       .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
       .sort({ object_id: 1, position: 1 })
       .toArray()
-    for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: c.attributes })
+    for (const c of changes) byId.get(c.object_id)?.changes.push({ position: c.position, time: c.time, attributes: decodeKeys(c.attributes) })
     const relationships = await this.objectRelationshipsC
       .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
       .sort({ object_id: 1, target_object_id: 1, qualifier: 1 })

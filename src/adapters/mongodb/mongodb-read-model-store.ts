@@ -32,7 +32,8 @@ import { type ChangeBatch, PROJECTION_NAMES, type ProjectionName, sliceOf } from
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import { SLICE_CLEARS, SLICE_WRITES, type MongoSliceContext } from './mongodb-slice-writes.js'
+import { CLEARING_VERSION, clearProjectionInSteps, mongoClearIo, PROJECTION_STOPS } from './mongodb-clear.js'
+import { SLICE_WRITES, type MongoSliceContext } from './mongodb-slice-writes.js'
 import { identityWrite, READ_MODEL_COLLECTIONS, READ_MODEL_INDEXES, RETIRED_COLLECTIONS, storedKey } from './read-model-writes.js'
 
 /** A projection's checkpoint: `_id` is its name (src/projector/checkpoints.ts). */
@@ -46,8 +47,7 @@ interface CheckpointDoc {
 
 const DUPLICATE_KEY = 11000
 
-/** Projections stopped on a record (`_id` is the projection's name); not a read model, so not in READ_MODEL_COLLECTIONS. */
-export const PROJECTION_STOPS = 'projection_stops'
+export { PROJECTION_STOPS } from './mongodb-clear.js'
 
 interface StopDoc {
   _id: string
@@ -145,7 +145,12 @@ export class MongoReadModelStore implements ReadModelStore {
               { $set: { position: to, version, updated_at } },
               { upsert: true, session },
             )
-          : await this.checkpointsC.updateOne({ _id: name, position: expected }, { $set: { position: to, version, updated_at } }, { session })
+          : await this.checkpointsC.updateOne(
+              // A checkpoint marked by a clear under way (mongodb-clear.ts) is not moved.
+              { _id: name, position: expected, version: { $ne: CLEARING_VERSION } },
+              { $set: { position: to, version, updated_at } },
+              { session },
+            )
       if (result.matchedCount + result.upsertedCount !== 1) throw new CheckpointConflictError(name, expected, await this.checkpoint(name))
     } catch (error) {
       if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) throw new CheckpointConflictError(name, expected, await this.checkpoint(name))
@@ -153,17 +158,12 @@ export class MongoReadModelStore implements ReadModelStore {
     }
   }
 
+  /**
+   * Clears in bounded steps outside a transaction (mongodb-clear.ts): the checkpoints are marked
+   * first and deleted last, so an interrupted clear is cleared again at the next start.
+   */
   async clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void> {
-    const session = this.client.startSession()
-    try {
-      await session.withTransaction(async () => {
-        await SLICE_CLEARS[projection](this.db, session)
-        await this.checkpointsC.deleteMany({ _id: { $in: [...checkpoints] } }, { session })
-        await this.db.collection<StopDoc>(PROJECTION_STOPS).deleteMany({ _id: { $in: [...checkpoints] } }, { session })
-      })
-    } finally {
-      await session.endSession()
-    }
+    await clearProjectionInSteps(mongoClearIo(this.db), projection, checkpoints)
   }
 
   async reset(): Promise<void> {

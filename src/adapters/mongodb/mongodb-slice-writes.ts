@@ -1,7 +1,7 @@
 /**
- * The MongoDB store's writes, one function per projection's slice (README § Read models), and the
- * clearing of each projection's collections: what adding a read model adds here. Each runs inside
- * the store's transaction (mongodb-read-model-store.ts), after the objects' identities.
+ * The MongoDB store's writes, one function per projection's slice (README § Read models): what
+ * adding a read model adds here (and its clearing to mongodb-clear.ts). Each runs inside the
+ * store's transaction (mongodb-read-model-store.ts), after the objects' identities.
  */
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb'
 import { countNewObjects, type NamedObject, type ProjectionName, type SliceBatch, type TypeChanges } from '../../core/read-model-changes.js'
@@ -78,30 +78,4 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
   directly_follows: (ctx, { slice }) => writeDirectlyFollows(mongoDfIo(ctx.db, ctx.session), slice),
-}
-
-/** Empties `collections` one after the other: the driver runs no parallel operations in one transaction (its transactions guide). */
-async function deleteAll(db: Db, session: ClientSession, ...collections: string[]): Promise<void> {
-  for (const c of collections) await db.collection(c).deleteMany({}, { session })
-}
-
-/**
- * How each projection's read models are emptied for its rebuild alone: its own collections. The
- * objects projection keeps each object's identity (ids, type, `created_at`, `first_position`) and
- * clears its attributes, last-seen time and position (−1: below every position).
- */
-export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: Db, session: ClientSession) => Promise<void> } = {
-  event_types: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.eventTypes),
-  object_types: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectTypes),
-  objects: async (db, session) => {
-    await db
-      .collection(READ_MODEL_COLLECTIONS.objects)
-      .updateMany({}, [{ $set: { properties: { $literal: {} }, updated_at: '$created_at', position: -1 } }], { session })
-    await deleteAll(db, session, READ_MODEL_COLLECTIONS.objectChanges)
-  },
-  events: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.events, READ_MODEL_COLLECTIONS.eventObjects),
-  object_relationships: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.objectRelationships),
-  audit_chain: (db, session) => deleteAll(db, session, READ_MODEL_COLLECTIONS.auditChain),
-  directly_follows: (db, session) =>
-    deleteAll(db, session, READ_MODEL_COLLECTIONS.dfSteps, READ_MODEL_COLLECTIONS.dfMemberships, READ_MODEL_COLLECTIONS.dfAggregates),
 }

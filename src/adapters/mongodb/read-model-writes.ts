@@ -10,9 +10,8 @@
  * - rows keyed by a position (events, E2O, object changes) are written once: only a document the
  *   upsert has just created (one without a non-key field, see insertOnceUpdate) takes the row.
  * User data (names, ids, attribute keys and values) only ever appears inside `$literal`, so a value
- * such as "$price" is never read as a field path, and attribute keys that contain '.' or start
- * with '$' are stored as they are (MongoDB ≥ 5.0 stores such keys; `$mergeObjects` and `$literal`
- * handle them, where `$set: {"properties.<key>"}` would not).
+ * such as "$price" is never read as a field path; attribute keys are stored encoded (field-names.ts:
+ * no '.' and no '$' in a stored field name) and decoded by the reads.
  */
 import type { AnyBulkWriteOperation, Document, Filter, IndexDescription } from 'mongodb'
 import {
@@ -26,6 +25,7 @@ import {
   type TypeChanges,
   typeChangeToApply,
 } from '../../core/read-model-changes.js'
+import { encodeKeys } from './field-names.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow } from '../../schemas/read-models.js'
 
 /** Where each read model lives: one collection per read model of README § Read models. */
@@ -163,7 +163,7 @@ export function typeWrite(t: TypeChange): AnyBulkWriteOperation<EventTypeRow> {
 
 /**
  * objects: attributes merged per top-level key (src/core/merge.ts): `$mergeObjects` of the stored
- * attributes and the incoming ones, so an incoming key replaces its value (nested objects whole,
+ * attributes and the incoming ones (keys encoded, field-names.ts: one key, one field), so an incoming key replaces its value (nested objects whole,
  * null stored as null) and keys not sent are kept.
  */
 export function objectWrite(o: ObjectChange): AnyBulkWriteOperation<ObjectRow> {
@@ -173,7 +173,7 @@ export function objectWrite(o: ObjectChange): AnyBulkWriteOperation<ObjectRow> {
       update: guardedUpdate(o.minPosition, {
         type: { $ifNull: ['$type', lit(o.type)] },
         external_id: { $ifNull: ['$external_id', lit(o.externalId)] },
-        properties: { $mergeObjects: [{ $ifNull: ['$properties', lit({})] }, lit(o.properties)] },
+        properties: { $mergeObjects: [{ $ifNull: ['$properties', lit({})] }, lit(encodeKeys(o.properties))] },
         created_at: { $ifNull: ['$created_at', lit(o.firstSeenAt)] },
         updated_at: lit(o.lastSeenAt),
         position: o.maxPosition,
@@ -184,7 +184,7 @@ export function objectWrite(o: ObjectChange): AnyBulkWriteOperation<ObjectRow> {
 }
 
 export function eventWrite(e: EventRow): AnyBulkWriteOperation<EventRow> {
-  return insertOnce<EventRow>({ dataset_id: e.dataset_id, event_id: e.event_id }, e, 'event_type')
+  return insertOnce<EventRow>({ dataset_id: e.dataset_id, event_id: e.event_id }, { ...e, properties: encodeKeys(e.properties) }, 'event_type')
 }
 
 export function eventObjectWrite(l: EventObjectRow): AnyBulkWriteOperation<EventObjectRow> {
@@ -192,7 +192,11 @@ export function eventObjectWrite(l: EventObjectRow): AnyBulkWriteOperation<Event
 }
 
 export function objectChangeWrite(c: ObjectChangeRow): AnyBulkWriteOperation<ObjectChangeRow> {
-  return insertOnce<ObjectChangeRow>({ dataset_id: c.dataset_id, object_id: c.object_id, position: c.position }, c, 'time')
+  return insertOnce<ObjectChangeRow>(
+    { dataset_id: c.dataset_id, object_id: c.object_id, position: c.position },
+    { ...c, attributes: encodeKeys(c.attributes) },
+    'time',
+  )
 }
 
 /** O2O: inserted once per (object, target, qualifier); the first record that asserted it keeps its time and position. */
