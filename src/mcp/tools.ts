@@ -399,6 +399,49 @@ export const READ_TOOLS: readonly ReadTool[] = [
 
 const checkers = new Map(READ_TOOLS.map((t) => [t.name, Compile(t.inputSchema)]))
 
+/** The JSON Schema keywords coerceArgs reads of one argument. */
+interface ArgSchema {
+  type?: unknown
+  items?: { type?: unknown }
+}
+
+/** One argument made to fit its schema where the intent is plain (see coerceArgs); otherwise unchanged. */
+function coerceArg(schema: ArgSchema, value: unknown): unknown {
+  const scalarText = (v: unknown): unknown => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v)
+  switch (schema.type) {
+    case 'string':
+      return scalarText(value)
+    case 'integer':
+      return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value
+    case 'array':
+      if (schema.items?.type !== 'string') return value
+      if (typeof value === 'string' || typeof value === 'number') return [scalarText(value)]
+      return Array.isArray(value) ? value.map(scalarText) : value
+    default:
+      return value
+  }
+}
+
+/**
+ * The arguments of a tool call as clients send them, made to fit the tool's input schema where the
+ * intent is plain (as the MCP SDK's own servers do with zod's `z.coerce`; docs/analysis.md#mcp-tools):
+ * a finite number for a string argument becomes its decimal text (`get_object {id: 990001}`), a text
+ * of decimal digits for an integer argument its number (`limit: "10"`), and one string or number for
+ * a list of strings a list of it (`object_types: "orders"` is `["orders"]`). Anything else is left as
+ * it is, for checkArgs to refuse. Pure: returns a new object, or `args` itself when it is not one.
+ */
+export function coerceArgs(toolName: string, args: unknown): unknown {
+  const schema = READ_TOOLS.find((t) => t.name === toolName)?.inputSchema as { properties?: Record<string, ArgSchema> } | undefined
+  const properties = schema?.properties
+  if (properties === undefined || typeof args !== 'object' || args === null || Array.isArray(args)) return args
+  return Object.fromEntries(
+    Object.entries(args).map(([name, value]) => {
+      const schema = properties[name]
+      return [name, schema === undefined ? value : coerceArg(schema, value)]
+    }),
+  )
+}
+
 /**
  * Checks a tool's arguments against its input schema.
  * @returns null when they pass, else `{parameter, rule}` of the first broken rule (the parameter
