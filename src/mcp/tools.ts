@@ -93,6 +93,43 @@ const seconds = (s: number): string => {
 }
 const median = (s: Stats | null): string => (s === null ? 'n/a' : seconds(s.median))
 
+/** One run of an activity in a trace: `count` times in a row. */
+export interface ActivityRun {
+  activity: string
+  count: number
+}
+
+/** The runs of one activity in a row in `steps`, in order (`A A B A` gives A ×2, B, A). */
+export function runsOf(steps: readonly string[]): ActivityRun[] {
+  const runs: ActivityRun[] = []
+  for (const activity of steps) {
+    const last = runs[runs.length - 1]
+    if (last !== undefined && last.activity === activity) last.count += 1
+    else runs.push({ activity, count: 1 })
+  }
+  return runs
+}
+
+/** Runs shown of a variant's path in the text; past it, its first and last halves with the steps between counted. */
+export const PATH_RUNS_SHOWN = 20
+
+/**
+ * A variant's path as the text shows it (docs/analysis.md#mcp-tools): runs of one activity
+ * compressed (`Check Item ×12`), and a path of more than PATH_RUNS_SHOWN runs shown as its first and
+ * last PATH_RUNS_SHOWN / 2 runs with `… n steps …` between them; it starts with its number of steps.
+ */
+export function variantPath(steps: readonly string[]): string {
+  const runs = runsOf(steps)
+  const shown = (list: readonly ActivityRun[]) => list.map((r) => (r.count === 1 ? r.activity : `${r.activity} ×${String(r.count)}`))
+  const count = `${steps.length.toLocaleString('en-US')} ${steps.length === 1 ? 'step' : 'steps'}`
+  if (runs.length <= PATH_RUNS_SHOWN) return `${count}: ${shown(runs).join(' → ')}`
+  const half = PATH_RUNS_SHOWN / 2
+  const head = runs.slice(0, half)
+  const tail = runs.slice(runs.length - half)
+  const between = runs.slice(half, runs.length - half).reduce((n, r) => n + r.count, 0)
+  return `${count}: ${[...shown(head), `… ${between.toLocaleString('en-US')} steps …`, ...shown(tail)].join(' → ')}`
+}
+
 /** How a page of a list ends: the last page, or the cursor of the next. */
 function more(page: { truncated: boolean; next_cursor: string | null }): string {
   return page.truncated ? `; more: call again with cursor "${page.next_cursor ?? ''}"` : ' (last page)'
@@ -288,7 +325,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     render: (b) => {
       const lines = b.variants
         .slice(0, 10)
-        .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}: ${v.activities.join(' → ')}`)
+        .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}, ${variantPath(v.activities)}`)
       return (
         `${b.object_type}: ${String(b.objects)} objects in ${String(b.total)} variants; this page ${String(b.variants.length)}` +
         (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}", or narrow with from and to` : ' (last page)') +
