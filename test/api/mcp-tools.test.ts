@@ -4,14 +4,13 @@
  * as clients send them (numbers for strings, one string for a list) and the tools' JSON Schemas as
  * clients read them.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import { createReadServer } from '../../src/mcp/server.js'
 import { READ_TOOLS } from '../../src/mcp/tools.js'
 import { ProcessReader } from '../../src/read/process-reader.js'
+import { connectReadClient, textOf } from '../helpers/mcp-client.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp
@@ -42,11 +41,7 @@ beforeAll(async () => {
   })
   expect(res.statusCode).toBe(200)
   await t.projector.catchUp()
-  const server = createReadServer(new ProcessReader({ query: new SqliteReadModelQuery(t.rmDb), log: t.log }), datasetId, { version: 'test' })
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await server.connect(serverSide)
-  client = new Client({ name: 'mcp-tools-test', version: '1' })
-  await client.connect(clientSide)
+  client = await connectReadClient(new ProcessReader({ query: new SqliteReadModelQuery(t.rmDb), log: t.log }), datasetId)
 })
 afterAll(async () => {
   await client?.close()
@@ -56,8 +51,6 @@ afterAll(async () => {
 async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult
 }
-
-const textOf = (r: CallToolResult): string => (r.content[0]?.type === 'text' ? r.content[0].text : '')
 
 describe('MCP arguments as clients send them', () => {
   it('takes a number for a string argument: get_object {id: 990001}', async () => {
