@@ -27,7 +27,9 @@ const INSTRUCTIONS =
   'process_map gives the directly-follows graph per object type with frequencies, run times and waiting times in seconds; ' +
   'variants gives the main paths of one object type; performance tells where and why events wait for their input objects; ' +
   'compare puts two periods side by side; ' +
-  'find_events and get_object show the events and objects behind them.'
+  'find_events and get_object show the events and objects behind them. ' +
+  'Every answer fits 100,000 bytes of JSON unless max_bytes says otherwise (up to 1,048,576); truncated says whether it was cut, ' +
+  'approx_tokens estimates its size, and the text says how to narrow a question whose answer was cut.'
 
 /**
  * A tool's TypeBox schema as plain JSON Schema for tools/list: TypeBox's own keys dropped, and a

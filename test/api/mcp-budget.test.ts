@@ -41,6 +41,7 @@ beforeAll(async () => {
   const events = names.map((event, i) => ({
     event,
     timestamp: new Date(start + i * 60_000).toISOString(),
+    properties: { station: `s${String(i % 7)}`, shift: i % 3 },
     objects: [
       { type: 'employees', id: `emp-${String(i % EMPLOYEES)}` },
       { type: 'orders', id: `o-${String(Math.floor(i / 4))}` },
@@ -131,6 +132,21 @@ describe('MCP answers on traces of thousands of events', () => {
     expect(page.events.length).toBeGreaterThan(100)
     expect(page.events.length).toBeLessThan(1000)
     expect([page.total, page.truncated]).toEqual([EMPLOYEES * STEPS, true])
+  })
+
+  it('pages list_event_types within max_bytes 1,000 to the end', async () => {
+    const names: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    for (; pages < 10; pages++) {
+      const { body } = await callWithinBudget('list_event_types', { max_bytes: 1000, ...(cursor === undefined ? {} : { cursor }) }, 1000)
+      names.push(...(body.event_types as { name: string }[]).map((e) => e.name))
+      cursor = (body.next_cursor as string | null) ?? undefined
+      if (cursor === undefined) break
+    }
+    // Five types with their attributes take more than 1,000 bytes: the first page was cut, and the cursor went on after it.
+    expect(pages).toBeGreaterThan(0)
+    expect(names).toEqual([...ACTIVITIES].sort())
   })
 
   it('max_bytes raises the budget up to 1 MiB and lowers it to 1,000', async () => {
