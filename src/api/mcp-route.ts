@@ -6,7 +6,8 @@
  * Order of checks, all before any MCP message is read:
  * 1. Host and Origin against DNS rebinding (the transport section's security warning): the Host
  *    header's name must be one of the allowed host names, and an Origin, when sent, must name one
- *    of them too. Otherwise 403.
+ *    of them too. Otherwise 403 problem+json of type `urn:ocelog:problem:host-not-allowed`, titled
+ *    "Host not allowed".
  * 2. The /v1 authentication hook: key (401), rate limit (429, the request counts against the key's
  *    budget), scope (403).
  *
@@ -52,18 +53,20 @@ function hostNameOf(value: string, asOrigin: boolean): string | null {
 export function hostGuard(allowedHosts: readonly string[]) {
   const allowed = new Set(allowedHosts.map((h) => h.toLowerCase()))
   const hint = 'DNS rebinding protection of /mcp; set OCELOG_ALLOWED_HOSTS to the host names clients use'
+  // Its own type and title: the key and its scope were not even looked at.
+  const refused = (detail: string) => problem(403, detail, { type: 'urn:ocelog:problem:host-not-allowed', title: 'Host not allowed' })
   return async function checkHost(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const host = req.headers.host
     const name = host === undefined ? null : hostNameOf(host, false)
     if (name === null || !allowed.has(name)) {
-      await sendProblem(reply, problem(403, `Host ${host ?? '(none)'} is not one of this server's host names (${hint})`))
+      await sendProblem(reply, refused(`Host ${host ?? '(none)'} is not one of this server's host names (${hint})`))
       return
     }
     const origin = req.headers.origin
     if (origin !== undefined) {
       const originName = hostNameOf(origin, true)
       if (originName === null || !allowed.has(originName)) {
-        await sendProblem(reply, problem(403, `Origin ${origin} is not one of this server's host names (${hint})`))
+        await sendProblem(reply, refused(`Origin ${origin} is not one of this server's host names (${hint})`))
       }
     }
   }

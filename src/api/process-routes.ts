@@ -30,9 +30,11 @@ import {
   ObjectResponse,
   ObjectTypesResponse,
   ProcessMapQuery,
+  MaxBytesParam,
   ProcessMapResponse,
   SummaryResponse,
 } from '../schemas/process.js'
+import { type Budgeted, type Fit, parseMaxBytes, withBudget, FIT } from '../read/answer-budget.js'
 import type { ProcessReads } from '../read/process-reader.js'
 import type { AuthContext } from './auth.js'
 import { problem, sendProblem } from './problem.js'
@@ -45,7 +47,7 @@ export interface ProcessRouteDeps {
 
 const security: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKeyHeader: [] }]
 const errorResponses = { 401: Problem, 403: Problem, 422: Problem, 429: Problem, 503: Problem }
-const NoQuery = Type.Object({}, { additionalProperties: false })
+const NoQuery = Type.Object({ max_bytes: MaxBytesParam }, { additionalProperties: false })
 const ObjectParams = Type.Object({
   type: Type.String({ description: 'Object type' }),
   id: Type.String({ description: 'The object’s own id (the API’s `id`)' }),
@@ -84,6 +86,17 @@ export function readQuery(query: unknown, schema: TObject, repeatable: readonly 
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * `body` cut to the query's `max_bytes` with `fit`, with `truncated` and `approx_tokens`
+ * (docs/analysis.md#answers-that-fit-an-agents-context); unchanged without `max_bytes`.
+ * @throws InvalidParameterError on `max_bytes` (see parseMaxBytes).
+ */
+function budgeted<B extends Budgeted>(body: B, maxBytes: string | string[] | undefined, fit: Fit<B>): B {
+  const max = parseMaxBytes(single(maxBytes))
+  if (max !== undefined) withBudget(body, max, fit)
+  return body
 }
 
 /**
@@ -140,7 +153,7 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         to: single(q.to),
         max_edges: single(q.max_edges),
       })
-      return reply.code(200).send(body)
+      return reply.code(200).send(budgeted(body, q.max_bytes, FIT.processMap))
     },
   )
 
@@ -166,7 +179,7 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
       const auth = requireAuth(req)
       const q = readQuery(req.query, PerformanceQuery, ['object_type'])
       const body = await reader.performance(auth.datasetId, { object_type: q.object_type, from: single(q.from), to: single(q.to), slowest: single(q.slowest) })
-      return reply.code(200).send(body)
+      return reply.code(200).send(budgeted(body, q.max_bytes, FIT.performance))
     },
   )
 
@@ -196,7 +209,7 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         limit: single(q.limit),
         cursor: single(q.cursor),
       })
-      return reply.code(200).send(body)
+      return reply.code(200).send(budgeted(body, q.max_bytes, FIT.variants))
     },
   )
 
@@ -219,7 +232,9 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
     async (req, reply) => {
       const auth = requireAuth(req)
       const q = readQuery(req.query, TypeRelationsQuery)
-      return reply.code(200).send(await reader.typeRelations(auth.datasetId, { from: single(q.from), to: single(q.to) }))
+      return reply
+        .code(200)
+        .send(budgeted(await reader.typeRelations(auth.datasetId, { from: single(q.from), to: single(q.to) }), q.max_bytes, FIT.typeRelations))
     },
   )
 
@@ -253,7 +268,7 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         b_to: single(q.b_to),
         max_edges: single(q.max_edges),
       })
-      return reply.code(200).send(body)
+      return reply.code(200).send(budgeted(body, q.max_bytes, FIT.compare))
     },
   )
 
@@ -263,19 +278,19 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
       url: '/summary',
       summary: 'Counts of the dataset: events, objects, event and object types, E2O links, first and last event time',
       response: SummaryResponse,
-      read: (datasetId: string) => reader.summary(datasetId),
+      read: async (datasetId: string, maxBytes: string | undefined) => budgeted(await reader.summary(datasetId), maxBytes, FIT.summary),
     },
     {
       url: '/event-types',
       summary: 'Event types with their count, first and last seen, and attribute names with the JSON types of their values',
       response: EventTypesResponse,
-      read: (datasetId: string) => reader.eventTypes(datasetId),
+      read: async (datasetId: string, maxBytes: string | undefined) => budgeted(await reader.eventTypes(datasetId), maxBytes, FIT.types(undefined)),
     },
     {
       url: '/object-types',
       summary: 'Object types with their count of objects, first and last seen, and attribute names with the JSON types of their values',
       response: ObjectTypesResponse,
-      read: (datasetId: string) => reader.objectTypes(datasetId),
+      read: async (datasetId: string, maxBytes: string | undefined) => budgeted(await reader.objectTypes(datasetId), maxBytes, FIT.types(undefined)),
     },
   ]
   for (const endpoint of whole) {
@@ -288,8 +303,8 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
       },
       async (req, reply) => {
         const auth = requireAuth(req)
-        readQuery(req.query, NoQuery)
-        return reply.code(200).send(await endpoint.read(auth.datasetId))
+        const q = readQuery(req.query, NoQuery)
+        return reply.code(200).send(await endpoint.read(auth.datasetId, single(q.max_bytes)))
       },
     )
   }
@@ -310,9 +325,9 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
     },
     async (req, reply) => {
       const auth = requireAuth(req)
-      readQuery(req.query, NoQuery)
+      const q = readQuery(req.query, NoQuery)
       const params = req.params as { type: string; id: string }
-      return reply.code(200).send(await reader.object(auth.datasetId, params.type, params.id))
+      return reply.code(200).send(budgeted(await reader.object(auth.datasetId, params.type, params.id), q.max_bytes, FIT.object))
     },
   )
 
@@ -342,7 +357,7 @@ export async function processRoutes(app: FastifyInstance, deps: ProcessRouteDeps
         limit: single(q.limit),
         cursor: single(q.cursor),
       })
-      return reply.code(200).send(body)
+      return reply.code(200).send(budgeted(body, q.max_bytes, FIT.events))
     },
   )
 }

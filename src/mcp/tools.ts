@@ -3,17 +3,18 @@
  * scope `process:read`, docs/api.md#authentication-and-scopes). Each tool answers what its HTTP endpoint answers
  * for the same arguments (`structuredContent` is the endpoint's body; only `as_of` may differ
  * between two calls, beside the page size and the cut below), plus a short text rendering. Every tool is read-only. Lists are capped at 1,000 items, and `find_events` and `variants` give 25
- * unless asked for more. No result is larger than TOOL_RESULT_MAX_BYTES (1 MiB): past that the list is cut, `truncated` says so
- * and the text says how to narrow the question (docs/analysis.md, "Answers that fit an agent's context").
+ * unless asked for more. Every answer fits a byte budget (ANSWER_BYTES_DEFAULT, or `max_bytes` up to ANSWER_BYTES_MAX; its
+ * text TEXT_CHARS_MAX characters): past it lists are cut (answer-budget.ts), `truncated` says so, `approx_tokens` estimates its
+ * size, and the text says how to narrow the question (docs/analysis.md#answers-that-fit-an-agents-context).
  *
  * The tools are served the same way over Streamable HTTP (`/mcp`) and over stdio (`ocelog mcp`):
  * see server.ts.
  */
 import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
+import { type Budgeted, type Fit, fitText, withBudget, FIT } from '../read/answer-budget.js'
+import { decodeOffsetCursor, pageOf } from '../read/output-contract.js'
 import type { ProcessReads } from '../read/process-reader.js'
-import { capToFit, pageOf } from '../read/output-contract.js'
-import { encodeCursor, encodeVariantsCursor, mostFrequentEdges } from '../read/process-reader.js'
 import { CompareResponse, PerformanceResponse, TypeRelationsResponse, VariantsResponse } from '../schemas/analysis.js'
 import {
   CompareArgs,
@@ -28,6 +29,8 @@ import {
   VariantsArgs,
 } from '../schemas/mcp.js'
 import {
+  ANSWER_BYTES_DEFAULT,
+  ANSWER_BYTES_MAX,
   EventsResponse,
   EventTypesResponse,
   ObjectResponse,
@@ -54,21 +57,30 @@ export interface ReadTool {
   run(reader: ProcessReads, datasetId: string, args: unknown): Promise<{ body: object; text: string }>
 }
 
-interface ToolDefinition<A, B extends object> extends Omit<ReadTool, 'run'> {
+interface ToolDefinition<A, B extends Budgeted> extends Omit<ReadTool, 'run'> {
   call(reader: ProcessReads, datasetId: string, args: A): Promise<B>
+  /** How the answer to `args` is cut to its byte budget (answer-budget.ts). */
+  fit(args: A): Fit<B>
+  /** How to narrow the question when it was cut, e.g. "object_types, max_edges or a shorter from/to window". */
+  narrow: string
   render(body: B): string
 }
 
 /** A tool whose arguments are `A` (the Static of its input schema; `run` is only given checked arguments). */
-function tool<A, B extends object>(d: ToolDefinition<A, B>): ReadTool {
-  const { call, render, ...described } = d
+function tool<A extends { max_bytes?: number }, B extends Budgeted>(d: ToolDefinition<A, B>): ReadTool {
+  const { call, render, fit, narrow, ...described } = d
   return {
     ...described,
     async run(reader, datasetId, args) {
-      const body = await call(reader, datasetId, args as A)
-      // Past the tool's own cut (if any), the longest lists are halved until the result fits.
-      const cut = capToFit(body as Record<string, unknown>, TOOL_RESULT_MAX_BYTES) || cutBodies.has(body)
-      return { body, text: cut ? `${render(body)}\n${CUT_NOTE}` : render(body) }
+      const a = args as A
+      const body = await call(reader, datasetId, a)
+      const maxBytes = a.max_bytes ?? ANSWER_BYTES_DEFAULT
+      const cut = withBudget(body, maxBytes, fit(a))
+      const note = cut
+        ? `The answer was cut to fit ${String(maxBytes)} bytes (truncated: true; about ${String(body.approx_tokens ?? 0)} tokens): ` +
+          `narrow it with ${narrow}, or raise max_bytes (up to ${String(ANSWER_BYTES_MAX)}).`
+        : ''
+      return { body, text: fitText(render(body), note) }
     },
   }
 }
@@ -80,6 +92,43 @@ const seconds = (s: number): string => {
   return `${(s / 86_400).toFixed(1)} d`
 }
 const median = (s: Stats | null): string => (s === null ? 'n/a' : seconds(s.median))
+
+/** One run of an activity in a trace: `count` times in a row. */
+export interface ActivityRun {
+  activity: string
+  count: number
+}
+
+/** The runs of one activity in a row in `steps`, in order (`A A B A` gives A ×2, B, A). */
+export function runsOf(steps: readonly string[]): ActivityRun[] {
+  const runs: ActivityRun[] = []
+  for (const activity of steps) {
+    const last = runs[runs.length - 1]
+    if (last !== undefined && last.activity === activity) last.count += 1
+    else runs.push({ activity, count: 1 })
+  }
+  return runs
+}
+
+/** Runs shown of a variant's path in the text; past it, its first and last halves with the steps between counted. */
+export const PATH_RUNS_SHOWN = 20
+
+/**
+ * A variant's path as the text shows it (docs/analysis.md#mcp-tools): runs of one activity
+ * compressed (`Check Item ×12`), and a path of more than PATH_RUNS_SHOWN runs shown as its first and
+ * last PATH_RUNS_SHOWN / 2 runs with `… n steps …` between them; it starts with its number of steps.
+ */
+export function variantPath(steps: readonly string[]): string {
+  const runs = runsOf(steps)
+  const shown = (list: readonly ActivityRun[]) => list.map((r) => (r.count === 1 ? r.activity : `${r.activity} ×${String(r.count)}`))
+  const count = `${steps.length.toLocaleString('en-US')} ${steps.length === 1 ? 'step' : 'steps'}`
+  if (runs.length <= PATH_RUNS_SHOWN) return `${count}: ${shown(runs).join(' → ')}`
+  const half = PATH_RUNS_SHOWN / 2
+  const head = runs.slice(0, half)
+  const tail = runs.slice(runs.length - half)
+  const between = runs.slice(half, runs.length - half).reduce((n, r) => n + r.count, 0)
+  return `${count}: ${[...shown(head), `… ${between.toLocaleString('en-US')} steps …`, ...shown(tail)].join(' → ')}`
+}
 
 /** How a page of a list ends: the last page, or the cursor of the next. */
 function more(page: { truncated: boolean; next_cursor: string | null }): string {
@@ -99,41 +148,8 @@ const PAGED = `\`total\` counts the whole list; while \`truncated\` is true, pas
 
 const TOP_EDGES = 10
 
-/** The largest bytes of one tool result's JSON (`structuredContent`) before it is cut. */
-export const TOOL_RESULT_MAX_BYTES = 1024 * 1024
-
-const bytesOf = (body: object): number => Buffer.byteLength(JSON.stringify(body), 'utf8')
-
-/** Room kept under TOOL_RESULT_MAX_BYTES for what a cut changes besides the list (`truncated`, `next_cursor`). */
-const CUT_MARGIN_BYTES = 4096
-
-/**
- * Cuts `list` from its end until `body` (which holds it) fits in TOOL_RESULT_MAX_BYTES less
- * CUT_MARGIN_BYTES, from each item's own JSON size (one serialization of each).
- * @returns how many items were left out (0 when it fitted).
- */
-export function cutToFit<T>(body: object, list: T[]): number {
-  let bytes = bytesOf(body)
-  if (bytes <= TOOL_RESULT_MAX_BYTES) return 0
-  const all = list.length
-  let keep = all
-  while (keep > 0 && bytes > TOOL_RESULT_MAX_BYTES - CUT_MARGIN_BYTES) {
-    keep -= 1
-    // The item and its comma.
-    bytes -= Buffer.byteLength(JSON.stringify(list[keep]), 'utf8') + 1
-  }
-  list.length = keep
-  if (keep < all) cutBodies.add(body)
-  return all - keep
-}
-
-/** Bodies a tool cut to fit, so that run() says how to narrow them. */
-const cutBodies = new WeakSet<object>()
-
-const NARROW = 'narrow it with object_types, from and to'
-
-/** Said by every tool whose answer capToFit cut. */
-const CUT_NOTE = `The answer was cut at ${String(TOOL_RESULT_MAX_BYTES)} bytes (lists shortened, truncated: true): narrow it with a lower limit or max_edges, fewer object types, or a shorter from/to window.`
+/** Where a page of a type list starts in the whole list (its cursor's offset). */
+const startOf = (a: TypeListArgs): number => (a.cursor === undefined ? 0 : decodeOffsetCursor(a.cursor))
 
 /** The read tools, in the order tools/list gives them. */
 export const READ_TOOLS: readonly ReadTool[] = [
@@ -146,6 +162,8 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: NoArgs,
     outputSchema: SummaryResponse,
     call: (reader, datasetId) => reader.summary(datasetId),
+    fit: () => FIT.summary,
+    narrow: 'nothing',
     render: (b) =>
       `Dataset ${b.dataset_id} (as of log position ${String(b.as_of)}): ${String(b.events)} events, ${String(b.objects)} objects, ` +
       `${String(b.event_types)} event types, ${String(b.object_types)} object types, ${String(b.e2o)} E2O links` +
@@ -164,6 +182,8 @@ export const READ_TOOLS: readonly ReadTool[] = [
       const { items, ...page } = pageOf(event_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
       return { ...body, event_types: items, ...page }
     },
+    fit: (a) => FIT.types(startOf(a)),
+    narrow: 'a lower limit (the cursor continues after the last type kept)',
     render: (b) => typeList('event types', b.event_types, b),
   }),
   tool<TypeListArgs, ObjectTypesResponse>({
@@ -179,6 +199,8 @@ export const READ_TOOLS: readonly ReadTool[] = [
       const { items, ...page } = pageOf(object_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
       return { ...body, object_types: items, ...page }
     },
+    fit: (a) => FIT.types(startOf(a)),
+    narrow: 'a lower limit (the cursor continues after the last type kept)',
     render: (b) => typeList('object types', b.object_types, b),
   }),
   tool<GetObjectArgs, ObjectResponse>({
@@ -192,6 +214,8 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: GetObjectArgs,
     outputSchema: ObjectResponse,
     call: (reader, datasetId, a) => reader.object(datasetId, a.type, a.id),
+    fit: () => FIT.object,
+    narrow: 'find_events {object_type, object_id, limit} to page its trace',
     render: (b) => {
       const trace = b.trace.map((e) => `${e.timestamp} ${e.event_type}`).slice(0, 20)
       return (
@@ -207,18 +231,12 @@ export const READ_TOOLS: readonly ReadTool[] = [
     description:
       'Events with their E2O links (objects with qualifiers), in (timestamp, log position) order, filtered by event type, object type, ' +
       'object id and a window on timestamp (`from` inclusive, `to` exclusive; ISO 8601 with Z or an offset). ' +
-      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}; a page is cut to fit in 1 MiB and then continues from its last event).`,
+      `${PAGED} (default ${String(MCP_LIMIT_DEFAULT)}; a page is cut to fit max_bytes and then continues from its last event).`,
     inputSchema: FindEventsArgs,
     outputSchema: EventsResponse,
-    call: async (reader, datasetId, a) => {
-      const body = await reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT })
-      if (cutToFit(body, body.events) > 0) {
-        const last = body.events[body.events.length - 1]
-        body.truncated = true
-        body.next_cursor = last === undefined ? null : encodeCursor({ timestamp: last.timestamp, position: last.position })
-      }
-      return body
-    },
+    call: (reader, datasetId, a) => reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT }),
+    fit: () => FIT.events,
+    narrow: 'a lower limit, event_type, object_type or a shorter from/to window (the cursor continues after the last event kept)',
     render: (b) => {
       const lines = b.events.slice(0, 20).map((e) => `${e.timestamp} ${e.event_type} [${e.objects.map((o) => `${o.type} ${o.id}`).join(', ')}]`)
       return (
@@ -239,21 +257,11 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'performance where it waits.',
     inputSchema: ProcessMapArgs,
     outputSchema: ProcessMapResponse,
-    call: async (reader, datasetId, a) => {
-      const body = await reader.processMap(
-        datasetId,
-        { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges },
-        { objectType: 'object_types' },
-      )
-      // Past 1 MiB: halve the edges kept per type until it fits (edges_left_out says how many went).
-      const whole = body.object_types
-      let max = Math.max(0, ...whole.map((m) => m.edges.length))
-      while (max > 0 && bytesOf(body) > TOOL_RESULT_MAX_BYTES) {
-        max = Math.floor(max / 2)
-        body.object_types = whole.map((m) => ({ ...mostFrequentEdges(m, max), edges_left_out: (m.edges_left_out ?? 0) + Math.max(0, m.edges.length - max) }))
-      }
-      return body
-    },
+    call: (reader, datasetId, a) =>
+      reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
+    // Past the budget each type keeps its most frequent edges (edges_left_out says how many went).
+    fit: () => FIT.processMap,
+    narrow: 'object_types, a lower max_edges or a shorter from/to window',
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
       return b.object_types
@@ -284,15 +292,10 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'the measured events by timestamp (predecessors come from whole traces); `slowest` is 0 to 100 (default 5).',
     inputSchema: PerformanceArgs,
     outputSchema: PerformanceResponse,
-    call: async (reader, datasetId, a) => {
-      const body = await reader.performance(
-        datasetId,
-        { object_type: a.object_types, from: a.from, to: a.to, slowest: a.slowest },
-        { objectType: 'object_types' },
-      )
-      if (cutToFit(body, body.activities) > 0) body.truncated = true
-      return body
-    },
+    call: (reader, datasetId, a) =>
+      reader.performance(datasetId, { object_type: a.object_types, from: a.from, to: a.to, slowest: a.slowest }, { objectType: 'object_types' }),
+    fit: () => FIT.performance,
+    narrow: 'object_types, a shorter from/to window or a lower slowest',
     render: (b) => {
       if (b.activities.length === 0) return 'No events in this window.'
       const ranked = [...b.activities].filter((a) => a.sojourn !== null).sort((x, y) => (y.sojourn?.median ?? 0) - (x.sojourn?.median ?? 0))
@@ -303,10 +306,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
           (delaying === undefined || delaying.delaying === 0 ? '' : `; mostly waits for ${delaying.object_type} (${String(delaying.delaying)}×)`)
         )
       })
-      return (
-        `${String(b.activities.length)} activities; by median sojourn (waiting for the last input):\n${lines.join('\n')}` +
-        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}, or lower slowest.` : '')
-      )
+      return `${String(b.activities.length)} activities; by median sojourn (waiting for the last input):\n${lines.join('\n')}`
     },
   }),
   tool<VariantsArgs, VariantsResponse>({
@@ -319,19 +319,13 @@ export const READ_TOOLS: readonly ReadTool[] = [
       '`total` counts every variant, and while `truncated` is true pass `next_cursor` as `cursor` for the next page.',
     inputSchema: VariantsArgs,
     outputSchema: VariantsResponse,
-    call: async (reader, datasetId, a) => {
-      const body = await reader.variants(datasetId, a, MCP_LIMIT_DEFAULT)
-      if (cutToFit(body, body.variants) > 0) {
-        const last = body.variants[body.variants.length - 1]
-        body.truncated = true
-        body.next_cursor = last === undefined ? null : encodeVariantsCursor({ objects: last.objects, activities: last.activities })
-      }
-      return body
-    },
+    call: (reader, datasetId, a) => reader.variants(datasetId, a, MCP_LIMIT_DEFAULT),
+    fit: () => FIT.variants,
+    narrow: 'a lower limit or a shorter from/to window (the cursor continues after the last variant kept)',
     render: (b) => {
       const lines = b.variants
         .slice(0, 10)
-        .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}: ${v.activities.join(' → ')}`)
+        .map((v) => `- ${String(v.objects)} (${(v.share * 100).toFixed(1)}%), median ${seconds(v.duration.median)}, ${variantPath(v.activities)}`)
       return (
         `${b.object_type}: ${String(b.objects)} objects in ${String(b.total)} variants; this page ${String(b.variants.length)}` +
         (b.truncated ? `; more: call again with cursor "${b.next_cursor ?? ''}", or narrow with from and to` : ' (last page)') +
@@ -348,11 +342,9 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'objects each activity involves and how many, before process_map or performance.',
     inputSchema: TypeRelationsArgs,
     outputSchema: TypeRelationsResponse,
-    call: async (reader, datasetId, a) => {
-      const body = await reader.typeRelations(datasetId, a)
-      if (cutToFit(body, body.activity_object_types) + cutToFit(body, body.o2o) > 0) body.truncated = true
-      return body
-    },
+    call: (reader, datasetId, a) => reader.typeRelations(datasetId, a),
+    fit: () => FIT.typeRelations,
+    narrow: 'a shorter from/to window',
     render: (b) => {
       const lines = b.activity_object_types
         .slice(0, 40)
@@ -363,8 +355,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
       const o2o = b.o2o.slice(0, 20).map((r) => `- ${r.source_type} —${r.qualifier ?? ''}→ ${r.target_type}: ${String(r.relationships)}`)
       return (
         `${String(b.activity_object_types.length)} (activity, object type) pairs${lines.length === 0 ? '.' : `:\n${lines.join('\n')}`}` +
-        (o2o.length === 0 ? '\nNo O2O relationships.' : `\nO2O:\n${o2o.join('\n')}`) +
-        (b.truncated === true ? `\nThe answer was cut at 1 MiB: narrow it with from and to.` : '')
+        (o2o.length === 0 ? '\nNo O2O relationships.' : `\nO2O:\n${o2o.join('\n')}`)
       )
     },
   }),
@@ -379,25 +370,65 @@ export const READ_TOOLS: readonly ReadTool[] = [
       'the week before.',
     inputSchema: CompareArgs,
     outputSchema: CompareResponse,
-    call: async (reader, datasetId, a) => {
-      const body = await reader.compare(datasetId, { ...a, object_type: a.object_types }, { objectType: 'object_types' })
-      if (cutToFit(body, body.map_edges) + cutToFit(body, body.map_activities) > 0) body.truncated = true
-      return body
-    },
+    call: (reader, datasetId, a) => reader.compare(datasetId, { ...a, object_type: a.object_types }, { objectType: 'object_types' }),
+    fit: () => FIT.compare,
+    narrow: 'object_types, a lower max_edges or shorter windows',
     render: (b) => {
       const lines = b.highlights.map((h) => `- ${h.what}: ${String(h.a)} → ${String(h.b)} (${h.relative > 0 ? '+' : ''}${(h.relative * 100).toFixed(0)}%)`)
       return (
         `${String(b.map_activities.length)} (object type, activity) pairs, ${String(b.map_edges.length)} edges` +
         `${b.edges_left_out === undefined || b.edges_left_out === 0 ? '' : ` (${String(b.edges_left_out)} less frequent ones left out)`}, ` +
         `${String(b.performance.length)} activities compared.` +
-        (lines.length === 0 ? ' No figure present in both windows changed.' : `\nLargest changes (b against a):\n${lines.join('\n')}`) +
-        (b.truncated === true ? `\nThe answer was cut at 1 MiB: ${NARROW}.` : '')
+        (lines.length === 0 ? ' No figure present in both windows changed.' : `\nLargest changes (b against a):\n${lines.join('\n')}`)
       )
     },
   }),
 ]
 
 const checkers = new Map(READ_TOOLS.map((t) => [t.name, Compile(t.inputSchema)]))
+
+/** The JSON Schema keywords coerceArgs reads of one argument. */
+interface ArgSchema {
+  type?: unknown
+  items?: { type?: unknown }
+}
+
+/** One argument made to fit its schema where the intent is plain (see coerceArgs); otherwise unchanged. */
+function coerceArg(schema: ArgSchema, value: unknown): unknown {
+  const scalarText = (v: unknown): unknown => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v)
+  switch (schema.type) {
+    case 'string':
+      return scalarText(value)
+    case 'integer':
+      return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value
+    case 'array':
+      if (schema.items?.type !== 'string') return value
+      if (typeof value === 'string' || typeof value === 'number') return [scalarText(value)]
+      return Array.isArray(value) ? value.map(scalarText) : value
+    default:
+      return value
+  }
+}
+
+/**
+ * The arguments of a tool call as clients send them, made to fit the tool's input schema where the
+ * intent is plain (as the MCP SDK's own servers do with zod's `z.coerce`; docs/analysis.md#mcp-tools):
+ * a finite number for a string argument becomes its decimal text (`get_object {id: 990001}`), a text
+ * of decimal digits for an integer argument its number (`limit: "10"`), and one string or number for
+ * a list of strings a list of it (`object_types: "orders"` is `["orders"]`). Anything else is left as
+ * it is, for checkArgs to refuse. Pure: returns a new object, or `args` itself when it is not one.
+ */
+export function coerceArgs(toolName: string, args: unknown): unknown {
+  const schema = READ_TOOLS.find((t) => t.name === toolName)?.inputSchema as { properties?: Record<string, ArgSchema> } | undefined
+  const properties = schema?.properties
+  if (properties === undefined || typeof args !== 'object' || args === null || Array.isArray(args)) return args
+  return Object.fromEntries(
+    Object.entries(args).map(([name, value]) => {
+      const schema = properties[name]
+      return [name, schema === undefined ? value : coerceArg(schema, value)]
+    }),
+  )
+}
 
 /**
  * Checks a tool's arguments against its input schema.

@@ -14,6 +14,7 @@
  * - `limit`: an integer from 1 to READ_LIMIT_MAX (default READ_LIMIT_DEFAULT), as a number or decimal text.
  * - `cursor`: exactly what a previous `next_cursor` held.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { InvalidParameterError, NotFoundError } from '../core/errors.js'
 import { parseTimestamp } from '../core/timestamp.js'
 import type { EventLog } from '../ports/event-log.js'
@@ -126,17 +127,42 @@ export function decodeCursor(cursor: string): EventsAfter {
   return { timestamp: t, position: p }
 }
 
-/** Encodes where the next page of variants starts: base64url of the JSON `{"n": objects, "a": activities}`. Opaque to callers. */
+/** A variants cursor longer than this is deflated (a variant of thousands of steps would otherwise give a cursor of tens of KB). */
+const VARIANTS_CURSOR_PLAIN_MAX = 512
+/** `z.` + base64url of the deflated JSON: `.` is not a base64url character, so the two forms cannot be confused. */
+const DEFLATED_PREFIX = 'z.'
+/** The most bytes a deflated cursor may inflate to. */
+const CURSOR_INFLATED_MAX = 16 * 1024 * 1024
+
+/**
+ * Encodes where the next page of variants starts: base64url of the JSON `{"n": objects, "a": activities}`,
+ * or, past VARIANTS_CURSOR_PLAIN_MAX characters, `z.` and base64url of that JSON deflated (RFC 1951).
+ * Opaque to callers.
+ */
 export function encodeVariantsCursor(after: VariantsAfter): string {
-  return Buffer.from(JSON.stringify({ n: after.objects, a: after.activities }), 'utf8').toString('base64url')
+  const json = JSON.stringify({ n: after.objects, a: after.activities })
+  const plain = Buffer.from(json, 'utf8').toString('base64url')
+  if (plain.length <= VARIANTS_CURSOR_PLAIN_MAX) return plain
+  return `${DEFLATED_PREFIX}${deflateRawSync(Buffer.from(json, 'utf8'), { level: 9 }).toString('base64url')}`
+}
+
+/** A deflated variants cursor as the plain one (undefined when it does not inflate). */
+function inflatedCursor(cursor: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined
+  try {
+    return inflateRawSync(Buffer.from(cursor, 'base64url'), { maxOutputLength: CURSOR_INFLATED_MAX }).toString('base64url')
+  } catch {
+    return undefined
+  }
 }
 
 /**
  * Decodes a cursor made by `encodeVariantsCursor`.
- * @throws InvalidParameterError on `cursor` unless it is base64url of `{"n": integer ≥ 1, "a": [string, …] (not empty)}`.
+ * @throws InvalidParameterError on `cursor` unless it is base64url of `{"n": integer ≥ 1, "a": [string, …] (not empty)}`, plain or deflated.
  */
 export function decodeVariantsCursor(cursor: string): VariantsAfter {
-  const value = cursorObject(cursor)
+  const plain = cursor.startsWith(DEFLATED_PREFIX) ? inflatedCursor(cursor.slice(DEFLATED_PREFIX.length)) : cursor
+  const value = plain === undefined ? null : cursorObject(plain)
   if (value === null) throw new InvalidParameterError('cursor', CURSOR_RULE)
   const { n, a } = value
   if (Object.keys(value).length !== 2 || typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw new InvalidParameterError('cursor', CURSOR_RULE)

@@ -7,7 +7,7 @@
  * Times in statistics are seconds (numbers, millisecond precision), as in the process map.
  */
 import { Type, type Static } from 'typebox'
-import { ProcessMapQuery, READ_LIMIT_MAX, Stats } from './process.js'
+import { BudgetFields, BudgetTruncated, MaxBytesParam, ProcessMapQuery, READ_LIMIT_MAX, Stats } from './process.js'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 const DatasetId = Type.String({ description: 'The dataset of the API key' })
@@ -62,7 +62,8 @@ export const PerformanceResponse = Type.Object({
   dataset_id: DatasetId,
   as_of: AsOf,
   activities: Type.Array(PerformanceActivity),
-  truncated: Type.Optional(Type.Boolean({ description: 'MCP only: true when the answer was cut at 1 MiB (narrow the window or the types)' })),
+  truncated: BudgetTruncated,
+  ...BudgetFields,
 })
 export type PerformanceResponse = Static<typeof PerformanceResponse>
 
@@ -73,6 +74,7 @@ export const PerformanceQuery = Type.Object(
     from: ProcessMapQuery.properties.from,
     to: ProcessMapQuery.properties.to,
     slowest: Type.Optional(Type.String({ description: `0 to ${String(SLOWEST_MAX)} slowest events per activity, default ${String(SLOWEST_DEFAULT)}` })),
+    max_bytes: MaxBytesParam,
   },
   { additionalProperties: false },
 )
@@ -98,6 +100,7 @@ export const VariantsResponse = Type.Object({
   variants: Type.Array(Variant, { description: 'Most objects first, then by activity sequence (code-unit order, a prefix first)' }),
   truncated: Type.Boolean({ description: 'Whether variants follow this page' }),
   next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page' })),
+  ...BudgetFields,
 })
 export type VariantsResponse = Static<typeof VariantsResponse>
 
@@ -109,6 +112,7 @@ export const VariantsQuery = Type.Object(
     to: ProcessMapQuery.properties.to,
     limit: Type.Optional(Type.String({ description: `1 to ${String(READ_LIMIT_MAX)}, default ${String(VARIANTS_LIMIT_DEFAULT)}` })),
     cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
+    max_bytes: MaxBytesParam,
   },
   { additionalProperties: false },
 )
@@ -142,12 +146,16 @@ export const TypeRelationsResponse = Type.Object({
   as_of: AsOf,
   activity_object_types: Type.Array(ActivityObjectType, { description: 'By activity, then object type' }),
   o2o: Type.Array(O2oTypeRelation, { description: 'By source type, qualifier (none first), target type; every O2O relationship of the dataset' }),
-  truncated: Type.Optional(Type.Boolean({ description: 'MCP only: true when the answer was cut at 1 MiB (narrow the window)' })),
+  truncated: BudgetTruncated,
+  ...BudgetFields,
 })
 export type TypeRelationsResponse = Static<typeof TypeRelationsResponse>
 
 /** Query of `GET /v1/process/type-relations`. */
-export const TypeRelationsQuery = Type.Object({ from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to }, { additionalProperties: false })
+export const TypeRelationsQuery = Type.Object(
+  { from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to, max_bytes: MaxBytesParam },
+  { additionalProperties: false },
+)
 export type TypeRelationsQuery = Static<typeof TypeRelationsQuery>
 
 /** One figure in window a and window b, and b − a (null where either is absent). */
@@ -196,7 +204,8 @@ export const CompareResponse = Type.Object({
   ),
   performance: Type.Array(ComparePerformance, { description: 'By activity' }),
   highlights: Type.Array(Highlight, { description: 'The largest relative changes (figures present and non-zero in a), largest first, at most 10' }),
-  truncated: Type.Optional(Type.Boolean({ description: 'MCP only: true when the answer was cut at 1 MiB (narrow the windows or the types)' })),
+  truncated: BudgetTruncated,
+  ...BudgetFields,
 })
 export type CompareResponse = Static<typeof CompareResponse>
 
@@ -211,6 +220,7 @@ export const CompareQuery = Type.Object(
     b_from: WindowBound('window b, events at or after it'),
     b_to: WindowBound('window b, events before it'),
     max_edges: ProcessMapQuery.properties.max_edges,
+    max_bytes: MaxBytesParam,
   },
   { additionalProperties: false },
 )

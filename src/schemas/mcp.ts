@@ -2,14 +2,26 @@
  * TypeBox schemas of the MCP tools' arguments (Model Context Protocol, tools/list `inputSchema`).
  * They are the HTTP read endpoints' parameters (src/schemas/process.ts) as JSON values: `limit` is
  * an integer, and `process_map` takes `object_types` as a list where HTTP repeats `object_type`.
- * Each tool's `outputSchema` is the HTTP endpoint's 200 answer, unchanged.
+ * Every tool takes `max_bytes`, the byte budget of its answer. Each tool's `outputSchema` is the
+ * HTTP endpoint's 200 answer, unchanged.
  */
 import { Type, type Static } from 'typebox'
 import { SLOWEST_DEFAULT, SLOWEST_MAX } from './analysis.js'
-import { MAX_EDGES_LIMIT, ProcessMapQuery, READ_LIMIT_MAX } from './process.js'
+import { ANSWER_BYTES_DEFAULT, ANSWER_BYTES_MAX, ANSWER_BYTES_MIN, MAX_EDGES_LIMIT, ProcessMapQuery, READ_LIMIT_MAX } from './process.js'
 
-/** dataset_summary, list_event_types, list_object_types: no arguments. */
-export const NoArgs = Type.Object({}, { additionalProperties: false })
+/** Every tool's `max_bytes`: the byte budget of its `structuredContent` (docs/analysis.md#answers-that-fit-an-agents-context). */
+const maxBytes = Type.Optional(
+  Type.Integer({
+    minimum: ANSWER_BYTES_MIN,
+    maximum: ANSWER_BYTES_MAX,
+    description:
+      `Byte budget of the answer's JSON, ${String(ANSWER_BYTES_MIN)} to ${String(ANSWER_BYTES_MAX)} (default ${String(ANSWER_BYTES_DEFAULT)}); ` +
+      'past it lists are cut and truncated is true',
+  }),
+)
+
+/** dataset_summary: only the budget. */
+export const NoArgs = Type.Object({ max_bytes: maxBytes }, { additionalProperties: false })
 export type NoArgs = Static<typeof NoArgs>
 
 /** Default page of the MCP list tools (agents' context is small; `limit` goes up to READ_LIMIT_MAX). */
@@ -26,7 +38,7 @@ const mcpLimit = (what: string) =>
 
 /** list_event_types, list_object_types: a page of the types. */
 export const TypeListArgs = Type.Object(
-  { limit: mcpLimit('Types'), cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })) },
+  { limit: mcpLimit('Types'), cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })), max_bytes: maxBytes },
   { additionalProperties: false },
 )
 export type TypeListArgs = Static<typeof TypeListArgs>
@@ -36,6 +48,7 @@ export const GetObjectArgs = Type.Object(
   {
     type: Type.String({ minLength: 1, description: 'Object type, e.g. order' }),
     id: Type.String({ minLength: 1, description: 'The object’s own id, e.g. o-1001' }),
+    max_bytes: maxBytes,
   },
   { additionalProperties: false },
 )
@@ -51,6 +64,7 @@ export const FindEventsArgs = Type.Object(
     to: ProcessMapQuery.properties.to,
     limit: mcpLimit('Events'),
     cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
+    max_bytes: maxBytes,
   },
   { additionalProperties: false },
 )
@@ -69,6 +83,7 @@ export const ProcessMapArgs = Type.Object(
         description: `Keep only each object type's most frequent edges (1 to ${String(MAX_EDGES_LIMIT)}); edges_left_out says how many were left out`,
       }),
     ),
+    max_bytes: maxBytes,
   },
   { additionalProperties: false },
 )
@@ -87,6 +102,7 @@ export const PerformanceArgs = Type.Object(
         description: `Slowest events per activity, 0 to ${String(SLOWEST_MAX)} (default ${String(SLOWEST_DEFAULT)})`,
       }),
     ),
+    max_bytes: maxBytes,
   },
   { additionalProperties: false },
 )
@@ -106,13 +122,17 @@ export const VariantsArgs = Type.Object(
       }),
     ),
     cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page' })),
+    max_bytes: maxBytes,
   },
   { additionalProperties: false },
 )
 export type VariantsArgs = Static<typeof VariantsArgs>
 
 /** type_relations: a window on event `timestamp`. */
-export const TypeRelationsArgs = Type.Object({ from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to }, { additionalProperties: false })
+export const TypeRelationsArgs = Type.Object(
+  { from: ProcessMapQuery.properties.from, to: ProcessMapQuery.properties.to, max_bytes: maxBytes },
+  { additionalProperties: false },
+)
 export type TypeRelationsArgs = Static<typeof TypeRelationsArgs>
 
 /** compare: object types (default: every type) and two windows on event `timestamp` (each bound optional). */
@@ -124,6 +144,7 @@ export const CompareArgs = Type.Object(
     b_from: Type.Optional(Type.String({ description: 'Window b: events at or after it' })),
     b_to: Type.Optional(Type.String({ description: 'Window b: events before it' })),
     max_edges: ProcessMapArgs.properties.max_edges,
+    max_bytes: maxBytes,
   },
   { additionalProperties: false },
 )

@@ -20,6 +20,35 @@ export const READ_LIMIT_DEFAULT = 100
 const DateTimeText = Type.String({ description: 'UTC ISO 8601 with milliseconds' })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
+/** Largest byte budget of a read answer (`max_bytes`), and the smallest. */
+export const ANSWER_BYTES_MAX = 1024 * 1024
+export const ANSWER_BYTES_MIN = 1000
+/** The byte budget of an MCP tool answer unless `max_bytes` says otherwise (HTTP: none unless asked). */
+export const ANSWER_BYTES_DEFAULT = 100_000
+
+/**
+ * What an answer says of its byte budget (docs/analysis.md#answers-that-fit-an-agents-context):
+ * MCP tools always, HTTP reads when `max_bytes` is given.
+ */
+export const BudgetFields = {
+  approx_tokens: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'About how many tokens the answer’s JSON takes: its characters / 4, rounded up (MCP: always; HTTP: with max_bytes)',
+    }),
+  ),
+}
+/** `truncated` of an answer that is not a page: whether it was cut to its byte budget. */
+export const BudgetTruncated = Type.Optional(
+  Type.Boolean({ description: 'True when lists were cut to fit the byte budget (MCP: always given; HTTP: with max_bytes)' }),
+)
+/** The `max_bytes` query parameter of every read. */
+export const MaxBytesParam = Type.Optional(
+  Type.String({
+    description: `${String(ANSWER_BYTES_MIN)} to ${String(ANSWER_BYTES_MAX)}: cut the answer's lists to fit this many bytes of JSON, with truncated and approx_tokens (default: no cut)`,
+  }),
+)
+
 const DatasetId = Type.String({ description: 'The dataset of the API key' })
 const AsOf = Type.Integer({ minimum: 0, description: 'Log position the read models had reached (0: nothing applied yet)' })
 
@@ -87,6 +116,8 @@ export const ProcessMapResponse = Type.Object({
       'The bound on the relative error of every median in the answer: 0 when they are exact; the all-time map reads medians of more than 64 ' +
       'durations from a DDSketch of this relative accuracy (docs/process-map.md#medians-of-the-all-time-map). Counts, sums, min and max are exact.',
   }),
+  truncated: BudgetTruncated,
+  ...BudgetFields,
 })
 export type ProcessMapResponse = Static<typeof ProcessMapResponse>
 
@@ -102,6 +133,8 @@ export const SummaryResponse = Type.Object({
   e2o: Type.Integer({ description: 'E2O links' }),
   first_event_time: Nullable(DateTimeText),
   last_event_time: Nullable(DateTimeText),
+  truncated: BudgetTruncated,
+  ...BudgetFields,
 })
 export type SummaryResponse = Static<typeof SummaryResponse>
 
@@ -131,6 +164,7 @@ const WholeList = {
   total: Type.Integer({ minimum: 0, description: 'Items in the whole list' }),
   truncated: Type.Boolean({ description: 'True when items follow this page (HTTP: never; MCP: pass next_cursor as cursor)' }),
   next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last' })),
+  ...BudgetFields,
 }
 
 export const EventTypesResponse = Type.Object({ dataset_id: DatasetId, as_of: AsOf, event_types: Type.Array(TypeInfo), ...WholeList })
@@ -169,6 +203,7 @@ export const EventsResponse = Type.Object({
   total: Type.Integer({ minimum: 0, description: 'Events that match the filters, on every page' }),
   truncated: Type.Boolean({ description: 'True when more events follow this page (then `next_cursor` is set)' }),
   next_cursor: Nullable(Type.String({ description: 'Opaque; pass as `cursor` for the next page. Null on the last page.' })),
+  ...BudgetFields,
 })
 export type EventsResponse = Static<typeof EventsResponse>
 
@@ -232,6 +267,8 @@ export const ObjectResponse = Type.Object({
     description: `Ocelog extension: the O2O relationships of other objects to this one (object_id, type and id name the source), by (type, id, qualifier), at most ${String(READ_LIMIT_MAX)}`,
   }),
   incoming_relationships_truncated: Type.Boolean(),
+  truncated: BudgetTruncated,
+  ...BudgetFields,
 })
 export type ObjectResponse = Static<typeof ObjectResponse>
 
@@ -246,6 +283,7 @@ export const ProcessMapQuery = Type.Object(
         description: `1 to ${String(MAX_EDGES_LIMIT)}: keep only each object type's most frequent edges (by total), saying how many were left out`,
       }),
     ),
+    max_bytes: MaxBytesParam,
   },
   { additionalProperties: false },
 )
@@ -261,6 +299,7 @@ export const EventsQuery = Type.Object(
     to: Type.Optional(Type.String()),
     limit: Type.Optional(Type.String({ description: `1 to ${String(READ_LIMIT_MAX)}, default ${String(READ_LIMIT_DEFAULT)}` })),
     cursor: Type.Optional(Type.String()),
+    max_bytes: MaxBytesParam,
   },
   { additionalProperties: false },
 )

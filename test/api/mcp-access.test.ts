@@ -42,6 +42,8 @@ describe('/mcp: Host and Origin (DNS rebinding protection)', () => {
     const k = await t.newKey({ scopes: ['process:read'] })
     const res = await post({ host: 'attacker.example:8080', authorization: `Bearer ${k.key}` })
     expect(res.statusCode).toBe(403)
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8')
+    expect(res.json()).toMatchObject({ type: 'urn:ocelog:problem:host-not-allowed', title: 'Host not allowed', status: 403 })
     expect(res.json().detail).toContain('attacker.example')
     expect(res.headers['ratelimit-remaining']).toBeUndefined()
   })
@@ -50,6 +52,7 @@ describe('/mcp: Host and Origin (DNS rebinding protection)', () => {
     const k = await t.newKey({ scopes: ['process:read'] })
     const res = await post({ host: 'localhost:8080', origin: 'http://attacker.example', authorization: `Bearer ${k.key}` })
     expect(res.statusCode).toBe(403)
+    expect(res.json()).toMatchObject({ type: 'urn:ocelog:problem:host-not-allowed', title: 'Host not allowed', status: 403 })
     expect(res.json().detail).toContain('Origin http://attacker.example')
   })
 
@@ -132,6 +135,7 @@ describe('/mcp: keys and scopes', () => {
     const k = await t.newKey({ scopes: ['ingest:write'] })
     const res = await post({ authorization: `Bearer ${k.key}` })
     expect(res.statusCode).toBe(403)
+    expect(res.json()).toMatchObject({ type: 'urn:ocelog:problem:forbidden', title: 'Scope does not permit this endpoint' })
     expect(res.json().detail).toContain('process:read')
   })
 

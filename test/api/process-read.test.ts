@@ -459,12 +459,44 @@ describe('read endpoints: bad parameters', () => {
     ['/v1/process/compare?max_edges=10001', 'max_edges'],
     ['/v1/process/map?max_edges=many', 'max_edges'],
     ['/v1/process/performance?max_edges=3', 'max_edges'],
+    ['/v1/process/events?max_bytes=999', 'max_bytes'],
+    ['/v1/process/map?max_bytes=1048577', 'max_bytes'],
+    ['/v1/process/summary?max_bytes=lots', 'max_bytes'],
   ])('answers %s with 422 naming %s', async (url, parameter) => {
     const res = await get(url, reader.key)
     expect(res.statusCode).toBe(422)
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
     expect(res.json().errors[0].path).toBe(parameter)
     expect(res.json().detail).toContain(parameter)
+  })
+})
+
+describe('read endpoints: max_bytes', () => {
+  it('leaves every answer as it was without max_bytes, and says truncated and approx_tokens with it', async () => {
+    for (const path of ENDPOINTS) {
+      const plain = (await get(path, reader.key)).json()
+      expect(plain, path).not.toHaveProperty('approx_tokens')
+      const res = await get(`${path}${path.includes('?') ? '&' : '?'}max_bytes=100000`, reader.key)
+      expect(res.statusCode, path).toBe(200)
+      const body = res.json()
+      expect(body.truncated, path).toBe(false)
+      expect(body.approx_tokens, path).toBe(Math.ceil(res.body.length / 4))
+      const { approx_tokens: _t, truncated: _u, ...rest } = body
+      const { truncated: _v, ...plainRest } = plain
+      expect(rest, path).toEqual(plainRest)
+    }
+  })
+
+  it('cuts a page of events to max_bytes and continues after the last event kept', async () => {
+    const res = await get('/v1/process/events?max_bytes=1000', reader.key)
+    const body = res.json()
+    expect(Buffer.byteLength(res.body)).toBeLessThanOrEqual(1000)
+    expect(body.events.length).toBeGreaterThanOrEqual(1)
+    const all = (await get('/v1/process/events', reader.key)).json()
+    expect(body.events.length).toBeLessThan(all.total)
+    expect([body.total, body.truncated]).toEqual([all.total, true])
+    const rest = (await get(`/v1/process/events?cursor=${encodeURIComponent(body.next_cursor)}`, reader.key)).json()
+    expect([...body.events, ...rest.events].map((e: { event_id: string }) => e.event_id)).toEqual(all.events.map((e: { event_id: string }) => e.event_id))
   })
 })
 

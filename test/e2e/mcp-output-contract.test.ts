@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadReadDataset, READ_EVENTS, waitForEvents } from '../helpers/read-dataset.js'
+import { ANSWER_BYTES_DEFAULT } from '../../src/schemas/process.js'
 import { startService, type RunningService } from '../helpers/service.js'
 
 const MIB = 1024 * 1024
@@ -185,8 +186,8 @@ describe('process_map max_edges', () => {
       ['order', ['Create Order→Pay Order 2'], 2],
     ])
     expect(textOf(result)).toContain('2 less frequent ones left out')
-    const { as_of: _a, ...viaHttp } = await http(small, '/v1/process/map?max_edges=1')
-    const { as_of: _b, ...viaMcp } = body as unknown as Record<string, unknown>
+    const { as_of: _a, approx_tokens: _c, ...viaHttp } = await http(small, `/v1/process/map?max_edges=1&max_bytes=${String(ANSWER_BYTES_DEFAULT)}`)
+    const { as_of: _b, approx_tokens: _d, ...viaMcp } = body as unknown as Record<string, unknown>
     expect(viaMcp).toEqual(viaHttp)
   })
 })
@@ -206,8 +207,24 @@ describe('MCP results on a dataset larger than 1 MiB', () => {
     expect([body.total, body.truncated, body.next_cursor === null]).toEqual([BIG_EVENTS, true, false])
   })
 
-  it('cuts a result at 1 MiB, says how to narrow it, and continues after the cut with next_cursor', async () => {
+  it('cuts a result to the default 100,000 bytes, and continues after the cut with next_cursor', async () => {
     const result = await call(client, 'find_events', { limit: 1000 })
+    const body = result.structuredContent as unknown as Page & { approx_tokens: number; events: { properties: { k: number } }[] }
+    const json = JSON.stringify(body)
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(ANSWER_BYTES_DEFAULT)
+    expect(body.events.length).toBeGreaterThan(40)
+    expect(body.events.length).toBeLessThan(60)
+    expect([body.truncated, body.approx_tokens]).toEqual([true, Math.ceil(json.length / 4)])
+    const next = (await call(client, 'find_events', { limit: 1, cursor: body.next_cursor })).structuredContent as unknown as {
+      events: { properties: { k: number } }[]
+    }
+    expect(next.events.map((e) => e.properties.k)).toEqual([body.events.length])
+    expect(textOf(result)).toContain('The answer was cut to fit 100000 bytes')
+    expect(textOf(result).length).toBeLessThanOrEqual(10_000)
+  })
+
+  it('cuts a result at max_bytes 1 MiB, says how to narrow it, and continues after the cut with next_cursor', async () => {
+    const result = await call(client, 'find_events', { limit: 1000, max_bytes: MIB })
     const body = result.structuredContent as unknown as Page & { events: { properties: { k: number } }[] }
     expect(result.isError).toBeFalsy()
     expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(MIB)
@@ -221,12 +238,12 @@ describe('MCP results on a dataset larger than 1 MiB', () => {
     expect(next.events.map((e) => e.properties.k)).toEqual([body.events.length])
     // The text says where to continue and how to narrow the answer.
     expect(textOf(result)).toContain('more: call again with cursor')
-    expect(textOf(result)).toContain('The answer was cut at 1048576 bytes')
+    expect(textOf(result)).toContain('The answer was cut to fit 1048576 bytes')
   })
 
-  it('leaves a result under 1 MiB whole: one case with its 10 events', async () => {
+  it('leaves a result under its budget whole: one case with its 10 events', async () => {
     const object = await call(client, 'get_object', { type: 'case', id: 'c0' })
     expect((object.structuredContent as unknown as { trace: unknown[] }).trace).toHaveLength(10)
-    expect(object.structuredContent).not.toHaveProperty('truncated')
+    expect(object.structuredContent).toHaveProperty('truncated', false)
   })
 })

@@ -13,6 +13,7 @@ import type { CreatedKey } from '../../src/write/admin.js'
 import { CLI } from '../helpers/cli.js'
 import { loadReadDataset, READ_EVENTS, waitForEvents } from '../helpers/read-dataset.js'
 import { startService, type RunningService } from '../helpers/service.js'
+import { ANSWER_BYTES_DEFAULT } from '../../src/schemas/process.js'
 
 const TOOLS = [
   'compare',
@@ -43,15 +44,17 @@ afterAll(async () => {
   await service.stop()
 })
 
+/** The HTTP answer with the MCP tools' default budget (`max_bytes=100000`), so that it says `truncated` and `approx_tokens` as they do. */
 async function httpBody(path: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${readOnly.key}` } })
+  const budgeted = `${path}${path.includes('?') ? '&' : '?'}max_bytes=${String(ANSWER_BYTES_DEFAULT)}`
+  const res = await fetch(`${service.url}${budgeted}`, { headers: { authorization: `Bearer ${readOnly.key}` } })
   expect(res.status).toBe(200)
   return (await res.json()) as Record<string, unknown>
 }
 
-/** The body without `as_of`, which may move between two calls. */
+/** The body without `as_of`, which may move between two calls (and `approx_tokens`, which counts its digits). */
 function withoutAsOf(body: unknown): unknown {
-  const { as_of: _asOf, ...rest } = body as Record<string, unknown>
+  const { as_of: _asOf, approx_tokens: _tokens, ...rest } = body as Record<string, unknown>
   return rest
 }
 
@@ -208,7 +211,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await waitForEvents(service.url, big.key, 60)
     const bigClient = await httpClient({ authorization: `Bearer ${big.key}` })
     try {
-      const result = await callTool(bigClient, 'variants', { object_type: 'box', limit: 1000 })
+      const result = await callTool(bigClient, 'variants', { object_type: 'box', limit: 1000, max_bytes: 1024 * 1024 })
       const body = result.structuredContent as { total: number; truncated: boolean; next_cursor: string | null; variants: { activities: string[] }[] }
       expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(1024 * 1024)
       expect(body.total).toBe(1000)
@@ -217,7 +220,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       expect(body.truncated).toBe(true)
       expect(textOf(result)).toContain('narrow')
       // The cursor goes on after the last variant kept.
-      const next = await callTool(bigClient, 'variants', { object_type: 'box', limit: 1000, cursor: body.next_cursor })
+      const next = await callTool(bigClient, 'variants', { object_type: 'box', limit: 1000, cursor: body.next_cursor, max_bytes: 1024 * 1024 })
       const rest = next.structuredContent as { truncated: boolean; variants: { activities: string[] }[] }
       expect(rest.truncated).toBe(false)
       expect(body.variants.length + rest.variants.length).toBe(1000)
