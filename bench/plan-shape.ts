@@ -14,11 +14,11 @@ import { realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { streamOcelFile } from '../src/ocel/import/read.js'
-import { planShape, type PlanShape } from '../src/ocel/import/plan.js'
 import { Staging } from '../src/ocel/import/stage.js'
 import { planStaged } from '../src/ocel/import/staged-plan.js'
 import { parseTimeZone } from '../src/ocel/import/time.js'
 import { exitWhenStdoutCloses } from '../src/cli/stdout.js'
+import { planShape, type PlanShape } from './plan-batches.js'
 
 /** The phases' times (s) and the plan's shape. */
 export interface PlanShapeReport extends PlanShape {

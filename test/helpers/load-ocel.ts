@@ -1,6 +1,6 @@
 /**
  * Loads an OCEL 2.0 log into a dataset the way `ocelog import` does, without HTTP: the real
- * import plan (src/ocel/import/plan.ts), its batches turned into records with the ingest path's
+ * import plan (src/ocel/import/memory-plan.ts), its batches turned into records with the ingest path's
  * pure builders and appended to the real log in plan order, then the real Projector catches the
  * read models up. Batches are appended one after the other, so events with equal times get log
  * positions in file order.
@@ -10,7 +10,8 @@ import { Projector } from '../../src/projector/runner.js'
 import { newEventId } from '../../src/core/ids.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import type { OcelLog } from '../../src/ocel/import/model.js'
-import { type ImportPlan, planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
+import type { ImportPlan } from '../../src/ocel/import/plan.js'
 import type { EventLog } from '../../src/ports/event-log.js'
 import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 

@@ -20,7 +20,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-mode
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { Ingest } from '../../src/write/ingest.js'
 import { exportOcel } from '../../src/ocel/export.js'
-import { planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
 import { readOcelJson } from '../../src/ocel/import/read-json.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'

@@ -18,7 +18,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-mode
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
 import { compareUtf8, exportOcel, type ExportRows, streamOcel, toOcelJson } from '../../src/ocel/export.js'
 import { exportOcelForm } from '../../src/ocel/export-writer.js'
-import { planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { writeOcelSqlite } from '../../src/ocel/write-sqlite.js'

@@ -21,7 +21,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-mode
 import { Ingest } from '../../src/write/ingest.js'
 import type { RecordContext } from '../../src/core/records.js'
 import { exportOcel } from '../../src/ocel/export.js'
-import { planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { OcelJsonStrict, type OcelJson } from '../../src/ocel/ocel-json.js'

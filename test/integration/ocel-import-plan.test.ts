@@ -1,5 +1,5 @@
 /**
- * The import plan (src/ocel/import/plan.ts): the mapping of events and object attributes to API
+ * The import plan (src/ocel/import/action-planner.ts, cutter.ts, memory-plan.ts): the mapping of events and object attributes to API
  * items, the skips and their counts, and the per-object order of batches, checked on small logs, on
  * the generated log (every form) and on the real logs with the most timed attribute changes
  * (skipped when the shared folder is absent).
@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newNotes, type OcelEvent, type OcelLog, type OcelObject } from '../../src/ocel/import/model.js'
-import { eventKey, UNDEFINED_OBJECT_TYPE, planImport as planWithKeys, type ImportPlan, type PlanOptions } from '../../src/ocel/import/plan.js'
+import { eventKey } from '../../src/ocel/import/action-planner.js'
+import { planImport as planWithKeys } from '../../src/ocel/import/memory-plan.js'
+import { UNDEFINED_OBJECT_TYPE, type ImportPlan, type PlanOptions } from '../../src/ocel/import/plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { itWithSharedOcel, OCEL_DIR } from '../helpers/fixtures.js'
@@ -367,7 +369,7 @@ describe('planImport skips', () => {
 })
 
 /**
- * Checks the order contract of plan.ts on a plan: `after` points backwards, and for every object,
+ * Checks the order contract of cutter.ts on a plan: `after` points backwards, and for every object,
  * its upserts are chained in time order, an event waits for the object's upserts at or before its
  * time, and an upsert waits for the events naming the object before its time (all transitively).
  */

@@ -12,7 +12,7 @@ import { OcelReadError, type OcelLog, typedValue } from '../../src/ocel/import/m
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { readOcelJson } from '../../src/ocel/import/read-json.js'
 import { readOcelXml } from '../../src/ocel/import/read-xml.js'
-import { planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { writeOcelSqlite } from '../../src/ocel/write-sqlite.js'
 import { toOcelXml } from '../../src/ocel/write-xml.js'

@@ -20,7 +20,7 @@ import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-mode
 import { exportOcelForm } from '../../src/ocel/export-writer.js'
 import { OCEL_FORMS, type OcelForm } from '../../src/ocel/forms.js'
 import type { OcelLog } from '../../src/ocel/import/model.js'
-import { planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import type { OcelJsonStrict } from '../../src/ocel/ocel-json.js'

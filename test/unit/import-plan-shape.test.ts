@@ -1,10 +1,12 @@
 /**
- * planShape (src/ocel/import/plan.ts): the batches, items per batch and critical path of an import
+ * planShape (bench/plan-batches.ts): the batches, items per batch and critical path of an import
  * plan (docs/import.md § Where the time goes), on hand-made batch lists and on the plan of a small log.
  */
 import { describe, expect, it } from 'vitest'
 import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
-import { planImport, planShape, type PlannedBatch } from '../../src/ocel/import/plan.js'
+import { planShape } from '../../bench/plan-batches.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
+import type { PlannedBatch } from '../../src/ocel/import/plan.js'
 
 const events = (n: number, after: number[]): PlannedBatch => ({
   kind: 'events',

@@ -1,7 +1,7 @@
 /** The import summary (src/ocel/import/summary.ts). */
 import { describe, expect, it } from 'vitest'
 import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'
-import { planImport } from '../../src/ocel/import/plan.js'
+import { planImport } from '../../src/ocel/import/memory-plan.js'
 import type { RunResult } from '../../src/ocel/import/run.js'
 import { formatSummary, logCounts, reasonKey, summarize } from '../../src/ocel/import/summary.js'
 

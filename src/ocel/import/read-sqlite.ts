@@ -25,6 +25,7 @@ import {
   type OcelRelationship,
   type OcelSink,
   type ReadEnd,
+  type ReadNotes,
   type OcelTypeDeclaration,
   putAttribute,
 } from './model.js'
@@ -208,10 +209,25 @@ export function readOcelSqlite(path: string, zone: TimeZone): OcelLog {
   }
 }
 
+/** Link kinds in the scratch table `src_link`. */
+const E2O = 0
+const O2O = 1
+
+/** What the passes over a SQLite log share: its tables, the zone of zoneless times, the sink, the scratch database and the notes. */
+interface Pass {
+  tables: Tables
+  zone: TimeZone
+  sink: OcelSink
+  scratch: SqliteScratch
+  notes: ReadNotes
+  /** The E2O or O2O links of an event or object, in file order (once stageLinks has run). */
+  relationshipsOf: (kind: number, source: string) => OcelRelationship[]
+}
+
+/** Streams the objects, then the events, then the type declarations of a SQLite log to `sink`, staging what it must look up in `scratch`. */
 function streamTables(tables: Tables, eventTable: string, objectTable: string, zone: TimeZone, sink: OcelSink, scratch: SqliteScratch): ReadEnd {
   const notes = newNotes(zone.label)
-  const s = scratch.db
-  s.exec(`
+  scratch.db.exec(`
     CREATE TABLE src_link (kind INTEGER NOT NULL, source TEXT NOT NULL, ord INTEGER PRIMARY KEY, object_id TEXT NOT NULL, qualifier TEXT);
     CREATE TABLE src_object_key (type TEXT NOT NULL, id TEXT NOT NULL, last INTEGER NOT NULL, PRIMARY KEY (type, id));
     CREATE TABLE src_attribute (type TEXT NOT NULL, id TEXT NOT NULL, ord INTEGER PRIMARY KEY, name TEXT NOT NULL, time INTEGER NOT NULL, value TEXT NOT NULL);
@@ -228,10 +244,18 @@ function streamTables(tables: Tables, eventTable: string, objectTable: string, z
   }
   const eventTypeTables = typeTables(tables, 'event', distinctTypes(eventTable))
   const objectTypeTables = typeTables(tables, 'object', distinctTypes(objectTable))
+  const pass: Pass = { tables, zone, sink, scratch, notes, relationshipsOf: stageLinks(tables, scratch, notes) }
+  streamObjects(pass, objectTable, objectTypeTables)
+  streamEvents(pass, eventTable, eventTypeTables)
 
-  // Links, keyed by their source (event or object id), in file order.
-  const E2O = 0
-  const O2O = 1
+  for (const [name, table] of eventTypeTables) sink.eventType(declaration(tables, name, table))
+  for (const [name, table] of objectTypeTables) sink.objectType(declaration(tables, name, table))
+  return { format: 'sqlite', notes, typeText: false }
+}
+
+/** Copies the E2O and O2O links into the scratch database, keyed by their source (event or object id), in file order. @returns Pass.relationshipsOf. */
+function stageLinks(tables: Tables, scratch: SqliteScratch, notes: ReadNotes): Pass['relationshipsOf'] {
+  const s = scratch.db
   const insertLink = s.prepare<[number, string, string, string | null]>('INSERT INTO src_link (kind, source, object_id, qualifier) VALUES (?, ?, ?, ?)')
   const copyLinks = (kind: number, table: string | null, from: string, to: string, cause: string) => {
     if (table === null) return
@@ -252,10 +276,13 @@ function streamTables(tables: Tables, eventTable: string, objectTable: string, z
   const linksOf = s.prepare<[number, string], { object_id: string; qualifier: string | null }>(
     'SELECT object_id, qualifier FROM src_link WHERE kind = ? AND source = ? ORDER BY ord',
   )
-  const relationshipsOf = (kind: number, source: string): OcelRelationship[] =>
-    linksOf.all(kind, source).map((l) => ({ objectId: l.object_id, qualifier: l.qualifier }))
+  return (kind, source) => linksOf.all(kind, source).map((l) => ({ objectId: l.object_id, qualifier: l.qualifier }))
+}
 
-  // Objects: identity from `object` (the last row of a (type, id) gets its attribute history), history from `object_<Map>`.
+/** Objects: identity from `object` (the last row of a (type, id) gets its attribute history), history from `object_<Map>`. */
+function streamObjects(pass: Pass, objectTable: string, objectTypeTables: ReadonlyMap<string, string | null>): void {
+  const { tables, zone, sink, scratch, notes } = pass
+  const s = scratch.db
   const insertKey = s.prepare<[string, string, number]>('INSERT OR REPLACE INTO src_object_key (type, id, last) VALUES (?, ?, ?)')
   let rowNumber = 0
   for (const r of tables.iterate(objectTable)) {
@@ -310,10 +337,14 @@ function streamTables(tables: Tables, eventTable: string, objectTable: string, z
     if (id === null || type === null) continue
     const attributes =
       lastOf.get(type, id) === rowNumber ? attributesOf.all(type, id).map((a) => ({ name: a.name, time: a.time, value: JSON.parse(a.value) as unknown })) : []
-    sink.object({ id, type, attributes, relationships: relationshipsOf(O2O, id) })
+    sink.object({ id, type, attributes, relationships: pass.relationshipsOf(O2O, id) })
   }
+}
 
-  // Events: identity from `event`, time and attributes from the first row of its id in `event_<Map>`.
+/** Events: identity from `event`, time and attributes from the first row of its id in `event_<Map>`; E2O links of no event are noted. */
+function streamEvents(pass: Pass, eventTable: string, eventTypeTables: ReadonlyMap<string, string | null>): void {
+  const { tables, zone, sink, scratch, notes } = pass
+  const s = scratch.db
   const insertRow = s.prepare<[string, string, string]>('INSERT OR IGNORE INTO src_event_row (type, id, row) VALUES (?, ?, ?)')
   const eventBooleans = new Map<string, Set<string>>()
   for (const [type, table] of eventTypeTables) {
@@ -352,7 +383,7 @@ function streamTables(tables: Tables, eventTable: string, objectTable: string, z
     const attributes: Record<string, unknown> = {}
     const booleans = eventBooleans.get(type) ?? new Set<string>()
     for (const [name, value] of Object.entries(row)) if (!RESERVED.has(name) && value !== null) putAttribute(attributes, name, cellValue(value, name, booleans))
-    sink.event({ id, type, time, attributes, relationships: relationshipsOf(E2O, id) })
+    sink.event({ id, type, time, attributes, relationships: pass.relationshipsOf(E2O, id) })
   }
   const unknown = s
     .prepare<[number], { source: string; n: number }>(
@@ -360,8 +391,4 @@ function streamTables(tables: Tables, eventTable: string, objectTable: string, z
     )
     .all(E2O)
   for (const u of unknown) tally(notes.unreadable, 'e2o_unknown_event', u.source, u.n)
-
-  for (const [name, table] of eventTypeTables) sink.eventType(declaration(tables, name, table))
-  for (const [name, table] of objectTypeTables) sink.objectType(declaration(tables, name, table))
-  return { format: 'sqlite', notes, typeText: false }
 }

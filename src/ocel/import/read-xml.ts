@@ -20,6 +20,7 @@ import {
   type OcelObject,
   type OcelRelationship,
   type OcelSink,
+  type ReadNotes,
   type OcelTypeDeclaration,
   putAttribute,
   readText,
@@ -86,54 +87,16 @@ export function xmlReader(zone: TimeZone, sink: OcelSink): ChunkReader {
     const depth = path.length
     path.pop()
     if (depth === 5 && attribute !== null && open !== null) {
-      finishAttribute(open, attribute)
+      finishAttribute(open, attribute, zone, notes)
       attribute = null
     } else if (depth === 3 && open !== null) {
-      finishItem(open)
+      finishItem(open, zone, sink, notes)
       open = null
     }
   })
   parser.on('error', (error) => {
     throw new OcelReadError(`not well-formed XML: ${error.message}`)
   })
-
-  const finishAttribute = (item: Open, a: { name: string | null; time: string | undefined; text: string }) => {
-    if (item.kind === 'object') {
-      const id = item.id ?? ''
-      if (a.name === null) {
-        tally(notes.unreadable, 'object_attribute_unreadable', id)
-        return
-      }
-      const time = a.time === undefined ? 0 : readTime(a.time, zone, notes)
-      if (time === null) {
-        tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${a.name} (${String(a.time)})`)
-        return
-      }
-      item.attributes.push({ name: a.name, time, value: a.text })
-    } else if (item.kind === 'event' && a.name !== null) putAttribute(item.attributes, a.name, a.text)
-  }
-
-  const finishItem = (item: Open) => {
-    if (item.kind === 'declaration') {
-      if (item.name === null) tally(notes.unreadable, `${item.of}_declaration_unreadable`, `${item.of}-type[${String(item.index)}]`)
-      else (item.of === 'event' ? sink.eventType : sink.objectType)({ name: item.name, attributes: item.attributes })
-    } else if (item.kind === 'object') {
-      if (item.id === null || item.type === null) tally(notes.unreadable, 'object_unreadable', item.id ?? `object[${String(item.index)}]`)
-      else sink.object({ id: item.id, type: item.type, attributes: item.attributes, relationships: item.relationships })
-    } else {
-      if (item.type === null) {
-        tally(notes.unreadable, 'event_unreadable', item.id)
-        return
-      }
-      const time = readTime(item.time, zone, notes)
-      if (time === null) {
-        tally(notes.unreadable, 'event_unreadable_time', `${item.id} (${String(item.time)})`)
-        return
-      }
-      const event: OcelEvent = { id: item.id, type: item.type, time, attributes: item.attributes, relationships: item.relationships }
-      sink.event(event)
-    }
-  }
 
   const wrap = (step: () => void) => {
     try {
@@ -153,6 +116,46 @@ export function xmlReader(zone: TimeZone, sink: OcelSink): ChunkReader {
       if (!sawLog) throw new OcelReadError('no <log> element: not an OCEL 2.0 XML log')
       return { format: 'xml', notes, typeText: true }
     },
+  }
+}
+
+/** Adds the attribute element `a`, now closed, to the object or event `item` (noting one it cannot read). */
+function finishAttribute(item: Open, a: { name: string | null; time: string | undefined; text: string }, zone: TimeZone, notes: ReadNotes): void {
+  if (item.kind === 'object') {
+    const id = item.id ?? ''
+    if (a.name === null) {
+      tally(notes.unreadable, 'object_attribute_unreadable', id)
+      return
+    }
+    const time = a.time === undefined ? 0 : readTime(a.time, zone, notes)
+    if (time === null) {
+      tally(notes.unreadable, 'object_attribute_unreadable_time', `${id}.${a.name} (${String(a.time)})`)
+      return
+    }
+    item.attributes.push({ name: a.name, time, value: a.text })
+  } else if (item.kind === 'event' && a.name !== null) putAttribute(item.attributes, a.name, a.text)
+}
+
+/** Hands the declaration, object or event `item`, now closed, to `sink` (noting one it cannot read). */
+function finishItem(item: Open, zone: TimeZone, sink: OcelSink, notes: ReadNotes): void {
+  if (item.kind === 'declaration') {
+    if (item.name === null) tally(notes.unreadable, `${item.of}_declaration_unreadable`, `${item.of}-type[${String(item.index)}]`)
+    else (item.of === 'event' ? sink.eventType : sink.objectType)({ name: item.name, attributes: item.attributes })
+  } else if (item.kind === 'object') {
+    if (item.id === null || item.type === null) tally(notes.unreadable, 'object_unreadable', item.id ?? `object[${String(item.index)}]`)
+    else sink.object({ id: item.id, type: item.type, attributes: item.attributes, relationships: item.relationships })
+  } else {
+    if (item.type === null) {
+      tally(notes.unreadable, 'event_unreadable', item.id)
+      return
+    }
+    const time = readTime(item.time, zone, notes)
+    if (time === null) {
+      tally(notes.unreadable, 'event_unreadable_time', `${item.id} (${String(item.time)})`)
+      return
+    }
+    const event: OcelEvent = { id: item.id, type: item.type, time, attributes: item.attributes, relationships: item.relationships }
+    sink.event(event)
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Runs an import plan against the service through the client: up to `concurrency` batches at once,
- * each sent only after every batch in its `after` list has been answered (see plan.ts for why that
+ * each sent only after every batch in its `after` list has been answered (see cutter.ts for why that
  * order is enough), lowest batch index first among those ready. A batch whose items failed still
  * counts as answered: the failures are reported, and what waits for it goes on. A 401/403 or the
  * abort signal stops the run; batches not sent are reported as not sent.
@@ -99,42 +99,92 @@ export interface RunnablePlan {
 const WINDOW = 64
 
 /**
- * Sends `plan` with `client`, reading its batches as it goes (at most WINDOW ahead of the oldest
- * unanswered one).
- * @returns what was accepted and what failed; never throws for a failed item or request.
+ * The batches of a plan read and not yet answered (at most WINDOW), each with the count of its
+ * unanswered `after` and the batches waiting for it, and those ready to send (`ready`, ascending).
  */
-export async function runPlan(plan: RunnablePlan, client: OcelogClient, options: RunOptions = {}): Promise<RunResult> {
-  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_IMPORT_CONCURRENCY)
-  const source = plan.batches[Symbol.iterator]()
+class BatchWindow {
+  private readonly source: Iterator<PlannedBatch | null>
   /** Batches read and not yet answered, by index; `waitingOn` counts their unanswered `after`. */
-  const window = new Map<number, { batch: PlannedBatch; waitingOn: number; dependents: number[] }>()
-  const ready: number[] = []
-  let read = 0
-  let exhausted = false
-  const pull = () => {
-    while (!exhausted && window.size < WINDOW) {
-      const next = source.next()
+  private readonly open = new Map<number, { batch: PlannedBatch; waitingOn: number; dependents: number[] }>()
+  private readonly ready: number[] = []
+  /** Batches read so far (the next one's index). */
+  read = 0
+  /** Whether the plan has no batch left to read. */
+  exhausted = false
+
+  constructor(batches: Iterable<PlannedBatch | null>) {
+    this.source = batches[Symbol.iterator]()
+  }
+
+  /** Reads batches until the window is full, the plan ends, or its next batch is not planned yet. */
+  pull(): void {
+    while (!this.exhausted && this.open.size < WINDOW) {
+      const next = this.source.next()
       if (next.done === true) {
-        exhausted = true
+        this.exhausted = true
         break
       }
       // Not planned yet: pump asks again later.
       if (next.value === null) break
-      const index = read++
+      const index = this.read++
       let waitingOn = 0
       for (const a of next.value.after) {
-        const dep = window.get(a)
+        const dep = this.open.get(a)
         if (dep !== undefined) {
           dep.dependents.push(index)
           waitingOn += 1
         }
       }
-      window.set(index, { batch: next.value, waitingOn, dependents: [] })
-      if (waitingOn === 0) insertSorted(ready, index)
+      this.open.set(index, { batch: next.value, waitingOn, dependents: [] })
+      if (waitingOn === 0) insertSorted(this.ready, index)
     }
   }
 
-  const result: RunResult = {
+  /** Whether a batch is ready to send. */
+  hasReady(): boolean {
+    return this.ready.length > 0
+  }
+
+  /** Takes the lowest ready batch, which stays in the window until `answered`; undefined when none is. */
+  take(): { index: number; batch: PlannedBatch } | undefined {
+    const index = this.ready.shift()
+    const batch = index === undefined ? undefined : this.open.get(index)?.batch
+    return index === undefined || batch === undefined ? undefined : { index, batch }
+  }
+
+  /** Drops answered batch `index`; the batches that waited only for it become ready. */
+  answered(index: number): void {
+    const entry = this.open.get(index)
+    this.open.delete(index)
+    for (const d of entry?.dependents ?? []) {
+      const dependent = this.open.get(d)
+      if (dependent === undefined) continue
+      dependent.waitingOn -= 1
+      if (dependent.waitingOn === 0) insertSorted(this.ready, d)
+    }
+  }
+
+  /**
+   * Once the run stopped: what was read but not sent, then what was never read (planned at once by
+   * `plan.complete` when the plan is not planned to its end), each with its index.
+   */
+  *unsent(plan: Pick<RunnablePlan, 'complete'>): Generator<[number, PlannedBatch]> {
+    for (const [index, { batch }] of this.open) yield [index, batch]
+    let completed = false
+    for (let next = this.source.next(); next.done !== true; next = this.source.next()) {
+      if (next.value !== null) yield [this.read++, next.value]
+      else if (completed || plan.complete === undefined) break
+      else {
+        plan.complete()
+        completed = true
+      }
+    }
+  }
+}
+
+/** The answers of a run's batches, counted into a RunResult as they come. */
+class Answers {
+  readonly result: RunResult = {
     events: { accepted: 0, failed: 0, alreadyRecorded: 0 },
     upserts: { accepted: 0, failed: 0, alreadyRecorded: 0 },
     objectsAccepted: 0,
@@ -147,13 +197,98 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
   // Objects are counted by their first upsert, and by a later one when every earlier one failed (an
   // object's upserts are answered in order: one batch, or batches that wait for each other), so only
   // the objects whose upserts failed so far are held.
-  let objectsAccepted = 0
-  const failedSoFar = new Set<string>()
-  const failuresByBatch = new Map<number, ImportFailure[]>()
+  private objectsAccepted = 0
+  private readonly failedSoFar = new Set<string>()
+  private readonly failuresByBatch = new Map<number, ImportFailure[]>()
+
+  private upsertFailed(batch: PlannedUpserts, i: number): void {
+    const item = batch.items[i]
+    if (item !== undefined && batch.firsts[i] === true) this.failedSoFar.add(`${item.type}\u0000${item.id}`)
+  }
+
+  /** Counts the answer `r` to batch `index`, or the client's `error` when `r` is null. */
+  record(index: number, batch: PlannedBatch, r: BulkResult<unknown, unknown> | null, error?: unknown): void {
+    const result = this.result
+    const kind = batch.kind === 'events' ? 'event' : 'object'
+    const counts = batch.kind === 'events' ? result.events : result.upserts
+    if (r === null) {
+      // The client reports item failures in its result; an exception here is a bug, reported as one.
+      const reason = `client error: ${error instanceof Error ? error.message : String(error)}`
+      counts.failed += batch.items.length
+      this.failuresByBatch.set(
+        index,
+        batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null })),
+      )
+      if (batch.kind === 'objects') {
+        for (let i = 0; i < batch.items.length; i++) this.upsertFailed(batch, i)
+      }
+      return
+    }
+    counts.accepted += r.accepted.length
+    counts.alreadyRecorded += r.duplicates
+    counts.failed += r.failures.length
+    result.requests += r.requests
+    if (r.failures.length > 0) {
+      this.failuresByBatch.set(
+        index,
+        r.failures.map((f) => ({
+          kind,
+          source: batch.sources[f.index] ?? `#${String(f.index)}`,
+          failure: f.kind,
+          reason: f.reason,
+          status: f.status,
+        })),
+      )
+    }
+    if (r.aborted !== null) result.aborted ??= r.aborted
+    if (batch.kind === 'objects') {
+      for (const f of r.failures) this.upsertFailed(batch, f.index)
+      for (const a of r.accepted) {
+        const item = batch.items[a.index]
+        if (item === undefined) continue
+        const key = `${item.type}\u0000${item.id}`
+        if (batch.firsts[a.index] === true || this.failedSoFar.delete(key)) this.objectsAccepted += 1
+        result.relationshipsAccepted += item.relationships?.length ?? 0
+      }
+    }
+  }
+
+  /** Counts batch `index` as not sent (the run stopped before it). */
+  notSent(index: number, batch: PlannedBatch): void {
+    const result = this.result
+    const kind = batch.kind === 'events' ? 'event' : 'object'
+    const counts = batch.kind === 'events' ? result.events : result.upserts
+    counts.failed += batch.items.length
+    this.failuresByBatch.set(
+      index,
+      batch.sources.map((source) => ({ kind, source, failure: 'aborted', reason: `not sent: ${result.aborted ?? 'the run stopped'}`, status: null })),
+    )
+  }
+
+  /** The result of a run of `batches` batches. */
+  finish(batches: number): RunResult {
+    const result = this.result
+    result.failures = [...this.failuresByBatch.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, f]) => f)
+    result.objectsAccepted = this.objectsAccepted
+    result.batches = batches
+    return result
+  }
+}
+
+/**
+ * Sends `plan` with `client`, reading its batches as it goes (at most WINDOW ahead of the oldest
+ * unanswered one).
+ * @returns what was accepted and what failed; never throws for a failed item or request.
+ */
+export async function runPlan(plan: RunnablePlan, client: OcelogClient, options: RunOptions = {}): Promise<RunResult> {
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_IMPORT_CONCURRENCY)
+  const window = new BatchWindow(plan.batches)
+  const answers = new Answers()
+  const result = answers.result
   let done = 0
   const progress = (): ImportProgress => ({
     batchesDone: done,
-    batches: read,
+    batches: window.read,
     eventsSent: result.events.accepted,
     eventsTotal: plan.events,
     upsertsSent: result.upserts.accepted,
@@ -161,20 +296,15 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
     failed: result.events.failed + result.upserts.failed,
   })
 
-  const upsertFailed = (batch: PlannedUpserts, i: number) => {
-    const item = batch.items[i]
-    if (item !== undefined && batch.firsts[i] === true) failedSoFar.add(`${item.type}\u0000${item.id}`)
-  }
-
   await new Promise<void>((resolve) => {
     let inFlight = 0
     const pump = () => {
       if (options.signal?.aborted === true) result.aborted ??= 'aborted by the caller'
-      if (result.aborted === null) pull()
-      while (result.aborted === null && inFlight < concurrency && ready.length > 0) {
-        const index = ready.shift()
-        const batch = index === undefined ? undefined : window.get(index)?.batch
-        if (index === undefined || batch === undefined) break
+      if (result.aborted === null) window.pull()
+      while (result.aborted === null && inFlight < concurrency && window.hasReady()) {
+        const next = window.take()
+        if (next === undefined) break
+        const { index, batch } = next
         inFlight += 1
         void sendBatch(client, batch, options.signal).then(
           (r) => finish(index, batch, r),
@@ -183,62 +313,14 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
       }
       if (inFlight > 0) return
       // Nothing in flight: done, stopped, or waiting for the plan (asked again after the event loop's next turn, when planning has gone on).
-      if (exhausted || result.aborted !== null) resolve()
+      if (window.exhausted || result.aborted !== null) resolve()
       else setImmediate(pump)
     }
     const finish = (index: number, batch: PlannedBatch, r: BulkResult<unknown, unknown> | null, error?: unknown) => {
       inFlight -= 1
       done += 1
-      const kind = batch.kind === 'events' ? 'event' : 'object'
-      const counts = batch.kind === 'events' ? result.events : result.upserts
-      if (r === null) {
-        // The client reports item failures in its result; an exception here is a bug, reported as one.
-        const reason = `client error: ${error instanceof Error ? error.message : String(error)}`
-        counts.failed += batch.items.length
-        failuresByBatch.set(
-          index,
-          batch.sources.map((source) => ({ kind, source, failure: 'protocol', reason, status: null })),
-        )
-        if (batch.kind === 'objects') {
-          for (let i = 0; i < batch.items.length; i++) upsertFailed(batch, i)
-        }
-      } else {
-        counts.accepted += r.accepted.length
-        counts.alreadyRecorded += r.duplicates
-        counts.failed += r.failures.length
-        result.requests += r.requests
-        if (r.failures.length > 0) {
-          failuresByBatch.set(
-            index,
-            r.failures.map((f) => ({
-              kind,
-              source: batch.sources[f.index] ?? `#${String(f.index)}`,
-              failure: f.kind,
-              reason: f.reason,
-              status: f.status,
-            })),
-          )
-        }
-        if (r.aborted !== null) result.aborted ??= r.aborted
-        if (batch.kind === 'objects') {
-          for (const f of r.failures) upsertFailed(batch, f.index)
-          for (const a of r.accepted) {
-            const item = batch.items[a.index]
-            if (item === undefined) continue
-            const key = `${item.type}\u0000${item.id}`
-            if (batch.firsts[a.index] === true || failedSoFar.delete(key)) objectsAccepted += 1
-            result.relationshipsAccepted += item.relationships?.length ?? 0
-          }
-        }
-      }
-      const entry = window.get(index)
-      window.delete(index)
-      for (const d of entry?.dependents ?? []) {
-        const dependent = window.get(d)
-        if (dependent === undefined) continue
-        dependent.waitingOn -= 1
-        if (dependent.waitingOn === 0) insertSorted(ready, d)
-      }
+      answers.record(index, batch, r, error)
+      window.answered(index)
       options.onProgress?.(progress())
       pump()
     }
@@ -246,27 +328,6 @@ export async function runPlan(plan: RunnablePlan, client: OcelogClient, options:
   })
 
   // What was read but not sent, then what was never read, is reported as not sent.
-  const notSent = (index: number, batch: PlannedBatch) => {
-    const kind = batch.kind === 'events' ? 'event' : 'object'
-    const counts = batch.kind === 'events' ? result.events : result.upserts
-    counts.failed += batch.items.length
-    failuresByBatch.set(
-      index,
-      batch.sources.map((source) => ({ kind, source, failure: 'aborted', reason: `not sent: ${result.aborted ?? 'the run stopped'}`, status: null })),
-    )
-  }
-  for (const [index, { batch }] of window) notSent(index, batch)
-  let completed = false
-  for (let next = source.next(); next.done !== true; next = source.next()) {
-    if (next.value !== null) notSent(read++, next.value)
-    else if (completed || plan.complete === undefined) break
-    else {
-      plan.complete()
-      completed = true
-    }
-  }
-  result.failures = [...failuresByBatch.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, f]) => f)
-  result.objectsAccepted = objectsAccepted
-  result.batches = read
-  return result
+  for (const [index, batch] of window.unsent(plan)) answers.notSent(index, batch)
+  return answers.finish(window.read)
 }

@@ -1,6 +1,6 @@
 /**
  * The import plan of a staged log (stage.ts): the same actions, keys, order and batches as
- * planImport (plan.ts) gives for the log in memory, built from the staging file a page at a time.
+ * planImport (memory-plan.ts) gives for the log in memory, built from the staging file a page at a time.
  * 1. The first type of each object id is read into memory (E2O and O2O resolve to it), with a number
  *    per object (ObjectNumbers, what the actions name objects by): memory grows with the log's
  *    distinct objects (about 100 bytes each, while planning), not with its events or its file size.
@@ -29,7 +29,9 @@
 import type { Statement } from 'better-sqlite3'
 import { LIMITS } from '../../core/limits.js'
 import { typeEvent, typeObject, valueTyper, type ValueTyper } from './model.js'
-import { ActionPlanner, Cutter, ObjectNumbers, UNDEFINED_OBJECT_TYPE, type Action, type ImportPlan, type PlannedBatch, type PlanOptions } from './plan.js'
+import { ActionPlanner, ObjectNumbers, type Action } from './action-planner.js'
+import { Cutter } from './cutter.js'
+import { UNDEFINED_OBJECT_TYPE, type ImportPlan, type PlannedBatch, type PlanOptions } from './plan.js'
 import type { Staging } from './stage.js'
 
 /** Rows read per page. */
