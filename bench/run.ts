@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 5): measures ingest, projection and rebuild of the built service on the
+ * `npm run bench` (docs/performance.md#method): measures ingest, projection and rebuild of the built service on the
  * embedded default against raw baselines measured in the same run, and prints one table with
  * every ratio and the targets (also saved as JSON as bench/results/<date>-<commit>.json; docs/performance.md).
  *

@@ -32,8 +32,8 @@ function age(path: string, ms: number): void {
 
 /** A checkout whose inputs are a minute old, built by `begin`, the build's output, then `end`. */
 function built(): void {
-  for (const p of ['src/a.ts', 'ui/index.html', 'clients/typescript/src/index.ts', 'tsconfig.json', 'package.json']) write(p)
-  for (const p of ['src/a.ts', 'src', 'ui/index.html', 'ui', 'clients/typescript/src/index.ts', 'clients/typescript/src', 'tsconfig.json', 'package.json'])
+  for (const p of ['src/app/config.ts', 'ui/index.html', 'clients/typescript/src/index.ts', 'tsconfig.json', 'package.json']) write(p)
+  for (const p of ['src/app/config.ts', 'src', 'ui/index.html', 'ui', 'clients/typescript/src/index.ts', 'clients/typescript/src', 'tsconfig.json', 'package.json'])
     age(p, -60_000)
   expect(stamp('begin').code).toBe(0)
   write('dist/src/cli/main.js')
@@ -52,7 +52,7 @@ describe('build-stamp check', () => {
   })
 
   it('finds it stale when never built, naming why', () => {
-    write('src/a.ts')
+    write('src/app/config.ts')
     expect(stamp('check')).toEqual({ code: 1, stderr: 'build: dist/ has no stamp of a finished build; building\n' })
   })
 
@@ -64,8 +64,8 @@ describe('build-stamp check', () => {
 
   it('finds it stale when a source file changed after the build began, naming the file', () => {
     built()
-    age('src/a.ts', 1_000)
-    expect(stamp('check')).toEqual({ code: 1, stderr: 'build: src/a.ts changed after the last build; building\n' })
+    age('src/app/config.ts', 1_000)
+    expect(stamp('check')).toEqual({ code: 1, stderr: 'build: src/app/config.ts changed after the last build; building\n' })
   })
 
   it('finds it stale when a file is added to an input folder (its folder changes)', () => {
@@ -89,7 +89,7 @@ describe('build-stamp check', () => {
 
   it('ignores what is not an input (tests, data, docs)', () => {
     built()
-    write('test/x.test.ts')
+    write('test/unit/config.test.ts')
     write('data/ocelog.db')
     write('README.md')
     expect(stamp('check').code).toBe(0)

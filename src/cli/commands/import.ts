@@ -44,7 +44,7 @@ function concurrencyOf(raw: string): number {
   return n
 }
 
-/** The type for objects the log never defines: an object type name of the API (1 to 100 characters, § Limits). */
+/** The type for objects the log never defines: an object type name of the API (1 to 100 characters, docs/api.md#limits). */
 function unknownTypeOf(raw: string): string {
   const length = [...raw].length
   if (length < 1 || length > LIMITS.objectTypeMax) {

@@ -134,8 +134,8 @@ function isoOf(ms: number): string {
 /**
  * Upserts of one object: one per distinct time, its values merged in file order, each with its
  * `timestamp`; an object without attributes gets one upsert without values. Its O2O relationships
- * (`relationships`, already resolved) ride on its first upsert, 100 at most per upsert (§ Limits
- * of the extension); the rest follow in extra upserts at the same time.
+ * (`relationships`, already resolved) ride on its first upsert, 100 at most per upsert (docs/api.md#limits,
+ * O2O relationships); the rest follow in extra upserts at the same time.
  */
 function upsertsOf(o: OcelObject, key: number, relationships: RelationshipInput[], seq: () => number, skipped: Record<string, Tally>): UpsertAction[] {
   const actions = attributeUpserts(o, key, seq, skipped)

@@ -1,6 +1,6 @@
 /**
  * The import plan's shape: an OcelLog → the ordered batches of API calls that load it into a dataset
- * (`ocelog import`, issue "Real data through the front door"). It is made in two steps, one per file:
+ * (`ocelog import`, docs/import.md). It is made in two steps, one per file:
  * - action-planner.ts maps the log to actions, one per item of POST /v1/event/batch or POST
  *   /v1/object/batch, with their idempotency keys; what cannot be sent is counted in `skipped`;
  * - cutter.ts cuts the actions, in sending order, into batches of at most 100 of one kind, each
@@ -49,9 +49,9 @@ export interface ImportPlan {
 export const UNDEFINED_OBJECT_TYPE = 'ocelog:undefined'
 
 export interface PlanOptions {
-  /** Items per batch (default and maximum 100, § Limits). */
+  /** Items per batch (default and maximum 100, docs/api.md#limits). */
   batchSize?: number
-  /** Type of the objects the log references but never defines (default UNDEFINED_OBJECT_TYPE; 1 to 100 characters, § Limits). */
+  /** Type of the objects the log references but never defines (default UNDEFINED_OBJECT_TYPE; 1 to 100 characters, docs/api.md#limits). */
   unknownObjectType?: string
   /** Put into every idempotency key after `ocel:` (default ''): `--key-prefix`, for two logs that reuse event ids in one dataset. */
   keyPrefix?: string
