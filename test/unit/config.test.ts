@@ -39,6 +39,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ POSTGRES_URL: 'postgres://db/o', EVENTSTORE_URL: 'esdb://es:2113', MONGODB_URL: 'mongodb://m' })).toThrow(
       /POSTGRES_URL goes alone/,
     )
+    // An empty variable counts as unset (docker-compose.yml's postgres profile empties the other engines').
+    expect(loadConfig({ POSTGRES_URL: 'postgres://db/o', EVENTSTORE_URL: '', MONGODB_URL: '', REDIS_URL: '' })).toMatchObject({
+      postgresUrl: 'postgres://db/o',
+      eventstoreUrl: null,
+      redisUrl: null,
+    })
     expect(() => loadConfig({ POSTGRES_URL: 'postgres://db/o', OCELOG_POSTGRES_POOL_SIZE: '0' })).toThrow(
       /OCELOG_POSTGRES_POOL_SIZE=0: must be a whole number from 1 to 1000/,
     )

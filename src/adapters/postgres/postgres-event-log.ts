@@ -72,6 +72,132 @@ type Plan = { kind: 'append' } | { kind: 'stored'; row: RecordRow } | { kind: 'e
 /** How often a group is tried again after a deadlock or serialization failure before its callers get a 503. */
 const RETRIES = 3
 
+/** One record of a group commit: the index of its append in the group, its dataset, the record and its encoded data. */
+interface GroupRecord {
+  p: number
+  datasetId: string
+  record: NewRecord
+  data: string
+}
+
+const keyOf = (datasetId: string, key: string) => `${datasetId}\u0000${key}`
+
+/**
+ * Step 1: claims the group's idempotency keys, the first record of the group with a key claiming
+ * it; a key found taken is read back from `records`.
+ * @returns what to do with each record of the group.
+ */
+async function claimKeys(client: pg.PoolClient, flat: readonly GroupRecord[]): Promise<Plan[]> {
+  const plans: Plan[] = flat.map(() => ({ kind: 'append' }))
+  const firstWithKey = new Map<string, number>()
+  flat.forEach((f, i) => {
+    const key = f.record.idempotency?.key
+    if (key === undefined) return
+    const k = keyOf(f.datasetId, key)
+    const earlier = firstWithKey.get(k)
+    if (earlier === undefined) firstWithKey.set(k, i)
+    else plans[i] = { kind: 'earlier', index: earlier }
+  })
+  if (firstWithKey.size === 0) return plans
+  const keyed = [...firstWithKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const columns = (entries: readonly [string, number][]) => [
+    entries.map(([, i]) => flat[i]?.datasetId ?? ''),
+    entries.map(([, i]) => flat[i]?.record.idempotency?.key ?? ''),
+  ]
+  const claimed = await client.query<{ dataset_id: string; key: string }>(
+    `INSERT INTO ocelog.idempotency_keys (dataset_id, key)
+     SELECT d, k FROM unnest($1::text[], $2::text[]) AS u(d, k) ORDER BY d, k
+     ON CONFLICT DO NOTHING RETURNING dataset_id, key`,
+    columns(keyed),
+  )
+  const won = new Set(claimed.rows.map((r) => keyOf(r.dataset_id, r.key)))
+  const lost = keyed.filter(([k]) => !won.has(k))
+  if (lost.length === 0) return plans
+  const stored = await client.query<RecordRow & { dataset_id: string }>(
+    `SELECT ${COLUMNS}, dataset_id FROM ocelog.records
+     WHERE (dataset_id, idempotency_key) IN (SELECT d, k FROM unnest($1::text[], $2::text[]) AS u(d, k))`,
+    columns(lost),
+  )
+  const byKey = new Map(stored.rows.map((row) => [keyOf(row.dataset_id, row.idempotency_key ?? ''), row]))
+  for (const [k, i] of lost) {
+    const row = byKey.get(k)
+    // Claimed, yet no record holds it: a claim commits only with its records, so the engine contradicts itself.
+    if (row === undefined) throw new Error(`idempotency key of record ${String(i)} is claimed, and no record holds it`)
+    plans[i] = { kind: 'stored', row }
+  }
+  return plans
+}
+
+/**
+ * Step 2: claims the object ids the appended records name, each id for the first append of the
+ * group that names it. @returns per append of the group, the ids it claimed first.
+ */
+async function claimObjects(
+  client: pg.PoolClient,
+  group: readonly PendingAppend[],
+  flat: readonly GroupRecord[],
+  appendedIdx: readonly number[],
+): Promise<Set<string>[]> {
+  const claimer = new Map<string, { datasetId: string; p: number }>()
+  group.forEach((p, pi) => {
+    const mine = appendedIdx.flatMap((i) => (flat[i]?.p === pi ? [flat[i].record] : []))
+    const ids = mine.length === p.records.length ? p.claims : claimsOfAppended(p.claims, mine)
+    for (const id of ids) if (!claimer.has(id)) claimer.set(id, { datasetId: p.datasetId, p: pi })
+  })
+  const claimedBy: Set<string>[] = group.map(() => new Set())
+  if (claimer.size === 0) return claimedBy
+  const ids = [...claimer.keys()].sort()
+  const got = await client.query<{ object_id: string }>(
+    `INSERT INTO ocelog.object_claims (object_id, dataset_id)
+     SELECT o, d FROM unnest($1::text[], $2::text[]) AS u(o, d) ORDER BY o
+     ON CONFLICT DO NOTHING RETURNING object_id`,
+    [ids, ids.map((id) => claimer.get(id)?.datasetId ?? '')],
+  )
+  for (const { object_id } of got.rows) {
+    const c = claimer.get(object_id)
+    if (c !== undefined) claimedBy[c.p]?.add(object_id)
+  }
+  return claimedBy
+}
+
+/**
+ * Steps 3 and 4: takes the head, last, and inserts the appended records at the positions it gives.
+ * @returns the position of each appended record, by its index in the group.
+ */
+async function insertRecords(
+  client: pg.PoolClient,
+  flat: readonly GroupRecord[],
+  appendedIdx: readonly number[],
+  appendedAt: string,
+): Promise<Map<number, number>> {
+  const positions = new Map<number, number>()
+  if (appendedIdx.length === 0) return positions
+  const head = await client.query<{ position: string }>('UPDATE ocelog.log_head SET position = position + $1 RETURNING position', [appendedIdx.length])
+  const last = Number(head.rows[0]?.position)
+  const first = last - appendedIdx.length + 1
+  appendedIdx.forEach((i, n) => {
+    positions.set(i, first + n)
+  })
+  const rows = appendedIdx.map((i) => flat[i])
+  await client.query(
+    `INSERT INTO ocelog.records (position, stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint)
+     SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[])`,
+    [
+      appendedIdx.map((i) => positions.get(i)),
+      rows.map((f) => streamName(f?.datasetId ?? '')),
+      rows.map((f) => f?.datasetId),
+      rows.map((f) => f?.record.type),
+      rows.map((f) => f?.record.version),
+      rows.map((f) => f?.data),
+      rows.map(() => appendedAt),
+      rows.map((f) => f?.record.idempotency?.key ?? null),
+      rows.map((f) => f?.record.idempotency?.fingerprint ?? null),
+    ],
+  )
+  await client.query("SELECT pg_notify('ocelog_log', $1)", [String(last)])
+  return positions
+}
+
 export class PostgresEventLog implements EventLog {
   private readonly pending: PendingAppend[] = []
   private writing = false
@@ -183,112 +309,12 @@ export class PostgresEventLog implements EventLog {
 
   /** The four steps of the module comment, inside the caller's transaction. */
   private async writeIn(client: pg.PoolClient, group: readonly PendingAppend[]): Promise<AppendResult[]> {
-    const flat: { p: number; r: number; datasetId: string; record: NewRecord; data: string }[] = []
-    group.forEach((p, pi) => {
-      p.records.forEach((record, ri) => {
-        flat.push({ p: pi, r: ri, datasetId: p.datasetId, record, data: p.encoded[ri] ?? '' })
-      })
-    })
-
-    // 1. Idempotency keys: the first record of the group with a key claims it.
-    const plans: Plan[] = flat.map(() => ({ kind: 'append' }))
-    const firstWithKey = new Map<string, number>()
-    flat.forEach((f, i) => {
-      const key = f.record.idempotency?.key
-      if (key === undefined) return
-      const k = `${f.datasetId}\u0000${key}`
-      const earlier = firstWithKey.get(k)
-      if (earlier === undefined) firstWithKey.set(k, i)
-      else plans[i] = { kind: 'earlier', index: earlier }
-    })
-    if (firstWithKey.size > 0) {
-      const keyed = [...firstWithKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      const ds = keyed.map(([, i]) => flat[i]?.datasetId ?? '')
-      const ks = keyed.map(([, i]) => flat[i]?.record.idempotency?.key ?? '')
-      const claimed = await client.query<{ dataset_id: string; key: string }>(
-        `INSERT INTO ocelog.idempotency_keys (dataset_id, key)
-         SELECT d, k FROM unnest($1::text[], $2::text[]) AS u(d, k) ORDER BY d, k
-         ON CONFLICT DO NOTHING RETURNING dataset_id, key`,
-        [ds, ks],
-      )
-      const won = new Set(claimed.rows.map((r) => `${r.dataset_id}\u0000${r.key}`))
-      const lost = keyed.filter(([k]) => !won.has(k))
-      if (lost.length > 0) {
-        const stored = await client.query<RecordRow & { dataset_id: string }>(
-          `SELECT ${COLUMNS}, dataset_id FROM ocelog.records
-           WHERE (dataset_id, idempotency_key) IN (SELECT d, k FROM unnest($1::text[], $2::text[]) AS u(d, k))`,
-          [lost.map(([, i]) => flat[i]?.datasetId ?? ''), lost.map(([, i]) => flat[i]?.record.idempotency?.key ?? '')],
-        )
-        const byKey = new Map(stored.rows.map((row) => [`${row.dataset_id}\u0000${row.idempotency_key ?? ''}`, row]))
-        for (const [k, i] of lost) {
-          const row = byKey.get(k)
-          // Claimed, yet no record holds it: the claim's append was rolled back after the claim
-          // committed, which one transaction cannot do; the engine contradicts itself.
-          if (row === undefined) throw new Error(`idempotency key of record ${String(i)} is claimed, and no record holds it`)
-          plans[i] = { kind: 'stored', row }
-        }
-      }
-    }
-
-    // Which records are appended, and the later records of the group that repeat an appended key.
-    const appendedIdx: number[] = []
-    plans.forEach((plan, i) => {
-      if (plan.kind === 'append') appendedIdx.push(i)
-    })
-
-    // 2. Object claims of the appended records, each id to the first append of the group that names it.
-    const claimsPer = group.map((p, pi) => {
-      const mine = appendedIdx.filter((i) => flat[i]?.p === pi).map((i) => flat[i]?.record as NewRecord)
-      return mine.length === p.records.length ? p.claims : claimsOfAppended(p.claims, mine)
-    })
-    const claimer = new Map<string, { datasetId: string; p: number }>()
-    claimsPer.forEach((ids, pi) => {
-      for (const id of ids) if (!claimer.has(id)) claimer.set(id, { datasetId: group[pi]?.datasetId ?? '', p: pi })
-    })
-    const claimedBy: Set<string>[] = group.map(() => new Set())
-    if (claimer.size > 0) {
-      const ids = [...claimer.keys()].sort()
-      const got = await client.query<{ object_id: string }>(
-        `INSERT INTO ocelog.object_claims (object_id, dataset_id)
-         SELECT o, d FROM unnest($1::text[], $2::text[]) AS u(o, d) ORDER BY o
-         ON CONFLICT DO NOTHING RETURNING object_id`,
-        [ids, ids.map((id) => claimer.get(id)?.datasetId ?? '')],
-      )
-      for (const { object_id } of got.rows) {
-        const c = claimer.get(object_id)
-        if (c !== undefined) claimedBy[c.p]?.add(object_id)
-      }
-    }
-
-    // 3. The head, last; 4. the records.
-    const positions = new Map<number, number>()
+    const flat: GroupRecord[] = group.flatMap((p, pi) => p.records.map((record, ri) => ({ p: pi, datasetId: p.datasetId, record, data: p.encoded[ri] ?? '' })))
+    const plans = await claimKeys(client, flat)
+    const appendedIdx = plans.flatMap((plan, i) => (plan.kind === 'append' ? [i] : []))
+    const claimedBy = await claimObjects(client, group, flat, appendedIdx)
     const appendedAt = isoNow()
-    if (appendedIdx.length > 0) {
-      const head = await client.query<{ position: string }>('UPDATE ocelog.log_head SET position = position + $1 RETURNING position', [appendedIdx.length])
-      const last = Number(head.rows[0]?.position)
-      const first = last - appendedIdx.length + 1
-      appendedIdx.forEach((i, n) => {
-        positions.set(i, first + n)
-      })
-      const rows = appendedIdx.map((i) => flat[i])
-      await client.query(
-        `INSERT INTO ocelog.records (position, stream, dataset_id, type, version, data, appended_at, idempotency_key, fingerprint)
-         SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[])`,
-        [
-          appendedIdx.map((i) => positions.get(i)),
-          rows.map((f) => streamName(f?.datasetId ?? '')),
-          rows.map((f) => f?.datasetId),
-          rows.map((f) => f?.record.type),
-          rows.map((f) => f?.record.version),
-          rows.map((f) => f?.data),
-          rows.map(() => appendedAt),
-          rows.map((f) => f?.record.idempotency?.key ?? null),
-          rows.map((f) => f?.record.idempotency?.fingerprint ?? null),
-        ],
-      )
-      await client.query("SELECT pg_notify('ocelog_log', $1)", [String(last)])
-    }
-
+    const positions = await insertRecords(client, flat, appendedIdx, appendedAt)
     // The answers, per append, in the order given.
     const results: AppendResult[] = group.map((_, pi) => ({ positions: [], outcomes: [], claimed: claimedBy[pi] ?? new Set() }))
     flat.forEach((f, i) => {
@@ -306,7 +332,7 @@ export class PostgresEventLog implements EventLog {
     record: NewRecord,
     plans: readonly Plan[],
     i: number,
-    flat: readonly { datasetId: string; record: NewRecord; data: string }[],
+    flat: readonly GroupRecord[],
     positions: ReadonlyMap<number, number>,
     appendedAt: string,
   ): AppendOutcome {
