@@ -60,7 +60,7 @@ export interface ReadTool {
 interface ToolDefinition<A, B extends Budgeted> extends Omit<ReadTool, 'run'> {
   call(reader: ProcessReads, datasetId: string, args: A): Promise<B>
   /** How the answer to `args` is cut to its byte budget (answer-budget.ts). */
-  fit(args: A): Fit<B>
+  cutToFit(args: A): Fit<B>
   /** How to narrow the question when it was cut, e.g. "object_types, max_edges or a shorter from/to window". */
   narrow: string
   render(body: B): string
@@ -68,14 +68,14 @@ interface ToolDefinition<A, B extends Budgeted> extends Omit<ReadTool, 'run'> {
 
 /** A tool whose arguments are `A` (the Static of its input schema; `run` is only given checked arguments). */
 function tool<A extends { max_bytes?: number }, B extends Budgeted>(d: ToolDefinition<A, B>): ReadTool {
-  const { call, render, fit, narrow, ...described } = d
+  const { call, render, cutToFit, narrow, ...described } = d
   return {
     ...described,
     async run(reader, datasetId, args) {
       const a = args as A
       const body = await call(reader, datasetId, a)
       const maxBytes = a.max_bytes ?? ANSWER_BYTES_DEFAULT
-      const cut = withBudget(body, maxBytes, fit(a))
+      const cut = withBudget(body, maxBytes, cutToFit(a))
       const note = cut
         ? `The answer was cut to fit ${String(maxBytes)} bytes (truncated: true; about ${String(body.approx_tokens ?? 0)} tokens): ` +
           `narrow it with ${narrow}, or raise max_bytes (up to ${String(ANSWER_BYTES_MAX)}).`
@@ -162,7 +162,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: NoArgs,
     outputSchema: SummaryResponse,
     call: (reader, datasetId) => reader.summary(datasetId),
-    fit: () => FIT.summary,
+    cutToFit: () => FIT.summary,
     narrow: 'nothing',
     render: (b) =>
       `Dataset ${b.dataset_id} (as of log position ${String(b.as_of)}): ${String(b.events)} events, ${String(b.objects)} objects, ` +
@@ -182,7 +182,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
       const { items, ...page } = pageOf(event_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
       return { ...body, event_types: items, ...page }
     },
-    fit: (a) => FIT.types(startOf(a)),
+    cutToFit: (a) => FIT.types(startOf(a)),
     narrow: 'a lower limit (the cursor continues after the last type kept)',
     render: (b) => typeList('event types', b.event_types, b),
   }),
@@ -199,7 +199,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
       const { items, ...page } = pageOf(object_types, a.limit ?? MCP_LIMIT_DEFAULT, a.cursor)
       return { ...body, object_types: items, ...page }
     },
-    fit: (a) => FIT.types(startOf(a)),
+    cutToFit: (a) => FIT.types(startOf(a)),
     narrow: 'a lower limit (the cursor continues after the last type kept)',
     render: (b) => typeList('object types', b.object_types, b),
   }),
@@ -214,7 +214,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: GetObjectArgs,
     outputSchema: ObjectResponse,
     call: (reader, datasetId, a) => reader.object(datasetId, a.type, a.id),
-    fit: () => FIT.object,
+    cutToFit: () => FIT.object,
     narrow: 'find_events {object_type, object_id, limit} to page its trace',
     render: (b) => {
       const trace = b.trace.map((e) => `${e.timestamp} ${e.event_type}`).slice(0, 20)
@@ -235,7 +235,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: FindEventsArgs,
     outputSchema: EventsResponse,
     call: (reader, datasetId, a) => reader.events(datasetId, { ...a, limit: a.limit ?? MCP_LIMIT_DEFAULT }),
-    fit: () => FIT.events,
+    cutToFit: () => FIT.events,
     narrow: 'a lower limit, event_type, object_type or a shorter from/to window (the cursor continues after the last event kept)',
     render: (b) => {
       const lines = b.events.slice(0, 20).map((e) => `${e.timestamp} ${e.event_type} [${e.objects.map((o) => `${o.type} ${o.id}`).join(', ')}]`)
@@ -260,7 +260,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     call: (reader, datasetId, a) =>
       reader.processMap(datasetId, { object_type: a.object_types, from: a.from, to: a.to, max_edges: a.max_edges }, { objectType: 'object_types' }),
     // Past the budget each type keeps its most frequent edges (edges_left_out says how many went).
-    fit: () => FIT.processMap,
+    cutToFit: () => FIT.processMap,
     narrow: 'object_types, a lower max_edges or a shorter from/to window',
     render: (b) => {
       if (b.object_types.length === 0) return 'No events in this window.'
@@ -294,7 +294,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     outputSchema: PerformanceResponse,
     call: (reader, datasetId, a) =>
       reader.performance(datasetId, { object_type: a.object_types, from: a.from, to: a.to, slowest: a.slowest }, { objectType: 'object_types' }),
-    fit: () => FIT.performance,
+    cutToFit: () => FIT.performance,
     narrow: 'object_types, a shorter from/to window or a lower slowest',
     render: (b) => {
       if (b.activities.length === 0) return 'No events in this window.'
@@ -320,7 +320,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: VariantsArgs,
     outputSchema: VariantsResponse,
     call: (reader, datasetId, a) => reader.variants(datasetId, a, MCP_LIMIT_DEFAULT),
-    fit: () => FIT.variants,
+    cutToFit: () => FIT.variants,
     narrow: 'a lower limit or a shorter from/to window (the cursor continues after the last variant kept)',
     render: (b) => {
       const lines = b.variants
@@ -343,7 +343,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: TypeRelationsArgs,
     outputSchema: TypeRelationsResponse,
     call: (reader, datasetId, a) => reader.typeRelations(datasetId, a),
-    fit: () => FIT.typeRelations,
+    cutToFit: () => FIT.typeRelations,
     narrow: 'a shorter from/to window',
     render: (b) => {
       const lines = b.activity_object_types
@@ -371,7 +371,7 @@ export const READ_TOOLS: readonly ReadTool[] = [
     inputSchema: CompareArgs,
     outputSchema: CompareResponse,
     call: (reader, datasetId, a) => reader.compare(datasetId, { ...a, object_type: a.object_types }, { objectType: 'object_types' }),
-    fit: () => FIT.compare,
+    cutToFit: () => FIT.compare,
     narrow: 'object_types, a lower max_edges or shorter windows',
     render: (b) => {
       const lines = b.highlights.map((h) => `- ${h.what}: ${String(h.a)} → ${String(h.b)} (${h.relative > 0 ? '+' : ''}${(h.relative * 100).toFixed(0)}%)`)

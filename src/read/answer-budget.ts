@@ -82,12 +82,12 @@ export function cutList<T>(body: object, list: T[], maxBytes: number, mark: () =
 }
 
 /**
- * Cuts `body` to its budget with `fit`, then sets `truncated` (a page that continues stays
+ * Cuts `body` to its budget with `cutToFit`, then sets `truncated` (a page that continues stays
  * truncated) and `approx_tokens`.
- * @returns whether `fit` cut anything.
+ * @returns whether `cutToFit` cut anything.
  */
-export function withBudget<B extends Budgeted>(body: B, maxBytes: number, fit: Fit<B>): boolean {
-  const cut = fit(body, maxBytes - RESERVE_BYTES)
+export function withBudget<B extends Budgeted>(body: B, maxBytes: number, cutToFit: Fit<B>): boolean {
+  const cut = cutToFit(body, maxBytes - RESERVE_BYTES)
   body.truncated = cut || body.truncated === true
   // Counted with its own digits: a second pass settles it (a third only at a power of ten).
   body.approx_tokens = 0
