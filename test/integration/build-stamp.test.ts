@@ -33,7 +33,16 @@ function age(path: string, ms: number): void {
 /** A checkout whose inputs are a minute old, built by `begin`, the build's output, then `end`. */
 function built(): void {
   for (const p of ['src/app/config.ts', 'ui/index.html', 'clients/typescript/src/index.ts', 'tsconfig.json', 'package.json']) write(p)
-  for (const p of ['src/app/config.ts', 'src', 'ui/index.html', 'ui', 'clients/typescript/src/index.ts', 'clients/typescript/src', 'tsconfig.json', 'package.json'])
+  for (const p of [
+    'src/app/config.ts',
+    'src',
+    'ui/index.html',
+    'ui',
+    'clients/typescript/src/index.ts',
+    'clients/typescript/src',
+    'tsconfig.json',
+    'package.json',
+  ])
     age(p, -60_000)
   expect(stamp('begin').code).toBe(0)
   write('dist/src/cli/main.js')
