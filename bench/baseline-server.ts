@@ -22,6 +22,7 @@ import {
   ObjectUpsertResponse,
   Problem,
 } from '../src/schemas/api.js'
+import { messageOf } from '../src/core/errors.js'
 
 /** As in the service: Fastify parses JSON, the handler validates item by item. */
 const parseOnly = () => (data: unknown) => ({ value: data })
@@ -134,6 +135,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`baseline server: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.stderr.write(`baseline server: ${messageOf(error)}\n`)
   process.exit(1)
 })

@@ -9,6 +9,7 @@ import autocannon from 'autocannon'
 import { bodySource, knownObjectBodies, SCENARIO_SHAPES } from './bodies.js'
 import type { FromWorker, LoadJob, LoadResult, ToWorker } from './load-protocol.js'
 import { pacedLoad } from './paced-load.js'
+import { messageOf } from '../src/core/errors.js'
 
 function send(message: FromWorker): void {
   process.send?.(message)
@@ -110,7 +111,7 @@ process.on('message', (message: ToWorker) => {
   }
   run(message.id, message.job).then(
     (result) => send({ type: 'result', id: message.id, result }),
-    (error: unknown) => send({ type: 'error', id: message.id, message: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) => send({ type: 'error', id: message.id, message: messageOf(error) }),
   )
 })
 send({ type: 'ready' })

@@ -19,6 +19,7 @@ import { planStaged } from '../src/ocel/import/staged-plan.js'
 import { parseTimeZone } from '../src/ocel/import/time.js'
 import { exitWhenStdoutCloses } from '../src/cli/stdout.js'
 import { planShape, type PlanShape } from './plan-batches.js'
+import { messageOf } from '../src/core/errors.js'
 
 /** The phases' times (s) and the plan's shape. */
 export interface PlanShapeReport extends PlanShape {
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   exitWhenStdoutCloses()
   main().catch((error: unknown) => {
-    process.stderr.write(`plan-shape: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.stderr.write(`plan-shape: ${messageOf(error)}\n`)
     process.exitCode = 1
   })
 }

@@ -22,6 +22,7 @@ import type { LoadJob, LoadResult } from './load-protocol.js'
 import { startPostgresServer } from './postgres-server.js'
 import { CLI, createKey, ROOT, type Running, rssOf, startService, stopProcess } from './processes.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+import { messageOf } from '../src/core/errors.js'
 
 interface Options {
   duration: number
@@ -228,6 +229,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`bench:postgres: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.stderr.write(`bench:postgres: ${messageOf(error)}\n`)
   process.exit(1)
 })

@@ -12,6 +12,7 @@ import { Projector } from '../src/projector/runner.js'
 import { createLogger } from '../src/app/logger.js'
 import { openBackends } from '../src/app/composition.js'
 import { loadConfig } from '../src/app/config.js'
+import { messageOf } from '../src/core/errors.js'
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(`bench projector: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.stderr.write(`bench projector: ${messageOf(error)}\n`)
     process.exit(1)
   },
 )

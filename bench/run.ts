@@ -40,6 +40,7 @@ import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
+import { messageOf } from '../src/core/errors.js'
 
 /**
  * The scenarios `--scenarios` selects: the load scenarios of bench/bodies.ts, and `freshness`, a paced
@@ -822,6 +823,6 @@ function resultFile(dir: string, date: string, commit: string): string {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.stderr.write(`bench: ${messageOf(error)}\n`)
   process.exit(1)
 })

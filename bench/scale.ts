@@ -31,6 +31,7 @@ import { generatedWindow, generateItems, type GenerateOptions } from './generate
 import { type LoadResult, loadGenerated } from './load-generated.js'
 import { CLI, embeddedEnv, exitedChildrenCpuSeconds, ROOT } from './processes.js'
 import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+import { messageOf } from '../src/core/errors.js'
 
 interface Options {
   events: number
@@ -398,6 +399,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`bench:scale: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.stderr.write(`bench:scale: ${messageOf(error)}\n`)
   process.exit(1)
 })

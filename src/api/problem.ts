@@ -4,7 +4,7 @@
  * (src/core/errors.ts) to an answer.
  */
 import type { FastifyReply } from 'fastify'
-import { isOcelogError, type OcelogError, unreachable } from '../core/errors.js'
+import { messageOf, isOcelogError, type OcelogError, unreachable } from '../core/errors.js'
 import type { Problem } from '../schemas/api.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
@@ -94,7 +94,7 @@ export function problemForOcelogError(error: OcelogError): ErrorAnswer {
 export function problemForError(error: unknown): ErrorAnswer {
   if (isOcelogError(error)) return problemForOcelogError(error)
   const status = (error as { statusCode?: unknown } | null)?.statusCode
-  if (typeof status === 'number' && status >= 400 && status < 500) return { body: problem(status, error instanceof Error ? error.message : String(error)) }
+  if (typeof status === 'number' && status >= 400 && status < 500) return { body: problem(status, messageOf(error)) }
   return { body: problem(500, 'internal error; nothing of this request was accepted unless its records appear in the log') }
 }
 

@@ -6,7 +6,7 @@
  */
 import { BACKWARDS, END, EventStoreDBClient } from '@eventstore/db-client'
 import { MongoClient, MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb'
-import { EngineUnavailableError } from '../core/errors.js'
+import { messageOf, EngineUnavailableError } from '../core/errors.js'
 import type { Backends } from './backends.js'
 import { EventStoreEventLog } from '../adapters/eventstore/eventstore-event-log.js'
 import { MongoKeyStore } from '../adapters/mongodb/mongodb-key-store.js'
@@ -28,10 +28,6 @@ export function isMongoUnavailable(error: unknown): boolean {
   return error instanceof MongoError && (error.hasErrorLabel('TransientTransactionError') || error.hasErrorLabel('RetryableWriteError'))
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /**
  * Connects to EventStoreDB: parses the connection string and reads one event of `$all` (which
  * needs the admin or $ops user the projector needs anyway).
@@ -42,14 +38,14 @@ export async function connectEventStore(url: string, shown: string, timeoutMs = 
   try {
     client = EventStoreDBClient.connectionString(url)
   } catch (error) {
-    throw new EngineUnavailableError(`EVENTSTORE_URL=${shown} is not a usable EventStoreDB connection string: ${message(error)}`)
+    throw new EngineUnavailableError(`EVENTSTORE_URL=${shown} is not a usable EventStoreDB connection string: ${messageOf(error)}`)
   }
   try {
     for await (const _ of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, deadline: timeoutMs })) break
   } catch (error) {
     await client.dispose().catch(() => {})
     throw new EngineUnavailableError(
-      `EventStoreDB at EVENTSTORE_URL=${shown} did not answer within ${String(timeoutMs)} ms or refused to read $all (the user needs admin or $ops rights): ${message(error)}`,
+      `EventStoreDB at EVENTSTORE_URL=${shown} did not answer within ${String(timeoutMs)} ms or refused to read $all (the user needs admin or $ops rights): ${messageOf(error)}`,
     )
   }
   return client
@@ -65,14 +61,14 @@ export async function connectMongo(url: string, shown: string, timeoutMs = ENGIN
     client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs })
     await client.connect()
   } catch (error) {
-    throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} did not answer within ${String(timeoutMs)} ms: ${message(error)}`)
+    throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} did not answer within ${String(timeoutMs)} ms: ${messageOf(error)}`)
   }
   let hello: Record<string, unknown>
   try {
     hello = await client.db('admin').command({ hello: 1 })
   } catch (error) {
     await client.close()
-    throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} refused the hello command: ${message(error)}`)
+    throw new EngineUnavailableError(`MongoDB at MONGODB_URL=${shown} refused the hello command: ${messageOf(error)}`)
   }
   if (typeof hello.setName !== 'string' && hello.msg !== 'isdbgrid') {
     await client.close()
@@ -112,7 +108,7 @@ export async function openProductionBackends(eventstoreUrl: string, mongodbUrl: 
   } catch (error) {
     await mongo.close()
     await esdb.dispose()
-    throw new EngineUnavailableError(`cannot create the indexes in MongoDB at MONGODB_URL=${redact(mongodbUrl)}: ${message(error)}`)
+    throw new EngineUnavailableError(`cannot create the indexes in MongoDB at MONGODB_URL=${redact(mongodbUrl)}: ${messageOf(error)}`)
   }
   const log = new EventStoreEventLog(esdb, objectClaims, {}, new MongoIdempotencyClaims(db))
   return {

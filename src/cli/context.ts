@@ -4,7 +4,7 @@
  */
 import { loadConfig, type Config } from '../app/config.js'
 import { openBackends, type Backends } from '../app/composition.js'
-import { CliError, isOcelogError, type OcelogError, unreachable } from '../core/errors.js'
+import { messageOf, CliError, isOcelogError, type OcelogError, unreachable } from '../core/errors.js'
 
 export { CliError }
 
@@ -42,7 +42,7 @@ export function cliMessage(error: OcelogError): string {
 /** Prints `error` for a person and exits 1. Stack traces only for errors that are not Ocelog's own, with DEBUG set. */
 export function fail(error: unknown): never {
   const known = isOcelogError(error)
-  const message = known ? cliMessage(error) : error instanceof Error ? error.message : String(error)
+  const message = known ? cliMessage(error) : messageOf(error)
   process.stderr.write(`ocelog: ${message}\n`)
   if (!known && process.env.DEBUG !== undefined && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`)
   process.exit(1)

@@ -24,6 +24,7 @@
  * aggregates. The result is the same whatever order the steps arrive in. No I/O here.
  */
 import { addDuration, type DurationStats, emptyStats, removeDuration } from './duration-stats.js'
+import { KEY_SEP } from './keys.js'
 
 /** One (object, event) step. `O` is the store's object key (a row id, an object id). Times in ms since the epoch. */
 export interface DfStep<O> {
@@ -394,8 +395,8 @@ export interface DfKey {
   b: string
 }
 
-/** Separates the parts of a key (names and ids hold no NUL). */
-const SEP = '\u0000'
+/** Separates the parts of a key (src/core/keys.ts). */
+const SEP = KEY_SEP
 
 /** The map key of a DfKey's parts. */
 const keyString = (dataset: string, ot: string, a: string, b: string): string => dataset + SEP + ot + SEP + a + SEP + b

@@ -162,6 +162,11 @@ export function isOcelogError(error: unknown): error is OcelogError {
   return error instanceof OcelogErrorBase
 }
 
+/** The message of anything thrown: an Error's `message`, else its string form (a thrown string, number, …). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Fails to compile when a switch over `kind` misses a case; at run time, names the unknown kind. */
 export function unreachable(value: never): never {
   throw new Error(`unhandled error kind: ${JSON.stringify(value)}`)

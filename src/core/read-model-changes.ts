@@ -15,6 +15,7 @@
 import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow } from '../schemas/read-models.js'
 import type { Properties } from '../schemas/api.js'
 import { mergeProperties } from './merge.js'
+import { KEY_SEP } from './keys.js'
 
 /** An event or object type seen in this run of records. */
 export interface TypeChange {
@@ -199,8 +200,8 @@ export function countNewObjects(
   for (const t of grown) t.addedAt.sort((a, b) => a - b)
 }
 
-/** Separates the parts of a change's map key (ids and names hold no NUL). */
-export const KEY_SEP = '\u0000'
+/** Separates the parts of a change's map key (src/core/keys.ts). */
+export { KEY_SEP }
 
 /**
  * The replay rule (the idempotency contract above), decided once for every store: what of an

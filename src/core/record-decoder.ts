@@ -13,6 +13,7 @@
  */
 import { Compile } from 'typebox/compile'
 import { EventRecordedV1, type NewRecord, ObjectUpsertedV1, ObjectUpsertedV2, STREAM_PREFIX, type StoredRecord } from '../schemas/records.js'
+import { messageOf } from './errors.js'
 
 /** `"<type> v<version>"` of each record variant, e.g. `"EventRecorded v1"`: the decoder's switch keys. */
 type KeyOf<R> = R extends { type: infer T extends string; version: infer V extends number } ? `${T} v${V}` : never
@@ -103,7 +104,7 @@ export function decodeRecord(encoded: EncodedRecord, options: DecodeOptions = {}
     try {
       data = JSON.parse(data)
     } catch (error) {
-      throw fail(`its data is not JSON (${error instanceof Error ? error.message : String(error)})`)
+      throw fail(`its data is not JSON (${messageOf(error)})`)
     }
   }
   const base = { position, stream, datasetId: stream.slice(STREAM_PREFIX.length), appendedAt }

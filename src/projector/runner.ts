@@ -18,7 +18,7 @@
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { EventLog } from '../ports/event-log.js'
-import { CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from '../core/errors.js'
+import { messageOf, CheckpointConflictError, EngineUnavailableError, LogUnavailableError, ProjectionStoppedError } from '../core/errors.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import type { StoredRecord } from '../schemas/records.js'
 import type { ProjectionState } from '../schemas/projections.js'
@@ -100,7 +100,7 @@ class RecordFailure extends Error {
     readonly record: StoredRecord,
     override readonly cause: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause))
+    super(messageOf(cause))
   }
 }
 
@@ -349,7 +349,7 @@ export class Projector {
       projection: this.name,
       position: record?.position ?? null,
       stream: record?.stream ?? null,
-      cause: cause instanceof Error ? cause.message : String(cause),
+      cause: messageOf(cause),
       attempts,
       stopped_at: new Date().toISOString(),
     })

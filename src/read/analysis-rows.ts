@@ -8,6 +8,7 @@
 import type { VariantsAfter, VariantsPage } from '../ports/read-model-query.js'
 import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity, PerformanceObjectType, SlowEvent, Variant } from '../schemas/analysis.js'
 import { compareText, statsOf } from './process-map-rows.js'
+import { joinKey } from '../core/keys.js'
 
 /**
  * One performance aggregate row. `kind` says what it holds (durations in whole milliseconds):
@@ -51,7 +52,7 @@ export function assemblePerformance(rows: readonly PerformanceRow[]): Performanc
     return a
   }
   const typeOf = (act: string, ot: string): PerformanceObjectType => {
-    const key = `${act}\u0000${ot}`
+    const key = joinKey(act, ot)
     let t = types.get(key)
     if (t === undefined) {
       t = { object_type: ot, pooling: null, lagging: null, readying: null, delaying: 0 }

@@ -6,6 +6,7 @@
 import type { CompareMapActivity, CompareMapEdge, ComparePerformance, Highlight, Pair, PerformanceActivity } from '../schemas/analysis.js'
 import type { ObjectTypeMap, Stats } from '../schemas/process.js'
 import { compareText } from './process-map-rows.js'
+import { joinKey } from '../core/keys.js'
 
 /** Highlights kept. */
 export const HIGHLIGHTS_MAX = 10
@@ -15,7 +16,7 @@ const median = (s: Stats | null | undefined): number | null => s?.median ?? null
 
 /** Keyed union of two lists: every key of either, sorted, with the entry of each side or undefined. */
 function sideBySide<T>(a: readonly T[], b: readonly T[], key: (t: T) => string[]): { key: string[]; a: T | undefined; b: T | undefined }[] {
-  const join = (k: string[]) => k.join('\u0000')
+  const join = (k: string[]) => joinKey(...k)
   const out = new Map<string, { key: string[]; a: T | undefined; b: T | undefined }>()
   for (const x of a) out.set(join(key(x)), { key: key(x), a: x, b: undefined })
   for (const y of b) {

@@ -6,6 +6,7 @@
 import type { DfAggregate } from '../core/directly-follows.js'
 import { type DurationSummary, MEDIAN_RELATIVE_ERROR, summarize } from '../core/duration-stats.js'
 import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats, TypeInfo } from '../schemas/process.js'
+import { joinKey, KEY_SEP } from '../core/keys.js'
 
 /**
  * One aggregate row. `kind` says what it holds (durations in whole milliseconds):
@@ -63,7 +64,7 @@ export function statsOf(row: Pick<MapRow, 'c3' | 'c4' | 'c5' | 'c6' | 'c7'>): St
 export function assembleProcessMap(rows: readonly MapRow[]): ObjectTypeMap[] {
   const maps = new Map<string, ObjectTypeMap>()
   const activities = new Map<string, MapActivity>()
-  const key = (...parts: string[]) => parts.join('\u0000')
+  const key = (...parts: string[]) => joinKey(...parts)
   const mapOf = (ot: string): ObjectTypeMap => {
     let m = maps.get(ot)
     if (m === undefined) {
@@ -242,4 +243,4 @@ export function fillWindowEnds(rows: MapRow[]): void {
   for (const r of rows) if (r.kind === 'activity') r.c5 = Number(r.c3) - (out.get(r.ot + KEY + r.k1) ?? 0)
 }
 
-const KEY = '\u0000'
+const KEY = KEY_SEP

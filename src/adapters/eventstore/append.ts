@@ -12,9 +12,10 @@ import type { IdempotencyClaims, StoredKeyClaim } from '../../ports/idempotency-
 import type { ObjectClaims } from '../../ports/object-claims.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import { type ProposedEvent, splitIntoAppends, toProposedEvent } from './append-chunks.js'
-import { message, readEvent } from './client-events.js'
+import { readEvent } from './client-events.js'
 import { findLanded, searchSince, streamTail } from './landed.js'
 import { toStoredRecord } from './record-codec.js'
+import { messageOf } from '../../core/errors.js'
 
 /** What `append` does with one record (see decideClaim): append it (under `key`), or answer without appending. */
 type KeyPlan =
@@ -48,14 +49,14 @@ export async function appendRecords(ctx: AppendContext, datasetId: string, recor
     const toClaim = appended.length === records.length ? claims : claimsOfAppended(claims, appended)
     claimed = toClaim.length === 0 ? new Set<string>() : await ctx.objectClaims.claim(datasetId, toClaim)
   } catch (error) {
-    throw new LogUnavailableError(`claiming objects for ${stream} failed: ${message(error)}`)
+    throw new LogUnavailableError(`claiming objects for ${stream} failed: ${messageOf(error)}`)
   }
   const positions: number[] = []
   for (const chunk of chunks) {
     try {
       positions.push(...(await appendChunk(ctx, stream, chunk)))
     } catch (error) {
-      throw new LogUnavailableError(`append to ${stream} failed: ${message(error)}`)
+      throw new LogUnavailableError(`append to ${stream} failed: ${messageOf(error)}`)
     }
   }
   return { positions, outcomes: await settleKeys(ctx, datasetId, stream, plan, positions), claimed }
@@ -86,7 +87,7 @@ async function planKeys(ctx: AppendContext, datasetId: string, records: readonly
   try {
     found = ctx.claims === undefined ? [] : await ctx.claims.claim(datasetId, fresh)
   } catch (error) {
-    throw new LogUnavailableError(`claiming idempotency keys in ${stream} failed: ${message(error)}`)
+    throw new LogUnavailableError(`claiming idempotency keys in ${stream} failed: ${messageOf(error)}`)
   }
   const claimOf = new Map(fresh.map((k, i) => [k.key, found[i]]))
   const seen = new Map<string, number>()
@@ -136,7 +137,7 @@ async function resumeLanded(ctx: AppendContext, stream: string, plan: KeyPlan[])
     const since = searchSince(resumed.map((p) => p.resumed?.claimedAt))
     landed = await findLanded(streamTail(ctx.client, stream), new Set(resumed.map((p) => p.event.id)), since)
   } catch (error) {
-    throw new LogUnavailableError(`reading the tail of ${stream} for resumed records failed: ${message(error)}`)
+    throw new LogUnavailableError(`reading the tail of ${stream} for resumed records failed: ${messageOf(error)}`)
   }
   return plan.map((p): KeyPlan => {
     const position = p.kind === 'append' && p.resumed !== undefined ? landed.get(p.event.id) : undefined
@@ -177,7 +178,7 @@ async function settleKeys(
     if (ctx.claims !== undefined) await ctx.claims.commit(datasetId, commits)
   } catch (error) {
     // The records are durable; an uncommitted claim only makes a retry resume (a no-op append).
-    throw new LogUnavailableError(`the records of ${stream} were appended but their idempotency keys were not marked: ${message(error)}`)
+    throw new LogUnavailableError(`the records of ${stream} were appended but their idempotency keys were not marked: ${messageOf(error)}`)
   }
   return outcomes
 }

@@ -21,8 +21,9 @@ import { type EventStoreDBClient, FORWARDS } from '@eventstore/db-client'
 import type { Backlog } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { STREAM_PREFIX, type StoredRecord } from '../../schemas/records.js'
-import { message, readPosition } from './client-events.js'
+import { readPosition } from './client-events.js'
 import { positionToNumber } from './record-codec.js'
+import { messageOf } from '../../core/errors.js'
 
 /** Events of `$all` (any stream) one backlog reads to count exactly, at most. */
 export const EXACT_SCAN_EVENTS = 2000
@@ -70,7 +71,7 @@ export function allEntriesOf(client: EventStoreDBClient): ReadAllEntries {
         out.push({ position, dataset: e.streamId.startsWith(STREAM_PREFIX), appendedAt: e.created.toISOString() })
       }
     } catch (error) {
-      throw new LogUnavailableError(`reading $all forwards failed: ${message(error)}`)
+      throw new LogUnavailableError(`reading $all forwards failed: ${messageOf(error)}`)
     }
     return out.slice(0, maxCount)
   }

@@ -16,10 +16,6 @@ import {
 import { STREAM_PREFIX } from '../../schemas/records.js'
 import type { ReadEvent } from './record-codec.js'
 
-export function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /** The `$all` position to read from after log position `after` (null: the start). */
 export function readPosition(after: number | null): ReadPosition {
   return after === null ? START : { commit: BigInt(after), prepare: BigInt(after) }

@@ -2,8 +2,9 @@
 import { BACKWARDS, END, type EventStoreDBClient, StreamNotFoundError } from '@eventstore/db-client'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { STREAM_PREFIX, streamName } from '../../schemas/records.js'
-import { message, readEvent } from './client-events.js'
+import { readEvent } from './client-events.js'
 import { toStoredRecord } from './record-codec.js'
+import { messageOf } from '../../core/errors.js'
 
 /**
  * The position of the last dataset record in `$all`, or of the last record of `datasetId`'s
@@ -26,6 +27,6 @@ export async function lastRecordPosition(client: EventStoreDBClient, datasetId?:
     return null
   } catch (error) {
     if (error instanceof StreamNotFoundError) return null
-    throw new LogUnavailableError(`reading the last position failed: ${message(error)}`)
+    throw new LogUnavailableError(`reading the last position failed: ${messageOf(error)}`)
   }
 }

@@ -2,8 +2,9 @@
 import { type AllStreamResolvedEvent, BACKWARDS, END, type EventStoreDBClient } from '@eventstore/db-client'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import type { StoredRecord } from '../../schemas/records.js'
-import { message, readEvent, subscribeToDatasets } from './client-events.js'
+import { readEvent, subscribeToDatasets } from './client-events.js'
 import { toStoredRecord } from './record-codec.js'
+import { messageOf } from '../../core/errors.js'
 
 /**
  * Reads the dataset streams through `$all` from `after` (exclusive), at most `maxCount` records:
@@ -21,7 +22,7 @@ export async function readAllRecords(client: EventStoreDBClient, after: number |
       end = resolved.event?.position.commit ?? resolved.commitPosition
     }
   } catch (error) {
-    throw new LogUnavailableError(`reading the end of $all failed: ${message(error)}`)
+    throw new LogUnavailableError(`reading the end of $all failed: ${messageOf(error)}`)
   }
   if (end === undefined || (after !== null && BigInt(after) >= end)) return []
   const last = end
@@ -35,7 +36,7 @@ export async function readAllRecords(client: EventStoreDBClient, after: number |
       clearTimeout(idle)
       subscription.unsubscribe().catch(() => {})
       if (error === undefined) resolve(out)
-      else reject(error instanceof LogUnavailableError ? error : new LogUnavailableError(`reading $all failed: ${message(error)}`))
+      else reject(error instanceof LogUnavailableError ? error : new LogUnavailableError(`reading $all failed: ${messageOf(error)}`))
     }
     // An end signal can overtake events still buffered in the stream: let them flow first.
     const finishSoon = () => setImmediate(() => finish())

@@ -2,8 +2,10 @@
 import { type EventStoreDBClient, START, StreamNotFoundError } from '@eventstore/db-client'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { type StoredRecord, streamName } from '../../schemas/records.js'
-import { message, readEvent } from './client-events.js'
+import { readEvent } from './client-events.js'
 import { toStoredRecord } from './record-codec.js'
+import { messageOf } from '../../core/errors.js'
+import { joinKey } from '../../core/keys.js'
 
 /** Remembers, per stream, the revision of the last record a `readStream` page returned. */
 const REVISION_CACHE_SIZE = 1024
@@ -24,7 +26,7 @@ export async function readStreamRecords(
   maxCount: number,
 ): Promise<StoredRecord[]> {
   const stream = streamName(datasetId)
-  const cacheKey = (position: number) => `${stream}\u0000${String(position)}`
+  const cacheKey = (position: number) => joinKey(stream, position)
   const known = after === null ? undefined : revisions.get(cacheKey(after))
   const out: StoredRecord[] = []
   let lastRevision: bigint | undefined
@@ -47,7 +49,7 @@ export async function readStreamRecords(
     }
   } catch (error) {
     if (error instanceof StreamNotFoundError) return []
-    throw new LogUnavailableError(`reading ${stream} failed: ${message(error)}`)
+    throw new LogUnavailableError(`reading ${stream} failed: ${messageOf(error)}`)
   }
   const last = out[out.length - 1]
   if (last !== undefined && lastRevision !== undefined) {

@@ -2,8 +2,9 @@
 import type { AllStreamResolvedEvent, EventStoreDBClient } from '@eventstore/db-client'
 import { LogUnavailableError, type TailOptions } from '../../ports/event-log.js'
 import type { StoredRecord } from '../../schemas/records.js'
-import { message, readEvent, subscribeToDatasets } from './client-events.js'
+import { readEvent, subscribeToDatasets } from './client-events.js'
 import { toStoredRecord } from './record-codec.js'
+import { messageOf } from '../../core/errors.js'
 
 /**
  * Follows the dataset streams from `after` with one filtered catch-up subscription to `$all`.
@@ -50,7 +51,7 @@ export async function* tailRecords(client: EventStoreDBClient, after: number | n
   try {
     while (!signal.aborted) {
       if (queue.length === 0) {
-        if (failure !== undefined) throw new LogUnavailableError(`subscription to $all failed: ${message(failure)}`)
+        if (failure !== undefined) throw new LogUnavailableError(`subscription to $all failed: ${messageOf(failure)}`)
         if (ended) throw new LogUnavailableError('subscription to $all ended')
         await new Promise<void>((resolve) => {
           wake = resolve

@@ -16,6 +16,7 @@ import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-
 import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../read/process-map-rows.js'
 import { aggregateOfDoc, type DfStepDoc } from './mongodb-df-writes.js'
 import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
+import { joinKey } from '../../core/keys.js'
 
 const AGGREGATE = { allowDiskUse: true } as const
 
@@ -126,7 +127,7 @@ export function windowMap(parts: readonly { kind: MapRow['kind']; rows: readonly
   const rows = new Map<string, MapRow>()
   for (const { kind, rows: found } of parts) {
     for (const part of found) {
-      const key = [kind, part.ot, part.k1, part.k2].join('\u0000')
+      const key = joinKey(kind, part.ot, part.k1, part.k2)
       let row = rows.get(key)
       if (row === undefined) {
         row = { kind, ot: part.ot, k1: part.k1, k2: part.k2, c1: 0, c2: 0, c3: 0, c4: 0, c5: 0, c6: 0, c7: null }

@@ -32,6 +32,7 @@ import {
 import type { DurationStats } from '../../core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
 import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'
+import { KEY_SEP } from '../../core/keys.js'
 
 /** One (object, event) step with its predecessor in the object's trace (null fields: the object's first step). Times in ms since the epoch. */
 export interface DfStepDoc {
@@ -71,7 +72,7 @@ export interface DfAggregateDoc extends DfAggregate {
 /** At most this many clauses in one `$or` read (a batch's keys are read in chunks). */
 const OR_CHUNK = 500
 
-const NUL = '\u0000'
+const NUL = KEY_SEP
 
 /** The rules' `b` ('' for an activity) as stored (null), and back. */
 const storedB = (b: string): string | null => (b === '' ? null : b)

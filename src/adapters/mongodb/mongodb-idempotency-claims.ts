@@ -5,6 +5,7 @@
 import type { Collection, Db } from 'mongodb'
 import type { IdempotencyClaims, StoredKeyClaim } from '../../ports/idempotency-claims.js'
 import { takeClaims } from './claim-writes.js'
+import { joinKey } from '../../core/keys.js'
 
 interface ClaimDocument extends StoredKeyClaim {
   _id: string
@@ -13,7 +14,7 @@ interface ClaimDocument extends StoredKeyClaim {
 
 /** The claim's `_id`: dataset and key, which hold no NUL. */
 function claimId(datasetId: string, key: string): string {
-  return `${datasetId}\u0000${key}`
+  return joinKey(datasetId, key)
 }
 
 export class MongoIdempotencyClaims implements IdempotencyClaims {

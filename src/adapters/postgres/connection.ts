@@ -4,7 +4,7 @@
  * never 500), and one clear start-up line when the server cannot be reached or refuses us.
  */
 import pg from 'pg'
-import { EngineUnavailableError } from '../../core/errors.js'
+import { messageOf, EngineUnavailableError } from '../../core/errors.js'
 
 /** How long a connection attempt may take, in ms, at start and for each new connection of the pool. */
 export const POSTGRES_CONNECT_TIMEOUT_MS = 5000
@@ -84,7 +84,7 @@ export function redactPostgresUrl(url: string): string {
  */
 export function postgresStartMessage(error: unknown, shownUrl: string): string {
   const code = field(error, 'code')
-  const detail = error instanceof Error ? error.message : String(error)
+  const detail = messageOf(error)
   const at = `PostgreSQL at POSTGRES_URL=${shownUrl}`
   switch (code) {
     case '28P01':

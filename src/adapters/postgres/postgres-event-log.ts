@@ -26,6 +26,8 @@ import type { AppendOutcome, AppendResult, Backlog, EventLog, TailOptions } from
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
 import { isPostgresUnavailable } from './connection.js'
+import { messageOf } from '../../core/errors.js'
+import { joinKey } from '../../core/keys.js'
 
 interface PendingAppend {
   datasetId: string
@@ -80,7 +82,7 @@ interface GroupRecord {
   data: string
 }
 
-const keyOf = (datasetId: string, key: string) => `${datasetId}\u0000${key}`
+const keyOf = (datasetId: string, key: string) => joinKey(datasetId, key)
 
 /**
  * Step 1: claims the group's idempotency keys, the first record of the group with a key claiming
@@ -273,7 +275,7 @@ export class PostgresEventLog implements EventLog {
   }
 
   private unavailable(p: PendingAppend, error: unknown): LogUnavailableError {
-    return new LogUnavailableError(`append to ${streamName(p.datasetId)} failed: ${error instanceof Error ? error.message : String(error)}`)
+    return new LogUnavailableError(`append to ${streamName(p.datasetId)} failed: ${messageOf(error)}`)
   }
 
   private async withRetries(group: readonly PendingAppend[]): Promise<AppendResult[]> {

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3'
 import { existsSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { EngineUnavailableError, ReadModelsRebuildingError } from '../../core/errors.js'
+import { messageOf, EngineUnavailableError, ReadModelsRebuildingError } from '../../core/errors.js'
 import type { ReadModelQuery } from '../../ports/read-model-query.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { openDatabase, type SqliteDatabase } from './database.js'
@@ -225,7 +225,7 @@ export class HealingReadModels {
    */
   damaged(error: unknown): void {
     if (this.swapping !== null) return
-    const message = error instanceof Error ? error.message : String(error)
+    const message = messageOf(error)
     this.beginRebuild()
     this.swapping = this.recover(message).finally(() => {
       this.swapping = null

@@ -23,6 +23,7 @@ import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
+import { joinKey } from '../../core/keys.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
   return db.prepare(
@@ -195,7 +196,7 @@ function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 
     }
     const rid = ctx.ridOf(l.object_id)
     const qualifier = ctx.nameId(storedQualifier(l.qualifier))
-    const key = `${String(rid)}\u0000${String(qualifier)}`
+    const key = joinKey(rid, String(qualifier))
     if (seen.has(key)) continue
     seen.add(key)
     rows.push([firstSeq + rows.length, position, rid, qualifier])

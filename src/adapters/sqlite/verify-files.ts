@@ -11,6 +11,7 @@ import { STREAM_PREFIX } from '../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
 import { READ_MODELS_FILE } from './read-models-database.js'
 import { type RecordRow, rowToRecord } from './sqlite-event-log.js'
+import { messageOf } from '../../core/errors.js'
 
 /** One check's outcome; `position` or `table` names the first bad place when it failed. */
 export interface CheckResult {
@@ -32,7 +33,7 @@ function openReadOnly(path: string): SqliteDatabase {
 
 function failure(check: string, error: unknown): CheckResult {
   const code = error instanceof Database.SqliteError ? `${error.code}: ` : ''
-  return { check, ok: false, detail: `${code}${error instanceof Error ? error.message : String(error)}` }
+  return { check, ok: false, detail: `${code}${messageOf(error)}` }
 }
 
 /**
@@ -112,7 +113,7 @@ function decodeProblem(row: RecordRow): string | null {
     rowToRecord(row, { checkData: true })
     return null
   } catch (error) {
-    return error instanceof Error ? error.message : String(error)
+    return messageOf(error)
   }
 }
 

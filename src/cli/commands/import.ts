@@ -22,6 +22,7 @@ import type { StagedPlan, StagedPlanner } from '../../ocel/import/staged-plan.js
 import { formatSummary, type LogCounts, summarize } from '../../ocel/import/summary.js'
 import { parseTimeZone, type TimeZone } from '../../ocel/import/time.js'
 import { CliError, printJson } from '../context.js'
+import { messageOf } from '../../core/errors.js'
 
 interface ImportOptions {
   url: string
@@ -64,7 +65,7 @@ function zoneOf(raw: string): TimeZone {
   try {
     return parseTimeZone(raw)
   } catch (error) {
-    throw new CliError(`--timezone: ${error instanceof Error ? error.message : String(error)}`)
+    throw new CliError(`--timezone: ${messageOf(error)}`)
   }
 }
 
@@ -283,7 +284,7 @@ async function importFile(file: string, opts: ImportOptions): Promise<void> {
   try {
     client = new modules.OcelogClient({ baseUrl: opts.url, apiKey: opts.key, concurrency, onRetry: (notice) => onRetry(notice) })
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error))
+    throw new CliError(messageOf(error))
   }
 
   let datasetId: string

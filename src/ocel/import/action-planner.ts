@@ -45,6 +45,7 @@ import { fingerprintOf } from '../../core/idempotency.js'
 import { parseTimestamp } from '../../core/timestamp.js'
 import { putAttribute, tally, type OcelEvent, type OcelObject, type Tally } from './model.js'
 import type { ImportPlan } from './plan.js'
+import { joinKey } from '../../core/keys.js'
 
 /** The idempotency key of the log's event `id` (see module comment). */
 export function eventKey(prefix: string, id: string): string {
@@ -66,7 +67,7 @@ type UpsertAction = Action & { kind: 'upsert' }
 
 /** The text key of object (type, id): the same for the same pair, different for different pairs. */
 export function objectKey(type: string, id: string): string {
-  return `${type}\u0000${id}`
+  return joinKey(type, id)
 }
 
 /**

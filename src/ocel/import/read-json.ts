@@ -27,6 +27,7 @@ import {
   readText,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
+import { messageOf } from '../../core/errors.js'
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -196,7 +197,7 @@ export function jsonReader(zone: TimeZone, sink: OcelSink): ChunkReader {
   }
   const fail = (error: unknown): never => {
     if (error instanceof OcelReadError) throw error
-    throw new OcelReadError(`not JSON: ${error instanceof Error ? error.message : String(error)}`)
+    throw new OcelReadError(`not JSON: ${messageOf(error)}`)
   }
   return {
     write: (chunk) => {

@@ -30,6 +30,7 @@ import {
   putAttribute,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
+import { messageOf } from '../../core/errors.js'
 
 type Row = Record<string, unknown>
 
@@ -177,14 +178,14 @@ export function sqliteReader(path: string, zone: TimeZone, sink: OcelSink, scrat
   try {
     db = new Database(path, { readonly: true, fileMustExist: true })
   } catch (error) {
-    throw new OcelReadError(`cannot open ${path} as SQLite: ${error instanceof Error ? error.message : String(error)}`)
+    throw new OcelReadError(`cannot open ${path} as SQLite: ${messageOf(error)}`)
   }
   try {
     let tables: Tables
     try {
       tables = new Tables(db)
     } catch (error) {
-      throw new OcelReadError(`${path} is not an SQLite database: ${error instanceof Error ? error.message : String(error)}`)
+      throw new OcelReadError(`${path} is not an SQLite database: ${messageOf(error)}`)
     }
     const eventTable = tables.find('event')
     const objectTable = tables.find('object')

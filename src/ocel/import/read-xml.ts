@@ -26,6 +26,7 @@ import {
   readText,
 } from './model.js'
 import { readTime, type TimeZone } from './time.js'
+import { messageOf } from '../../core/errors.js'
 
 /** The event, object or type declaration being read, with the attribute element whose text is being gathered. */
 type Open =
@@ -103,7 +104,7 @@ export function xmlReader(zone: TimeZone, sink: OcelSink): ChunkReader {
       step()
     } catch (error) {
       if (error instanceof OcelReadError) throw error
-      throw new OcelReadError(`not well-formed XML: ${error instanceof Error ? error.message : String(error)}`)
+      throw new OcelReadError(`not well-formed XML: ${messageOf(error)}`)
     }
   }
   return {

@@ -7,6 +7,8 @@
  */
 import type { BulkResult, ItemFailure, OcelogClient } from '@ocelog/client'
 import type { PlannedBatch, PlannedUpserts } from './plan.js'
+import { messageOf } from '../../core/errors.js'
+import { joinKey } from '../../core/keys.js'
 
 /** One item the service did not record. */
 export interface ImportFailure {
@@ -203,7 +205,7 @@ class Answers {
 
   private upsertFailed(batch: PlannedUpserts, i: number): void {
     const item = batch.items[i]
-    if (item !== undefined && batch.firsts[i] === true) this.failedSoFar.add(`${item.type}\u0000${item.id}`)
+    if (item !== undefined && batch.firsts[i] === true) this.failedSoFar.add(joinKey(item.type, item.id))
   }
 
   /** Counts the answer `r` to batch `index`, or the client's `error` when `r` is null. */
@@ -213,7 +215,7 @@ class Answers {
     const counts = batch.kind === 'events' ? result.events : result.upserts
     if (r === null) {
       // The client reports item failures in its result; an exception here is a bug, reported as one.
-      const reason = `client error: ${error instanceof Error ? error.message : String(error)}`
+      const reason = `client error: ${messageOf(error)}`
       counts.failed += batch.items.length
       this.failuresByBatch.set(
         index,
@@ -246,7 +248,7 @@ class Answers {
       for (const a of r.accepted) {
         const item = batch.items[a.index]
         if (item === undefined) continue
-        const key = `${item.type}\u0000${item.id}`
+        const key = joinKey(item.type, item.id)
         if (batch.firsts[a.index] === true || this.failedSoFar.delete(key)) this.objectsAccepted += 1
         result.relationshipsAccepted += item.relationships?.length ?? 0
       }

@@ -7,6 +7,7 @@ import type { RetryCause } from '@ocelog/client'
 import type { OcelFormat, OcelLog, ReadNotes, Tally } from './model.js'
 import type { ImportPlan } from './plan.js'
 import type { RunResult } from './run.js'
+import { joinKey } from '../../core/keys.js'
 
 /** What each skip or unreadable cause means, for people (keys of `skipped`). */
 export const SKIP_CAUSES: Record<string, string> = {
@@ -84,7 +85,7 @@ function groupFailures(run: RunResult): FailureGroup[] {
   const groups = new Map<string, FailureGroup>()
   for (const f of run.failures) {
     const reason = reasonKey(f.reason)
-    const key = `${f.kind}\u0000${reason}`
+    const key = joinKey(f.kind, reason)
     const g = groups.get(key) ?? { kind: f.kind, reason, count: 0, examples: [] }
     g.count += 1
     if (g.examples.length < 5) g.examples.push(f.source)
