@@ -9,7 +9,8 @@
  * comparing them as strings orders them in time.
  */
 import type { AuditChainEntry } from '../schemas/audit.js'
-import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity, Variant } from '../schemas/analysis.js'
+import type { VariantsAfter, VariantsPage } from '../core/analysis-rows.js'
+import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity } from '../schemas/analysis.js'
 import type { Properties } from '../schemas/api.js'
 import type { EventView, ObjectResponse, ProcessMapResponse, SummaryResponse, TypeInfo } from '../schemas/process.js'
 
@@ -32,21 +33,7 @@ export interface PerformanceFilter extends ProcessMapFilter {
   slowest: number
 }
 
-/** Where a page of variants starts: after the variant with these objects and activities (the answer's order). */
-export interface VariantsAfter {
-  objects: number
-  activities: readonly string[]
-}
-
-export interface VariantsPage {
-  /** Objects with at least one event in the window: the sum of every variant's objects. */
-  objects: number
-  /** Distinct variants. */
-  total: number
-  variants: Variant[]
-  /** The last variant of this page when more follow, else null. */
-  next: VariantsAfter | null
-}
+export type { VariantsAfter, VariantsPage }
 
 export interface VariantsFilter extends TimeWindow {
   objectType: string
@@ -180,7 +167,7 @@ export interface ReadModelQuery {
 
   /**
    * A page of the trace variants of one object type (pm4py's flattened variants) over the objects'
-   * events in the window, ordered as compareVariants (src/read/analysis-rows.ts). Definitions: docs/analysis.md.
+   * events in the window, ordered as compareVariants (src/core/analysis-rows.ts). Definitions: docs/analysis.md.
    */
   variants(datasetId: string, filter: VariantsFilter): Promise<VariantsPage>
 

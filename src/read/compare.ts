@@ -5,7 +5,7 @@
  */
 import type { CompareMapActivity, CompareMapEdge, ComparePerformance, Highlight, Pair, PerformanceActivity } from '../schemas/analysis.js'
 import type { ObjectTypeMap, Stats } from '../schemas/process.js'
-import { compareText } from './process-map-rows.js'
+import { compareText } from '../core/process-map-rows.js'
 import { joinKey } from '../core/keys.js'
 
 /** Highlights kept. */

@@ -1,9 +1,11 @@
 /**
  * The dependency rules (README § Architecture), read from the files' import statements (static and
  * dynamic), resolved against the repository root:
+ * - src/core depends only on itself and the schemas, and the schemas on themselves and the limits,
+ *   so each rule below holds through every import it allows (the imports followed to their ends);
  * - projections/ depends only on src/core and the schemas; the ports name only core, schema and
- *   port types; the projector runtime (src/projector) never reaches an adapter or the composition
- *   root (src/app), which gives it its adapters;
+ *   port types; the adapters only core, schemas, ports and each other; the projector runtime
+ *   (src/projector) never reaches an adapter or the composition root (src/app), which gives it its adapters;
  * - no import cycle, between files or between folders (a folder's files count as one node).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -138,6 +140,19 @@ describe('module boundaries', () => {
     const imports = importsOf(filesOf('src/projector', true))
     expect(imports.length).toBeGreaterThan(0)
     expect(outside(imports, ['src/core/', 'src/schemas/', 'src/ports/', 'src/projector/', 'projections/'])).toEqual([])
+  })
+
+  it('lets src/core import only itself and src/schemas, and src/schemas only itself and src/core/limits', () => {
+    const core = importsOf(filesOf('src/core', true))
+    expect(core.length).toBeGreaterThan(0)
+    expect(outside(core, ['src/core/', 'src/schemas/'])).toEqual([])
+    expect(outside(importsOf(filesOf('src/schemas', true)), ['src/schemas/', 'src/core/limits'])).toEqual([])
+  })
+
+  it('lets src/adapters import only src/core, src/schemas, src/ports and other adapters (never the read side or the app)', () => {
+    const imports = importsOf(filesOf('src/adapters', true))
+    expect(imports.length).toBeGreaterThan(0)
+    expect(outside(imports, ['src/core/', 'src/schemas/', 'src/ports/', 'src/adapters/'])).toEqual([])
   })
 
   it('leaves no loose files in src/ besides the entry point', () => {

@@ -1,10 +1,10 @@
 /**
- * The pure side of the analysis reads (src/read/analysis-rows.ts): the per-event fold that the
+ * The pure side of the analysis reads (src/core/analysis-rows.ts): the per-event fold that the
  * SQLite and MongoDB adapters stream their events into (PerformanceFold), on the hand-computed shop of the
  * contract suite, and the variants' order and paging. No I/O.
  */
 import { describe, expect, it } from 'vitest'
-import { assemblePerformance, compareSequences, type EventInputs, pageVariants, performanceRowsOfEvents } from '../../src/read/analysis-rows.js'
+import { assemblePerformance, compareSequences, type EventInputs, pageVariants, performanceRowsOfEvents } from '../../src/core/analysis-rows.js'
 import type { Stats } from '../../src/schemas/process.js'
 
 const MIN = 60_000

@@ -5,7 +5,7 @@
  * - performance: one document per (object, event) pair of the chosen types up to `to`,
  *   `$setWindowFields` partitioned by object and sorted by (timestamp, position) with `$shift` for
  *   the previous event, then one document per event in the window with its inputs, streamed (cursor) into
- *   PerformanceFold (src/read/analysis-rows.ts), as on SQLite;
+ *   PerformanceFold (src/core/analysis-rows.ts), as on SQLite;
  * - variants: each object's activities in order (`$push` after `$sort`), grouped by sequence; the
  *   exact median of a variant's durations is taken from its durations' list;
  * - type relations: per (event, object type) then per (activity, object type), and O2O per
@@ -23,7 +23,7 @@ import {
   PerformanceFold,
   sortO2o,
   type VariantRow,
-} from '../../read/analysis-rows.js'
+} from '../../core/analysis-rows.js'
 import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
 import type { EventObjectRow, ObjectRelationshipRow } from '../../schemas/read-models.js'
 import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'

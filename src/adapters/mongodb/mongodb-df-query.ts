@@ -5,7 +5,7 @@
  *   asked types, whatever the number of events (medians as src/core/duration-stats.ts keeps them);
  * - a window: the steps whose event lies in it (`df_steps`, index `by_time`), each with its
  *   predecessor, grouped in the server into the same MapRow kinds as the SQLite adapter's query
- *   (src/read/process-map-rows.ts). Distinct counts group twice (never an `$addToSet` array, which
+ *   (src/core/process-map-rows.ts). Distinct counts group twice (never an `$addToSet` array, which
  *   one document must hold); medians are exact: `$documentNumber` and `$count` windows over each
  *   group's sorted durations, then the mean of the one or two middle values (`$median` is
  *   approximate). The kinds run as parallel aggregations, each of which may spill to disk
@@ -13,7 +13,7 @@
  */
 import type { Db, Document } from 'mongodb'
 import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-query.js'
-import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../read/process-map-rows.js'
+import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../core/process-map-rows.js'
 import { aggregateOfDoc, type DfStepDoc } from './mongodb-df-writes.js'
 import { lit, READ_MODEL_COLLECTIONS } from './read-model-writes.js'
 import { joinKey } from '../../core/keys.js'

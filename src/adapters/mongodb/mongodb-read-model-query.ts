@@ -31,7 +31,7 @@ import type {
 import type { PerformanceActivity } from '../../schemas/analysis.js'
 import { mongoPerformance, mongoTypeRelations, mongoVariants } from './mongodb-analysis-query.js'
 import { mongoProcessMap } from './mongodb-df-query.js'
-import { type AttributeTypeRow, compareText, withAttributes } from '../../read/process-map-rows.js'
+import { type AttributeTypeRow, compareText, withAttributes } from '../../core/process-map-rows.js'
 import type { EventObjectLink, EventView, ObjectRelationship, TypeInfo } from '../../schemas/process.js'
 import type { EventObjectRow, EventRow, EventTypeRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow, ObjectTypeRow } from '../../schemas/read-models.js'
 import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'

@@ -7,7 +7,7 @@
  * - Variants and type relations are grouped in the engine (`median()` of SQLite's percentile
  *   extension); JavaScript receives a few rows per variant and (activity, object type).
  * - Performance streams the window's pairs in log position order (one event's rows together) into
- *   PerformanceFold (src/read/analysis-rows.ts), which keeps the activities' durations for the exact
+ *   PerformanceFold (src/core/analysis-rows.ts), which keeps the activities' durations for the exact
  *   medians, never the events: about half the time of grouping every measure in SQL, measured on
  *   the running example.
  */
@@ -22,7 +22,7 @@ import {
   pageVariants,
   sortO2o,
   type VariantRow,
-} from '../../read/analysis-rows.js'
+} from '../../core/analysis-rows.js'
 import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
 import type { SqliteDatabase } from './database.js'
 import { EVENT_E2O_ROWS, epochMsOf, idTextSql, nameSql, namesById, objectEventsSql, qualifierOf } from './read-models-database.js'

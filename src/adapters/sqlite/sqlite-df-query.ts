@@ -9,7 +9,7 @@
  */
 import type { DurationStats } from '../../core/duration-stats.js'
 import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-query.js'
-import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../read/process-map-rows.js'
+import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../core/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
 import { epochMsOf } from './read-models-database.js'
 import { type AggregateRow, NO_ACTIVITY } from './sqlite-df-writes.js'

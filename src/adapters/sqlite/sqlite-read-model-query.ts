@@ -29,7 +29,7 @@ import type {
 import type { PerformanceActivity } from '../../schemas/analysis.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, TypeInfo } from '../../schemas/process.js'
-import { type AttributeTypeRow, withAttributes } from '../../read/process-map-rows.js'
+import { type AttributeTypeRow, withAttributes } from '../../core/process-map-rows.js'
 import type { SqliteDatabase } from './database.js'
 import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'

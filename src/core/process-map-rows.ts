@@ -3,10 +3,10 @@
  * and their assembly into the answer's shape (pure). An adapter's query yields a few rows per
  * object type, activity and edge (never one per event); this module only sorts and nests them.
  */
-import type { DfAggregate } from '../core/directly-follows.js'
-import { type DurationSummary, MEDIAN_RELATIVE_ERROR, summarize } from '../core/duration-stats.js'
+import type { DfAggregate } from './directly-follows.js'
+import { type DurationSummary, MEDIAN_RELATIVE_ERROR, summarize } from './duration-stats.js'
 import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats, TypeInfo } from '../schemas/process.js'
-import { joinKey, KEY_SEP } from '../core/keys.js'
+import { joinKey, KEY_SEP } from './keys.js'
 
 /**
  * One aggregate row. `kind` says what it holds (durations in whole milliseconds):

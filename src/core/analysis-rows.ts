@@ -5,10 +5,25 @@
  * one per event); this module sorts, nests and pages them. Definitions: docs/analysis.md (after
  * OPerA, Park, Adams and van der Aalst, arXiv 2204.10662; pm4py's flattened variants and ET-OT).
  */
-import type { VariantsAfter, VariantsPage } from '../ports/read-model-query.js'
 import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity, PerformanceObjectType, SlowEvent, Variant } from '../schemas/analysis.js'
 import { compareText, statsOf } from './process-map-rows.js'
-import { joinKey } from '../core/keys.js'
+import { joinKey } from './keys.js'
+
+/** Where a page of variants starts: after the variant with these objects and activities (the answer's order). */
+export interface VariantsAfter {
+  objects: number
+  activities: readonly string[]
+}
+
+export interface VariantsPage {
+  /** Objects with at least one event in the window: the sum of every variant's objects. */
+  objects: number
+  /** Distinct variants. */
+  total: number
+  variants: Variant[]
+  /** The last variant of this page when more follow, else null. */
+  next: VariantsAfter | null
+}
 
 /**
  * One performance aggregate row. `kind` says what it holds (durations in whole milliseconds):
