@@ -20,12 +20,12 @@
 import { EventEmitter } from 'node:events'
 import type pg from 'pg'
 import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
-import { decodeRecord } from '../../core/record-decoder.js'
 import { isoNow } from '../../core/timestamp.js'
 import type { AppendOutcome, AppendResult, Backlog, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
-import { isPostgresUnavailable } from './connection.js'
+import { type RecordRow, rowToRecord, tailByPolling } from '../log-reads.js'
+import { inTransaction, isPostgresUnavailable } from './connection.js'
 import { messageOf } from '../../core/errors.js'
 import { joinKey } from '../../core/keys.js'
 
@@ -38,28 +38,7 @@ interface PendingAppend {
   reject: (error: Error) => void
 }
 
-interface RecordRow {
-  position: string
-  stream: string
-  type: string
-  version: number
-  data: string
-  appended_at: string
-  idempotency_key: string | null
-  fingerprint: string | null
-}
-
 const COLUMNS = 'position, stream, type, version, data, appended_at, idempotency_key, fingerprint'
-
-/** A stored row back into a record, by the one decoder (the data was validated before it was appended). */
-function rowToRecord(row: RecordRow): StoredRecord {
-  const record = decodeRecord(
-    { position: Number(row.position), stream: row.stream, type: row.type, version: row.version, data: row.data, appendedAt: row.appended_at },
-    { checkData: false },
-  )
-  if (row.idempotency_key !== null && row.fingerprint !== null) record.idempotency = { key: row.idempotency_key, fingerprint: row.fingerprint }
-  return record
-}
 
 export interface PostgresEventLogOptions {
   /** How often `tail` looks for records appended by other processes, in ms (default 100). */
@@ -69,7 +48,7 @@ export interface PostgresEventLogOptions {
 }
 
 /** What the claims step decided for one record of the group. */
-type Plan = { kind: 'append' } | { kind: 'stored'; row: RecordRow } | { kind: 'earlier'; index: number }
+type Plan = { kind: 'append' } | { kind: 'stored'; row: RecordRow<string> } | { kind: 'earlier'; index: number }
 
 /** How often a group is tried again after a deadlock or serialization failure before its callers get a 503. */
 const RETRIES = 3
@@ -115,7 +94,7 @@ async function claimKeys(client: pg.PoolClient, flat: readonly GroupRecord[]): P
   const won = new Set(claimed.rows.map((r) => keyOf(r.dataset_id, r.key)))
   const lost = keyed.filter(([k]) => !won.has(k))
   if (lost.length === 0) return plans
-  const stored = await client.query<RecordRow & { dataset_id: string }>(
+  const stored = await client.query<RecordRow<string> & { dataset_id: string }>(
     `SELECT ${COLUMNS}, dataset_id FROM ocelog.records
      WHERE (dataset_id, idempotency_key) IN (SELECT d, k FROM unnest($1::text[], $2::text[]) AS u(d, k))`,
     columns(lost),
@@ -289,24 +268,8 @@ export class PostgresEventLog implements EventLog {
     }
   }
 
-  private async transaction(group: readonly PendingAppend[]): Promise<AppendResult[]> {
-    const client = await this.pool.connect()
-    let broken = false
-    try {
-      await client.query('BEGIN')
-      const results = await this.writeIn(client, group)
-      await client.query('COMMIT')
-      return results
-    } catch (error) {
-      try {
-        await client.query('ROLLBACK')
-      } catch {
-        broken = true
-      }
-      throw error
-    } finally {
-      client.release(broken)
-    }
+  private transaction(group: readonly PendingAppend[]): Promise<AppendResult[]> {
+    return inTransaction(this.pool, (client) => this.writeIn(client, group))
   }
 
   /** The four steps of the module comment, inside the caller's transaction. */
@@ -375,47 +338,24 @@ export class PostgresEventLog implements EventLog {
   }
 
   async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    const rows = await this.query<RecordRow>(`SELECT ${COLUMNS} FROM ocelog.records WHERE position > $1 ORDER BY position LIMIT $2`, [after ?? 0, maxCount])
-    return rows.map(rowToRecord)
+    const rows = await this.query<RecordRow<string>>(`SELECT ${COLUMNS} FROM ocelog.records WHERE position > $1 ORDER BY position LIMIT $2`, [
+      after ?? 0,
+      maxCount,
+    ])
+    return rows.map((row) => rowToRecord(row))
   }
 
   async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    const rows = await this.query<RecordRow>(`SELECT ${COLUMNS} FROM ocelog.records WHERE stream = $1 AND position > $2 ORDER BY position LIMIT $3`, [
+    const rows = await this.query<RecordRow<string>>(`SELECT ${COLUMNS} FROM ocelog.records WHERE stream = $1 AND position > $2 ORDER BY position LIMIT $3`, [
       streamName(datasetId),
       after ?? 0,
       maxCount,
     ])
-    return rows.map(rowToRecord)
+    return rows.map((row) => rowToRecord(row))
   }
 
-  async *tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
-    let cursor = after
-    const { signal } = options
-    while (!signal.aborted) {
-      const batch = await this.readAll(cursor, options.maxBatch)
-      const last = batch[batch.length - 1]
-      if (last !== undefined) {
-        cursor = last.position
-        yield batch
-        continue
-      }
-      await this.nextAppendOrPoll(signal)
-    }
-  }
-
-  /** Resolves on this process's next append, after pollMs (appends of other processes), or on abort. */
-  private nextAppendOrPoll(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.appended.off('append', done)
-        signal.removeEventListener('abort', done)
-        resolve()
-      }
-      const timer = setTimeout(done, this.pollMs)
-      this.appended.once('append', done)
-      signal.addEventListener('abort', done, { once: true })
-    })
+  tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
+    return tailByPolling((from, max) => this.readAll(from, max), this.appended, this.pollMs, after, options)
   }
 
   async lastPosition(datasetId?: string): Promise<number | null> {

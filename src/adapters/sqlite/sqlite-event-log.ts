@@ -19,9 +19,9 @@ import type { Statement, Transaction } from 'better-sqlite3'
 import type { AppendOutcome, AppendResult, Backlog, EventLog, TailOptions } from '../../ports/event-log.js'
 import { LogUnavailableError } from '../../ports/event-log.js'
 import { claimsOfAppended, decideKey } from '../../core/idempotency.js'
-import { type DecodeOptions, decodeRecord } from '../../core/record-decoder.js'
 import { isoNow } from '../../core/timestamp.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../schemas/records.js'
+import { type RecordRow, rowToRecord, tailByPolling } from '../log-reads.js'
 import type { SqliteDatabase } from './database.js'
 import { SqliteObjectClaims } from './sqlite-object-claims.js'
 import { type FdatasyncFn, WalSync } from './wal-sync.js'
@@ -34,32 +34,6 @@ interface PendingAppend {
   claims: readonly string[]
   resolve: (result: AppendResult) => void
   reject: (error: Error) => void
-}
-
-export interface RecordRow {
-  position: number
-  stream: string
-  type: string
-  version: number
-  data: string
-  appended_at: string
-  idempotency_key: string | null
-  fingerprint: string | null
-}
-
-/**
- * A stored row back into a record, by the one decoder: throws UnreadableRecordError on a (type,
- * version) this build cannot read. The data's schema is not checked again: only this adapter's
- * `append` writes the file, after validation, and the records table refuses updates
- * (`ocelog verify` passes `{checkData: true}` to check it all the same).
- */
-export function rowToRecord(row: RecordRow, options: DecodeOptions = { checkData: false }): StoredRecord {
-  const record = decodeRecord(
-    { position: row.position, stream: row.stream, type: row.type, version: row.version, data: row.data, appendedAt: row.appended_at },
-    options,
-  )
-  if (row.idempotency_key !== null && row.fingerprint !== null) record.idempotency = { key: row.idempotency_key, fingerprint: row.fingerprint }
-  return record
 }
 
 export interface SqliteEventLogOptions {
@@ -310,38 +284,8 @@ export class SqliteEventLog implements EventLog {
     return this.durable((this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map((row) => rowToRecord(row)))
   }
 
-  async *tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
-    let cursor = after
-    const { signal } = options
-    while (!signal.aborted) {
-      const batch = await this.readAll(cursor, options.maxBatch)
-      const last = batch[batch.length - 1]
-      if (last !== undefined) {
-        cursor = last.position
-        yield batch
-        continue
-      }
-      await this.nextAppendOrPoll(signal)
-    }
-  }
-
-  /**
-   * Resolves on our own next append (at once), after pollMs (appends by other processes), or on abort.
-   * The timer is a referenced setTimeout: a process that only tails the log (`ocelog project`) must
-   * stay alive while it waits, and AbortSignal.timeout would not hold the event loop open.
-   */
-  private nextAppendOrPoll(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.appended.off('append', done)
-        signal.removeEventListener('abort', done)
-        resolve()
-      }
-      const timer = setTimeout(done, this.pollMs)
-      this.appended.once('append', done)
-      signal.addEventListener('abort', done, { once: true })
-    })
+  tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
+    return tailByPolling((from, max) => this.readAll(from, max), this.appended, this.pollMs, after, options)
   }
 
   /**
