@@ -9,23 +9,8 @@ import type pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
 import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
 import { DatasetExistsError } from '../../ports/key-store.js'
+import { type KeyRow, toKey } from '../key-rows.js'
 import { isPostgresUnavailable } from './connection.js'
-import type { Scope } from '../../schemas/api.js'
-
-interface KeyRow {
-  key_id: string
-  name: string
-  dataset_id: string
-  scopes: string
-  secret_hash: string
-  created_at: string
-  revoked_at: string | null
-  rate_limit_per_minute: number | null
-}
-
-function toKey(row: KeyRow): ApiKey {
-  return { ...row, scopes: JSON.parse(row.scopes) as Scope[] }
-}
 
 export class PostgresKeyStore implements KeyStore {
   constructor(private readonly pool: pg.Pool) {}

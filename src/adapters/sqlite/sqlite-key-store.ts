@@ -1,24 +1,9 @@
 /** KeyStore adapter on the embedded SQLite file (tables `datasets`, `api_keys`). */
 import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
 import { DatasetExistsError } from '../../ports/key-store.js'
-import type { Scope } from '../../schemas/api.js'
+import { type KeyRow, toKey } from '../key-rows.js'
 import type { Statement } from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
-
-interface KeyRow {
-  key_id: string
-  name: string
-  dataset_id: string
-  scopes: string
-  secret_hash: string
-  created_at: string
-  revoked_at: string | null
-  rate_limit_per_minute: number | null
-}
-
-function toKey(row: KeyRow): ApiKey {
-  return { ...row, scopes: JSON.parse(row.scopes) as Scope[] }
-}
 
 /** Keys kept by one store (found keys only, so unknown key ids sent at random cannot grow it). */
 const CACHED_KEYS_MAX = 10_000
