@@ -10,7 +10,6 @@
  * Prints one table with the targets and writes it as JSON to bench/results/<date>-<commit>-postgres.json.
  * The read models are not built on PostgreSQL yet, so there is no catch-up or map row.
  */
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,7 +20,7 @@ import { LoadWorker } from './load-client.js'
 import type { LoadJob, LoadResult } from './load-protocol.js'
 import { startPostgresServer } from './postgres-server.js'
 import { CLI, createKey, ROOT, type Running, rssOf, startService, stopProcess } from './processes.js'
-import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+import { check, commitOf, freeResultName, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { messageOf } from '../src/core/errors.js'
 
 interface Options {
@@ -189,14 +188,6 @@ function summarise(m: Measurements): { rows: Row[]; targets: TargetCheck[] } {
   return { rows, targets }
 }
 
-function gitCommit(): string {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
-  } catch {
-    return 'unknown'
-  }
-}
-
 async function main(): Promise<void> {
   const program = new Command('bench:postgres')
     .description(
@@ -221,9 +212,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true })
   }
   const { rows, targets } = summarise(m)
-  const name = `${new Date(started).toISOString().slice(0, 10)}-${gitCommit()}-postgres`
-  let file = name
-  for (let n = 2; existsSync(join(o.out, `${file}.json`)); n++) file = `${name}-${String(n)}`
+  const file = freeResultName(o.out, `${new Date(started).toISOString().slice(0, 10)}-${commitOf(ROOT)}-postgres`)
   const saved = printAndSave(rows, targets, { loadAtStart, startedMs: started, markdown: true, out: o.out, name: file }, { options: o, measurements: m })
   log(`results written to ${saved}`)
 }

@@ -3,7 +3,8 @@
  * ratio, and its target (docs/performance.md#targets) with a pass/miss mark; printed as text or
  * Markdown, and saved as JSON.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism, loadavg, totalmem } from 'node:os'
 import { table } from '../src/cli/context.js'
@@ -127,4 +128,24 @@ export function printAndSave(
     `${JSON.stringify({ startedAt: new Date(o.startedMs).toISOString(), machine, options, rows, targets, markdown: markdownTable(rows), ...rest }, null, 2)}\n`,
   )
   return file
+}
+
+/** `git rev-parse --short HEAD` in `root`, or `unknown` outside a git checkout: the commit a result file names. */
+export function commitOf(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim()
+  } catch {
+    return 'unknown'
+  }
+}
+
+/**
+ * A result's file name (without `.json`) in `dir` that no earlier run took: `base`, else `base-2`,
+ * `base-3`, … (docs/performance.md#method: no result is overwritten).
+ */
+export function freeResultName(dir: string, base: string): string {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${String(n)}`
+    if (!existsSync(join(dir, `${name}.json`))) return name
+  }
 }

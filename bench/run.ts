@@ -13,7 +13,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { positiveInt, wholeInt } from './int-options.js'
 import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
@@ -38,7 +38,7 @@ import { type ExportMeasurement, measureExports } from './export-dataset.js'
 import { measureLargeImport, measureRepeatedImport, type LargeImportResult } from './large-import.js'
 import { measureProcessMap, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
-import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+import { check, freeResultName, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
 import { messageOf } from '../src/core/errors.js'
 
@@ -795,7 +795,7 @@ async function main(): Promise<void> {
   }
   const { rows, targets } = summarise(m, o)
   const commit = gitCommit()
-  const name = basename(resultFile(o.out, new Date(started).toISOString().slice(0, 10), commit.id), '.json')
+  const name = freeResultName(o.out, `${new Date(started).toISOString().slice(0, 10)}-${commit.id}`)
   const file = printAndSave(rows, targets, { loadAtStart, startedMs: started, markdown: o.markdown, out: o.out, name }, { options: o, commit, measurements: m })
   log(`results written to ${file}`)
 }
@@ -808,17 +808,6 @@ function gitCommit(): { id: string; dirty: boolean } {
     return { id, dirty: status.trim() !== '' }
   } catch {
     return { id: 'unknown', dirty: false }
-  }
-}
-
-/**
- * Where a run's JSON goes: `<dir>/<date>-<commit>.json` (docs/performance.md), or `-2`, `-3`, … after it when a run of the same
- * commit on the same day is already there, so no result is overwritten.
- */
-function resultFile(dir: string, date: string, commit: string): string {
-  for (let n = 1; ; n++) {
-    const file = join(dir, `${date}-${commit}${n === 1 ? '' : `-${String(n)}`}.json`)
-    if (!existsSync(file)) return file
   }
 }
 

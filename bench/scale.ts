@@ -15,7 +15,6 @@
  * bench/results/<date>-<commit>-scale.json.
  */
 import { spawn } from 'node:child_process'
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,7 +29,7 @@ import { ProcessReader, type ProcessMapParams } from '../src/read/process-reader
 import { generatedWindow, generateItems, type GenerateOptions } from './generate.js'
 import { type LoadResult, loadGenerated } from './load-generated.js'
 import { CLI, embeddedEnv, exitedChildrenCpuSeconds, ROOT } from './processes.js'
-import { check, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+import { check, commitOf, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { messageOf } from '../src/core/errors.js'
 
 interface Options {
@@ -350,15 +349,6 @@ function summarise(m: ScaleMeasurements): { rows: Row[]; targets: TargetCheck[] 
   return { rows, targets }
 }
 
-/** `git rev-parse --short HEAD` of the repository, or `unknown` outside a git checkout. */
-function commitOf(): string {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
-  } catch {
-    return 'unknown'
-  }
-}
-
 async function main(): Promise<void> {
   const program = new Command('bench:scale')
     .description(
@@ -382,7 +372,7 @@ async function main(): Promise<void> {
 
   const loadAtStart = loadavg()[0] ?? 0
   // The commit of the code that runs, read before a long run during which HEAD may move.
-  const commit = commitOf()
+  const commit = commitOf(ROOT)
   const dataDir = mkdtempSync(join(tmpdir(), 'ocelog-scale-'))
   log(`Ocelog bench at scale: ${num(o.events)} events, seed ${String(o.seed)}, data directory ${dataDir}; load average ${loadAtStart.toFixed(2)}`)
   let m: ScaleMeasurements
