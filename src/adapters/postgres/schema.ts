@@ -12,9 +12,12 @@
  * - `idempotency_keys`, `object_claims`: claimed before the head, so a retry waits for the first
  *   append of its key instead of taking a position it would not fill.
  * - `datasets`, `api_keys`: the key store; `rate_limits`: rate-limiter-flexible's table.
+ *
+ * The read models: the `rm_*` tables of read-models-schema.ts (migration 2).
  */
 import type pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
+import { READ_MODELS_MIGRATION } from './read-models-schema.js'
 
 /** The schema that holds every table of Ocelog's. */
 export const SCHEMA = 'ocelog'
@@ -87,6 +90,7 @@ CREATE TABLE ocelog.rate_limits (
   expire  bigint
 );
 `,
+  READ_MODELS_MIGRATION,
 ]
 
 /** The schema version this build writes. */

@@ -1,0 +1,108 @@
+/**
+ * The read models on PostgreSQL (docs/read-models.md#the-read-models-on-postgresql): the `rm_*`
+ * tables in the schema `ocelog`, one per read model, holding the fields of the row schemas in
+ * src/schemas/read-models.ts under the same names, as the MongoDB collections do. Times of the
+ * rows are UTC ISO 8601 text with milliseconds (they order as text); the directly-follows steps
+ * keep epoch milliseconds, which the map's durations are computed from.
+ *
+ * - A qualifier that was not sent is stored as '' (a key column cannot hold null; the API refuses
+ *   an empty qualifier), and read back as null.
+ * - Event properties and attribute values one record set are `json`: the exact text the record
+ *   carried. An object's merged attributes are `jsonb`, merged per top-level key by `||`
+ *   (src/core/merge.ts: a key sent replaces its value, null stays null).
+ * - `rm_objects` holds each object's identity (every projection that names an object writes it;
+ *   never cleared with a projection) and the objects projection's part: `properties`,
+ *   `updated_at`, `position` (−1 until that projection applies the object).
+ * - Checkpoints (`rm_checkpoints`) move by compare-and-set in the same transaction as the rows.
+ */
+export const READ_MODELS_MIGRATION = `
+CREATE TABLE ocelog.rm_checkpoints (
+  projector   text PRIMARY KEY,
+  position    bigint NOT NULL,
+  version     integer NOT NULL,
+  updated_at  text NOT NULL
+);
+CREATE TABLE ocelog.rm_projection_stops (
+  projector  text PRIMARY KEY,
+  stop       text NOT NULL
+);
+CREATE TABLE ocelog.rm_event_types (
+  dataset_id text NOT NULL, name text NOT NULL,
+  first_seen_at text NOT NULL, last_seen_at text NOT NULL, count bigint NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, name)
+);
+CREATE TABLE ocelog.rm_object_types (
+  dataset_id text NOT NULL, name text NOT NULL,
+  first_seen_at text NOT NULL, last_seen_at text NOT NULL, count bigint NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, name)
+);
+CREATE TABLE ocelog.rm_objects (
+  dataset_id text NOT NULL, object_id text NOT NULL, type text NOT NULL, external_id text NOT NULL,
+  properties jsonb NOT NULL, created_at text NOT NULL, updated_at text NOT NULL,
+  position bigint NOT NULL, first_position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, object_id)
+);
+CREATE UNIQUE INDEX rm_objects_by_type_id ON ocelog.rm_objects (dataset_id, type, external_id);
+CREATE TABLE ocelog.rm_object_changes (
+  dataset_id text NOT NULL, object_id text NOT NULL, position bigint NOT NULL, time text NOT NULL, attributes json NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, position)
+);
+CREATE TABLE ocelog.rm_events (
+  dataset_id text NOT NULL, event_id text NOT NULL, event_type text NOT NULL,
+  timestamp text NOT NULL, end_timestamp text, properties json NOT NULL,
+  objects_count integer NOT NULL, received_at text NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, event_id)
+);
+CREATE INDEX rm_events_by_time ON ocelog.rm_events (dataset_id, timestamp, position);
+CREATE TABLE ocelog.rm_event_objects (
+  dataset_id text NOT NULL, event_id text NOT NULL, object_id text NOT NULL, qualifier text NOT NULL,
+  object_type text NOT NULL, external_id text NOT NULL, event_time text NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, event_id, object_id, qualifier)
+);
+CREATE INDEX rm_event_objects_by_object ON ocelog.rm_event_objects (dataset_id, object_id, event_time, position);
+CREATE INDEX rm_event_objects_by_type ON ocelog.rm_event_objects (dataset_id, object_type, event_time, position);
+CREATE TABLE ocelog.rm_object_relationships (
+  dataset_id text NOT NULL, object_id text NOT NULL, target_object_id text NOT NULL, qualifier text NOT NULL,
+  target_type text NOT NULL, target_external_id text NOT NULL, time text NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, target_object_id, qualifier)
+);
+CREATE INDEX rm_object_relationships_by_target ON ocelog.rm_object_relationships (dataset_id, target_object_id);
+CREATE TABLE ocelog.rm_audit_chain (
+  dataset_id text NOT NULL, position bigint NOT NULL, seq bigint NOT NULL, hash text NOT NULL,
+  PRIMARY KEY (dataset_id, position)
+);
+CREATE TABLE ocelog.rm_df_steps (
+  dataset_id text NOT NULL, object_id text NOT NULL, object_type text NOT NULL, activity text NOT NULL,
+  t bigint NOT NULL, pos bigint NOT NULL, te bigint, kin integer NOT NULL,
+  prev_t bigint, prev_pos bigint, prev_act text, prev_te bigint,
+  PRIMARY KEY (dataset_id, object_id, t, pos)
+);
+CREATE INDEX rm_df_steps_by_time ON ocelog.rm_df_steps (dataset_id, t, pos);
+CREATE TABLE ocelog.rm_df_memberships (
+  dataset_id text NOT NULL, object_id text NOT NULL, a text NOT NULL, b text NOT NULL, n integer NOT NULL,
+  PRIMARY KEY (dataset_id, object_id, a, b)
+);
+CREATE TABLE ocelog.rm_df_aggregates (
+  dataset_id text NOT NULL, object_type text NOT NULL, a text NOT NULL, b text NOT NULL,
+  events bigint NOT NULL, objects bigint NOT NULL, total bigint NOT NULL, starts bigint NOT NULL, ends bigint NOT NULL,
+  couples bigint NOT NULL, durations jsonb NOT NULL, waiting jsonb NOT NULL,
+  PRIMARY KEY (dataset_id, object_type, a, b)
+);
+`
+
+/** Every read-model table, emptied by a full reset. */
+export const READ_MODEL_TABLES = [
+  'rm_checkpoints',
+  'rm_projection_stops',
+  'rm_event_types',
+  'rm_object_types',
+  'rm_objects',
+  'rm_object_changes',
+  'rm_events',
+  'rm_event_objects',
+  'rm_object_relationships',
+  'rm_audit_chain',
+  'rm_df_steps',
+  'rm_df_memberships',
+  'rm_df_aggregates',
+] as const
