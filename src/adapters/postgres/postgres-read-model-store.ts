@@ -13,7 +13,10 @@
  * 3. each projection's slice (postgres-slice-writes.ts), in PROJECTION_NAMES order;
  * 4. the checkpoints move to `batch.to`, with the projections' versions.
  * A transaction that dies midway leaves nothing: the checkpoint still holds `expected`, and the
- * next apply of the same records applies them whole.
+ * next apply of the same records applies them whole. The transactions commit with
+ * `synchronous_commit = off`, as the embedded read models run with `synchronous=NORMAL`: a crash of
+ * the server may lose the last of them (never part of one), and the projector applies those
+ * records again from the checkpoint that survived. The log's appends keep the server's setting.
  */
 import type pg from 'pg'
 import { type ChangeBatch, type NamedObject, PROJECTION_NAMES, type ProjectionName, sliceOf } from '../../core/read-model-changes.js'
@@ -38,6 +41,9 @@ export class PostgresReadModelStore implements ReadModelStore {
   async apply(batch: ChangeBatch): Promise<void> {
     const parts = Object.values(batch.slices)
     await inTransaction(this.pool, async (client) => {
+      // Derived data: a crash of the server may lose the last applied batches, never their
+      // consistency (each carries its checkpoint), and the projector applies them again.
+      await client.query('SET LOCAL synchronous_commit TO off')
       for (const part of parts) await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
       // The objects' identities are read by the object types' counts and the objects' replay rule; a
       // batch of neither (the process runner's) leaves them to the runner that has them.
