@@ -1,5 +1,5 @@
 /**
- * The EventLog, KeyStore, ObjectClaims and RateLimiter contracts on PostgreSQL
+ * The EventLog, KeyStore, ObjectClaims, RateLimiter and ReadModelStore contracts on PostgreSQL
  * (src/adapters/postgres/*, src/adapters/rate-limiter.ts), against the run's real server
  * (test/helpers/postgres-global-setup.ts): one database for this file, migrated as a process
  * migrates it at start; the cases use fresh dataset ids and keys, as on a shared engine.
@@ -11,12 +11,15 @@ import { openPostgresPool } from '../../src/adapters/postgres/connection.js'
 import { PostgresEventLog } from '../../src/adapters/postgres/postgres-event-log.js'
 import { PostgresKeyStore } from '../../src/adapters/postgres/postgres-key-store.js'
 import { PostgresObjectClaims } from '../../src/adapters/postgres/postgres-object-claims.js'
+import { PostgresReadModelStore } from '../../src/adapters/postgres/postgres-read-model-store.js'
 import { migrate } from '../../src/adapters/postgres/schema.js'
 import { freshPostgresDatabase, postgresAdminUrl } from '../helpers/postgres.js'
 import { eventLogContract } from './event-log.contract.js'
 import { keyStoreContract } from './key-store.contract.js'
 import { objectClaimsContract } from './object-claims.contract.js'
 import { rateLimiterContract } from './rate-limiter.contract.js'
+import { readModelStoreContract } from './read-model-store.contract.js'
+import { postgresRows } from '../helpers/read-model-rows.js'
 
 const admin = postgresAdminUrl()
 let url = ''
@@ -63,4 +66,11 @@ describe.skipIf(admin === null)('PostgreSQL', () => {
   objectClaimsContract('PostgreSQL', async () => ({ claims: new PostgresObjectClaims(pool), async close() {} }))
 
   rateLimiterContract('PostgreSQL', async (budget) => postgresRateLimiter(pool, budget))
+
+  readModelStoreContract('PostgreSQL', async () => {
+    // Each case starts on empty read models (the contract reads checkpoints by name).
+    const store = new PostgresReadModelStore(pool)
+    await store.reset()
+    return { store, rows: postgresRows(pool), async close() {} }
+  })
 })

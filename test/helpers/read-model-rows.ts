@@ -4,6 +4,7 @@
  * read-model store's contract suite and the projector's tests, which check what `apply` wrote.
  */
 import type { Db } from 'mongodb'
+import type pg from 'pg'
 import { decodeKeys } from '../../src/adapters/mongodb/field-names.js'
 import { READ_MODEL_COLLECTIONS } from '../../src/adapters/mongodb/read-model-writes.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
@@ -105,5 +106,53 @@ export function mongoRows(db: Db): RowReader {
     events: (await rows<EventRow>(c.events, datasetId, { timestamp: 1, position: 1 })).map((r) => ({ ...r, properties: decodeKeys(r.properties) })),
     eventObjects: await rows<EventObjectRow>(c.eventObjects, datasetId, { event_time: 1, position: 1, object_id: 1, qualifier: 1 }),
     objectRelationships: await rows<ObjectRelationshipRow>(c.objectRelationships, datasetId, { object_id: 1, target_object_id: 1, qualifier: 1 }),
+  })
+}
+
+/**
+ * The rows of the PostgreSQL read models (tables ocelog.rm_*, src/adapters/postgres/read-models-schema.ts):
+ * bigint columns as numbers, '' qualifiers as null, and the types' constant `source`.
+ */
+export function postgresRows(pool: pg.Pool): RowReader {
+  const rows = async <T>(sql: string, datasetId: string): Promise<T[]> => (await pool.query(sql, [datasetId])).rows as T[]
+  const n = <R extends object>(r: R, ...fields: (keyof R)[]): R => {
+    const out = { ...r }
+    for (const f of fields) out[f] = Number(r[f]) as R[keyof R]
+    return out
+  }
+  const q = (qualifier: string): string | null => (qualifier === '' ? null : qualifier)
+  const C = 'COLLATE "C"'
+  const types = async (table: string, datasetId: string) =>
+    (await rows<EventTypeRow>(`SELECT * FROM ocelog.${table} WHERE dataset_id = $1 ORDER BY name ${C}`, datasetId)).map((r) => ({
+      ...n(r, 'count', 'position'),
+      source: 'public_api' as const,
+    }))
+  return async (datasetId) => ({
+    eventTypes: await types('rm_event_types', datasetId),
+    objectTypes: await types('rm_object_types', datasetId),
+    objects: (
+      await rows<ObjectRow & { first_position: string }>(
+        `SELECT * FROM ocelog.rm_objects WHERE dataset_id = $1 ORDER BY type ${C}, external_id ${C}`,
+        datasetId,
+      )
+    ).map(({ first_position: _first, ...r }) => n(r, 'position')),
+    objectChanges: (
+      await rows<ObjectChangeRow>(`SELECT * FROM ocelog.rm_object_changes WHERE dataset_id = $1 ORDER BY object_id ${C}, position`, datasetId)
+    ).map((r) => n(r, 'position')),
+    events: (await rows<EventRow>(`SELECT * FROM ocelog.rm_events WHERE dataset_id = $1 ORDER BY timestamp ${C}, position`, datasetId)).map((r) =>
+      n(r, 'position'),
+    ),
+    eventObjects: (
+      await rows<EventObjectRow & { qualifier: string }>(
+        `SELECT * FROM ocelog.rm_event_objects WHERE dataset_id = $1 ORDER BY event_time ${C}, position, object_id ${C}, qualifier ${C}`,
+        datasetId,
+      )
+    ).map((r) => ({ ...n(r, 'position'), qualifier: q(r.qualifier) })),
+    objectRelationships: (
+      await rows<ObjectRelationshipRow & { qualifier: string }>(
+        `SELECT * FROM ocelog.rm_object_relationships WHERE dataset_id = $1 ORDER BY object_id ${C}, target_object_id ${C}, qualifier ${C}`,
+        datasetId,
+      )
+    ).map((r) => ({ ...n(r, 'position'), qualifier: q(r.qualifier) })),
   })
 }

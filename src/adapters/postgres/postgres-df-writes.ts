@@ -1,0 +1,300 @@
+/**
+ * The PostgreSQL store's write of the directly-follows slice (docs/read-models.md#the-read-models-on-postgresql;
+ * the rules: docs/process-map.md#the-directly-follows-read-model and src/core/directly-follows.ts),
+ * inside the store's transaction. The rules' callbacks are synchronous, so the store reads first
+ * and the rules then read what was fetched, as on MongoDB (mongodb-df-writes.ts), with one round
+ * trip per read:
+ * 1. the stored neighbours of each cluster of an object's new steps, in rounds (`linkByClusters`):
+ *    one statement per round, two index probes per asked step along the key (dataset_id, object_id, t, pos);
+ * 2. the membership counts of the run's objects, and the stored steps of the events whose incoming
+ *    couples changed (index rm_df_steps_by_time); `aggregateChanges`;
+ * 3. the aggregates the changes touch; `applyDelta`; then the steps, memberships and aggregates,
+ *    each a multi-row statement.
+ * The rules' object key is the object's `object_id` (a UUID of dataset, type and id, so unique
+ * across datasets); an activity's rows have `b` = ''.
+ */
+import type pg from 'pg'
+import {
+  aggregateChanges,
+  applyDelta,
+  type DfAggregate,
+  type DfKey,
+  type DfLinking,
+  type DfNeighbours,
+  type DfStep,
+  dfKeyString,
+  type EventStepRow,
+  isEmptyAggregate,
+  linkByClusters,
+  stepsByObject,
+} from '../../core/directly-follows.js'
+import { KEY_SEP } from '../../core/keys.js'
+import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
+import { dfStepsOf, statsOfStored } from '../mongodb/mongodb-df-writes.js'
+import { columns } from './postgres-slice-writes.js'
+
+/** A row of rm_df_steps as node-postgres gives it (bigint columns as text). */
+interface StepSqlRow {
+  dataset_id: string
+  object_id: string
+  object_type: string
+  activity: string
+  t: string
+  pos: string
+  te: string | null
+  kin: number
+}
+
+const STEP_COLUMNS = 's.dataset_id, s.object_id, s.object_type, s.activity, s.t, s.pos, s.te, s.kin'
+
+const num = (v: string | null): number | null => (v === null ? null : Number(v))
+
+/** A stored step as the rules see it. */
+function stepOfRow(r: StepSqlRow): DfStep<string> {
+  return { dataset: r.dataset_id, object: r.object_id, ot: r.object_type, act: r.activity, t: Number(r.t), pos: Number(r.pos), te: num(r.te), kin: r.kin }
+}
+
+/**
+ * The stored neighbours of each asked step in its object's trace, by object id: for each, the step
+ * just before it and the two at or after it, in one statement (two LATERAL index probes per step).
+ */
+async function readNeighbours(client: pg.PoolClient, asks: readonly DfStep<string>[]): Promise<Map<string, DfNeighbours<string>>> {
+  const out = new Map<string, DfNeighbours<string>>()
+  for (const a of asks) out.set(a.object, { before: null, at: null, next: null })
+  if (asks.length === 0) return out
+  const { rows } = await client.query<StepSqlRow & { side: number }>(
+    `SELECT n.*
+     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS a(dataset_id, object_id, t, pos)
+     CROSS JOIN LATERAL (
+       (SELECT 0 AS side, ${STEP_COLUMNS} FROM ocelog.rm_df_steps s
+        WHERE s.dataset_id = a.dataset_id AND s.object_id = a.object_id AND (s.t, s.pos) < (a.t, a.pos)
+        ORDER BY s.t DESC, s.pos DESC LIMIT 1)
+       UNION ALL
+       (SELECT 1 AS side, ${STEP_COLUMNS} FROM ocelog.rm_df_steps s
+        WHERE s.dataset_id = a.dataset_id AND s.object_id = a.object_id AND (s.t, s.pos) >= (a.t, a.pos)
+        ORDER BY s.t, s.pos LIMIT 2)
+     ) AS n
+     ORDER BY n.object_id, n.side, n.t, n.pos`,
+    columns(asks, [(s) => s.dataset, (s) => s.object, (s) => s.t, (s) => s.pos]),
+  )
+  for (const r of rows) {
+    const n = out.get(r.object_id)
+    if (n === undefined) continue
+    const step = stepOfRow(r)
+    if (r.side === 0) n.before = step
+    else if (n.at === null) n.at = step
+    else n.next = step
+  }
+  return out
+}
+
+/** Step 1 of the rules (linkByClusters): a round of neighbour reads per cluster rank. */
+async function linkRun(client: pg.PoolClient, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<DfLinking<string>> {
+  const walk = linkByClusters(byObject)
+  let round = walk.next()
+  while (round.done !== true) round = walk.next(await readNeighbours(client, round.value))
+  return round.value
+}
+
+const membershipKey = (object: string, a: string, b: string): string => object + KEY_SEP + a + KEY_SEP + b
+const eventKey = (dataset: string, t: number, pos: number): string => dataset + KEY_SEP + String(t) + KEY_SEP + String(pos)
+
+/** The membership counts of `objects` (object id → dataset), by membershipKey. */
+async function readMemberships(client: pg.PoolClient, objects: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  const { rows } = await client.query<{ object_id: string; a: string; b: string; n: number }>(
+    `SELECT m.object_id, m.a, m.b, m.n FROM ocelog.rm_df_memberships m
+     JOIN unnest($1::text[], $2::text[]) AS k(dataset_id, object_id) ON m.dataset_id = k.dataset_id AND m.object_id = k.object_id`,
+    [[...objects.values()], [...objects.keys()]],
+  )
+  for (const r of rows) out.set(membershipKey(r.object_id, r.a, r.b), r.n)
+  return out
+}
+
+/** The stored steps of each target's event (index rm_df_steps_by_time), by eventKey. */
+async function readEventSteps(client: pg.PoolClient, targets: readonly DfStep<string>[]): Promise<Map<string, EventStepRow<string>[]>> {
+  const out = new Map<string, EventStepRow<string>[]>()
+  if (targets.length === 0) return out
+  const { rows } = await client.query<{
+    dataset_id: string
+    t: string
+    pos: string
+    object_id: string
+    object_type: string
+    prev_pos: string | null
+    prev_act: string | null
+  }>(
+    `SELECT s.dataset_id, s.t, s.pos, s.object_id, s.object_type, s.prev_pos, s.prev_act FROM ocelog.rm_df_steps s
+     JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])) AS k(dataset_id, t, pos)
+       ON s.dataset_id = k.dataset_id AND s.t = k.t AND s.pos = k.pos`,
+    columns(targets, [(n) => n.dataset, (n) => n.t, (n) => n.pos]),
+  )
+  for (const r of rows) {
+    const k = eventKey(r.dataset_id, Number(r.t), Number(r.pos))
+    const list = out.get(k) ?? []
+    list.push({ object: r.object_id, ot: r.object_type, prevPos: num(r.prev_pos), prevAct: r.prev_act })
+    out.set(k, list)
+  }
+  return out
+}
+
+interface AggregateSqlRow {
+  dataset_id: string
+  object_type: string
+  a: string
+  b: string
+  events: string
+  objects: string
+  total: string
+  starts: string
+  ends: string
+  couples: string
+  durations: unknown
+  waiting: unknown
+}
+
+/** A stored aggregate row as DfAggregate. */
+export function aggregateOfRow(r: AggregateSqlRow): DfAggregate {
+  return {
+    events: Number(r.events),
+    objects: Number(r.objects),
+    total: Number(r.total),
+    starts: Number(r.starts),
+    ends: Number(r.ends),
+    couples: Number(r.couples),
+    durations: statsOfStored(r.durations),
+    waiting: statsOfStored(r.waiting),
+  }
+}
+
+/** The stored aggregates of `keys`, by dfKeyString. */
+async function readAggregates(client: pg.PoolClient, keys: readonly DfKey[]): Promise<Map<string, DfAggregate>> {
+  const out = new Map<string, DfAggregate>()
+  if (keys.length === 0) return out
+  const { rows } = await client.query<AggregateSqlRow>(
+    `SELECT g.* FROM ocelog.rm_df_aggregates g
+     JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])) AS k(dataset_id, object_type, a, b)
+       ON g.dataset_id = k.dataset_id AND g.object_type = k.object_type AND g.a = k.a AND g.b = k.b`,
+    columns(keys, [(k) => k.dataset, (k) => k.ot, (k) => k.a, (k) => k.b]),
+  )
+  for (const r of rows) out.set(dfKeyString({ dataset: r.dataset_id, ot: r.object_type, a: r.a, b: r.b }), aggregateOfRow(r))
+  return out
+}
+
+/** Inserts the new steps (a step stored already is kept) and moves the relinked steps' predecessors. */
+async function writeSteps(client: pg.PoolClient, linking: DfLinking<string>): Promise<void> {
+  const prevColumns = [
+    (l: { prev: DfStep<string> | null }) => l.prev?.t ?? null,
+    (l: { prev: DfStep<string> | null }) => l.prev?.pos ?? null,
+    (l: { prev: DfStep<string> | null }) => l.prev?.act ?? null,
+    (l: { prev: DfStep<string> | null }) => l.prev?.te ?? null,
+  ]
+  if (linking.inserts.length > 0) {
+    await client.query(
+      `INSERT INTO ocelog.rm_df_steps (dataset_id, object_id, object_type, activity, t, pos, te, kin, prev_t, prev_pos, prev_act, prev_te)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[],
+         $9::bigint[], $10::bigint[], $11::text[], $12::bigint[])
+       ON CONFLICT DO NOTHING`,
+      columns(linking.inserts, [
+        (l) => l.step.dataset,
+        (l) => l.step.object,
+        (l) => l.step.ot,
+        (l) => l.step.act,
+        (l) => l.step.t,
+        (l) => l.step.pos,
+        (l) => l.step.te,
+        (l) => l.step.kin,
+        ...prevColumns,
+      ]),
+    )
+  }
+  if (linking.relinks.length > 0) {
+    await client.query(
+      `UPDATE ocelog.rm_df_steps s SET prev_t = v.prev_t, prev_pos = v.prev_pos, prev_act = v.prev_act, prev_te = v.prev_te
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[])
+         AS v(dataset_id, object_id, t, pos, prev_t, prev_pos, prev_act, prev_te)
+       WHERE s.dataset_id = v.dataset_id AND s.object_id = v.object_id AND s.t = v.t AND s.pos = v.pos`,
+      columns(linking.relinks, [(l) => l.step.dataset, (l) => l.step.object, (l) => l.step.t, (l) => l.step.pos, ...prevColumns]),
+    )
+  }
+}
+
+/**
+ * Writes a run's directly-follows slice (log order) in the store's transaction `client`: the reads,
+ * the rules of src/core/directly-follows.ts, then the steps, membership counts and aggregates. A run
+ * whose steps are all stored already (a replay) reads their neighbours and writes nothing.
+ * @throws from the rules when the stored read model contradicts itself (a membership below 0, a duration removed that was never added).
+ */
+export async function writeDirectlyFollows(client: pg.PoolClient, events: readonly DirectlyFollowsEvent[]): Promise<void> {
+  if (events.length === 0) return
+  const steps = dfStepsOf(events)
+  const linking = await linkRun(client, stepsByObject(steps))
+  if (linking.inserts.length === 0) return
+  const datasets = new Map(steps.map((s) => [s.object, s.dataset]))
+  const memberships = await readMemberships(client, datasets)
+  const eventSteps = await readEventSteps(client, linking.storedTargets)
+  const changes = aggregateChanges(
+    linking,
+    (object, a, b) => memberships.get(membershipKey(object, a, b)) ?? 0,
+    (n) => eventSteps.get(eventKey(n.dataset, n.t, n.pos)) ?? [],
+  )
+  const stored = await readAggregates(
+    client,
+    changes.deltas.map((d) => d.key),
+  )
+  await writeSteps(client, linking)
+  const gone = changes.memberships.filter((m) => m.after === 0)
+  const kept = changes.memberships.filter((m) => m.after !== 0)
+  const datasetOf = (object: string): string => datasets.get(object) ?? ''
+  if (gone.length > 0) {
+    await client.query(
+      `DELETE FROM ocelog.rm_df_memberships m USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(dataset_id, object_id, a, b)
+       WHERE m.dataset_id = v.dataset_id AND m.object_id = v.object_id AND m.a = v.a AND m.b = v.b`,
+      columns(gone, [(m) => datasetOf(m.object), (m) => m.object, (m) => m.a, (m) => m.b]),
+    )
+  }
+  if (kept.length > 0) {
+    await client.query(
+      `INSERT INTO ocelog.rm_df_memberships (dataset_id, object_id, a, b, n)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[])
+       ON CONFLICT (dataset_id, object_id, a, b) DO UPDATE SET n = EXCLUDED.n`,
+      columns(kept, [(m) => datasetOf(m.object), (m) => m.object, (m) => m.a, (m) => m.b, (m) => m.after]),
+    )
+  }
+  // One delta per key (aggregateChanges): each aggregate is replaced by its new value, or deleted when empty.
+  const next = changes.deltas.map((d) => ({ key: d.key, agg: applyDelta(stored.get(dfKeyString(d.key)), d) }))
+  const emptied = next.filter((x) => isEmptyAggregate(x.agg))
+  const written = next.filter((x) => !isEmptyAggregate(x.agg))
+  if (emptied.length > 0) {
+    await client.query(
+      `DELETE FROM ocelog.rm_df_aggregates g USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(dataset_id, object_type, a, b)
+       WHERE g.dataset_id = v.dataset_id AND g.object_type = v.object_type AND g.a = v.a AND g.b = v.b`,
+      columns(emptied, [(x) => x.key.dataset, (x) => x.key.ot, (x) => x.key.a, (x) => x.key.b]),
+    )
+  }
+  if (written.length > 0) {
+    await client.query(
+      `INSERT INTO ocelog.rm_df_aggregates (dataset_id, object_type, a, b, events, objects, total, starts, ends, couples, durations, waiting)
+       SELECT d, ot, a, b, ev, ob, tot, st, en, co, du::jsonb, wa::jsonb
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[],
+         $11::text[], $12::text[]) AS v(d, ot, a, b, ev, ob, tot, st, en, co, du, wa)
+       ON CONFLICT (dataset_id, object_type, a, b) DO UPDATE SET
+         events = EXCLUDED.events, objects = EXCLUDED.objects, total = EXCLUDED.total, starts = EXCLUDED.starts, ends = EXCLUDED.ends,
+         couples = EXCLUDED.couples, durations = EXCLUDED.durations, waiting = EXCLUDED.waiting`,
+      columns(written, [
+        (x) => x.key.dataset,
+        (x) => x.key.ot,
+        (x) => x.key.a,
+        (x) => x.key.b,
+        (x) => x.agg.events,
+        (x) => x.agg.objects,
+        (x) => x.agg.total,
+        (x) => x.agg.starts,
+        (x) => x.agg.ends,
+        (x) => x.agg.couples,
+        (x) => JSON.stringify(x.agg.durations),
+        (x) => JSON.stringify(x.agg.waiting),
+      ]),
+    )
+  }
+}

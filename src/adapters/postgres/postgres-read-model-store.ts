@@ -1,0 +1,143 @@
+/**
+ * ReadModelStore adapter on PostgreSQL (README § Read models; docs/read-models.md#the-read-models-on-postgresql):
+ * the `rm_*` tables of read-models-schema.ts, beside the log in the schema `ocelog`.
+ *
+ * `apply` is one transaction (READ COMMITTED):
+ * 1. the compare-and-set of every checkpoint of the batch, first: `SELECT … FOR UPDATE` of each
+ *    checkpoint row (or an insert for a first checkpoint), so that a second projector applying the
+ *    same checkpoint waits on the row lock, then finds it moved and throws CheckpointConflictError
+ *    before writing anything. A projector that lost its lease (docs/architecture.md#projection-runners-and-leases)
+ *    can therefore never write past the one that holds it;
+ * 2. the identities of the objects the batch names (one upsert, in key order so that two
+ *    transactions take the rows' locks in one order), returning each one's positions;
+ * 3. each projection's slice (postgres-slice-writes.ts), in PROJECTION_NAMES order;
+ * 4. the checkpoints move to `batch.to`, with the projections' versions.
+ * A transaction that dies midway leaves nothing: the checkpoint still holds `expected`, and the
+ * next apply of the same records applies them whole.
+ */
+import type pg from 'pg'
+import { type ChangeBatch, type NamedObject, PROJECTION_NAMES, type ProjectionName, sliceOf } from '../../core/read-model-changes.js'
+import { KEY_SEP } from '../../core/keys.js'
+import type { ReadModelStore } from '../../ports/read-model-store.js'
+import { CheckpointConflictError } from '../../ports/read-model-store.js'
+import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
+import { inTransaction } from './connection.js'
+import { READ_MODEL_TABLES } from './read-models-schema.js'
+import { columns, type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
+
+export class PostgresReadModelStore implements ReadModelStore {
+  /** @param pool the service's pool (openPostgresPool), migrated (schema.ts); not closed by this store. */
+  constructor(private readonly pool: pg.Pool) {}
+
+  async checkpoint(name: string): Promise<number | null> {
+    const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM ocelog.rm_checkpoints WHERE projector = $1', [name])
+    const row = rows[0]
+    return row === undefined ? null : Number(row.position)
+  }
+
+  async apply(batch: ChangeBatch): Promise<void> {
+    const parts = Object.values(batch.slices)
+    await inTransaction(this.pool, async (client) => {
+      for (const part of parts) await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
+      const ctx: PostgresSliceContext = { client, objects: await writeIdentities(client, batch.objects), named: batch.objects }
+      for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
+      const now = new Date().toISOString()
+      for (const part of parts) {
+        await client.query('UPDATE ocelog.rm_checkpoints SET position = $2, version = $3, updated_at = $4 WHERE projector = $1', [
+          part.checkpoint,
+          batch.to,
+          part.version,
+          now,
+        ])
+      }
+    })
+  }
+
+  private async writeSlice<K extends ProjectionName>(ctx: PostgresSliceContext, batch: ChangeBatch, name: K): Promise<void> {
+    const part = sliceOf(batch.slices, name)
+    if (part !== undefined) await SLICE_WRITES[name](ctx, part)
+  }
+
+  /**
+   * Locks checkpoint `name` for this transaction and checks that it holds `expected`. A first
+   * checkpoint (expected null) is inserted at −1 (moved to the batch's end at commit); a concurrent
+   * insert of the same name waits on the key and then finds the row there.
+   * @throws CheckpointConflictError when the stored position is not `expected`.
+   */
+  private async takeCheckpoint(client: pg.PoolClient, name: string, expected: number | null, version: number): Promise<void> {
+    if (expected === null) {
+      const inserted = await client.query(
+        `INSERT INTO ocelog.rm_checkpoints (projector, position, version, updated_at) VALUES ($1, -1, $2, $3) ON CONFLICT (projector) DO NOTHING`,
+        [name, version, new Date().toISOString()],
+      )
+      if (inserted.rowCount === 1) return
+    }
+    const { rows } = await client.query<{ position: string }>('SELECT position FROM ocelog.rm_checkpoints WHERE projector = $1 FOR UPDATE', [name])
+    const row = rows[0]
+    const current = row === undefined ? null : Number(row.position)
+    if (current !== expected) throw new CheckpointConflictError(name, expected, current)
+  }
+
+  async clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query(SLICE_CLEARS[projection])
+      await client.query('DELETE FROM ocelog.rm_checkpoints WHERE projector = ANY($1::text[])', [[...checkpoints]])
+      await client.query('DELETE FROM ocelog.rm_projection_stops WHERE projector = ANY($1::text[])', [[...checkpoints]])
+    })
+  }
+
+  async reset(): Promise<void> {
+    await this.pool.query(`TRUNCATE ${READ_MODEL_TABLES.map((t) => `ocelog.${t}`).join(', ')}`)
+  }
+
+  async projections(): Promise<ProjectionState[]> {
+    const { rows } = await this.pool.query<{ name: string; position: string | null; version: number | null; updated_at: string | null; stop: string | null }>(
+      `SELECT n.name, c.position, c.version, c.updated_at, s.stop
+       FROM (SELECT projector AS name FROM ocelog.rm_checkpoints UNION SELECT projector FROM ocelog.rm_projection_stops) AS n
+       LEFT JOIN ocelog.rm_checkpoints c ON c.projector = n.name
+       LEFT JOIN ocelog.rm_projection_stops s ON s.projector = n.name
+       ORDER BY n.name COLLATE "C"`,
+    )
+    return rows.map((r) => ({
+      projection: r.name,
+      position: r.position === null ? null : Number(r.position),
+      version: r.version,
+      updated_at: r.updated_at,
+      stopped: r.stop === null ? null : (JSON.parse(r.stop) as ProjectionStop),
+    }))
+  }
+
+  async recordStop(stop: ProjectionStop): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO ocelog.rm_projection_stops (projector, stop) VALUES ($1, $2) ON CONFLICT (projector) DO UPDATE SET stop = EXCLUDED.stop',
+      [stop.projection, JSON.stringify(stop)],
+    )
+  }
+
+  async clearStop(name: string): Promise<void> {
+    await this.pool.query('DELETE FROM ocelog.rm_projection_stops WHERE projector = $1', [name])
+  }
+
+  /** The pool is shared with the log and closed by the composition root. */
+  async close(): Promise<void> {}
+}
+
+/**
+ * The identity step: upserts every object the batch names (no attributes, position −1, until the
+ * objects projection applies it), keeping the lowest `first_position`, and returns each one's
+ * stored positions, by `<dataset>KEY_SEP<object id>`.
+ */
+async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string, NamedObject>): Promise<Map<string, StoredObject>> {
+  const out = new Map<string, StoredObject>()
+  if (named.size === 0) return out
+  const objects = [...named.values()].sort((a, b) => (a.datasetId === b.datasetId ? (a.objectId < b.objectId ? -1 : 1) : a.datasetId < b.datasetId ? -1 : 1))
+  const { rows } = await client.query<{ dataset_id: string; object_id: string; position: string; first_position: string }>(
+    `INSERT INTO ocelog.rm_objects AS o (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
+     SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
+     ON CONFLICT (dataset_id, object_id) DO UPDATE SET first_position = LEAST(o.first_position, EXCLUDED.first_position)
+     RETURNING o.dataset_id, o.object_id, o.position, o.first_position`,
+    columns(objects, [(o) => o.datasetId, (o) => o.objectId, (o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position]),
+  )
+  for (const r of rows) out.set(r.dataset_id + KEY_SEP + r.object_id, { position: Number(r.position), firstPosition: Number(r.first_position) })
+  return out
+}
