@@ -175,12 +175,12 @@ export class PostgresReadModelQuery implements ReadModelQuery {
            JOIN ocelog.rm_event_objects other ON other.dataset_id = me.dataset_id AND other.event_id = me.event_id AND other.object_id <> me.object_id
          WHERE me.dataset_id = $1 AND me.object_id = $2
          GROUP BY other.object_id, other.object_type, other.external_id
-         ORDER BY shared_events DESC, type COLLATE "C", id COLLATE "C" LIMIT $3`,
+         ORDER BY shared_events DESC, other.object_type COLLATE "C", other.external_id COLLATE "C" LIMIT $3`,
         mine,
       ),
       this.rows<StoredRelationship>(
         `SELECT target_object_id AS object_id, target_type AS type, target_external_id AS id, qualifier, time FROM ocelog.rm_object_relationships
-         WHERE dataset_id = $1 AND object_id = $2 ORDER BY type COLLATE "C", id COLLATE "C", qualifier COLLATE "C" LIMIT $3`,
+         WHERE dataset_id = $1 AND object_id = $2 ORDER BY target_type COLLATE "C", target_external_id COLLATE "C", qualifier COLLATE "C" LIMIT $3`,
         mine,
       ),
       // Relationships of other objects to this one (rm_object_relationships_by_target).
