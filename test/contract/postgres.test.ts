@@ -91,7 +91,7 @@ describe.skipIf(admin === null)('PostgreSQL', () => {
   /** A log, a store and a query on a database of their own, copied from the migrated template. */
   const queryHarness = async (): Promise<ReadModelQueryHarness> => {
     if (admin === null) throw new Error('the PostgreSQL suites are skipped without a server')
-    const own = await freshPostgresDatabase(admin, 'read_models', template)
+    const own = await freshPostgresDatabase(admin, 'read_models', { template })
     const ownPool = openPostgresPool(own, { max: 4 })
     const log = new PostgresEventLog(ownPool, { pollMs: 50 })
     const store = new PostgresReadModelStore(ownPool)

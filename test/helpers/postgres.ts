@@ -29,12 +29,14 @@ const databaseOf = (url: string): string => new URL(url).pathname.slice(1)
 
 /**
  * Makes a fresh database on the run's server and returns its URL.
- * @param template the URL of a database to copy (CREATE DATABASE … TEMPLATE: a migrated schema in
- *   milliseconds); it must have no open connection meanwhile. Absent: an empty database.
+ * @param options.template the URL of a database to copy (CREATE DATABASE … TEMPLATE: a migrated
+ *   schema in milliseconds); it must have no open connection meanwhile. Absent: an empty database.
+ * @param options.with more of CREATE DATABASE's options, as SQL (e.g. a locale provider).
  */
-export async function freshPostgresDatabase(adminUrl: string, what: string, template?: string): Promise<string> {
+export async function freshPostgresDatabase(adminUrl: string, what: string, options: { template?: string; with?: string } = {}): Promise<string> {
   const name = testDatabaseName(what)
-  await asAdmin(adminUrl, `CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${databaseOf(template)}`}`)
+  const template = options.template === undefined ? '' : ` TEMPLATE ${databaseOf(options.template)}`
+  await asAdmin(adminUrl, `CREATE DATABASE ${name}${template}${options.with === undefined ? '' : ` ${options.with}`}`)
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   return url.toString()

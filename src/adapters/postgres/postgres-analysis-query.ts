@@ -4,8 +4,8 @@
  * pair is a step of the directly-follows read model (`rm_df_steps`), which holds the object's
  * previous event in its whole trace, so no statement has to order a trace to find it:
  * - performance: the window's steps of the chosen types with their predecessors' ready time and
- *   log position, read in chunks along (t, pos, object) (`rm_df_steps_by_time`, one event's steps
- *   consecutive) and folded into PerformanceFold (src/core/analysis-rows.ts), as on SQLite and MongoDB;
+ *   log position, read in chunks of whole events along (t, pos) (`rm_df_steps_by_time`, one
+ *   event's steps consecutive) and folded into PerformanceFold (src/core/analysis-rows.ts), as on SQLite and MongoDB;
  * - variants: each object's activities in (t, pos) order (`array_agg`), grouped by sequence in SQL;
  * - type relations: per (event, object type) then per (activity, object type) from the E2O rows,
  *   and O2O per (source type, qualifier, target type).
@@ -27,9 +27,8 @@ import { qualifierOfStored, SqlParams, type SqlReader, statsSql, windowCondition
 /** Steps read per statement of the performance read. */
 const PERFORMANCE_CHUNK_STEPS = 10_000
 
-/** A step with its object's own id and its predecessor's log position and ready time (`end_timestamp`, else `timestamp`; epoch ms), null for a first step. */
+/** A step with its object's type and own id and its predecessor's log position and ready time (`end_timestamp`, else `timestamp`; epoch ms), null for a first step. */
 interface StepSqlRow {
-  object_id: string
   pos: number
   act: string
   t: number
@@ -49,25 +48,19 @@ function stepWindow(window: TimeWindow, p: SqlParams): string[] {
 
 /**
  * Object-centric performance (ReadModelQuery.performance) of dataset `datasetId`.
+ * @param chunkSteps steps read per statement (a whole number ≥ 1; tests lower it so that chunks split events).
  * @returns activities sorted by name; empty when the window holds no event of the chosen types.
  */
-export async function postgresPerformance(sql: SqlReader, datasetId: string, filter: PerformanceFilter): Promise<PerformanceActivity[]> {
+export async function postgresPerformance(
+  sql: SqlReader,
+  datasetId: string,
+  filter: PerformanceFilter,
+  chunkSteps = PERFORMANCE_CHUNK_STEPS,
+): Promise<PerformanceActivity[]> {
   const fold = new PerformanceFold(filter.slowest)
   let event: EventInputs & { inputs: EventInputs['inputs'][number][] } = { event_id: '', act: '', t: 0, position: -1, inputs: [] }
-  let after: StepSqlRow | undefined
-  for (;;) {
-    const p = new SqlParams()
-    const conditions = [`s.dataset_id = ${p.add(datasetId)}`, ...stepWindow(filter, p)]
-    const types = filter.objectTypes ?? []
-    if (types.length > 0) conditions.push(`s.object_type = ANY(${p.add([...types])}::text[])`)
-    if (after !== undefined) conditions.push(`(s.t, s.pos, s.object_id) > (${p.add(after.t)}, ${p.add(after.pos)}, ${p.add(after.object_id)})`)
-    const rows = await sql.rows<StepSqlRow>(
-      `SELECT s.object_id, s.pos, s.activity AS act, s.t, s.object_type AS ot, o.external_id AS ext, s.prev_pos AS p_pos, COALESCE(s.prev_te, s.prev_t) AS p_r
-       FROM ocelog.rm_df_steps s JOIN ocelog.rm_objects o ON o.dataset_id = s.dataset_id AND o.object_id = s.object_id
-       WHERE ${conditions.join(' AND ')} ORDER BY s.t, s.pos, s.object_id LIMIT ${p.add(PERFORMANCE_CHUNK_STEPS)}`,
-      p.values,
-    )
-    // One event's steps are consecutive (same t and pos), possibly across chunks.
+  /** Adds steps of whole events, in (t, pos) order, to the fold. */
+  const add = (rows: readonly StepSqlRow[]): void => {
     for (const r of rows) {
       if (r.pos !== event.position) {
         if (event.inputs.length > 0) fold.add(event)
@@ -75,8 +68,39 @@ export async function postgresPerformance(sql: SqlReader, datasetId: string, fil
       }
       event.inputs.push({ ot: r.ot, ext: r.ext, p_r: r.p_r, p_pos: r.p_pos })
     }
-    after = rows[rows.length - 1]
-    if (rows.length < PERFORMANCE_CHUNK_STEPS) break
+  }
+  const types = filter.objectTypes ?? []
+  /** The steps of the window's events after event (t, pos) (all: null), at most `limit`, along rm_df_steps_by_time. */
+  const read = (after: { t: number; pos: number } | null, only: boolean, limit: number): Promise<StepSqlRow[]> => {
+    const p = new SqlParams()
+    const conditions = [`s.dataset_id = ${p.add(datasetId)}`, ...stepWindow(filter, p)]
+    if (types.length > 0) conditions.push(`s.object_type = ANY(${p.add([...types])}::text[])`)
+    if (after !== null) conditions.push(`(s.t, s.pos) ${only ? '=' : '>'} (${p.add(after.t)}, ${p.add(after.pos)})`)
+    return sql.rows<StepSqlRow>(
+      `SELECT s.pos, s.activity AS act, s.t, s.object_type AS ot, o.external_id AS ext, s.prev_pos AS p_pos, COALESCE(s.prev_te, s.prev_t) AS p_r
+       FROM ocelog.rm_df_steps s JOIN ocelog.rm_objects o ON o.dataset_id = s.dataset_id AND o.object_id = s.object_id
+       WHERE ${conditions.join(' AND ')} ORDER BY s.t, s.pos LIMIT ${p.add(limit)}`,
+      p.values,
+    )
+  }
+  let after: { t: number; pos: number } | null = null
+  for (;;) {
+    const rows = await read(after, false, chunkSteps)
+    const last = rows[rows.length - 1]
+    if (rows.length < chunkSteps || last === undefined) {
+      add(rows)
+      break
+    }
+    // A full chunk may end inside an event: its whole events now, the last one read again (alone when it fills the chunk).
+    const whole = rows.filter((r) => r.pos !== last.pos)
+    const end = whole[whole.length - 1]
+    if (end === undefined) {
+      add(await read(last, true, Number.MAX_SAFE_INTEGER))
+      after = last
+    } else {
+      add(whole)
+      after = end
+    }
   }
   if (event.inputs.length > 0) fold.add(event)
   const rows = fold.rows()

@@ -86,6 +86,8 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   /** The connection of the consistent read the current call runs in, if any. */
   private readonly snapshot = new AsyncLocalStorage<SerialClient>()
   private readonly sql: SqlReader
+  /** What byteOrder found, once it has asked. */
+  private collate: Promise<string> | undefined
 
   /** @param pool the pool on POSTGRES_URL (connection.ts), its `search_path` whatever it is: every table is named in schema `ocelog`. */
   constructor(private readonly pool: pg.Pool) {
@@ -281,14 +283,36 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     return postgresTypeRelations(this.sql, datasetId, window)
   }
 
+  /**
+   * `COLLATE "C"` when the database's own collation is not already the byte order (libc `C` or
+   * `POSIX`), else nothing: a key ordered by its own collation can be read along its index
+   * (rm_objects_by_type_id), one with COLLATE "C" on another collation must be sorted.
+   */
+  private async byteOrder(): Promise<string> {
+    this.collate ??= this.rows<{ bytes: boolean }>(
+      // datlocprovider (libc `c` or ICU `i`) is there from PostgreSQL 15 on; before, every database is libc.
+      `SELECT coalesce(to_jsonb(d) ->> 'datlocprovider', 'c') = 'c' AND d.datcollate IN ('C', 'POSIX') AS bytes
+       FROM pg_database d WHERE d.datname = current_database()`,
+      [],
+    ).then(
+      ([row]) => (row?.bytes === true ? '' : ' COLLATE "C"'),
+      (error: unknown) => {
+        this.collate = undefined
+        throw error
+      },
+    )
+    return this.collate
+  }
+
   async objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage> {
+    const c = await this.byteOrder()
     const p = new SqlParams()
     const conditions = [`dataset_id = ${p.add(datasetId)}`]
-    if (page.after !== undefined) conditions.push(`(type COLLATE "C", external_id COLLATE "C") > (${p.add(page.after.type)}, ${p.add(page.after.id)})`)
+    if (page.after !== undefined) conditions.push(`(type${c}, external_id${c}) > (${p.add(page.after.type)}, ${p.add(page.after.id)})`)
     if (page.objectIds !== undefined) conditions.push(`object_id = ANY(${p.add([...page.objectIds])}::text[])`)
     const rows = await this.rows<{ object_id: string; type: string; id: string }>(
       `SELECT object_id, type, external_id AS id FROM ocelog.rm_objects WHERE ${conditions.join(' AND ')}
-       ORDER BY type COLLATE "C", external_id COLLATE "C" LIMIT ${p.add(page.limit + 1)}`,
+       ORDER BY type${c}, external_id${c} LIMIT ${p.add(page.limit + 1)}`,
       p.values,
     )
     const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [], relationships: [] }))
