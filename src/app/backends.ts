@@ -5,6 +5,7 @@
  */
 import type { EventLog } from '../ports/event-log.js'
 import type { KeyStore } from '../ports/key-store.js'
+import type { Leases } from '../ports/leases.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import type { RateBudget } from '../adapters/rate-limiter.js'
 import type { ReadModelQuery } from '../ports/read-model-query.js'
@@ -39,5 +40,10 @@ export interface Backends {
    * REDIS_URL still takes precedence (composition.ts, openRateLimiter).
    */
   sharedRateLimiter?: (budget: RateBudget) => RateLimiter
+  /**
+   * Present when several processes may project into these read models (PostgreSQL): each runner
+   * is then run under its lease (src/projector/leased-runners.ts), and `ocelog status` shows the holders.
+   */
+  leases?: Leases
   close(): Promise<void>
 }

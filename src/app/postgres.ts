@@ -3,13 +3,17 @@
  * (src/app/composition.ts): the log with its claims, the datasets and API keys, and the rate
  * limits, in one database; the schema is made or migrated at start (src/adapters/postgres/schema.ts).
  *
- * Not built yet: the read models on PostgreSQL. Until they are, the read side (`/v1/process/*`,
- * MCP, `/ui/` data, `ocelog export`, digests) answers 501 with a message that says so, and no
- * process projects; nothing is written to a SQLite file.
+ * The read models live in the same database (src/adapters/postgres/postgres-read-model-store.ts),
+ * kept by projection runners under leases (docs/architecture.md#projection-runners-and-leases).
+ * Not built yet: the read models' query port on PostgreSQL. Until it is, the read side
+ * (`/v1/process/*`, MCP, `/ui/` data, `ocelog export`, digests) answers 501 with a message that
+ * says so; nothing is written to a SQLite file.
  */
 import { UnsupportedError } from '../core/errors.js'
 import type { ReadModelQuery } from '../ports/read-model-query.js'
-import type { ReadModelStore } from '../ports/read-model-store.js'
+import { hostname } from 'node:os'
+import { PostgresReadModelStore } from '../adapters/postgres/postgres-read-model-store.js'
+import { postgresLeases } from '../adapters/postgres/postgres-lease.js'
 import { postgresRateLimiter } from '../adapters/rate-limiter.js'
 import { checkPostgres, isPostgresUnavailable, openPostgresPool, redactPostgresUrl } from '../adapters/postgres/connection.js'
 import { PostgresEventLog } from '../adapters/postgres/postgres-event-log.js'
@@ -19,25 +23,15 @@ import type { Backends } from './backends.js'
 
 /** What the read side says on PostgreSQL until its read models are built. */
 export const READ_MODELS_NOT_BUILT =
-  'the read models are not built on PostgreSQL yet: this version keeps the log, the keys and the rate limits there; read process data on the embedded default (docs/operations.md#production-on-postgresql)'
+  'the read models cannot be queried on PostgreSQL yet: this version keeps the log, the keys, the rate limits and the read models there, but answers no read of them; read process data on the embedded default (docs/operations.md#production-on-postgresql)'
 
 const notBuilt = async (): Promise<never> => {
   throw new UnsupportedError(READ_MODELS_NOT_BUILT)
 }
 
-/** The read-model ports on PostgreSQL until they are built: nothing applied, every read a 501. */
-function readModelsNotBuilt(): { store: ReadModelStore; query: ReadModelQuery } {
-  const store: ReadModelStore = {
-    checkpoint: async () => null,
-    apply: notBuilt,
-    clearProjection: notBuilt,
-    reset: notBuilt,
-    projections: async () => [],
-    recordStop: notBuilt,
-    clearStop: async () => {},
-    close: async () => {},
-  }
-  const query: ReadModelQuery = {
+/** The read-model query port on PostgreSQL until it is built: every read a 501. */
+function queryNotBuilt(): ReadModelQuery {
+  return {
     asOf: async () => 0,
     summary: notBuilt,
     eventTypes: notBuilt,
@@ -56,7 +50,14 @@ function readModelsNotBuilt(): { store: ReadModelStore; query: ReadModelQuery } 
     auditChainAt: notBuilt,
     close: async () => {},
   }
-  return { store, query }
+}
+
+/**
+ * How this process shows as a lease's holder (the lease session's application_name, at most
+ * 63 bytes): host name and process id.
+ */
+export function leaseHolderName(): string {
+  return `ocelog ${hostname()} pid ${String(process.pid)}`.slice(0, 63)
 }
 
 /**
@@ -77,13 +78,13 @@ export async function openPostgresBackends(url: string, poolSize: number): Promi
     throw error
   }
   const log = new PostgresEventLog(pool)
-  const { store, query } = readModelsNotBuilt()
   return {
     mode: 'postgres',
     describe: `PostgreSQL ${shown} (schema ${SCHEMA} v${String(SCHEMA_VERSION)})`,
     log,
-    readModels: store,
-    query,
+    readModels: new PostgresReadModelStore(pool),
+    query: queryNotBuilt(),
+    leases: postgresLeases(url, pool, { holder: leaseHolderName() }),
     keys: new PostgresKeyStore(pool),
     isUnavailable: isPostgresUnavailable,
     notices: [READ_MODELS_NOT_BUILT],

@@ -7,6 +7,8 @@
 import type { FastifyInstance } from 'fastify'
 import { projectorCheckpoints } from '../projector/checkpoints.js'
 import { EmbeddedProjector } from '../projector/embedded.js'
+import { runLeasedRunners } from '../projector/leased-runners.js'
+import { RUNNER_NAMES } from '../projector/runners.js'
 import { projectorOptions } from '../projector/options.js'
 import { Projector } from '../projector/runner.js'
 import { buildApp } from '../api/app.js'
@@ -19,7 +21,7 @@ import { ProcessReader } from '../read/process-reader.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 
 export interface ServeOptions {
-  /** Run the projector in this process (default: only in embedded mode). */
+  /** Run the projector in this process (default: on the embedded default and PostgreSQL, where its runners run under leases; off on EventStoreDB + MongoDB). */
   projector?: boolean
 }
 
@@ -39,7 +41,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
   let rateLimiter: RateLimiter | null = null
   try {
     rateLimiter = await openRateLimiter(config, logger, backends)
-    const runProjector = options.projector ?? backends.mode === 'embedded'
+    const runProjector = options.projector ?? backends.mode !== 'production'
     const app = await buildApp({
       ingest: new Ingest(backends.log),
       keys: backends.keys,
@@ -66,6 +68,7 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     // `serve` asked to project), in this process.
     let projector: EmbeddedProjector | Projector | null = null
     let projecting: Promise<unknown> = Promise.resolve()
+    let leased = false
     if (runProjector && backends.commitFeed !== undefined) {
       const healing = backends.healing
       const embedded = new EmbeddedProjector({
@@ -81,13 +84,27 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
       }
       embedded.start()
       projector = embedded
+    } else if (runProjector && backends.leases !== undefined) {
+      // Several processes may project into these read models: each runner under its lease, this
+      // process a standby for those another holds.
+      const { log, readModels, isUnavailable } = backends
+      projecting = runLeasedRunners(
+        {
+          leases: backends.leases,
+          runners: RUNNER_NAMES,
+          logger: app.log,
+          projector: (runner) => new Projector(log, readModels, projectorOptions('api', { logger: app.log, isUnavailable, runner })),
+        },
+        abort.signal,
+      )
+      leased = true
     } else if (runProjector) {
       const inProcess = new Projector(backends.log, backends.readModels, projectorOptions('api', { logger: app.log, isUnavailable: backends.isUnavailable }))
       projecting = inProcess.run(abort.signal)
       projector = inProcess
     }
     const url = await app.listen({ port: config.port, host: config.host })
-    const where = projector === null ? 'off' : projector instanceof EmbeddedProjector ? 'worker thread' : 'in-process'
+    const where = leased ? 'leased runners' : projector === null ? 'off' : projector instanceof EmbeddedProjector ? 'worker thread' : 'in-process'
     app.log.info(
       {
         storage: backends.describe,

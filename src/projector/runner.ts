@@ -27,6 +27,7 @@ import { foldBatch, PROJECTIONS, type ProjectionCursor } from '../../projections
 import { PROJECTION_NAMES, type ProjectionName, sliceOf } from '../core/read-model-changes.js'
 import { checkpointName, parseCheckpointName, projectionBase, projectionCheckpoint, READ_MODELS_PROJECTION } from './checkpoints.js'
 import { datasetHash, type Shard } from './shards.js'
+import { type RunnerName, runnerProjections } from './runners.js'
 
 /** Re-exported for the projector's callers: sharding is part of its options. */
 export { datasetHash, type Shard }
@@ -58,6 +59,12 @@ export interface ProjectorOptions {
    */
   settleMs?: number
   shard?: Shard
+  /**
+   * Apply only this runner's projections (src/projector/runners.ts; default: every projection).
+   * Its checkpoints and stops are those of its projections, so runners started apart and one
+   * projector of every projection keep the same read models.
+   */
+  runner?: RunnerName
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>
   /** Back-off of `run` after a failure. */
   retry?: RetryOptions
@@ -187,9 +194,10 @@ export class Projector {
   ) {
     this.shard = options.shard
     const projector = options.name ?? READ_MODELS_PROJECTION
-    this.name = checkpointName(projector, this.shard)
+    this.name = checkpointName(options.runner === undefined ? projector : `${projector}/${options.runner}`, this.shard)
     this.projectorName = projector
-    this.checkpoints = new Map(PROJECTION_NAMES.map((p) => [p, projectionCheckpoint(projector, p, this.shard)]))
+    const projections = options.runner === undefined ? PROJECTION_NAMES : runnerProjections(options.runner)
+    this.checkpoints = new Map(projections.map((p) => [p, projectionCheckpoint(projector, p, this.shard)]))
     this.maxBatch = options.maxBatch ?? 2000
     this.maxBatchCost = options.maxBatchCost ?? 16000
     this.headRunCost = options.headRunCost ?? 1000
@@ -355,9 +363,23 @@ export class Projector {
     })
   }
 
-  /** Drops the read models and applies the whole log again. Returns the number of records applied. */
+  /**
+   * Drops the read models and applies the whole log again. Returns the number of records applied.
+   * A runner (ProjectorOptions.runner) drops only its own projections, with their checkpoints and
+   * stops on every shard: the other runners' read models and checkpoints stay.
+   */
   async rebuild(): Promise<number> {
-    await this.store.reset()
+    if (this.checkpoints.size === PROJECTION_NAMES.length) await this.store.reset()
+    else {
+      const states = await this.store.projections()
+      for (const projection of this.checkpoints.keys()) {
+        const base = projectionBase(this.projectorName, projection)
+        await this.store.clearProjection(
+          projection,
+          states.map((s) => s.projection).filter((n) => parseCheckpointName(n).base === base),
+        )
+      }
+    }
     this.versionsChecked = true
     return this.catchUp()
   }

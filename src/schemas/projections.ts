@@ -52,9 +52,24 @@ export const ProjectionLag = Type.Object({
 export type ProjectionLag = Static<typeof ProjectionLag>
 
 /** `ocelog status --json`: the log head and every projection with its lag. */
+/** Who holds a projection runner's lease (PostgreSQL; docs/architecture.md#projection-runners-and-leases). */
+export const LeaseState = Type.Object({
+  /** The runner and its shard, e.g. `entities` or `process-0-of-2`. */
+  lease: Type.String(),
+  /** The holding process as it names itself: host name and process id. */
+  holder: Type.String(),
+  /** The database server's process id of the lease's session. */
+  pid: Type.Integer(),
+  /** When the lease's session connected (UTC ISO 8601). */
+  since: Type.String(),
+})
+export type LeaseState = Static<typeof LeaseState>
+
 export const Status = Type.Object({
   /** Position of the last record in the log; null for an empty log. */
   head: Type.Union([Type.Integer(), Type.Null()]),
+  /** The leases held, where projectors run under leases (PostgreSQL); absent elsewhere. A runner missing here has no projector. */
+  leases: Type.Optional(Type.Array(LeaseState)),
   projections: Type.Array(
     Type.Object({
       ...ProjectionState.properties,

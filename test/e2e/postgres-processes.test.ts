@@ -150,7 +150,7 @@ describe.skipIf(reason !== null)('Ocelog on one PostgreSQL database', () => {
     // The read side says plainly that it is not built on PostgreSQL yet (501), instead of reading a SQLite file.
     const map = await fetch(`http://127.0.0.1:${String(port)}/v1/process/map`, { headers: { authorization: `Bearer ${k.key}` } })
     expect(map.status).toBe(501)
-    expect(((await map.json()) as { detail: string }).detail).toContain('not built on PostgreSQL')
+    expect(((await map.json()) as { detail: string }).detail).toContain('cannot be queried on PostgreSQL')
     child.kill('SIGKILL')
     await exited(child)
     expect(readdirSync(dataDir)).toEqual([])

@@ -15,10 +15,10 @@ describe('docker-compose.yml', () => {
     expect(images).toEqual(expect.arrayContaining([ENGINE_IMAGES.eventstore, ENGINE_IMAGES.mongodb, ENGINE_IMAGES.redis]))
   })
 
-  it('runs PostgreSQL 15, pinned, in the profile postgres with two API replicas on it', () => {
+  it('runs PostgreSQL 15, pinned, in the profile postgres with two API replicas and two projector processes on it', () => {
     expect(images).toContain('postgres:15.10-bookworm')
     const profiled = [...compose.matchAll(/^ {2}([a-z0-9-]+):\n {4}profiles: \["postgres"\]$/gm)].map((m) => m[1])
-    expect(profiled).toEqual(['postgres', 'api-pg-1', 'api-pg-2'])
+    expect(profiled).toEqual(['postgres', 'api-pg-1', 'api-pg-2', 'projector-pg-1', 'projector-pg-2'])
     expect(compose).toContain('POSTGRES_URL: "postgres://ocelog:ocelog@postgres:5432/ocelog"')
   })
 

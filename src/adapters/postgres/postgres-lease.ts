@@ -9,6 +9,9 @@
  */
 import pg from 'pg'
 import { POSTGRES_CONNECT_TIMEOUT_MS } from './connection.js'
+import type { Lease, LeaseHolder, Leases } from '../../ports/leases.js'
+
+export type { Lease, LeaseHolder }
 
 /**
  * The first key of Ocelog's lease locks (pg_advisory_lock(int4, int4)); the second is
@@ -23,22 +26,6 @@ export interface LeaseOptions {
   heartbeatMs?: number
   /** Shown as the session's application_name, and so by `holders` (default `ocelog`). */
   holder?: string
-}
-
-/** A lease held: `lost` aborts when the session that holds it ends or stops answering. */
-export interface Lease {
-  name: string
-  lost: AbortSignal
-  /** Releases the lease and ends its session. */
-  release(): Promise<void>
-}
-
-/** Who holds a lease: the session's process id on the server, its application_name and when it connected (UTC ISO 8601). */
-export interface LeaseHolder {
-  name: string
-  pid: number
-  holder: string
-  since: string
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -61,20 +48,39 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export async function acquireLease(url: string, name: string, signal: AbortSignal, options: LeaseOptions = {}): Promise<Lease | null> {
   const retryMs = options.retryMs ?? 1000
   while (!signal.aborted) {
-    const client = new pg.Client({ connectionString: url, application_name: options.holder ?? 'ocelog', connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS })
-    // An error of an idle client (the server went away) would otherwise crash the process.
-    client.on('error', () => {})
-    try {
-      await client.connect()
-      const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LEASE_LOCK_CLASS, name])
-      if (got.rows[0]?.ok === true) return held(client, name, options.heartbeatMs ?? 1000)
-    } catch {
-      // the server is away or refused: try again after the interval
-    }
-    await client.end().catch(() => {})
+    const lease = await tryLease(url, name, options)
+    if (lease !== null) return lease
     await sleep(retryMs, signal)
   }
   return null
+}
+
+/**
+ * One try at lease `name`: a new session, `pg_try_advisory_lock`, and the session kept when it got it.
+ * @returns the lease, or null when another session holds it or the server did not answer.
+ */
+export async function tryLease(url: string, name: string, options: LeaseOptions = {}): Promise<Lease | null> {
+  const client = new pg.Client({ connectionString: url, application_name: options.holder ?? 'ocelog', connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS })
+  // An error of an idle client (the server went away) would otherwise crash the process.
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LEASE_LOCK_CLASS, name])
+    if (got.rows[0]?.ok === true) return held(client, name, options.heartbeatMs ?? 1000)
+  } catch {
+    // the server is away or refused: the caller tries again later
+  }
+  await client.end().catch(() => {})
+  return null
+}
+
+/** The Leases port on PostgreSQL: each lease on a session of its own to `url`; holders read through `pool`. */
+export function postgresLeases(url: string, pool: pg.Pool, options: LeaseOptions = {}): Leases {
+  return {
+    acquire: (name, signal) => acquireLease(url, name, signal, options),
+    tryAcquire: (name) => tryLease(url, name, options),
+    holders: (names) => leaseHolders(pool, names),
+  }
 }
 
 /** The lease on `client`'s session, watched by a heartbeat. */

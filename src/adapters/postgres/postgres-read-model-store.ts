@@ -8,8 +8,8 @@
  *    same checkpoint waits on the row lock, then finds it moved and throws CheckpointConflictError
  *    before writing anything. A projector that lost its lease (docs/architecture.md#projection-runners-and-leases)
  *    can therefore never write past the one that holds it;
- * 2. the identities of the objects the batch names (one upsert, in key order so that two
- *    transactions take the rows' locks in one order), returning each one's positions;
+ * 2. the identities of the objects the batch names (inserted when new, in key order so that two
+ *    transactions take the rows' locks in one order), and each one's stored positions;
  * 3. each projection's slice (postgres-slice-writes.ts), in PROJECTION_NAMES order;
  * 4. the checkpoints move to `batch.to`, with the projections' versions.
  * A transaction that dies midway leaves nothing: the checkpoint still holds `expected`, and the
@@ -39,7 +39,10 @@ export class PostgresReadModelStore implements ReadModelStore {
     const parts = Object.values(batch.slices)
     await inTransaction(this.pool, async (client) => {
       for (const part of parts) await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
-      const ctx: PostgresSliceContext = { client, objects: await writeIdentities(client, batch.objects), named: batch.objects }
+      // The objects' identities are read by the object types' counts and the objects' replay rule; a
+      // batch of neither (the process runner's) leaves them to the runner that has them.
+      const identities = batch.slices.objects !== undefined || batch.slices.object_types !== undefined
+      const ctx: PostgresSliceContext = { client, objects: identities ? await writeIdentities(client, batch.objects) : new Map(), named: batch.objects }
       for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
       for (const part of parts) {
@@ -123,21 +126,44 @@ export class PostgresReadModelStore implements ReadModelStore {
 }
 
 /**
- * The identity step: upserts every object the batch names (no attributes, position −1, until the
- * objects projection applies it), keeping the lowest `first_position`, and returns each one's
- * stored positions, by `<dataset>KEY_SEP<object id>`.
+ * The identity step: inserts every object the batch names that has no row yet (no attributes,
+ * position −1, until the objects projection applies it), then reads each one's stored positions;
+ * a row whose `first_position` is after the batch's (a runner or shard that applied later records
+ * first) takes the lower one. Rows already there are not rewritten: most batches name objects
+ * that exist.
+ * @returns by `<dataset>KEY_SEP<object id>`.
  */
 async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string, NamedObject>): Promise<Map<string, StoredObject>> {
   const out = new Map<string, StoredObject>()
   if (named.size === 0) return out
+  // Key order, so that two transactions take the rows' locks in one order.
   const objects = [...named.values()].sort((a, b) => (a.datasetId === b.datasetId ? (a.objectId < b.objectId ? -1 : 1) : a.datasetId < b.datasetId ? -1 : 1))
-  const { rows } = await client.query<{ dataset_id: string; object_id: string; position: string; first_position: string }>(
-    `INSERT INTO ocelog.rm_objects AS o (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
+  const keys = columns(objects, [(o) => o.datasetId, (o) => o.objectId])
+  await client.query(
+    `INSERT INTO ocelog.rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
      SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
-     ON CONFLICT (dataset_id, object_id) DO UPDATE SET first_position = LEAST(o.first_position, EXCLUDED.first_position)
-     RETURNING o.dataset_id, o.object_id, o.position, o.first_position`,
-    columns(objects, [(o) => o.datasetId, (o) => o.objectId, (o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position]),
+     ON CONFLICT (dataset_id, object_id) DO NOTHING`,
+    [...keys, ...columns(objects, [(o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position])],
   )
-  for (const r of rows) out.set(r.dataset_id + KEY_SEP + r.object_id, { position: Number(r.position), firstPosition: Number(r.first_position) })
+  const { rows } = await client.query<{ dataset_id: string; object_id: string; position: string; first_position: string }>(
+    `SELECT o.dataset_id, o.object_id, o.position, o.first_position FROM ocelog.rm_objects o
+     JOIN unnest($1::text[], $2::text[]) AS k(dataset_id, object_id) ON o.dataset_id = k.dataset_id AND o.object_id = k.object_id`,
+    keys,
+  )
+  const lower: NamedObject[] = []
+  for (const r of rows) {
+    const key = r.dataset_id + KEY_SEP + r.object_id
+    const n = named.get(r.object_id)
+    const stored = Number(r.first_position)
+    if (n !== undefined && n.position < stored) lower.push(n)
+    out.set(key, { position: Number(r.position), firstPosition: Math.min(stored, n?.position ?? stored) })
+  }
+  if (lower.length > 0) {
+    await client.query(
+      `UPDATE ocelog.rm_objects o SET first_position = LEAST(o.first_position, v.p)
+       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS v(d, id, p) WHERE o.dataset_id = v.d AND o.object_id = v.id`,
+      columns(lower, [(o) => o.datasetId, (o) => o.objectId, (o) => o.position]),
+    )
+  }
   return out
 }

@@ -1,10 +1,13 @@
 import type { Command } from 'commander'
+import type { Logger } from 'pino'
 import { projectorOptions } from '../../projector/options.js'
 import { Projector, type Shard, warnAndResetIfAhead } from '../../projector/runner.js'
+import { runLeasedRunners } from '../../projector/leased-runners.js'
+import { isRunnerName, leaseName, RUNNER_NAMES, type RunnerName } from '../../projector/runners.js'
 import { createLogger } from '../../app/logger.js'
+import type { Backends } from '../../app/backends.js'
+import type { Lease } from '../../ports/leases.js'
 import { CliError, withBackends } from '../context.js'
-import { UnsupportedError } from '../../core/errors.js'
-import { READ_MODELS_NOT_BUILT } from '../../app/postgres.js'
 
 function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text)
@@ -14,42 +17,111 @@ function parseShard(text: string): Shard {
   return { index, count }
 }
 
+/** The runners named by `--runner` (a comma-separated list), or undefined for every projection in one projector. */
+function parseRunners(text: string | undefined): RunnerName[] | undefined {
+  if (text === undefined) return undefined
+  const names = text.split(',').map((n) => n.trim())
+  const wrong = names.filter((n) => !isRunnerName(n))
+  if (wrong.length > 0 || names.length === 0) throw new CliError(`--runner ${text}: must name runners among ${RUNNER_NAMES.join(', ')}, comma-separated`)
+  return [...new Set(names as RunnerName[])]
+}
+
+/**
+ * Takes the leases of `runners` for a one-off run (`--once`, `--rebuild`) without waiting.
+ * @throws CliError naming the holder when another process holds one (its projector would race this run).
+ */
+async function takeLeasesNow(b: Backends, runners: readonly RunnerName[], shard: Shard | undefined): Promise<Lease[]> {
+  const taken: Lease[] = []
+  const leases = b.leases
+  if (leases === undefined) return taken
+  for (const runner of runners) {
+    const name = leaseName(runner, shard)
+    const lease = await leases.tryAcquire(name)
+    if (lease === null) {
+      for (const t of taken) await t.release()
+      const holder = (await leases.holders([name]))[0]
+      throw new CliError(
+        `the lease of runner ${name} is held by ${holder === undefined ? 'another process' : `${holder.holder} (server pid ${String(holder.pid)}, since ${holder.since})`}: stop that projector first, or run without --once/--rebuild to wait as its standby`,
+      )
+    }
+    taken.push(lease)
+  }
+  return taken
+}
+
+/** `--once` or `--rebuild`: each runner (or every projection) caught up or rebuilt, with the number of records and the rate. */
+async function runOnce(
+  b: Backends,
+  logger: Logger,
+  make: (runner?: RunnerName) => Projector,
+  runners: RunnerName[] | undefined,
+  shard: Shard | undefined,
+  rebuild: boolean,
+): Promise<void> {
+  const held = await takeLeasesNow(b, runners ?? RUNNER_NAMES, shard)
+  try {
+    for (const runner of runners ?? [undefined]) {
+      const projector = make(runner)
+      const started = performance.now()
+      const n = rebuild ? await projector.rebuild() : await projector.catchUp()
+      const seconds = (performance.now() - started) / 1000
+      logger.info(
+        { projector: projector.name, records: n, seconds, recordsPerSecond: Math.round(n / Math.max(seconds, 1e-6)), position: projector.position },
+        `${projector.name}: ${rebuild ? 'rebuilt' : 'caught up'}: ${String(n)} record(s)`,
+      )
+    }
+  } finally {
+    for (const lease of held) await lease.release()
+  }
+}
+
 export function registerProject(program: Command): void {
   program
     .command('project')
-    .description('Run a projector: tail the log from its checkpoint and keep the read models up to date')
+    .description(
+      'Run a projector: tail the log from its checkpoints and keep the read models up to date. On PostgreSQL, each runner runs under a lease: start several processes, and the others wait as standbys',
+    )
     .option('--shard <i/n>', 'take only the datasets whose hash mod n is i (run n workers, one per shard)')
+    .option('--runner <names>', `run only these projection runners, comma-separated: ${RUNNER_NAMES.join(', ')} (default: every one)`)
     .option('--once', 'apply what the log holds now, then exit')
-    .option('--rebuild', 'drop every read model and checkpoint, then apply the whole log again (implies --once)')
-    .action(async (opts: { shard?: string; once?: boolean; rebuild?: boolean }) => {
+    .option('--rebuild', "drop the read models and checkpoints (a runner's own, with --runner), then apply the whole log again (implies --once)")
+    .action(async (opts: { shard?: string; runner?: string; once?: boolean; rebuild?: boolean }) => {
       const shard = opts.shard === undefined ? undefined : parseShard(opts.shard)
+      const runners = parseRunners(opts.runner)
       await withBackends(async (b, cfg) => {
-        if (b.mode === 'postgres') throw new UnsupportedError(READ_MODELS_NOT_BUILT)
         const logger = createLogger(cfg.logLevel)
         for (const notice of b.notices) logger.info(notice)
+        const make = (runner?: RunnerName) =>
+          new Projector(
+            b.log,
+            b.readModels,
+            projectorOptions('process', {
+              logger,
+              isUnavailable: b.isUnavailable,
+              ...(shard === undefined ? {} : { shard }),
+              ...(runner === undefined ? {} : { runner }),
+            }),
+          )
         // A rebuild resets the read models anyway; a run from the checkpoint must not start past the log's head.
         if (opts.rebuild !== true) await warnAndResetIfAhead(b.log, b.readModels, logger)
-        const projector = new Projector(
-          b.log,
-          b.readModels,
-          projectorOptions('process', { logger, isUnavailable: b.isUnavailable, ...(shard === undefined ? {} : { shard }) }),
-        )
-        if (opts.rebuild === true || opts.once === true) {
-          const started = performance.now()
-          const n = opts.rebuild === true ? await projector.rebuild() : await projector.catchUp()
-          const seconds = (performance.now() - started) / 1000
-          logger.info(
-            { records: n, seconds, recordsPerSecond: Math.round(n / Math.max(seconds, 1e-6)), position: projector.position },
-            `${opts.rebuild === true ? 'rebuilt' : 'caught up'}: ${String(n)} record(s)`,
-          )
-          return
-        }
+        if (opts.rebuild === true || opts.once === true) return runOnce(b, logger, make, runners, shard, opts.rebuild === true)
         const abort = new AbortController()
         process.once('SIGINT', () => abort.abort())
         process.once('SIGTERM', () => abort.abort())
-        logger.info({ projector: projector.name, storage: b.describe }, 'projector running')
+        logger.info({ storage: b.describe, runners: runners ?? 'all' }, 'projector running')
+        if (b.leases !== undefined) {
+          const stops = await runLeasedRunners(
+            { leases: b.leases, runners: runners ?? RUNNER_NAMES, ...(shard === undefined ? {} : { shard }), projector: make, logger },
+            abort.signal,
+          )
+          // A runner stopped on a record: exit 1 with its message (the log and `ocelog status` have it too).
+          const [first] = stops
+          if (first !== undefined) throw first
+          logger.info('projector stopped')
+          return
+        }
+        const projector = make(runners?.length === 1 ? runners[0] : undefined)
         const stopped = await projector.run(abort.signal)
-        // A projection stopped on a record: exit 1 with its message (the log and `ocelog status` have it too).
         if (stopped !== null) throw stopped
         logger.info({ position: projector.position }, 'projector stopped')
       })

@@ -4,7 +4,7 @@ import { config } from '../context.js'
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Run the HTTP API (and, on the embedded default, the projector in the same process)')
+    .description('Run the HTTP API, and the projector in the same process (default on the embedded default and PostgreSQL, where its runners run under leases)')
     .option('--no-projector', 'do not run the projector in this process (run `ocelog project` instead)')
     .action(async (opts: { projector: boolean }) => {
       const cfg = config()

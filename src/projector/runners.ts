@@ -1,0 +1,42 @@
+/**
+ * Projection runners (docs/architecture.md#projection-runners-and-leases): the projections grouped
+ * into runners that apply independently, each with its projections' own checkpoints and stops. A
+ * runner on a shard is the unit a projector process leases on PostgreSQL: lease `entities`, or
+ * `process-0-of-2` for shard 0 of 2.
+ * - `entities`: event and object types, objects and their attribute history, events, E2O, O2O and
+ *   the audit chain;
+ * - `process`: the directly-follows read model, which the process map and the analysis reads use.
+ */
+import { PROJECTION_NAMES, type ProjectionName } from '../core/read-model-changes.js'
+import { checkpointName, type Shard } from './checkpoints.js'
+
+export type RunnerName = 'entities' | 'process'
+
+/** The runner of each projection (a projection missing here does not compile). */
+const RUNNER_OF: { readonly [K in ProjectionName]: RunnerName } = {
+  event_types: 'entities',
+  object_types: 'entities',
+  objects: 'entities',
+  events: 'entities',
+  object_relationships: 'entities',
+  audit_chain: 'entities',
+  directly_follows: 'process',
+}
+
+/** Every runner, in the order a projector process offers to take them. */
+export const RUNNER_NAMES: readonly RunnerName[] = ['entities', 'process']
+
+/** The projections of `runner`, in PROJECTION_NAMES order. */
+export function runnerProjections(runner: RunnerName): ProjectionName[] {
+  return PROJECTION_NAMES.filter((p) => RUNNER_OF[p] === runner)
+}
+
+/** Whether `text` names a runner. */
+export function isRunnerName(text: string): text is RunnerName {
+  return (RUNNER_NAMES as readonly string[]).includes(text)
+}
+
+/** The lease of `runner` on `shard`: the runner's name, with the shard's suffix (checkpointName). */
+export function leaseName(runner: RunnerName, shard?: Shard): string {
+  return checkpointName(runner, shard)
+}
