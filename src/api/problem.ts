@@ -21,7 +21,6 @@ const TITLES: Record<number, [string, string]> = {
   422: ['validation-failed', 'Validation failed'],
   429: ['rate-limited', 'Rate limit exceeded'],
   500: ['internal-error', 'Internal error'],
-  501: ['not-implemented', 'Not available on this backend'],
   503: ['unavailable', 'Service unavailable'],
 }
 
@@ -78,8 +77,6 @@ export function problemForOcelogError(error: OcelogError): ErrorAnswer {
       return { body: problem(422, error.message) }
     case 'append_too_large':
       return { body: problem(413, error.message) }
-    case 'unsupported':
-      return { body: problem(501, error.message) }
     case 'config':
       return { body: problem(500, 'the service is misconfigured; see its log') }
     default:

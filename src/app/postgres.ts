@@ -3,16 +3,13 @@
  * (src/app/composition.ts): the log with its claims, the datasets and API keys, and the rate
  * limits, in one database; the schema is made or migrated at start (src/adapters/postgres/schema.ts).
  *
- * The read models live in the same database (src/adapters/postgres/postgres-read-model-store.ts),
- * kept by projection runners under leases (docs/architecture.md#projection-runners-and-leases).
- * Not built yet: the read models' query port on PostgreSQL. Until it is, the read side
- * (`/v1/process/*`, MCP, `/ui/` data, `ocelog export`, digests) answers 501 with a message that
- * says so; nothing is written to a SQLite file.
+ * The read models live in the same database (src/adapters/postgres/postgres-read-model-store.ts,
+ * postgres-read-model-query.ts), kept by projection runners under leases
+ * (docs/architecture.md#projection-runners-and-leases). Nothing is written to a SQLite file.
  */
-import { UnsupportedError } from '../core/errors.js'
-import type { ReadModelQuery } from '../ports/read-model-query.js'
 import { hostname } from 'node:os'
 import { PostgresReadModelStore } from '../adapters/postgres/postgres-read-model-store.js'
+import { PostgresReadModelQuery } from '../adapters/postgres/postgres-read-model-query.js'
 import { postgresLeases } from '../adapters/postgres/postgres-lease.js'
 import { postgresRateLimiter } from '../adapters/rate-limiter.js'
 import { checkPostgres, isPostgresUnavailable, openPostgresPool, redactPostgresUrl } from '../adapters/postgres/connection.js'
@@ -20,37 +17,6 @@ import { PostgresEventLog } from '../adapters/postgres/postgres-event-log.js'
 import { PostgresKeyStore } from '../adapters/postgres/postgres-key-store.js'
 import { migrate, SCHEMA, SCHEMA_VERSION } from '../adapters/postgres/schema.js'
 import type { Backends } from './backends.js'
-
-/** What the read side says on PostgreSQL until its read models are built. */
-export const READ_MODELS_NOT_BUILT =
-  'the read models cannot be queried on PostgreSQL yet: this version keeps the log, the keys, the rate limits and the read models there, but answers no read of them; read process data on the embedded default (docs/operations.md#production-on-postgresql)'
-
-const notBuilt = async (): Promise<never> => {
-  throw new UnsupportedError(READ_MODELS_NOT_BUILT)
-}
-
-/** The read-model query port on PostgreSQL until it is built: every read a 501. */
-function queryNotBuilt(): ReadModelQuery {
-  return {
-    asOf: async () => 0,
-    summary: notBuilt,
-    eventTypes: notBuilt,
-    objectTypes: notBuilt,
-    object: notBuilt,
-    events: notBuilt,
-    processMap: notBuilt,
-    performance: notBuilt,
-    variants: notBuilt,
-    typeRelations: notBuilt,
-    objectHistories: notBuilt,
-    sharedObjectIds: notBuilt,
-    objectsWithIds: notBuilt,
-    consistentRead: (fn) => fn(),
-    auditChain: notBuilt,
-    auditChainAt: notBuilt,
-    close: async () => {},
-  }
-}
 
 /**
  * How this process shows as a lease's holder (the lease session's application_name, at most
@@ -83,11 +49,11 @@ export async function openPostgresBackends(url: string, poolSize: number): Promi
     describe: `PostgreSQL ${shown} (schema ${SCHEMA} v${String(SCHEMA_VERSION)})`,
     log,
     readModels: new PostgresReadModelStore(pool),
-    query: queryNotBuilt(),
+    query: new PostgresReadModelQuery(pool),
     leases: postgresLeases(url, pool, { holder: leaseHolderName() }),
     keys: new PostgresKeyStore(pool),
     isUnavailable: isPostgresUnavailable,
-    notices: [READ_MODELS_NOT_BUILT],
+    notices: [],
     sharedRateLimiter: (budget) => postgresRateLimiter(pool, budget),
     async close() {
       await log.close()

@@ -22,7 +22,6 @@ export function cliMessage(error: OcelogError): string {
     case 'dataset_exists':
     case 'invalid_parameter':
     case 'not_found':
-    case 'unsupported':
       return error.message
     case 'log_unavailable':
       return `the log is unavailable: ${error.message}; nothing of this command was recorded, retry when it answers`

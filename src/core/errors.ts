@@ -86,16 +86,6 @@ export class CliError extends OcelogErrorBase<'cli'> {
   readonly kind = 'cli' as const
 }
 
-/**
- * What was asked for is not available on the configured backend (HTTP 501): for example the read
- * side on PostgreSQL, whose read models are not built yet (docs/operations.md#production-on-postgresql).
- * The message says what to use instead.
- */
-export class UnsupportedError extends OcelogErrorBase<'unsupported'> {
-  override readonly name = 'UnsupportedError'
-  readonly kind = 'unsupported' as const
-}
-
 /** The file is not an OCEL 2.0 log this reader can read (the message says why and where). */
 export class OcelReadError extends OcelogErrorBase<'ocel_read'> {
   override readonly name = 'OcelReadError'
@@ -155,7 +145,6 @@ export type OcelogError =
   | AppendTooLargeError
   | ProjectionStoppedError
   | ReadModelsRebuildingError
-  | UnsupportedError
 
 /** Whether `error` is one of Ocelog's own errors (else: a bug or a foreign library's error). */
 export function isOcelogError(error: unknown): error is OcelogError {

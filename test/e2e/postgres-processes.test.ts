@@ -135,7 +135,7 @@ describe.skipIf(reason !== null)('Ocelog on one PostgreSQL database', () => {
     expect(absent.stderr.trim().split('\n')).toEqual([expect.stringMatching(/database "no_such_database" does not exist \(create it first/)])
   })
 
-  it('keeps the keys and the log in PostgreSQL, writes no SQLite file, and points backup at pg_dump', async () => {
+  it('keeps the keys, the log and the read models in PostgreSQL, writes no SQLite file, and points backup at pg_dump', async () => {
     const k = await createKey()
     const { child, port } = await startApi(k.key)
     const posted = await postBatch(port, k.key, 3, 'first')
@@ -147,10 +147,16 @@ describe.skipIf(reason !== null)('Ocelog on one PostgreSQL database', () => {
     const backup = await runCli(dataDir, ['backup', '--out', join(dataDir, 'copy.db')], { POSTGRES_URL: url })
     expect(backup.code).toBe(1)
     expect(backup.stderr).toContain('pg_dump')
-    // The read side says plainly that it is not built on PostgreSQL yet (501), instead of reading a SQLite file.
+    // No projector runs (the API has --no-projector): export catches the read models up itself, under the runners' leases.
+    const exported = await runCli(dataDir, ['export', '--dataset', k.dataset_id], { POSTGRES_URL: url })
+    expect(exported.code).toBe(0)
+    const doc = JSON.parse(exported.stdout) as { events: { id: string; type: string }[] }
+    expect(doc.events.map((e) => e.id).sort()).toEqual([...posted.ids].sort())
+    // The read side answers from the read models in PostgreSQL.
     const map = await fetch(`http://127.0.0.1:${String(port)}/v1/process/map`, { headers: { authorization: `Bearer ${k.key}` } })
-    expect(map.status).toBe(501)
-    expect(((await map.json()) as { detail: string }).detail).toContain('cannot be queried on PostgreSQL')
+    expect(map.status).toBe(200)
+    const body = (await map.json()) as { object_types: { object_type: string; activities: { activity: string; events: number }[] }[] }
+    expect(body.object_types.map((t) => [t.object_type, t.activities.map((a) => [a.activity, a.events])])).toEqual([['order', [['e2e first', 3]]]])
     child.kill('SIGKILL')
     await exited(child)
     expect(readdirSync(dataDir)).toEqual([])

@@ -28,7 +28,7 @@ async function requireDataset(b: Backends, datasetId: string): Promise<void> {
  * @throws CliError when the read models have not reached `position` (a projector elsewhere lags).
  */
 export async function readDigest(b: Backends, datasetId: string, position: number | null): Promise<Digest> {
-  const reached = b.mode === 'embedded' ? await catchUpReadModels(b) : await b.query.asOf()
+  const reached = b.mode !== 'production' ? await catchUpReadModels(b) : await b.query.asOf()
   if (position !== null && reached < position) {
     throw new CliError(
       `the read models have reached position ${String(reached)}, not ${String(position)}; run again when the projector has caught up (ocelog status)`,
@@ -90,7 +90,7 @@ export function registerAudit(program: Command): void {
         const dataset = opts.dataset
         const check = await withBackends(async (b) => {
           await requireDataset(b, dataset)
-          if (b.mode === 'embedded') await catchUpReadModels(b)
+          if (b.mode !== 'production') await catchUpReadModels(b)
           return verifyDigest(b.log, b.query, dataset, position, expected)
         })
         const ok = check.unchanged && check.first_changed === null

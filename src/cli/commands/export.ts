@@ -9,7 +9,7 @@ export function registerExport(program: Command): void {
   program
     .command('export')
     .description(
-      'Write a dataset as an OCEL 2.0 log in JSON, XML or SQLite (from the read models; on the embedded default the projector catches up first, so every accepted record is in it)',
+      'Write a dataset as an OCEL 2.0 log in JSON, XML or SQLite (from the read models; on the embedded default and PostgreSQL the read models catch up first, so every accepted record is in it)',
     )
     .requiredOption('--dataset <id>', 'dataset id (see: ocelog datasets list)')
     .option('--format <form>', `OCEL 2.0 form: ${OCEL_FORMS.join(', ')} (sqlite needs --out)`, 'json')
@@ -23,7 +23,7 @@ export function registerExport(program: Command): void {
       const { exportOcelForm, InvalidOcelError } = await import('../../ocel/export-writer.js')
       await withBackends(async (b) => {
         if ((await b.keys.findDataset(opts.dataset)) === null) throw new CliError(`dataset "${opts.dataset}" does not exist (see: ocelog datasets list)`)
-        if (b.mode === 'embedded') {
+        if (b.mode !== 'production') {
           await catchUpReadModels(b)
         } else {
           const lag = await datasetLag(b.log, b.readModels, opts.dataset)
