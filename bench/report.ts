@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism, loadavg, totalmem } from 'node:os'
-import { table } from '../src/cli/context.js'
+import { table } from '../src/cli/text.js'
 
 export type Mark = 'pass' | 'miss' | ''
 

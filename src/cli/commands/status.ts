@@ -1,36 +1,8 @@
 import type { Command } from 'commander'
 import { projectorCheckpoints } from '../../projector/checkpoints.js'
-import type { Status } from '../../schemas/projections.js'
 import { readStatus } from '../../projector/status.js'
-import { printJson, table, withBackends } from '../context.js'
-
-/**
- * `ocelog status` as text: the log head, a table of projections (checkpoint, lag in records, with
- * `≥` when the engine gave a lower bound, and in seconds), then one line per stopped projection.
- */
-export function formatStatus(status: Status): string {
-  const lines = [`log head: ${status.head === null ? 'none (the log is empty)' : String(status.head)}`]
-  const rows = [['PROJECTION', 'CHECKPOINT', 'LAG (RECORDS)', 'LAG (S)', 'STATE', 'UPDATED']]
-  for (const p of status.projections) {
-    const lag = p.lag_records_exact ? String(p.lag_records) : `≥ ${String(p.lag_records)}`
-    rows.push([
-      p.projection,
-      p.position === null ? 'none' : String(p.position),
-      lag,
-      p.lag_seconds.toFixed(3),
-      p.stopped === null ? 'ok' : 'STOPPED',
-      p.updated_at ?? '-',
-    ])
-  }
-  lines.push(table(rows))
-  for (const p of status.projections) {
-    const s = p.stopped
-    if (s === null) continue
-    const at = s.position === null ? 'a record it could not read' : `position ${String(s.position)}${s.stream === null ? '' : ` (${s.stream})`}`
-    lines.push(`stopped: ${p.projection} at ${at} after ${String(s.attempts)} attempt(s), ${s.stopped_at}: ${s.cause}`)
-  }
-  return `${lines.join('\n')}\n`
-}
+import { printJson, withBackends } from '../context.js'
+import { formatStatus } from '../text.js'
 
 export function registerStatus(program: Command): void {
   program
