@@ -38,8 +38,6 @@ const ALLOWED: Record<string, { lines?: number; reason: string }> = {
   'src/adapters/mongodb/mongodb-read-model-query.ts:MongoReadModelQuery.object': { lines: 127, reason: 'to split: one query per part of the object view' },
   'src/adapters/sqlite/sqlite-df-query.ts:windowMapRows': { lines: 125, reason: 'to split: the windowed process-map query' },
   'src/core/directly-follows.ts:aggregateChanges': { lines: 159, reason: 'to split: the directly-follows aggregation of a batch of changes' },
-  'bench/run.ts:measure': { lines: 116, reason: 'to split: one benchmark run' },
-  'bench/run.ts:summarise': { lines: 262, reason: "to split: the benchmark's summary" },
 }
 
 interface LongFunction {
