@@ -22,6 +22,7 @@ import { Ingest } from '../src/write/ingest.js'
 import { Projector } from '../src/projector/runner.js'
 import type { EventInput, ObjectUpsertInput } from '../src/schemas/api.js'
 import { cpuSecondsOf, rssOf } from './processes.js'
+import { check, num, type Table } from './report.js'
 
 /** What the generated dataset holds, to check an export against. */
 export interface ExportDatasetCounts {
@@ -198,4 +199,28 @@ export async function measureExports(cli: string, dir: string, events: number, l
     forms[form] = { seconds: run.seconds, cpuSeconds: run.cpuSeconds, peakRssBytes: run.peakRssBytes }
   }
   return { counts, setupSeconds, forms }
+}
+
+/** The export rows: each form's time and CPU time (JSON: target ≤ 15 s) and the exporter's peak RSS (target ≤ 300 MB). */
+export function exportRows(t: Table, x: ExportMeasurement): void {
+  const dataset = `${num(x.counts.events)} events, ${num(x.counts.e2o)} E2O, ${num(x.counts.o2o)} O2O`
+  for (const form of ['json', 'xml', 'sqlite'] as const) {
+    const f = x.forms[form]
+    t.add(
+      `ocelog export --format ${form} of a generated dataset (${dataset}): time (its CPU time)`,
+      `${f.seconds.toFixed(1)} s (${f.cpuSeconds.toFixed(1)} s)`,
+      '',
+      '',
+      form === 'json' ? '≤ 15 s' : '',
+      form === 'json' ? check('export JSON ≤ 15 s', f.seconds, 'max', 15, 's') : undefined,
+    )
+    t.add(
+      `ocelog export --format ${form}: exporter peak RSS (VmHWM)`,
+      `${num(f.peakRssBytes / 2 ** 20)} MB`,
+      '',
+      '',
+      '≤ 300 MB',
+      check(`export ${form} peak RSS ≤ 300 MB`, f.peakRssBytes / 2 ** 20, 'max', 300, 'MB'),
+    )
+  }
 }

@@ -86,6 +86,105 @@ const orderId = (n: number) => `o-${String(n)}`
 const itemId = (n: number, i: number) => `i-${String(n)}-${String(i)}`
 const customerId = (n: number) => `c-${String(n)}`
 
+/** The generator's draws from its seeded PRNG: a uniform float in [0, 1), and a whole number in [lo, hi]. */
+interface Draws {
+  random: () => number
+  int: (lo: number, hi: number) => number
+}
+
+/** Items of an order: 1 in 40%, 2 in 35%, 3 in 15%, 4 to 10 in 9.5% and 11 to 48 in 0.5% of cases. */
+function itemCount({ random, int }: Draws): number {
+  const r = random()
+  if (r < 0.4) return 1
+  if (r < 0.75) return 2
+  if (r < 0.9) return 3
+  if (r < 0.995) return int(4, 10)
+  return int(11, 48)
+}
+
+/** Order number `n`, placed by one of `customers`, with its steps to come (a reminder before the payment in 20% of orders). */
+function newOrder(draws: Draws, n: number, customers: number): OpenOrder {
+  const { random } = draws
+  const items = itemCount(draws)
+  // Customers come back: a few place many orders (the square skews the draw toward low numbers).
+  const customer = Math.floor(random() * random() * customers)
+  const steps: Step[] = [
+    'place order',
+    'confirm order',
+    ...Array.from({ length: items }, (): Step => 'pick item'),
+    'pack items',
+    'send package',
+    'create invoice',
+  ]
+  if (random() < 0.2) steps.push('send reminder')
+  steps.push('receive payment')
+  return { n, customer, items, steps, picked: 0 }
+}
+
+const itemRefs = (o: OpenOrder, qualifier?: string) => Array.from({ length: o.items }, (_, i) => ref('item', itemId(o.n, i), qualifier))
+
+/**
+ * The event of `step` of order `o`: yields the object upserts that must come before it (a
+ * customer's first, an order's, its items', a package's, an invoice's), then returns the event's
+ * objects and properties. `customerSent` marks the customers already upserted.
+ */
+function* stepItems(
+  step: Step,
+  o: OpenOrder,
+  { random, int }: Draws,
+  customerSent: Uint8Array,
+): Generator<GeneratedItem, Pick<EventInput, 'objects' | 'properties'>> {
+  const order = ref('order', orderId(o.n))
+  const customer = ref('customer', customerId(o.customer))
+  const pkg = ref('package', `p-${String(o.n)}`)
+  const invoice = ref('invoice', `inv-${String(o.n)}`)
+  switch (step) {
+    case 'place order':
+      if (customerSent[o.customer] === 0) {
+        customerSent[o.customer] = 1
+        yield {
+          kind: 'object',
+          item: { type: 'customer', id: customer.id, properties: { segment: ['retail', 'wholesale', 'online'][o.customer % 3] ?? 'retail' } },
+        }
+      }
+      for (let i = 0; i < o.items; i++) {
+        yield { kind: 'object', item: { type: 'item', id: itemId(o.n, i), properties: { sku: `sku-${String(int(1, 500))}`, price: int(1, 400) } } }
+      }
+      yield {
+        kind: 'object',
+        item: {
+          type: 'order',
+          id: order.id,
+          properties: { channel: random() < 0.5 ? 'web' : 'store' },
+          relationships: [ref('customer', customer.id, 'placed by'), ...itemRefs(o, 'contains')],
+        },
+      }
+      return { objects: [order, ref('customer', customer.id, 'buyer'), ...itemRefs(o)], properties: { items: o.items } }
+    case 'confirm order':
+      return { objects: [order, customer] }
+    case 'pick item': {
+      const objects = [ref('item', itemId(o.n, o.picked)), order]
+      o.picked += 1
+      return { objects }
+    }
+    case 'pack items':
+      yield { kind: 'object', item: { type: 'package', id: pkg.id, properties: { weight: int(1, 30) }, relationships: itemRefs(o, 'contains') } }
+      return { objects: [pkg, order, ...itemRefs(o)] }
+    case 'send package':
+      return { objects: [pkg, order] }
+    case 'create invoice':
+      yield {
+        kind: 'object',
+        item: { type: 'invoice', id: invoice.id, properties: { amount: int(10, 5000) }, relationships: [ref('order', order.id, 'bills')] },
+      }
+      return { objects: [invoice, order, customer] }
+    case 'send reminder':
+      return { objects: [invoice] }
+    case 'receive payment':
+      return { objects: [invoice, customer] }
+  }
+}
+
 /**
  * The generated log: `options.events` events and the object upserts before them, in arrival
  * order. A plain generator, so `for` and `for await` both read it; nothing is kept of what was
@@ -93,7 +192,8 @@ const customerId = (n: number) => `c-${String(n)}`
  */
 export function* generateItems(options: GenerateOptions): Generator<GeneratedItem> {
   const random = seededRandom(options.seed)
-  const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1))
+  const draws: Draws = { random, int: (lo, hi) => lo + Math.floor(random() * (hi - lo + 1)) }
+  const { int } = draws
   const customers = Math.max(10, Math.ceil(options.events / 40))
   const customerSent = new Uint8Array(customers)
   const open: OpenOrder[] = []
@@ -101,35 +201,11 @@ export function* generateItems(options: GenerateOptions): Generator<GeneratedIte
   let clock = START_MS
   let sent = 0
 
-  const itemCount = (): number => {
-    const r = random()
-    if (r < 0.4) return 1
-    if (r < 0.75) return 2
-    if (r < 0.9) return 3
-    if (r < 0.995) return int(4, 10)
-    return int(11, 48)
-  }
-  const newOrder = (): OpenOrder => {
-    const items = itemCount()
-    // Customers come back: a few place many orders (the square skews the draw toward low numbers).
-    const customer = Math.floor(random() * random() * customers)
-    const steps: Step[] = [
-      'place order',
-      'confirm order',
-      ...Array.from({ length: items }, (): Step => 'pick item'),
-      'pack items',
-      'send package',
-      'create invoice',
-    ]
-    if (random() < 0.2) steps.push('send reminder')
-    steps.push('receive payment')
-    nextOrder += 1
-    return { n: nextOrder, customer, items, steps, picked: 0 }
-  }
-  const itemRefs = (o: OpenOrder, qualifier?: string) => Array.from({ length: o.items }, (_, i) => ref('item', itemId(o.n, i), qualifier))
-
   while (sent < options.events) {
-    while (open.length < OPEN_ORDERS) open.push(newOrder())
+    while (open.length < OPEN_ORDERS) {
+      nextOrder += 1
+      open.push(newOrder(draws, nextOrder, customers))
+    }
     const at = Math.floor(random() * open.length)
     const o = open[at]
     if (o === undefined) break
@@ -141,64 +217,7 @@ export function* generateItems(options: GenerateOptions): Generator<GeneratedIte
     clock += Math.max(1, Math.round(-Math.log(1 - random()) * MEAN_GAP_MS))
     const late = random() < OUT_OF_ORDER_SHARE
     const time = late ? clock - int(MINUTE, 2 * 24 * 60 * MINUTE) : clock
-    const order = ref('order', orderId(o.n))
-    const customer = ref('customer', customerId(o.customer))
-    const pkg = ref('package', `p-${String(o.n)}`)
-    const invoice = ref('invoice', `inv-${String(o.n)}`)
-    let objects: EventInput['objects']
-    let properties: EventInput['properties']
-    switch (step) {
-      case 'place order':
-        if (customerSent[o.customer] === 0) {
-          customerSent[o.customer] = 1
-          yield {
-            kind: 'object',
-            item: { type: 'customer', id: customer.id, properties: { segment: ['retail', 'wholesale', 'online'][o.customer % 3] ?? 'retail' } },
-          }
-        }
-        for (let i = 0; i < o.items; i++) {
-          yield { kind: 'object', item: { type: 'item', id: itemId(o.n, i), properties: { sku: `sku-${String(int(1, 500))}`, price: int(1, 400) } } }
-        }
-        yield {
-          kind: 'object',
-          item: {
-            type: 'order',
-            id: order.id,
-            properties: { channel: random() < 0.5 ? 'web' : 'store' },
-            relationships: [ref('customer', customer.id, 'placed by'), ...itemRefs(o, 'contains')],
-          },
-        }
-        objects = [order, ref('customer', customer.id, 'buyer'), ...itemRefs(o)]
-        properties = { items: o.items }
-        break
-      case 'confirm order':
-        objects = [order, customer]
-        break
-      case 'pick item':
-        objects = [ref('item', itemId(o.n, o.picked)), order]
-        o.picked += 1
-        break
-      case 'pack items':
-        yield { kind: 'object', item: { type: 'package', id: pkg.id, properties: { weight: int(1, 30) }, relationships: itemRefs(o, 'contains') } }
-        objects = [pkg, order, ...itemRefs(o)]
-        break
-      case 'send package':
-        objects = [pkg, order]
-        break
-      case 'create invoice':
-        yield {
-          kind: 'object',
-          item: { type: 'invoice', id: invoice.id, properties: { amount: int(10, 5000) }, relationships: [ref('order', order.id, 'bills')] },
-        }
-        objects = [invoice, order, customer]
-        break
-      case 'send reminder':
-        objects = [invoice]
-        break
-      case 'receive payment':
-        objects = [invoice, customer]
-        break
-    }
+    const { objects, properties } = yield* stepItems(step, o, draws, customerSent)
     const event: EventInput = { event: step, objects, timestamp: new Date(time).toISOString() }
     if (random() < END_TIMESTAMP_SHARE) event.end_timestamp = new Date(time + int(MINUTE, 120 * MINUTE)).toISOString()
     if (properties !== undefined) event.properties = properties

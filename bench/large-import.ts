@@ -18,6 +18,7 @@ import { PROCESS_MAP_LOG } from './process-map.js'
 import { writeRepeatedOcelJson } from './repeated-ocel.js'
 import { ProjectionWatch } from './projection-watch.js'
 import { CLI, cpuSecondsOf, createKey, embeddedEnv, startService, stopProcess } from './processes.js'
+import { check, num, type Table } from './report.js'
 
 /** One large import. */
 export interface LargeImportResult {
@@ -142,4 +143,41 @@ async function measureImport(
   } finally {
     await stopProcess(service.child)
   }
+}
+
+/**
+ * The rows of one import of a large log (`what` names it, `target` names its checks): events/s
+ * (target ≥ 10,000), the read models' catch-up after it (target ≤ 15 s; `catchupTimeout` s the
+ * longest wait), CPU per event, and the importer's peak RSS (target ≤ 300 MB).
+ */
+export function importRows(t: Table, l: LargeImportResult, what: string, target: string, catchupTimeout: number): void {
+  t.add(
+    `ocelog import of ${what}, end to end: events/s over the whole file`,
+    num(l.eventsPerSec),
+    '',
+    '',
+    '≥ 10,000',
+    check(`${target} ≥ 10,000 events/s`, l.eventsPerSec, 'min', 10_000, 'events/s'),
+  )
+  t.add(
+    `ocelog import of that log: read models caught up after the import ended (${num(l.behindAtEnd)} records behind at its end)`,
+    l.caughtUpSeconds === null ? `not within ${String(catchupTimeout)} s` : `${l.caughtUpSeconds.toFixed(1)} s`,
+    '',
+    '',
+    '≤ 15 s',
+    check(`read models caught up ≤ 15 s after the ${target}`, l.caughtUpSeconds ?? Number.POSITIVE_INFINITY, 'max', 15, 's'),
+  )
+  const perEvent = (sec: number) => `${((sec * 1e6) / l.events).toFixed(1)} µs`
+  t.add(
+    'ocelog import of that log: CPU per event of the importer / of the service (its API thread + its other threads: projector, GC)',
+    `${perEvent(l.importerCpuSec)} / ${perEvent(l.serviceCpuSec)} (${perEvent(l.apiThreadCpuSec)} + ${perEvent(l.serviceCpuSec - l.apiThreadCpuSec)})`,
+  )
+  t.add(
+    "ocelog import of that log: the importer's peak RSS",
+    `${num(l.peakRssMiB)} MB`,
+    '',
+    '',
+    '≤ 300 MB',
+    check(`${target}: importer peak RSS ≤ 300 MB`, l.peakRssMiB, 'max', 300, 'MB'),
+  )
 }

@@ -76,6 +76,119 @@ function orderOf(i: number, customers: number, seed: number): Order {
 const iso = (ms: number) => new Date(ms).toISOString()
 const EPOCH = '1970-01-01T00:00:00.000Z'
 
+/** The log's object and event types with their attribute declarations, as the OCEL 2.0 JSON document opens. */
+const TYPES =
+  '{"objectTypes":[' +
+  [
+    { name: 'order', attributes: [{ name: 'status', type: 'string' }] },
+    { name: 'customer', attributes: [{ name: 'segment', type: 'string' }] },
+    { name: 'item', attributes: [{ name: 'weight', type: 'float' }] },
+  ]
+    .map((d) => JSON.stringify(d))
+    .join(',') +
+  '],"eventTypes":[' +
+  [
+    {
+      name: 'place order',
+      attributes: [
+        { name: 'channel', type: 'string' },
+        { name: 'lines', type: 'integer' },
+      ],
+    },
+    { name: 'pick item', attributes: [] },
+    { name: 'pay order', attributes: [{ name: 'amount', type: 'float' }] },
+    { name: 'ship order', attributes: [] },
+  ]
+    .map((d) => JSON.stringify(d))
+    .join(',') +
+  ']'
+
+/** The items of one JSON array written to `file`, one a line: `add` writes the separator and the item. */
+class JsonList {
+  private first = true
+  constructor(private readonly file: BufferedFile) {}
+  add(value: unknown): void {
+    this.file.put(`${this.first ? '\n' : ',\n'}${JSON.stringify(value)}`)
+    this.first = false
+  }
+}
+
+/** The log's shape: its orders and customers, and the PRNG seed of its orders (orderOf). */
+interface Shape {
+  orders: number
+  customers: number
+  seed: number
+}
+
+/** Writes the `objects` array's items: the customers, then each order followed by its items, each with its attribute history. */
+function writeObjects(list: JsonList, { orders, customers, seed }: Shape, counts: LargeOcelCounts): void {
+  for (let c = 0; c < customers; c++) {
+    list.add({ id: `c-${String(c)}`, type: 'customer', attributes: [{ name: 'segment', time: EPOCH, value: c % 7 === 0 ? 'key account' : 'retail' }] })
+    counts.objects += 1
+    counts.objectAttributeValues += 1
+  }
+  for (let i = 0; i < orders; i++) {
+    const o = orderOf(i, customers, seed)
+    list.add({
+      id: o.id,
+      type: 'order',
+      attributes: [{ name: 'status', time: EPOCH, value: 'open' }, ...(i % 10 === 0 ? [{ name: 'status', time: iso(o.ship), value: 'shipped' }] : [])],
+      relationships: [{ objectId: o.customer, qualifier: 'placed by' }, ...o.items.map((id) => ({ objectId: id, qualifier: 'contains' }))],
+    })
+    counts.objects += 1
+    counts.objectAttributeValues += i % 10 === 0 ? 2 : 1
+    counts.o2o += 1 + o.items.length
+    for (const [k, id] of o.items.entries()) {
+      list.add({ id, type: 'item', attributes: [{ name: 'weight', time: EPOCH, value: ((i + k) % 50) / 4 + 0.5 }] })
+      counts.objects += 1
+      counts.objectAttributeValues += 1
+    }
+  }
+}
+
+/** Writes the `events` array's items: per order, `place order`, a `pick item` per item, `pay order` and `ship order`. */
+function writeEvents(list: JsonList, { orders, customers, seed }: Shape, counts: LargeOcelCounts): void {
+  for (let i = 0; i < orders; i++) {
+    const o = orderOf(i, customers, seed)
+    const event = (
+      suffix: string,
+      type: string,
+      time: number,
+      attributes: { name: string; value: string }[],
+      relationships: { objectId: string; qualifier: string }[],
+    ) => {
+      list.add({ id: `e-${String(i)}-${suffix}`, type, time: iso(time), attributes, relationships })
+      counts.events += 1
+      counts.e2o += relationships.length
+    }
+    const items = o.items.map((id) => ({ objectId: id, qualifier: 'item' }))
+    event(
+      'place',
+      'place order',
+      o.place,
+      [
+        { name: 'channel', value: o.channel },
+        { name: 'lines', value: String(o.items.length) },
+      ],
+      [{ objectId: o.id, qualifier: 'order' }, { objectId: o.customer, qualifier: 'customer' }, ...items],
+    )
+    for (const [k, id] of o.items.entries()) {
+      event(
+        `pick-${String(k)}`,
+        'pick item',
+        o.picks[k] ?? o.place,
+        [],
+        [
+          { objectId: id, qualifier: 'item' },
+          { objectId: o.id, qualifier: 'order' },
+        ],
+      )
+    }
+    event('pay', 'pay order', o.pay, [{ name: 'amount', value: o.amount }], [{ objectId: o.id, qualifier: 'order' }])
+    event('ship', 'ship order', o.ship, [], [{ objectId: o.id, qualifier: 'order' }, ...items])
+  }
+}
+
 /**
  * Writes the log (see module comment) to `path` as OCEL 2.0 JSON.
  * @param orders orders in the log (5 events each on average).
@@ -83,108 +196,16 @@ const EPOCH = '1970-01-01T00:00:00.000Z'
  * @returns what the file holds.
  */
 export function writeLargeOcelJson(path: string, orders: number, seed = 1): LargeOcelCounts {
-  const customers = Math.max(1, Math.floor(orders / 20))
+  const shape: Shape = { orders, customers: Math.max(1, Math.floor(orders / 20)), seed }
   const counts: LargeOcelCounts = { events: 0, objects: 0, e2o: 0, o2o: 0, objectAttributeValues: 0, bytes: 0 }
   const file = new BufferedFile(path)
-  const put = (text: string) => file.put(text)
-  let first = true
-  const item = (value: unknown) => {
-    put(`${first ? '\n' : ',\n'}${JSON.stringify(value)}`)
-    first = false
-  }
   try {
-    put('{"objectTypes":[')
-    put(
-      [
-        { name: 'order', attributes: [{ name: 'status', type: 'string' }] },
-        { name: 'customer', attributes: [{ name: 'segment', type: 'string' }] },
-        { name: 'item', attributes: [{ name: 'weight', type: 'float' }] },
-      ]
-        .map((d) => JSON.stringify(d))
-        .join(','),
-    )
-    put('],"eventTypes":[')
-    put(
-      [
-        {
-          name: 'place order',
-          attributes: [
-            { name: 'channel', type: 'string' },
-            { name: 'lines', type: 'integer' },
-          ],
-        },
-        { name: 'pick item', attributes: [] },
-        { name: 'pay order', attributes: [{ name: 'amount', type: 'float' }] },
-        { name: 'ship order', attributes: [] },
-      ]
-        .map((d) => JSON.stringify(d))
-        .join(','),
-    )
-    put('],"objects":[')
-    for (let c = 0; c < customers; c++) {
-      item({ id: `c-${String(c)}`, type: 'customer', attributes: [{ name: 'segment', time: EPOCH, value: c % 7 === 0 ? 'key account' : 'retail' }] })
-      counts.objects += 1
-      counts.objectAttributeValues += 1
-    }
-    for (let i = 0; i < orders; i++) {
-      const o = orderOf(i, customers, seed)
-      item({
-        id: o.id,
-        type: 'order',
-        attributes: [{ name: 'status', time: EPOCH, value: 'open' }, ...(i % 10 === 0 ? [{ name: 'status', time: iso(o.ship), value: 'shipped' }] : [])],
-        relationships: [{ objectId: o.customer, qualifier: 'placed by' }, ...o.items.map((id) => ({ objectId: id, qualifier: 'contains' }))],
-      })
-      counts.objects += 1
-      counts.objectAttributeValues += i % 10 === 0 ? 2 : 1
-      counts.o2o += 1 + o.items.length
-      for (const [k, id] of o.items.entries()) {
-        item({ id, type: 'item', attributes: [{ name: 'weight', time: EPOCH, value: ((i + k) % 50) / 4 + 0.5 }] })
-        counts.objects += 1
-        counts.objectAttributeValues += 1
-      }
-    }
-    put('\n],"events":[')
-    first = true
-    for (let i = 0; i < orders; i++) {
-      const o = orderOf(i, customers, seed)
-      const event = (
-        suffix: string,
-        type: string,
-        time: number,
-        attributes: { name: string; value: string }[],
-        relationships: { objectId: string; qualifier: string }[],
-      ) => {
-        item({ id: `e-${String(i)}-${suffix}`, type, time: iso(time), attributes, relationships })
-        counts.events += 1
-        counts.e2o += relationships.length
-      }
-      const items = o.items.map((id) => ({ objectId: id, qualifier: 'item' }))
-      event(
-        'place',
-        'place order',
-        o.place,
-        [
-          { name: 'channel', value: o.channel },
-          { name: 'lines', value: String(o.items.length) },
-        ],
-        [{ objectId: o.id, qualifier: 'order' }, { objectId: o.customer, qualifier: 'customer' }, ...items],
-      )
-      for (const [k, id] of o.items.entries()) {
-        event(
-          `pick-${String(k)}`,
-          'pick item',
-          o.picks[k] ?? o.place,
-          [],
-          [
-            { objectId: id, qualifier: 'item' },
-            { objectId: o.id, qualifier: 'order' },
-          ],
-        )
-      }
-      event('pay', 'pay order', o.pay, [{ name: 'amount', value: o.amount }], [{ objectId: o.id, qualifier: 'order' }])
-      event('ship', 'ship order', o.ship, [], [{ objectId: o.id, qualifier: 'order' }, ...items])
-    }
-    put('\n]}\n')
+    file.put(TYPES)
+    file.put(',"objects":[')
+    writeObjects(new JsonList(file), shape, counts)
+    file.put('\n],"events":[')
+    writeEvents(new JsonList(file), shape, counts)
+    file.put('\n]}\n')
   } finally {
     file.close()
   }

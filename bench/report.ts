@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism, loadavg, totalmem } from 'node:os'
-import { table } from '../src/cli/context.js'
+import { table } from '../src/cli/text.js'
 
 export type Mark = 'pass' | 'miss' | ''
 
@@ -80,6 +80,18 @@ export function check(name: string, measured: number | null, kind: 'min' | 'max'
 
 export function markOf(c: TargetCheck): Mark {
   return c.pass ? 'pass' : 'miss'
+}
+
+/** The bench's table as it is built (docs/performance.md#method): its rows, and the target checks marked in them, in the order added. */
+export class Table {
+  readonly rows: Row[] = []
+  readonly targets: TargetCheck[] = []
+
+  /** Adds a row; one with a target check `c` is marked pass or miss, and `c` joins the targets. */
+  add(figure: string, value: string, baseline = '', r = '', target = '', c?: TargetCheck): void {
+    this.rows.push({ figure, value, baseline, ratio: r, target, mark: c === undefined ? '' : markOf(c) })
+    if (c !== undefined) this.targets.push(c)
+  }
 }
 
 const HEADER = ['figure', 'Ocelog', 'baseline', 'ratio', 'target', '']

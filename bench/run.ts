@@ -34,11 +34,11 @@ import {
   stopProcess,
   type Running,
 } from './processes.js'
-import { type ExportMeasurement, measureExports } from './export-dataset.js'
-import { measureLargeImport, measureRepeatedImport, type LargeImportResult } from './large-import.js'
-import { measureProcessMap, type ProcessMapResult } from './process-map.js'
+import { exportRows, type ExportMeasurement, measureExports } from './export-dataset.js'
+import { importRows, measureLargeImport, measureRepeatedImport, type LargeImportResult } from './large-import.js'
+import { measureProcessMap, processMapRows, type ProcessMapResult } from './process-map.js'
 import { ProjectionWatch, type CatchUp } from './projection-watch.js'
-import { check, freeResultName, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
+import { check, freeResultName, ms, num, printAndSave, ratio, Table } from './report.js'
 import { rawAppendBaseline, type RawAppendResult } from './sqlite-baseline.js'
 import { messageOf } from '../src/core/errors.js'
 
@@ -314,6 +314,109 @@ async function freshnessRun(worker: LoadWorker, dataDir: string, o: Options): Pr
   }
 }
 
+/**
+ * The rows measured on files and the CLI, each in a folder of `tmp` removed after it: the process
+ * map (with imports of the running example), the exports, the large and the repeated import.
+ */
+async function measureFileRows(m: Measurements, o: Options, tmp: string): Promise<void> {
+  if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, o.importRuns, log)
+  if (o.exportEvents > 0) {
+    m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
+    rmSync(join(tmp, 'export'), { recursive: true, force: true })
+  }
+  if (o.largeImport > 0) {
+    m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log, o.catchupTimeout)
+    rmSync(join(tmp, 'large-import'), { recursive: true, force: true })
+  }
+  if (o.repeatImport > 0) {
+    m.repeatedImport = await measureRepeatedImport(join(tmp, 'repeated-import'), o.repeatImport, log, o.catchupTimeout)
+    rmSync(join(tmp, 'repeated-import'), { recursive: true, force: true })
+  }
+}
+
+/**
+ * The typical scenarios (`typical`: single, batch, objects) on one service whose data is in `dirA`,
+ * each after the same load on the baseline; after the batch, the batch again at half the peak rate
+ * on both. Then the service's peak RSS.
+ */
+async function typicalRuns(
+  m: Measurements,
+  o: Options,
+  worker: LoadWorker,
+  baseline: Running,
+  dirA: string,
+  typical: readonly ('single' | 'batch' | 'objects')[],
+): Promise<void> {
+  const { service, token } = await startedService(dirA, o, 'typical')
+  try {
+    for (const s of typical) {
+      const shape = SCENARIO_SHAPES[s]
+      log(`${s}: ${shape.path}, ${String(o.connections)} connections, ${String(o.duration)} s each (after ${String(o.warmup)} s warm-up)`)
+      m.baseline[s] = await baselineRun(worker, baseline, job(`${s} @ baseline`, baseline.url, s, token, o))
+      m.service[s] = await serviceRun(worker, service, dirA, job(`${s} @ service`, service.url, s, token, o), o)
+      if (s === 'batch') await halfRateRuns(m, o, worker, baseline, service, dirA, token)
+    }
+    m.rss.typical = peakRssOf(service)
+  } finally {
+    await service.stop()
+  }
+}
+
+/** The batch at half the peak rate, the service and the baseline each at half its own peak (when the batch ran on both). */
+async function halfRateRuns(m: Measurements, o: Options, worker: LoadWorker, baseline: Running, service: Service, dirA: string, token: string): Promise<void> {
+  const peak = m.service.batch?.load.requestsPerSec
+  const basePeak = m.baseline.batch?.load.requestsPerSec
+  if (peak === undefined || peak <= 0 || basePeak === undefined) return
+  // Each at half its own peak: the baseline's p99 there shows what the machine allows.
+  const rate = Math.max(1, Math.round(peak / 2))
+  const baseRate = Math.max(1, Math.round(basePeak / 2))
+  log(`batch at half the peak rate: service ${String(rate)} req/s, baseline ${String(baseRate)} req/s, ${String(o.duration)} s each`)
+  const base = await baselineRun(worker, baseline, job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { pacedRate: baseRate, warmupSec: 0 }))
+  m.halfRateBaseline = { ...base, rate: baseRate }
+  const run = await serviceRun(worker, service, dirA, job('batch @ service, half rate', service.url, 'batch', token, o, { pacedRate: rate, warmupSec: 0 }), o)
+  m.halfRate = { ...run, rate }
+}
+
+/** The worst case on the baseline, then on a service of its own (data in `tmp`/service-worst), and that service's peak RSS. */
+async function worstRuns(m: Measurements, o: Options, worker: LoadWorker, baseline: Running, tmp: string): Promise<void> {
+  log(`worst case: batches of 100 events × 50 objects, ${String(o.connections)} connections, ${String(o.worstDuration)} s each`)
+  m.baseline.worst = await baselineRun(worker, baseline, job('worst @ baseline', baseline.url, 'worst', '', o))
+  const dirB = join(tmp, 'service-worst')
+  const { service, token } = await startedService(dirB, o, 'worst')
+  try {
+    m.service.worst = await serviceRun(worker, service, dirB, job('worst @ service', service.url, 'worst', token, o), {
+      ...o,
+      catchupTimeout: o.worstCatchupTimeout,
+    })
+    m.rss.worst = peakRssOf(service)
+  } finally {
+    await service.stop()
+  }
+}
+
+/**
+ * `ocelog project --rebuild` over the log of the typical scenarios in `dirA` (its summary line read
+ * back), then baseline (b): raw appends of the same records into SQLite.
+ * @throws Error when the rebuild printed no summary.
+ */
+async function rebuildRuns(m: Measurements, dirA: string, tmp: string): Promise<void> {
+  log('rebuild: `ocelog project --rebuild` over the log of the typical scenarios')
+  const out = await runCli(['project', '--rebuild'], embeddedEnv(dirA, { LOG_LEVEL: 'info' }))
+  for (const line of out.split('\n')) {
+    if (!line.startsWith('{')) continue
+    const parsed: unknown = JSON.parse(line)
+    if (typeof parsed !== 'object' || parsed === null || !('records' in parsed) || !('seconds' in parsed)) continue
+    const { records, seconds } = parsed
+    if (typeof records === 'number' && typeof seconds === 'number') m.rebuild = { records, seconds, recordsPerSec: records / seconds }
+  }
+  if (m.rebuild === null) throw new Error(`project --rebuild printed no summary: ${out}`)
+  log(`  rebuilt ${num(m.rebuild.records)} records in ${num(m.rebuild.seconds)} s: ${num(m.rebuild.recordsPerSec)} records/s`)
+  log('baseline (b): raw appends of the same records into SQLite (WAL, synchronous=FULL, 100 per transaction)')
+  m.rawAppend = rawAppendBaseline(dirA, join(tmp, 'raw-append'))
+  log(`  ${num(m.rawAppend.appended)} records in ${num(m.rawAppend.seconds)} s: ${num(m.rawAppend.recordsPerSec)} records/s`)
+}
+
+/** Every measurement the options ask for, in this order: the file rows, freshness, the typical scenarios, the worst case, the rebuild. */
 async function measure(o: Options, tmp: string): Promise<Measurements> {
   const m: Measurements = {
     baseline: {},
@@ -330,19 +433,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     repeatedImport: null,
   }
   const want = (s: BenchScenario) => o.scenarios.includes(s)
-  if (o.processMap) m.processMap = await measureProcessMap(join(tmp, 'process-map'), o.mapRuns, o.importRuns, log)
-  if (o.exportEvents > 0) {
-    m.exports = await measureExports(CLI, join(tmp, 'export'), o.exportEvents, log)
-    rmSync(join(tmp, 'export'), { recursive: true, force: true })
-  }
-  if (o.largeImport > 0) {
-    m.largeImport = await measureLargeImport(join(tmp, 'large-import'), o.largeImport, log, o.catchupTimeout)
-    rmSync(join(tmp, 'large-import'), { recursive: true, force: true })
-  }
-  if (o.repeatImport > 0) {
-    m.repeatedImport = await measureRepeatedImport(join(tmp, 'repeated-import'), o.repeatImport, log, o.catchupTimeout)
-    rmSync(join(tmp, 'repeated-import'), { recursive: true, force: true })
-  }
+  await measureFileRows(m, o, tmp)
   if (o.scenarios.length === 0) return m
   const worker = await LoadWorker.start()
   const dirA = join(tmp, 'service')
@@ -355,115 +446,52 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
       baseline = await startBaseline()
       log(`baseline (a), bare Fastify + the same schemas and validation, up at ${baseline.url}, pid ${String(baseline.pid)}`)
     }
-    if (typical.length > 0 && baseline !== null) {
-      const { service, token } = await startedService(dirA, o, 'typical')
-      try {
-        for (const s of typical) {
-          const shape = SCENARIO_SHAPES[s]
-          log(`${s}: ${shape.path}, ${String(o.connections)} connections, ${String(o.duration)} s each (after ${String(o.warmup)} s warm-up)`)
-          m.baseline[s] = await baselineRun(worker, baseline, job(`${s} @ baseline`, baseline.url, s, token, o))
-          m.service[s] = await serviceRun(worker, service, dirA, job(`${s} @ service`, service.url, s, token, o), o)
-          const peak = m.service.batch?.load.requestsPerSec
-          const basePeak = m.baseline.batch?.load.requestsPerSec
-          if (s === 'batch' && peak !== undefined && peak > 0 && basePeak !== undefined) {
-            // Each at half its own peak: the baseline's p99 there shows what the machine allows.
-            const rate = Math.max(1, Math.round(peak / 2))
-            const baseRate = Math.max(1, Math.round(basePeak / 2))
-            log(`batch at half the peak rate: service ${String(rate)} req/s, baseline ${String(baseRate)} req/s, ${String(o.duration)} s each`)
-            const base = await baselineRun(
-              worker,
-              baseline,
-              job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { pacedRate: baseRate, warmupSec: 0 }),
-            )
-            m.halfRateBaseline = { ...base, rate: baseRate }
-            const run = await serviceRun(
-              worker,
-              service,
-              dirA,
-              job('batch @ service, half rate', service.url, 'batch', token, o, { pacedRate: rate, warmupSec: 0 }),
-              o,
-            )
-            m.halfRate = { ...run, rate }
-          }
-        }
-        m.rss.typical = peakRssOf(service)
-      } finally {
-        await service.stop()
-      }
-    }
-
-    if (want('worst') && baseline !== null) {
-      log(`worst case: batches of 100 events × 50 objects, ${String(o.connections)} connections, ${String(o.worstDuration)} s each`)
-      m.baseline.worst = await baselineRun(worker, baseline, job('worst @ baseline', baseline.url, 'worst', '', o))
-      const dirB = join(tmp, 'service-worst')
-      const { service, token } = await startedService(dirB, o, 'worst')
-      try {
-        m.service.worst = await serviceRun(worker, service, dirB, job('worst @ service', service.url, 'worst', token, o), {
-          ...o,
-          catchupTimeout: o.worstCatchupTimeout,
-        })
-        m.rss.worst = peakRssOf(service)
-      } finally {
-        await service.stop()
-      }
-    }
+    if (typical.length > 0 && baseline !== null) await typicalRuns(m, o, worker, baseline, dirA, typical)
+    if (want('worst') && baseline !== null) await worstRuns(m, o, worker, baseline, tmp)
   } finally {
     if (baseline !== null) await stopProcess(baseline.child)
     await worker.stop()
   }
-
-  if (typical.length > 0 && existsSync(join(dirA, 'ocelog.db'))) {
-    log('rebuild: `ocelog project --rebuild` over the log of the typical scenarios')
-    const out = await runCli(['project', '--rebuild'], embeddedEnv(dirA, { LOG_LEVEL: 'info' }))
-    for (const line of out.split('\n')) {
-      if (!line.startsWith('{')) continue
-      const parsed: unknown = JSON.parse(line)
-      if (typeof parsed !== 'object' || parsed === null || !('records' in parsed) || !('seconds' in parsed)) continue
-      const { records, seconds } = parsed
-      if (typeof records === 'number' && typeof seconds === 'number') m.rebuild = { records, seconds, recordsPerSec: records / seconds }
-    }
-    if (m.rebuild === null) throw new Error(`project --rebuild printed no summary: ${out}`)
-    log(`  rebuilt ${num(m.rebuild.records)} records in ${num(m.rebuild.seconds)} s: ${num(m.rebuild.recordsPerSec)} records/s`)
-    log('baseline (b): raw appends of the same records into SQLite (WAL, synchronous=FULL, 100 per transaction)')
-    m.rawAppend = rawAppendBaseline(dirA, join(tmp, 'raw-append'))
-    log(`  ${num(m.rawAppend.appended)} records in ${num(m.rawAppend.seconds)} s: ${num(m.rawAppend.recordsPerSec)} records/s`)
-  }
+  if (typical.length > 0 && existsSync(join(dirA, 'ocelog.db'))) await rebuildRuns(m, dirA, tmp)
   return m
 }
 
-/** Builds the table and the target checks from the measurements. */
-function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetCheck[] } {
-  const rows: Row[] = []
-  const targets: TargetCheck[] = []
-  const add = (figure: string, value: string, baseline = '', r = '', target = '', c?: TargetCheck) => {
-    rows.push({ figure, value, baseline, ratio: r, target, mark: c === undefined ? '' : markOf(c) })
-    if (c !== undefined) targets.push(c)
-  }
-  const ratioOf = (a?: number | null, b?: number | null) => (a === undefined || a === null || b === undefined || b === null || b === 0 ? null : a / b)
-  const latencies = (l?: LoadResult) => (l === undefined ? '—' : `${ms(l.latencyP50)} / ${ms(l.latencyP99)}`)
-  const cpuRow = (label: string, run?: ServiceRun, base?: BaselineRun) => {
-    if (run === undefined) return
-    const item = label.includes('object batch') ? 'object' : 'event'
-    add(
-      `${label}: CPU per ${item} (service incl. projection)`,
-      `${num(run.cpuUsPerItem)} µs`,
-      base === undefined ? '' : `${num(base.cpuUsPerItem)} µs`,
-      ratio(run.cpuUsPerItem, base?.cpuUsPerItem),
-    )
-    // The baseline is one process around one event loop: its whole CPU is the comparison.
-    add(
-      `${label}: CPU per ${item} of the API thread, during the load`,
-      `${num(run.apiThreadCpuUsPerItem)} µs`,
-      base === undefined ? '' : `${num(base.cpuUsPerItem)} µs`,
-      ratio(run.apiThreadCpuUsPerItem, base?.cpuUsPerItem),
-    )
-  }
+/** `a ÷ b`, or null when either is missing or b is 0. */
+function ratioOf(a?: number | null, b?: number | null): number | null {
+  return a === undefined || a === null || b === undefined || b === null || b === 0 ? null : a / b
+}
 
+/** A load's latencies, `p50 / p99`, or — without one. */
+function latencies(l?: LoadResult): string {
+  return l === undefined ? '—' : `${ms(l.latencyP50)} / ${ms(l.latencyP99)}`
+}
+
+/** A scenario's two CPU rows, per item: the whole service (projection included), and the API thread during the load, each against the baseline's whole CPU. */
+function cpuRows(t: Table, label: string, run?: ServiceRun, base?: BaselineRun): void {
+  if (run === undefined) return
+  const item = label.includes('object batch') ? 'object' : 'event'
+  t.add(
+    `${label}: CPU per ${item} (service incl. projection)`,
+    `${num(run.cpuUsPerItem)} µs`,
+    base === undefined ? '' : `${num(base.cpuUsPerItem)} µs`,
+    ratio(run.cpuUsPerItem, base?.cpuUsPerItem),
+  )
+  // The baseline is one process around one event loop: its whole CPU is the comparison.
+  t.add(
+    `${label}: CPU per ${item} of the API thread, during the load`,
+    `${num(run.apiThreadCpuUsPerItem)} µs`,
+    base === undefined ? '' : `${num(base.cpuUsPerItem)} µs`,
+    ratio(run.apiThreadCpuUsPerItem, base?.cpuUsPerItem),
+  )
+}
+
+/** The single-event scenario's rows: req/s against baseline (a) (target ≥ 0.40×), latencies and CPU. */
+function singleRows(t: Table, m: Measurements, o: Options): void {
   const single = m.service.single
   const singleBase = m.baseline.single
   if (single !== undefined) {
     const c = check('single-event req/s ≥ 0.4 × baseline (a)', ratioOf(single.load.requestsPerSec, singleBase?.load.requestsPerSec), 'min', 0.4, '×')
-    add(
+    t.add(
       `single event (1 × 3 objects, ${String(o.connections)} conn): req/s`,
       num(single.load.requestsPerSec),
       num(singleBase?.load.requestsPerSec),
@@ -471,14 +499,18 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '≥ 0.40× (a)',
       c,
     )
-    add('single event: p50 / p99', latencies(single.load), latencies(singleBase?.load))
-    cpuRow('single event', single, singleBase)
+    t.add('single event: p50 / p99', latencies(single.load), latencies(singleBase?.load))
+    cpuRows(t, 'single event', single, singleBase)
   }
+}
+
+/** The batch scenario's rows: events/s against baseline (a) (target ≥ 0.25×), latencies and CPU. */
+function batchRows(t: Table, m: Measurements, o: Options): void {
   const batch = m.service.batch
   const batchBase = m.baseline.batch
   if (batch !== undefined) {
     const c = check('batch events/s ≥ 0.25 × baseline (a)', ratioOf(batch.load.itemsPerSec, batchBase?.load.itemsPerSec), 'min', 0.25, '×')
-    add(
+    t.add(
       `batch (100 events × 3 objects, ${String(o.connections)} conn): events/s`,
       num(batch.load.itemsPerSec),
       num(batchBase?.load.itemsPerSec),
@@ -486,13 +518,17 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '≥ 0.25× (a)',
       c,
     )
-    add('batch: p50 / p99', latencies(batch.load), latencies(batchBase?.load))
-    cpuRow('batch', batch, batchBase)
+    t.add('batch: p50 / p99', latencies(batch.load), latencies(batchBase?.load))
+    cpuRows(t, 'batch', batch, batchBase)
   }
+}
+
+/** The batch at half the peak rate: its p99 (target ≤ 50 ms) beside the baseline's at half its own peak. */
+function halfRateRows(t: Table, m: Measurements): void {
   if (m.halfRate !== null) {
     const c = check('batch p99 ≤ 50 ms at half the peak rate', m.halfRate.load.latencyP99, 'max', 50, 'ms')
     const base = m.halfRateBaseline
-    add(
+    t.add(
       `batch at half peak (${String(m.halfRate.rate)} req/s; (a) at ${base === null ? '—' : String(base.rate)}): p99`,
       ms(m.halfRate.load.latencyP99),
       ms(base?.load.latencyP99),
@@ -501,13 +537,20 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       c,
     )
   }
+}
+
+/** The freshness scenario's rows: events/s accepted, latencies, the read models' lag, and the share of samples within FRESH_SECONDS (target). */
+function freshnessRows(t: Table, m: Measurements, o: Options): void {
   const f = m.freshness
   if (f !== null) {
     const lag = f.lagSeconds
     const load = `${num(f.rate)} events/s for ${String(o.freshnessDuration)} s`
-    add(`freshness: batch paced at ${load}: events/s accepted`, num(f.achievedEventsPerSec), '', '', `${num(f.rate)} asked`)
-    add('freshness: batch p50 / p99 during that load', latencies(f.load))
-    add(`freshness: read models' lag, p99 / max of ${String(lag.samples)} samples (every ${String(LAG_SAMPLE_MS)} ms)`, `${num(lag.p99)} s / ${num(lag.max)} s`)
+    t.add(`freshness: batch paced at ${load}: events/s accepted`, num(f.achievedEventsPerSec), '', '', `${num(f.rate)} asked`)
+    t.add('freshness: batch p50 / p99 during that load', latencies(f.load))
+    t.add(
+      `freshness: read models' lag, p99 / max of ${String(lag.samples)} samples (every ${String(LAG_SAMPLE_MS)} ms)`,
+      `${num(lag.p99)} s / ${num(lag.max)} s`,
+    )
     const c = check(
       `read models ≤ ${String(FRESH_SECONDS)} s behind in ${String(FRESH_SHARE * 100)}% of samples (${load})`,
       lag.shareWithin === null ? null : lag.shareWithin * 100,
@@ -515,7 +558,7 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       FRESH_SHARE * 100,
       '%',
     )
-    add(
+    t.add(
       `freshness: samples with the read models ≤ ${String(FRESH_SECONDS)} s behind`,
       lag.shareWithin === null ? '—' : pct(lag.shareWithin),
       '',
@@ -524,32 +567,40 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       c,
     )
   }
+}
+
+/** The object-batch scenario's rows: objects/s against baseline (a), latencies and CPU. */
+function objectRows(t: Table, m: Measurements): void {
   const objects = m.service.objects
   const objectsBase = m.baseline.objects
   if (objects !== undefined) {
-    add(
+    t.add(
       'object batch (100 upserts, ½ new ½ merged): objects/s',
       num(objects.load.itemsPerSec),
       num(objectsBase?.load.itemsPerSec),
       ratio(objects.load.itemsPerSec, objectsBase?.load.itemsPerSec),
     )
-    add('object batch: p50 / p99', latencies(objects.load), latencies(objectsBase?.load))
-    cpuRow('object batch', objects, objectsBase)
+    t.add('object batch: p50 / p99', latencies(objects.load), latencies(objectsBase?.load))
+    cpuRows(t, 'object batch', objects, objectsBase)
   }
+}
+
+/** The worst case's rows: events/s, latencies, the read models' backlog and their catch-up after the load (target ≤ 10 s). */
+function worstRows(t: Table, m: Measurements, o: Options): void {
   const worst = m.service.worst
   const worstBase = m.baseline.worst
   if (worst !== undefined) {
-    add(
+    t.add(
       'worst case (100 events × 50 objects): events/s',
       num(worst.load.itemsPerSec),
       num(worstBase?.load.itemsPerSec),
       ratio(worst.load.itemsPerSec, worstBase?.load.itemsPerSec),
     )
-    add('worst case: p50 / p99', latencies(worst.load), latencies(worstBase?.load))
-    add('worst case: read models behind at the end of the load', `${num(worst.catchUp.behindAtEnd)} records`)
+    t.add('worst case: p50 / p99', latencies(worst.load), latencies(worstBase?.load))
+    t.add('worst case: read models behind at the end of the load', `${num(worst.catchUp.behindAtEnd)} records`)
     const left = worst.catchUp.behindAfter
     const rate = worst.catchUp.recordsPerSec
-    add(
+    t.add(
       'worst case: caught up after the load',
       worst.catchUp.seconds === null
         ? `> ${String(o.worstCatchupTimeout)} s (${num(left)} left${rate > 0 ? `, ~${num(left / rate)} s more` : ''})`
@@ -559,13 +610,17 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '≤ 10 s',
       check('read models caught up ≤ 10 s after the worst-case load', worst.catchUp.seconds, 'max', 10, 's'),
     )
-    add('worst case: projector during catch-up, records/s', num(rate))
+    t.add('worst case: projector during catch-up, records/s', num(rate))
   }
+}
+
+/** The read models' catch-up after each typical load (target ≤ 2 s). */
+function catchUpRows(t: Table, m: Measurements, o: Options): void {
   for (const s of ['single', 'batch', 'objects'] as const) {
     const run = m.service[s]
     if (run === undefined) continue
     const c = check(`read models caught up ≤ 2 s after the ${s} load`, run.catchUp.seconds, 'max', 2, 's')
-    add(
+    t.add(
       `${s}: read models caught up after the load`,
       run.catchUp.seconds === null ? `> ${String(o.catchupTimeout)} s` : `${num(run.catchUp.seconds)} s (${num(run.catchUp.behindAtEnd)} behind)`,
       '',
@@ -574,13 +629,19 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       c,
     )
   }
+}
+
+/** The projector against baseline (b), raw SQLite appends: its catch-up after the batch load, the full rebuild (target ≥ 0.40×), and (b) against (a). */
+function storageRows(t: Table, m: Measurements): void {
+  const batch = m.service.batch
+  const batchBase = m.baseline.batch
   const raw = m.rawAppend?.recordsPerSec
   if (batch !== undefined && batch.catchUp.behindAtEnd >= 1000) {
-    add('projector records/s, catch-up after the batch load', num(batch.catchUp.recordsPerSec), num(raw), ratio(batch.catchUp.recordsPerSec, raw))
+    t.add('projector records/s, catch-up after the batch load', num(batch.catchUp.recordsPerSec), num(raw), ratio(batch.catchUp.recordsPerSec, raw))
   }
   if (m.rebuild !== null) {
     const c = check('full rebuild records/s ≥ 0.40 × baseline (b)', ratioOf(m.rebuild.recordsPerSec, raw), 'min', 0.4, '×')
-    add(
+    t.add(
       `projector, full rebuild (${num(m.rebuild.records)} records): records/s`,
       num(m.rebuild.recordsPerSec),
       num(raw),
@@ -590,7 +651,7 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
     )
   }
   if (raw !== undefined && batchBase !== undefined) {
-    add(
+    t.add(
       'bound: raw SQLite appends (b) vs bare Fastify (a), per event',
       `${num(raw)} records/s`,
       `${num(batchBase.load.itemsPerSec)} events/s`,
@@ -598,102 +659,66 @@ function summarise(m: Measurements, o: Options): { rows: Row[]; targets: TargetC
       '(storage alone)',
     )
   }
-  if (m.processMap !== null) {
-    const p = m.processMap
-    add(
-      `process map, running example (${num(p.events)} events, ${num(p.e2o)} E2O, ${String(p.objectTypes)} object types): median of ${String(p.runs)} runs`,
-      ms(p.medianMs),
-      '',
-      '',
-      '≤ 20 ms',
-      check('process map median ≤ 20 ms', p.medianMs, 'max', 20, 'ms'),
-    )
-    add(
-      `ocelog import of the running example (${num(p.import.events)} events, end to end): events/s` +
-        (p.import.runsPerSec.length > 1 ? `, median of ${String(p.import.runsPerSec.length)} (${p.import.runsPerSec.map(num).join(', ')})` : ''),
-      num(p.import.eventsPerSec),
-      '',
-      '',
-      '≥ 10,000',
-      check('ocelog import ≥ 10,000 events/s', p.import.eventsPerSec, 'min', 10_000, 'events/s'),
-    )
-  }
-  if (m.exports !== null) {
-    const x = m.exports
-    const dataset = `${num(x.counts.events)} events, ${num(x.counts.e2o)} E2O, ${num(x.counts.o2o)} O2O`
-    for (const form of ['json', 'xml', 'sqlite'] as const) {
-      const f = x.forms[form]
-      add(
-        `ocelog export --format ${form} of a generated dataset (${dataset}): time (its CPU time)`,
-        `${f.seconds.toFixed(1)} s (${f.cpuSeconds.toFixed(1)} s)`,
-        '',
-        '',
-        form === 'json' ? '≤ 15 s' : '',
-        form === 'json' ? check('export JSON ≤ 15 s', f.seconds, 'max', 15, 's') : undefined,
-      )
-      add(
-        `ocelog export --format ${form}: exporter peak RSS (VmHWM)`,
-        `${num(f.peakRssBytes / 2 ** 20)} MB`,
-        '',
-        '',
-        '≤ 300 MB',
-        check(`export ${form} peak RSS ≤ 300 MB`, f.peakRssBytes / 2 ** 20, 'max', 300, 'MB'),
-      )
-    }
-  }
-  const importRows = (l: LargeImportResult, what: string, target: string) => {
-    add(
-      `ocelog import of ${what}, end to end: events/s over the whole file`,
-      num(l.eventsPerSec),
-      '',
-      '',
-      '≥ 10,000',
-      check(`${target} ≥ 10,000 events/s`, l.eventsPerSec, 'min', 10_000, 'events/s'),
-    )
-    add(
-      `ocelog import of that log: read models caught up after the import ended (${num(l.behindAtEnd)} records behind at its end)`,
-      l.caughtUpSeconds === null ? `not within ${String(o.catchupTimeout)} s` : `${l.caughtUpSeconds.toFixed(1)} s`,
-      '',
-      '',
-      '≤ 15 s',
-      check(`read models caught up ≤ 15 s after the ${target}`, l.caughtUpSeconds ?? Number.POSITIVE_INFINITY, 'max', 15, 's'),
-    )
-    const perEvent = (sec: number) => `${((sec * 1e6) / l.events).toFixed(1)} µs`
-    add(
-      'ocelog import of that log: CPU per event of the importer / of the service (its API thread + its other threads: projector, GC)',
-      `${perEvent(l.importerCpuSec)} / ${perEvent(l.serviceCpuSec)} (${perEvent(l.apiThreadCpuSec)} + ${perEvent(l.serviceCpuSec - l.apiThreadCpuSec)})`,
-    )
-    add(
-      "ocelog import of that log: the importer's peak RSS",
-      `${num(l.peakRssMiB)} MB`,
-      '',
-      '',
-      '≤ 300 MB',
-      check(`${target}: importer peak RSS ≤ 300 MB`, l.peakRssMiB, 'max', 300, 'MB'),
-    )
-  }
+}
+
+/** The import rows: the generated large log, and the running example repeated. */
+function importsRows(t: Table, m: Measurements, o: Options): void {
   if (m.largeImport !== null) {
     const l = m.largeImport
-    importRows(l, `a generated log (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/large-ocel.ts)`, 'large import')
+    importRows(
+      t,
+      l,
+      `a generated log (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/large-ocel.ts)`,
+      'large import',
+      o.catchupTimeout,
+    )
   }
   if (m.repeatedImport !== null) {
     const l = m.repeatedImport
     importRows(
+      t,
       l,
       `the running example repeated ${String(o.repeatImport)} times (${num(l.events)} events, ${num(l.objects)} objects, ${num(l.fileMiB)} MiB JSON; bench/repeated-ocel.ts)`,
       'repeated import',
+      o.catchupTimeout,
     )
   }
+}
+
+/** The service's peak RSS, typical scenarios and worst case (target ≤ 300 MB, the larger of both). */
+function rssRows(t: Table, m: Measurements, o: Options): void {
   const who = o.split ? 'API + projector processes' : 'service'
   const peaks = [m.rss.typical, m.rss.worst].filter((p): p is number => p !== null)
   const c = check('peak RSS of the service ≤ 300 MB', peaks.length === 0 ? null : Math.max(...peaks) / 2 ** 20, 'max', 300, 'MB')
   const both = peaks.length === 2
   if (m.rss.typical !== null)
-    add(`${who} peak RSS (VmHWM), typical scenarios`, `${num(m.rss.typical / 2 ** 20)} MB`, '', '', both ? '' : '≤ 300 MB', both ? undefined : c)
+    t.add(`${who} peak RSS (VmHWM), typical scenarios`, `${num(m.rss.typical / 2 ** 20)} MB`, '', '', both ? '' : '≤ 300 MB', both ? undefined : c)
   if (m.rss.worst !== null)
-    add(`${who} peak RSS (VmHWM), worst case`, `${num(m.rss.worst / 2 ** 20)} MB`, '', '', both ? '≤ 300 MB (max of both)' : '≤ 300 MB', c)
-  return { rows, targets }
+    t.add(`${who} peak RSS (VmHWM), worst case`, `${num(m.rss.worst / 2 ** 20)} MB`, '', '', both ? '≤ 300 MB (max of both)' : '≤ 300 MB', c)
 }
+
+/**
+ * The table's sections, in its order (docs/performance.md#method): each scenario adds its rows and
+ * its targets when it was measured.
+ */
+const SECTIONS: ((t: Table, m: Measurements, o: Options) => void)[] = [
+  singleRows,
+  batchRows,
+  halfRateRows,
+  freshnessRows,
+  objectRows,
+  worstRows,
+  catchUpRows,
+  storageRows,
+  (t, m) => {
+    if (m.processMap !== null) processMapRows(t, m.processMap)
+  },
+  (t, m) => {
+    if (m.exports !== null) exportRows(t, m.exports)
+  },
+  importsRows,
+  rssRows,
+]
 
 /** A share 0..1 as a percentage with one decimal, e.g. 99.6%. */
 function pct(share: number): string {
@@ -793,10 +818,16 @@ async function main(): Promise<void> {
     if (o.keep) log(`data kept in ${tmp}`)
     else rmSync(tmp, { recursive: true, force: true })
   }
-  const { rows, targets } = summarise(m, o)
+  const table = new Table()
+  for (const section of SECTIONS) section(table, m, o)
   const commit = gitCommit()
   const name = freeResultName(o.out, `${new Date(started).toISOString().slice(0, 10)}-${commit.id}`)
-  const file = printAndSave(rows, targets, { loadAtStart, startedMs: started, markdown: o.markdown, out: o.out, name }, { options: o, commit, measurements: m })
+  const file = printAndSave(
+    table.rows,
+    table.targets,
+    { loadAtStart, startedMs: started, markdown: o.markdown, out: o.out, name },
+    { options: o, commit, measurements: m },
+  )
   log(`results written to ${file}`)
 }
 

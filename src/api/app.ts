@@ -59,7 +59,45 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Only JSON bodies are accepted (docs/api.md#endpoints): without the built-in text parser, text/plain answers 415.
   app.removeContentTypeParser('text/plain')
+  addRequestHook(app, bodyLimit)
+  if (deps.metrics !== undefined) installMetrics(app, deps.metrics)
+  setErrorHandlers(app, bodyLimit)
 
+  // Compressed request bodies (RFC 9110 § 8.4): decompressed before parsing; Fastify holds the
+  // decompressed size to bodyLimit (413), so a small zip bomb cannot grow past it. Answers are
+  // not compressed.
+  await app.register(compress, { globalCompression: false, globalDecompression: true, requestEncodings: ['gzip', 'deflate', 'br', 'identity'] })
+
+  await registerDocs(app, deps.version ?? '1', bodyLimit)
+
+  const { reader } = deps
+  await app.register(
+    async (v1) => {
+      await v1Routes(v1, { ingest: deps.ingest, keys: deps.keys, rateLimiter: deps.rateLimiter })
+      // A child of /v1: the same authentication, rate limit and scope hook.
+      if (reader !== undefined) await v1.register(async (p) => processRoutes(p, { reader }), { prefix: '/process' })
+    },
+    { prefix: '/v1' },
+  )
+  if (reader !== undefined) {
+    const allowedHosts = deps.allowedHosts ?? defaultAllowedHosts()
+    await app.register(async (m) => mcpRoute(m, { keys: deps.keys, rateLimiter: deps.rateLimiter, reader, allowedHosts, version: deps.version ?? '1' }))
+  }
+  await app.register(uiRoutes)
+  return app
+}
+
+/** 413 for a body over `bodyLimit` bytes (docs/api.md#limits). */
+function tooLarge(reply: FastifyReply, bodyLimit: number): FastifyReply {
+  return sendProblem(reply, problem(413, `request body is over the limit of ${String(bodyLimit)} bytes; split it into smaller batches`))
+}
+
+/**
+ * The hook every request passes first: its id echoed in `x-request-id`, its Content-Encoding
+ * lower-cased, and a body that Content-Length declares over `bodyLimit` bytes refused with 413
+ * before any of it is read (docs/api.md#limits).
+ */
+function addRequestHook(app: FastifyInstance, bodyLimit: number): void {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
     closeInStagesIfBodyUnread(req.raw)
@@ -71,20 +109,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const declared = Number(req.headers['content-length'])
     if (declared > bodyLimit) {
       reply.header('connection', 'close')
-      return tooLarge(reply)
+      return tooLarge(reply, bodyLimit)
     }
   })
-  if (deps.metrics !== undefined) installMetrics(app, deps.metrics)
+}
 
-  const tooLarge = (reply: FastifyReply) =>
-    sendProblem(reply, problem(413, `request body is over the limit of ${String(bodyLimit)} bytes; split it into smaller batches`))
-
+/**
+ * Fastify's own errors as problem+json (docs/api.md#errors): 415 for a media type or content coding
+ * not accepted, 413 over `bodyLimit`, 400 for a body that does not decompress or parse; 404 for
+ * no route; anything else through sendError.
+ */
+function setErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(reply, problem(415, `Content-Type ${String(req.headers['content-type'] ?? '(none)')} is not accepted; send application/json`))
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return tooLarge(reply)
+        return tooLarge(reply, bodyLimit)
       case 'FST_CP_ERR_INVALID_CONTENT_ENCODING':
         return sendProblem(
           reply,
@@ -106,18 +147,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   app.setNotFoundHandler((req, reply) => sendProblem(reply, problem(404, `no route ${req.method} ${req.url}; see /docs`)))
+}
 
-  // Compressed request bodies (RFC 9110 § 8.4): decompressed before parsing; Fastify holds the
-  // decompressed size to bodyLimit (413), so a small zip bomb cannot grow past it. Answers are
-  // not compressed.
-  await app.register(compress, { globalCompression: false, globalDecompression: true, requestEncodings: ['gzip', 'deflate', 'br', 'identity'] })
-
+/** The OpenAPI description of the routes registered after it (`/openapi.json`) and its browsable form (`/docs`; docs/api.md#endpoints). */
+async function registerDocs(app: FastifyInstance, version: string, bodyLimit: number): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: {
         title: 'Ocelog ingestion API',
-        version: deps.version ?? '1',
+        version,
         description: openApiDescription(bodyLimit),
       },
       components: {
@@ -130,20 +169,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-
-  const { reader } = deps
-  await app.register(
-    async (v1) => {
-      await v1Routes(v1, { ingest: deps.ingest, keys: deps.keys, rateLimiter: deps.rateLimiter })
-      // A child of /v1: the same authentication, rate limit and scope hook.
-      if (reader !== undefined) await v1.register(async (p) => processRoutes(p, { reader }), { prefix: '/process' })
-    },
-    { prefix: '/v1' },
-  )
-  if (reader !== undefined) {
-    const allowedHosts = deps.allowedHosts ?? defaultAllowedHosts()
-    await app.register(async (m) => mcpRoute(m, { keys: deps.keys, rateLimiter: deps.rateLimiter, reader, allowedHosts, version: deps.version ?? '1' }))
-  }
-  await app.register(uiRoutes)
-  return app
 }

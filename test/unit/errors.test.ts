@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { problemForError, problemForOcelogError } from '../../src/api/problem.js'
-import { cliMessage } from '../../src/cli/context.js'
+import { cliMessage } from '../../src/cli/text.js'
 import {
   AdminError,
   AppendTooLargeError,

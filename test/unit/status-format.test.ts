@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatStatus } from '../../src/cli/commands/status.js'
+import { formatStatus } from '../../src/cli/text.js'
 import { lagOf } from '../../src/core/lag.js'
 
 describe('formatStatus', () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import { printJson, table, withBackends } from '../context.js'
+import { printJson, withBackends } from '../context.js'
+import { table } from '../text.js'
 
 export function registerDatasets(program: Command): void {
   const datasets = program.command('datasets').description('List datasets')

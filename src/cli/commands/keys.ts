@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { createKey, listKeys, parseRateLimit, revokeKey, setKeyRateLimit } from '../../write/admin.js'
-import { printJson, table, withBackends } from '../context.js'
+import { printJson, withBackends } from '../context.js'
+import { table } from '../text.js'
 
 const RATE_LIMIT_HELP =
   "the key's own budget in requests per minute (1 to 1000000000), e.g. for a key that loads historical files beside the live keys; 'default' (or omitted): OCELOG_RATE_LIMIT_PER_MINUTE"

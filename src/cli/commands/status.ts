@@ -1,8 +1,9 @@
 import type { Command } from 'commander'
 import { projectorCheckpoints } from '../../projector/checkpoints.js'
-import type { Status } from '../../schemas/projections.js'
 import { readStatus } from '../../projector/status.js'
-import { printJson, table, withBackends } from '../context.js'
+import type { Status } from '../../schemas/projections.js'
+import { printJson, withBackends } from '../context.js'
+import { formatStatus } from '../text.js'
 import type { Leases } from '../../ports/leases.js'
 import { parseCheckpointName } from '../../projector/checkpoints.js'
 import { leaseName, RUNNER_NAMES } from '../../projector/runners.js'
@@ -22,38 +23,6 @@ async function leaseStates(leases: Leases, status: Status): Promise<NonNullable<
     ...[...counts].flatMap((count) => Array.from({ length: count }, (_, index) => leaseName(runner, { index, count }))),
   ])
   return (await leases.holders(names)).map((h) => ({ lease: h.name, holder: h.holder, pid: h.pid, since: h.since }))
-}
-
-/**
- * `ocelog status` as text: the log head, a table of projections (checkpoint, lag in records, with
- * `≥` when the engine gave a lower bound, and in seconds), then one line per stopped projection.
- */
-export function formatStatus(status: Status): string {
-  const lines = [`log head: ${status.head === null ? 'none (the log is empty)' : String(status.head)}`]
-  const rows = [['PROJECTION', 'CHECKPOINT', 'LAG (RECORDS)', 'LAG (S)', 'STATE', 'UPDATED']]
-  for (const p of status.projections) {
-    const lag = p.lag_records_exact ? String(p.lag_records) : `≥ ${String(p.lag_records)}`
-    rows.push([
-      p.projection,
-      p.position === null ? 'none' : String(p.position),
-      lag,
-      p.lag_seconds.toFixed(3),
-      p.stopped === null ? 'ok' : 'STOPPED',
-      p.updated_at ?? '-',
-    ])
-  }
-  lines.push(table(rows))
-  if (status.leases !== undefined) {
-    if (status.leases.length === 0) lines.push('leases: none held (no projector runs)')
-    for (const l of status.leases) lines.push(`lease ${l.lease}: held by ${l.holder} (server pid ${String(l.pid)}) since ${l.since}`)
-  }
-  for (const p of status.projections) {
-    const s = p.stopped
-    if (s === null) continue
-    const at = s.position === null ? 'a record it could not read' : `position ${String(s.position)}${s.stream === null ? '' : ` (${s.stream})`}`
-    lines.push(`stopped: ${p.projection} at ${at} after ${String(s.attempts)} attempt(s), ${s.stopped_at}: ${s.cause}`)
-  }
-  return `${lines.join('\n')}\n`
 }
 
 export function registerStatus(program: Command): void {

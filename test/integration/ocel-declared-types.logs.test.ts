@@ -48,7 +48,7 @@ function unused(log: OcelLog): { eventTypes: string[]; objectTypes: string[] } {
 /**
  * The declarations (names, attribute names and types) of `log` written by our writers in each form
  * and read back by our readers. Written without the log's events and objects: the declarations
- * are what is checked, and the forms' items are checked elsewhere (ocel-export-forms.test.ts).
+ * are what is checked, and the forms' items are checked elsewhere (ocel-export-forms.logs.test.ts).
  */
 function declarationsThroughForms(log: OcelLog, name: string): Record<'json' | 'xml' | 'sqlite', unknown> {
   const doc = toOcelDocument({ ...log, events: [], objects: [] })

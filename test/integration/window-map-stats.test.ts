@@ -3,6 +3,7 @@
  * against their definitions (docs/process-map.md#definitions): the median of an even count is
  * the mean of the two middle values, as SQLite's `median()` gives it; distinct counts equal a
  * Set's, whether the range of values is stamped or sorted. Seeded random lists, with many ties.
+ * No file is opened, but the module loads better-sqlite3, so the test is of the integration tier.
  */
 import { describe, expect, it } from 'vitest'
 import { seededRandom } from '../../bench/generate.js'

@@ -3,7 +3,8 @@
  * fake `$all`: an array of events of dataset and other streams, read forwards in pages as the
  * client's plain `readAll` reads them. Checks the Backlog contract (src/ports/event-log.ts): exact
  * when the scan reaches the head, otherwise `exact: false` with a true lower bound, and the cost of
- * one answer bounded.
+ * one answer bounded. No engine answers, but the adapter loads the EventStoreDB client (gRPC, sockets),
+ * so the test is of the integration tier.
  */
 import { describe, expect, it } from 'vitest'
 import {

@@ -3,7 +3,8 @@
  * append.ts). The fake engine below is an in-memory EventStoreDB stream store that, unlike the
  * real one sometimes, never drops a re-appended event id: a resume that relied on the engine would
  * write the record twice here. The claims are in memory too (the IdempotencyClaims and
- * ObjectClaims ports; their MongoDB adapters have their own contract suite).
+ * ObjectClaims ports; their MongoDB adapters have their own contract suite). The adapter loads the
+ * EventStoreDB client (gRPC, sockets), so the test is of the integration tier.
  */
 import { Readable } from 'node:stream'
 import type { AppendResult as ClientAppendResult, EventData, EventStoreDBClient, ReadStreamOptions, ResolvedEvent } from '@eventstore/db-client'
