@@ -41,7 +41,7 @@ function evolve(slice: DirectlyFollowsEvent[], record: StoredRecord): void {
 
 export const directlyFollows: Projection<'directly_follows'> = {
   name: 'directly_follows',
-  version: 1,
+  version: 2,
   readModels: ['df_steps', 'df_aggregates', 'df_memberships'],
   emptySlice: () => [],
   evolve,

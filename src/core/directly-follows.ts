@@ -17,13 +17,16 @@
  *    couples per edge) and the stored steps of events whose incoming couples changed (only events
  *    with another object of a changed step's type: `kin`), the changes to every aggregate and
  *    membership count.
+ * 3. after applyDelta, `edgeRefills`: the kept smallest or largest durations of an edge that its
+ *    removed couples emptied, which the store reads back from its stored steps (the edge's couples
+ *    as the run left them) and puts back with `refillAggregate`, so that min and max stay exact.
  * A store reads the regions by clusters (runs of an object's new steps with no stored step between
  * them; `linkByClusters`): one read of the stored neighbours per cluster, so the stored steps between
  * two far-apart new steps are never read.
  * Replays change nothing: a step already stored is dropped in step 1, and only new steps change
  * aggregates. The result is the same whatever order the steps arrive in. No I/O here.
  */
-import { addDuration, type DurationStats, emptyStats, removeDuration } from './duration-stats.js'
+import { addDuration, type DurationStats, emptiedEnds, emptyStats, refillEnd, refillSize, removeDuration, type StatsEnd } from './duration-stats.js'
 import { KEY_SEP } from './keys.js'
 
 /** One (object, event) step. `O` is the store's object key (a row id, an object id). Times in ms since the epoch. */
@@ -645,4 +648,39 @@ export function applyDelta(stored: DfAggregate | undefined, delta: DfDelta): DfA
 /** Whether an aggregate holds nothing any more (a store deletes its row). */
 export function isEmptyAggregate(a: DfAggregate): boolean {
   return a.total === 0 && a.events === 0 && a.objects === 0 && a.starts === 0 && a.ends === 0 && a.couples === 0 && a.durations.n === 0 && a.waiting.n === 0
+}
+
+/**
+ * A kept end of an edge aggregate's statistics that removed couples emptied (emptiedEnds), for the
+ * store to read back from its stored steps: the `count` smallest (`end` 'lo') or largest ('hi') of
+ * the edge's values as they are after the run: `durations` the elapsed times t(n) − t(p) of its
+ * couples, `waiting` the waiting times max(0, t(n) − end(p)) of those whose p has an end time.
+ */
+export interface DfRefill {
+  stats: 'durations' | 'waiting'
+  end: StatsEnd
+  count: number
+}
+
+/**
+ * The refills (DfRefill) that edge aggregate `agg` needs after applyDelta, by docs/process-map.md#medians-of-the-all-time-map:
+ * none unless a sketched statistic lost every kept value of one end. An activity's aggregate (`key.b`
+ * '') never needs one: run times are only added.
+ */
+export function edgeRefills(key: DfKey, agg: DfAggregate): DfRefill[] {
+  if (key.b === '') return []
+  const out: DfRefill[] = []
+  for (const stats of ['durations', 'waiting'] as const) {
+    for (const end of emptiedEnds(agg[stats])) out.push({ stats, end, count: refillSize(agg[stats]) })
+  }
+  return out
+}
+
+/**
+ * Puts back in `agg` (in place) the end that `refill` names, from `values`: the store's read of it
+ * (ms, any order, exactly `refill.count` of them).
+ * @throws RangeError from refillEnd when the read does not hold `refill.count` whole numbers ≥ 0 (a broken read model).
+ */
+export function refillAggregate(agg: DfAggregate, refill: DfRefill, values: readonly number[]): void {
+  refillEnd(agg[refill.stats], refill.end, values)
 }

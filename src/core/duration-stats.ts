@@ -2,8 +2,10 @@
  * Statistics of a multiset of durations (whole milliseconds, ≥ 0) that values can be added to and
  * removed from: what the directly-follows read model keeps per edge and activity
  * (docs/process-map.md#medians-of-the-all-time-map). Count and sum are exact. Min and max are exact:
- * the `EXTREMES` smallest and largest values are kept as they are (once removals take every kept value
- * of one end, that end comes from its bucket, within MEDIAN_RELATIVE_ERROR). The median is exact while the
+ * the `EXTREMES` smallest and largest values are kept as they are, and once removals take every kept
+ * value of one end (emptiedEnds), the owner refills that end from the values it still holds
+ * (refillEnd; the directly-follows stores read them from their steps). Left unfilled, that end comes
+ * from its bucket, within MEDIAN_RELATIVE_ERROR. The median is exact while the
  * multiset holds at most `EXACT_MAX` values (all are kept); past that it comes from a DDSketch
  * (Masson, Rim and Lee, "DDSketch: a fast and fully-mergeable quantile sketch with relative-error
  * guarantees", VLDB 2019): logarithmic buckets from `@datadog/sketches-js`'s LogarithmicMapping, of
@@ -156,6 +158,44 @@ export function removeDuration(s: DurationStats, v: number): void {
   if (s.lo !== undefined && s.lo.length > 0 && v <= (s.lo[s.lo.length - 1] as number)) removeSorted(s.lo, v)
   if (s.hi !== undefined && s.hi.length > 0 && v >= (s.hi[0] as number)) removeSorted(s.hi, v)
   bucketAdd(s, v, -1)
+}
+
+/** The two kept ends of a sketch: `lo` its smallest values, `hi` its largest (DurationStats). */
+export type StatsEnd = 'lo' | 'hi'
+
+/**
+ * The kept ends of `s` that removals emptied while it still holds values: a sketch whose `lo` (or
+ * `hi`) is empty with `n` > 0. Its min (or max) is then no longer exact until refillEnd. Exact
+ * multisets never need a refill. Adds alone never empty an end, so only removeDuration leads here.
+ */
+export function emptiedEnds(s: DurationStats): StatsEnd[] {
+  if (s.exact !== undefined || s.n === 0) return []
+  const out: StatsEnd[] = []
+  if ((s.lo?.length ?? 0) === 0) out.push('lo')
+  if ((s.hi?.length ?? 0) === 0) out.push('hi')
+  return out
+}
+
+/** How many values refillEnd takes for one end of `s`: every value when it holds at most EXTREMES, else EXTREMES. */
+export function refillSize(s: DurationStats): number {
+  return Math.min(EXTREMES, s.n)
+}
+
+/**
+ * Puts back one kept end of sketch `s` in place: `values` must be the refillSize(s) smallest (`lo`)
+ * or largest (`hi`) of the values `s` holds now (ms, any order), read by its owner from where it
+ * keeps every value. The end is then exact again, and so is the min (or max).
+ * @throws RangeError when `s` is not a sketch, or `values` is not refillSize(s) whole numbers ≥ 0.
+ */
+export function refillEnd(s: DurationStats, end: StatsEnd, values: readonly number[]): void {
+  if (s.exact !== undefined) throw new RangeError('refillEnd: exact statistics keep every value')
+  if (values.length !== refillSize(s)) {
+    throw new RangeError(`refillEnd: ${end} takes the ${String(refillSize(s))} ${end === 'lo' ? 'smallest' : 'largest'} values, got ${String(values.length)}`)
+  }
+  for (const v of values) if (!Number.isInteger(v) || v < 0) throw new RangeError(`duration must be a whole number of ms ≥ 0, got ${String(v)}`)
+  const sorted = [...values].sort((a, b) => a - b)
+  if (end === 'lo') s.lo = sorted
+  else s.hi = sorted
 }
 
 /** The bucket's representative value of key `k` (DDSketch: within MEDIAN_RELATIVE_ERROR of every value in it). */

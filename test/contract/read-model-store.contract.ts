@@ -355,7 +355,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(mine.map((p) => [p.projection, p.position, p.version, p.stopped])).toEqual([
         [`${name}-stopped`, null, null, stop],
         [`${name}.audit_chain`, to, 1, null],
-        [`${name}.directly_follows`, to, 1, null],
+        [`${name}.directly_follows`, to, 2, null],
         [`${name}.event_types`, to, 1, null],
         [`${name}.events`, to, 1, null],
         [`${name}.object_relationships`, to, 1, null],

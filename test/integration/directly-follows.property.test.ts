@@ -9,13 +9,19 @@
  * from the definitions (test/helpers/process-map-reference.ts); so must windows open at one end
  * and maps of some object types. Some events link an object twice (two qualifiers). Times are
  * distinct, so that positions, which differ between orders, never break a tie.
+ *
+ * A second log arrives in phases, each one's events between the earlier phases' (shuffled within
+ * the phase): every later phase splits most couples the earlier ones stored, the longest first of
+ * all, so that a self-loop edge past EXACT_MAX loses far more than its EXTREMES kept largest and
+ * smallest durations. After each phase every count, sum, min and max must be the definitions' of
+ * the events arrived so far (docs/process-map.md#medians-of-the-all-time-map).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seededRandom } from '../../bench/generate.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import { EXACT_MAX } from '../../src/core/duration-stats.js'
+import { EXACT_MAX, EXTREMES } from '../../src/core/duration-stats.js'
 import { Projector } from '../../src/projector/runner.js'
-import type { ObjectTypeMap } from '../../src/schemas/process.js'
+import type { ObjectTypeMap, Stats } from '../../src/schemas/process.js'
 import { freshDatasetId } from '../contract/fixtures.js'
 import { dfRecords, expectMapWithin, generateDfLog, type ReferenceEvent, referenceMap, shuffled } from '../helpers/process-map-reference.js'
 import { openSqliteFixture, type SqliteFixture } from '../helpers/sqlite.js'
@@ -32,6 +38,42 @@ async function appendInRuns(fx: SqliteFixture, projector: Projector, ds: string,
     await fx.log.append(ds, dfRecords(ds, run), [])
     await projector.catchUp()
   }
+}
+
+/**
+ * A seeded log dominated by one self-loop (`scan` → `scan` of few objects, far past EXACT_MAX couples):
+ * distinct times with gaps of 1 ms to 40 min (heavy-tailed, so the largest elapsed times are few and
+ * far apart), 1 or 2 objects per event, 40% with an end time.
+ */
+function generateLoopLog(seed: number, count: number): ReferenceEvent[] {
+  const random = seededRandom(seed)
+  const pool = [
+    ...Array.from({ length: 3 }, (_, i) => ({ id: `order-${String(i)}`, type: 'order' })),
+    ...Array.from({ length: 4 }, (_, i) => ({ id: `item-${String(i)}`, type: 'item' })),
+  ]
+  const activities = ['scan', 'scan', 'scan', 'scan', 'scan', 'scan', 'scan', 'check', 'pack']
+  const events: ReferenceEvent[] = []
+  let t = Date.UTC(2025, 5, 1)
+  for (let i = 0; i < count; i += 1) {
+    t += 1 + Math.floor(random() ** 4 * 2_400_000)
+    const first = pool[Math.floor(random() * pool.length)] as { id: string; type: string }
+    const second = pool[Math.floor(random() * pool.length)] as { id: string; type: string }
+    const objects = random() < 0.3 && second.id !== first.id ? [first, second] : [first]
+    const activity = activities[Math.floor(random() * activities.length)] as string
+    events.push({ id: `l${String(i)}`, activity, t, order: i, te: random() < 0.4 ? t + Math.floor(random() * 900_000) : null, objects })
+  }
+  return events
+}
+
+/** The elapsed and waiting statistics of every edge of `maps`, by "type source→target kind" (for messages). */
+function edgeStats(maps: readonly ObjectTypeMap[]): Map<string, Stats | null> {
+  const out = new Map<string, Stats | null>()
+  for (const m of maps)
+    for (const e of m.edges) {
+      out.set(`${m.object_type} ${e.source}→${e.target} elapsed`, e.elapsed)
+      out.set(`${m.object_type} ${e.source}→${e.target} waiting`, e.waiting)
+    }
+  return out
 }
 
 describe('directly-follows read model: one map whatever the arrival order', () => {
@@ -101,5 +143,41 @@ describe('directly-follows read model: one map whatever the arrival order', () =
     }
     expect(first?.error).toBe(0.01)
     expect(arrivedLate).toBeGreaterThan(ORDERS * 50)
+  }, 300_000)
+
+  it('keeps every count, sum, min and max exact when later phases split most stored couples of a sketched self-loop', async () => {
+    const events = generateLoopLog(7, 2000)
+    // Phase 1: every 8th event; phase 2: those 4 after them; phase 3: the even rest; phase 4: the odd ones.
+    const phases = [(i: number) => i % 8 === 0, (i: number) => i % 8 === 4, (i: number) => i % 2 === 0 && i % 4 === 2, (i: number) => i % 2 === 1]
+    const loop = (maps: readonly ObjectTypeMap[]) => maps.find((m) => m.object_type === 'order')?.edges.find((e) => e.source === 'scan' && e.target === 'scan')
+    const random = seededRandom(5)
+    for (let k = 0; k < 3; k += 1) {
+      const ds = freshDatasetId()
+      const arrived: ReferenceEvent[] = []
+      let loopBefore: number | undefined
+      for (const [phase, inPhase] of phases.entries()) {
+        const now = events.filter((_, i) => inPhase(i))
+        await appendInRuns(fx, projector, ds, shuffled(random, now), random)
+        arrived.push(...now)
+        arrived.sort((a, b) => a.t - b.t)
+        const expected = referenceMap(arrived)
+        const actual = await query.processMap(ds, {})
+        // Min and max of every edge, named, before the whole map.
+        const want = edgeStats(expected)
+        for (const [where, stats] of edgeStats(actual.object_types)) {
+          expect({ where, phase, min: stats?.min, max: stats?.max }).toEqual({ where, phase, min: want.get(where)?.min, max: want.get(where)?.max })
+        }
+        expectMapWithin(actual.object_types, expected, actual.median_relative_error)
+        const edge = loop(expected)
+        if (phase === 0) {
+          // The first phase alone sketches the self-loop.
+          expect(edge?.total).toBeGreaterThan(EXACT_MAX)
+          loopBefore = edge?.total
+        }
+      }
+      // Later phases split far more than EXTREMES of the first phase's couples of the self-loop (each split removes one).
+      const edge = loop(referenceMap(events))
+      expect(edge?.total).toBeGreaterThan((loopBefore ?? 0) + 4 * EXTREMES)
+    }
   }, 300_000)
 })

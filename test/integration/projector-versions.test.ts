@@ -82,7 +82,11 @@ describe('a projection whose version changed', () => {
     const head = (await fx.log.lastPosition()) ?? 0
     const rows = await sqliteRows(fx.rmDb)('ds1')
     expect(await checkpoints()).toEqual(
-      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((n) => [n, head, 1]),
+      (['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'] as const).map((n) => [
+        n,
+        head,
+        PROJECTIONS[n].version,
+      ]),
     )
     expect(rows.objects.length).toBeGreaterThan(0)
 
@@ -102,7 +106,7 @@ describe('a projection whose version changed', () => {
     expect(batches[batches.length - 1]).toEqual(['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain', 'directly_follows'])
     expect(await checkpoints()).toEqual([
       ['audit_chain', newHead, 1],
-      ['directly_follows', newHead, 1],
+      ['directly_follows', newHead, PROJECTIONS.directly_follows.version],
       ['event_types', newHead, 1],
       ['events', newHead, 1],
       ['object_relationships', newHead, 1],

@@ -2,8 +2,9 @@
  * The SQLite write of the directly-follows read model (src/adapters/sqlite/sqlite-df-writes.ts;
  * docs/process-map.md#the-directly-follows-read-model) on a real read-models.db: one neighbour
  * statement per cluster of an object's new steps, whatever the object's stored history between
- * them, and the rows the same events give applied one by one. The statement is the prepared one,
- * counted through a Proxy that passes every call on.
+ * them, and the rows the same events give applied one by one; the refill of an edge's kept smallest
+ * and largest durations, one bounded index read per emptied end. The statements are the prepared
+ * ones, counted through a Proxy that passes every call on.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,6 +15,7 @@ import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
 import { DfObjectMemory } from '../../src/adapters/sqlite/df-object-memory.js'
 import { DF_TABLES, type DfStatements, prepareDfStatements, writeDirectlyFollows } from '../../src/adapters/sqlite/sqlite-df-writes.js'
+import { type DurationStats, EXTREMES, summarize } from '../../src/core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../src/core/read-model-changes.js'
 
 const MIN = 60_000
@@ -54,7 +56,26 @@ function openStore(options: { memory?: boolean } = {}) {
       return typeof v === 'function' ? v.bind(target) : v
     },
   })
-  const st: DfStatements = { ...prepared, neighbours }
+  // Refill reads: statements run and rows handed out.
+  const refills = { reads: 0, rows: 0 }
+  const countRows = (statement: DfStatements['edgeValues']['durations']['lo']) =>
+    new Proxy(statement, {
+      get(target, key, receiver) {
+        const v: unknown = Reflect.get(target, key, receiver)
+        if (key !== 'all' || typeof v !== 'function') return typeof v === 'function' ? v.bind(target) : v
+        return (...args: Parameters<typeof target.all>) => {
+          const out = target.all(...args)
+          refills.reads += 1
+          refills.rows += out.length
+          return out
+        }
+      },
+    })
+  const edgeValues: DfStatements['edgeValues'] = {
+    durations: { lo: countRows(prepared.edgeValues.durations.lo), hi: countRows(prepared.edgeValues.durations.hi) },
+    waiting: { lo: countRows(prepared.edgeValues.waiting.lo), hi: countRows(prepared.edgeValues.waiting.hi) },
+  }
+  const st: DfStatements = { ...prepared, neighbours, edgeValues }
   const rids = new Map<string, number>()
   const ridOf = (o: string) => {
     let rid = rids.get(o)
@@ -71,7 +92,13 @@ function openStore(options: { memory?: boolean } = {}) {
   )
   const rows = () =>
     Object.fromEntries(DF_TABLES.map((t) => [t, (db.prepare(`SELECT * FROM ${t}`).all() as Record<string, unknown>[]).map((r) => JSON.stringify(r)).sort()]))
-  return { reads, write, rows }
+  const aggregate = (a: string, b: string): { durations: string; waiting: string } | undefined =>
+    db
+      .prepare(
+        `SELECT durations, waiting FROM rm_df_aggregates WHERE a = (SELECT id FROM rm_df_names WHERE name = ?) AND b = (SELECT id FROM rm_df_names WHERE name = ?)`,
+      )
+      .get(a, b) as { durations: string; waiting: string } | undefined
+  return { reads, refills, write, rows, aggregate, db, st }
 }
 
 describe('the directly-follows write on SQLite', () => {
@@ -91,6 +118,39 @@ describe('the directly-follows write on SQLite', () => {
     const oneByOne = openStore()
     for (const e of [...history, ...run]) oneByOne.write([e])
     expect(store.rows()).toEqual(oneByOne.rows())
+  })
+
+  it("refills an edge's emptied kept ends with one read of at most EXTREMES index entries each, and gives its exact min and max", () => {
+    // o1: A every 10 + i minutes (i = 0…99), each ending a minute later: A → A holds 100 elapsed and waiting times (sketched).
+    const starts: number[] = [0]
+    for (let i = 0; i < 100; i += 1) starts.push((starts[i] as number) + 10 + i)
+    const early = starts.map((m, i) => ({ ...event(i + 1, 'A', m, ['o1']), endTime: T0 + (m + 1) * MIN }))
+    // Late B events split all but the 10 middle couples (i = 45…54), in runs of 5.
+    const late = starts.slice(0, -1).flatMap((m, i) => (i >= 45 && i < 55 ? [] : [event(200 + i, 'B', m + 3, ['o1'])]))
+    const store = openStore()
+    store.write(early)
+    expect(store.refills.reads).toBe(0)
+    for (let i = 0; i < late.length; i += 5) store.write(late.slice(i, i + 5))
+    // 90 removals from each statistic: each end empties at most once per EXTREMES removals of its kept values.
+    expect(store.refills.reads).toBeGreaterThan(0)
+    expect(store.refills.reads).toBeLessThanOrEqual(2 * 2 * Math.ceil(90 / EXTREMES))
+    expect(store.refills.rows).toBeLessThanOrEqual(store.refills.reads * EXTREMES)
+    const loop = store.aggregate('A', 'A')
+    const durations = summarize(JSON.parse(loop?.durations ?? '{}') as DurationStats)
+    const waiting = summarize(JSON.parse(loop?.waiting ?? '{}') as DurationStats)
+    expect([durations?.count, durations?.min, durations?.max, waiting?.min, waiting?.max]).toEqual([10, 55 * MIN, 64 * MIN, 54 * MIN, 63 * MIN])
+    // Each refill statement is one search of its index in its order: no scan, no sort.
+    for (const [stats, index] of [
+      ['durations', 'elapsed'],
+      ['waiting', 'waiting'],
+    ] as const) {
+      for (const end of ['lo', 'hi'] as const) {
+        const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${store.st.edgeValues[stats][end].source}`).all(1, 1, 2, 2, EXTREMES) as { detail: string }[]
+        expect(plan.map((r) => r.detail)).toEqual([
+          `SEARCH rm_df_steps USING COVERING INDEX rm_df_steps_by_edge_${index} (did=? AND ot=? AND prev_act=? AND act=?${stats === 'waiting' ? ' AND prev_wait>?' : ''})`,
+        ])
+      }
+    }
   })
 
   it('changes no row when the run is applied again, reading once per replayed step', () => {

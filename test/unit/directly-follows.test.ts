@@ -19,12 +19,14 @@ import {
   type DfRegion,
   type DfStep,
   dfKeyString,
+  edgeRefills,
   type EventStepRow,
   linkByClusters,
   linkSteps,
+  refillAggregate,
   stepsByObject,
 } from '../../src/core/directly-follows.js'
-import { summarize } from '../../src/core/duration-stats.js'
+import { EXTREMES, summarize } from '../../src/core/duration-stats.js'
 
 /** A step of object `object` (type `order` unless given) at time `t` (ms), position `pos`. */
 const step = (object: string, act: string, t: number, pos: number, options: { ot?: string; te?: number; kin?: number } = {}): DfStep<string> => ({
@@ -521,5 +523,39 @@ describe('aggregateChanges', () => {
     expect(summarize(edge('E', 'N')?.durations ?? { n: 0, sum: 0 })).toEqual({ count: 1, sum: 1000, min: 1000, max: 1000, median: 1000, exactMedian: true })
     expect(edge('P', '')).toMatchObject({ events: 1, objects: 1, total: 1, starts: 1, ends: 0 })
     expect(edge('N', '')).toMatchObject({ events: 1, objects: 1, total: 1, starts: 0, ends: 1 })
+  })
+
+  it('asks a store to refill the kept ends of an edge that removed couples emptied, and none of an activity', () => {
+    const key = { dataset: 'd', ot: 'order', a: 'A', b: 'A' }
+    const delta = (add: number[], remove: number[], waitAdd: number[], waitRemove: number[]): DfDelta => ({
+      key,
+      events: 0,
+      objects: 0,
+      total: add.length - remove.length,
+      starts: 0,
+      ends: 0,
+      couples: 0,
+      add,
+      remove,
+      waitAdd,
+      waitRemove,
+    })
+    const elapsed = Array.from({ length: 100 }, (_, i) => 60_000 + i * 1000)
+    const agg = applyDelta(undefined, delta(elapsed, [], elapsed.slice(0, 70), []))
+    expect(edgeRefills(key, agg)).toEqual([])
+    // Late steps split the 40 longest couples, and the 35 with the shortest waits: their kept largest and smallest are gone.
+    applyDelta(agg, delta([], elapsed.slice(60), [], elapsed.slice(0, 35)))
+    expect(edgeRefills(key, agg)).toEqual([
+      { stats: 'durations', end: 'hi', count: EXTREMES },
+      { stats: 'waiting', end: 'lo', count: EXTREMES },
+    ])
+    refillAggregate(agg, { stats: 'durations', end: 'hi', count: EXTREMES }, elapsed.slice(28, 60))
+    refillAggregate(agg, { stats: 'waiting', end: 'lo', count: EXTREMES }, elapsed.slice(35, 67))
+    expect(edgeRefills(key, agg)).toEqual([])
+    expect(summarize(agg.durations)).toMatchObject({ count: 60, min: 60_000, max: 119_000 })
+    expect(summarize(agg.waiting)).toMatchObject({ count: 35, min: 95_000, max: 129_000 })
+    // An activity's run times are only added: never a refill, whatever its statistics.
+    expect(edgeRefills({ ...key, b: '' }, agg)).toEqual([])
+    expect(() => refillAggregate(agg, { stats: 'durations', end: 'lo', count: EXTREMES }, [1])).toThrow(RangeError)
   })
 })

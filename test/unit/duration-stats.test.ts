@@ -12,8 +12,11 @@ import {
   type DurationStats,
   EXACT_MAX,
   EXTREMES,
+  emptiedEnds,
   emptyStats,
   MEDIAN_RELATIVE_ERROR,
+  refillEnd,
+  refillSize,
   removeDuration,
   summarize,
 } from '../../src/core/duration-stats.js'
@@ -140,7 +143,7 @@ describe('duration statistics', () => {
     expect(got?.median).not.toBe(definition(values)?.median)
   })
 
-  it('keep min within the bound, not a larger value added later, once every kept smallest value was removed (and likewise max)', () => {
+  it('keep min within the bound, not a larger value added later, once every kept smallest value was removed and not refilled (and likewise max)', () => {
     const s = emptyStats()
     const values = Array.from({ length: 200 }, (_, i) => 1000 + i * 10)
     for (const v of values) addDuration(s, v)
@@ -164,6 +167,58 @@ describe('duration statistics', () => {
     // The largest value left (2590) comes from its bucket, never the 5 just added.
     expect(Math.abs((summarize(t)?.max ?? Number.NaN) - 2590)).toBeLessThanOrEqual(MEDIAN_RELATIVE_ERROR * 2590)
     expect(summarize(t)?.min).toBe(5)
+  })
+
+  it('name the end that removals emptied, and give exact min and max again once the owner refills it, whatever it removes', () => {
+    const random = seededRandom(41)
+    const s = emptyStats()
+    const values: number[] = []
+    let refills = 0
+    // Adds, removals of a random value, and runs of removals of the largest or the smallest (what late events do to an edge).
+    for (let step = 0; step < 6000; step += 1) {
+      const r = random()
+      if (values.length < 70 || r < 0.45) {
+        const v = duration(random)
+        values.push(v)
+        addDuration(s, v)
+      } else if (r < 0.7) {
+        const [v] = values.splice(Math.floor(random() * values.length), 1)
+        removeDuration(s, v as number)
+      } else {
+        values.sort((a, b) => a - b)
+        const run = 1 + Math.floor(random() * 40)
+        for (const v of r < 0.85 ? values.splice(-run) : values.splice(0, run)) removeDuration(s, v)
+      }
+      // The owner, who keeps every value (a store's steps), puts back what emptiedEnds names.
+      for (const end of emptiedEnds(s)) {
+        const sorted = [...values].sort((a, b) => a - b)
+        const n = refillSize(s)
+        expect(n).toBe(Math.min(EXTREMES, values.length))
+        refillEnd(s, end, shuffled(random, end === 'lo' ? sorted.slice(0, n) : sorted.slice(sorted.length - n)))
+        refills += 1
+      }
+      expect(emptiedEnds(s)).toEqual([])
+      expectSummary(s, values, true)
+    }
+    expect(refills).toBeGreaterThan(20)
+  })
+
+  it('need no refill while exact or empty, and refuse a refill of the wrong size or of exact statistics', () => {
+    const exact = emptyStats()
+    for (const v of [5, 1, 9]) addDuration(exact, v)
+    expect(emptiedEnds(exact)).toEqual([])
+    expect(() => refillEnd(exact, 'lo', [1, 5, 9])).toThrow(/exact/)
+    const s = emptyStats()
+    const values = Array.from({ length: 100 }, (_, i) => 1000 + i)
+    for (const v of values) addDuration(s, v)
+    for (const v of values.slice(60)) removeDuration(s, v)
+    expect(emptiedEnds(s)).toEqual(['hi'])
+    expect(() => refillEnd(s, 'hi', values.slice(29, 60))).toThrow(/32 largest values, got 31/)
+    expect(() => refillEnd(s, 'hi', [...values.slice(29, 59), -1])).toThrow(RangeError)
+    refillEnd(s, 'hi', values.slice(28, 60))
+    expect(summarize(s)?.max).toBe(1059)
+    for (const v of values.slice(0, 60)) removeDuration(s, v)
+    expect(emptiedEnds(s)).toEqual([])
   })
 
   it('keep a sketched median, within the bound, once the multiset held more than EXACT_MAX values, even back at EXACT_MAX', () => {

@@ -606,6 +606,28 @@ describe('the directly-follows write on MongoDB (through MemoryIo)', () => {
     }
   })
 
+  it('keeps min and max exact when late events split every kept smallest and largest duration of a sketched edge', async () => {
+    // o1: A every 10 + i minutes (i = 0…99), each ending a minute later: A → A holds 100 elapsed and waiting times, sketched.
+    const starts: number[] = [0]
+    for (let i = 0; i < 100; i += 1) starts.push((starts[i] as number) + 10 + i)
+    const early: Ev[] = starts.map((m) => ({ act: 'A', minutes: m, end: m + 1, objects: ['o1'] }))
+    // Late B events split every couple but the 10 middle ones (i = 45…54): A → A loses its 32 smallest and 32 largest, twice over.
+    const late: Ev[] = starts.slice(0, -1).flatMap((m, i) => (i >= 45 && i < 55 ? [] : [{ act: 'B', minutes: m + 3, objects: ['o1'] }]))
+    const io = new MemoryIo()
+    const stored = await arrive(io, [...early, ...late], [early.length, ...late.map(() => 7)])
+    const map = mapOf(io)
+    const loop = map.object_types.flatMap((t) => t.edges).find((e) => e.source === 'A' && e.target === 'A')
+    // Elapsed 55 … 64 minutes, waiting a minute less.
+    expect([loop?.total, loop?.elapsed.min, loop?.elapsed.max, loop?.waiting?.min, loop?.waiting?.max]).toEqual([10, 55 * 60, 64 * 60, 54 * 60, 63 * 60])
+    // Every count, sum, min and max of every edge is the definitions' (B → A's 90 couples have a sketched median).
+    const withoutMedians = (maps: readonly ObjectTypeMap[]) =>
+      maps
+        .flatMap((t) => t.edges)
+        .map((e) => ({ ...e, elapsed: { ...e.elapsed, median: 0 }, waiting: e.waiting === null ? null : { ...e.waiting, median: 0 } }))
+    expect(map.median_relative_error).toBe(0.01)
+    expect(withoutMedians(map.object_types)).toEqual(withoutMedians(mapByDefinition(stored)))
+  })
+
   it('reads stored duration statistics back without the fields a store may hold as null', () => {
     expect(statsOfStored({ n: 2, sum: 7, exact: [3, 4], k0: null, lo: null })).toEqual({ n: 2, sum: 7, exact: [3, 4] })
     expect(statsOfStored({ n: 70, sum: 100, lo: [0], hi: [9], z: 1, k0: -3, c: [1, 0, 2] })).toEqual({

@@ -8,7 +8,10 @@
  *    or after it, in rounds (round k: every object's k-th cluster); `linkByClusters`;
  * 2. the membership counts of the run's objects and the stored steps of the events whose incoming
  *    couples changed; `aggregateChanges`;
- * 3. the aggregates the changes touch; `applyDelta`; then one unordered bulkWrite per collection.
+ * 3. the aggregates the changes touch; `applyDelta`; the steps' and membership counts' bulkWrites;
+ *    for each edge whose kept smallest or largest durations the run emptied (`edgeRefills`), one
+ *    read of that many of its steps along index `by_edge_elapsed` (or `by_edge_waiting`),
+ *    `refillAggregate`; then the aggregates' bulkWrite (each bulkWrite unordered).
  * Names (activities, object types) are stored as they are; the object key of the rules is the
  * object's `object_id` (a UUID of dataset, type and id, so unique across datasets).
  */
@@ -21,11 +24,14 @@ import {
   type DfKey,
   type DfLinking,
   type DfNeighbours,
+  type DfRefill,
   type DfStep,
+  edgeRefills,
   dfKeyString,
   type EventStepRow,
   isEmptyAggregate,
   linkByClusters,
+  refillAggregate,
   setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
@@ -50,6 +56,10 @@ export interface DfStepDoc {
   prev_pos: number | null
   prev_act: string | null
   prev_te: number | null
+  /** The elapsed time t − prev_t (null with no predecessor), by which index `by_edge_elapsed` orders an edge's couples. */
+  prev_dt: number | null
+  /** The raw waiting time t − prev_te, before max(0, …) (null with no predecessor or no end), by which index `by_edge_waiting` orders them. */
+  prev_wait: number | null
 }
 
 /** An object's count of steps of activity `a` (`b` null), or of couples `a → b`. */
@@ -99,9 +109,10 @@ function stepFilter(s: DfStep<string>): Filter<Document> {
   return { dataset_id: s.dataset, object_id: s.object, t: s.t, pos: s.pos }
 }
 
-/** A predecessor's fields of a step's document. */
-function prevFields(p: DfStep<string> | null): Pick<DfStepDoc, 'prev_t' | 'prev_pos' | 'prev_act' | 'prev_te'> {
-  return { prev_t: p?.t ?? null, prev_pos: p?.pos ?? null, prev_act: p?.act ?? null, prev_te: p?.te ?? null }
+/** The predecessor `p`'s fields of step `s`'s document. */
+function prevFields(s: DfStep<string>, p: DfStep<string> | null): Pick<DfStepDoc, 'prev_t' | 'prev_pos' | 'prev_act' | 'prev_te' | 'prev_dt' | 'prev_wait'> {
+  if (p === null) return { prev_t: null, prev_pos: null, prev_act: null, prev_te: null, prev_dt: null, prev_wait: null }
+  return { prev_t: p.t, prev_pos: p.pos, prev_act: p.act, prev_te: p.te, prev_dt: s.t - p.t, prev_wait: p.te === null ? null : s.t - p.te }
 }
 
 /**
@@ -151,11 +162,18 @@ export interface DfStoredReads {
   eventSteps: ReadonlyMap<string, EventStepRow<string>[]>
 }
 
-/** The bulkWrite operations of one run, per collection. */
+/** An aggregate a run changed (applyDelta done), and the refills of its kept ends it needs (edgeRefills). */
+export interface ChangedAggregate {
+  key: DfKey
+  agg: DfAggregate
+  refills: DfRefill[]
+}
+
+/** The bulkWrite operations of one run's steps and membership counts, and the aggregates it changed (written by aggregateWrites, after their refills). */
 export interface DfWrites {
   steps: AnyBulkWriteOperation<Document>[]
   memberships: AnyBulkWriteOperation<Document>[]
-  aggregates: AnyBulkWriteOperation<Document>[]
+  aggregates: ChangedAggregate[]
 }
 
 /** Step 2 of the rules over the fetched memberships and event steps (an event not fetched has no stored step). */
@@ -168,7 +186,8 @@ export function changesOfRun(linking: DfLinking<string>, reads: DfStoredReads): 
 }
 
 /**
- * The writes of a linking and its changes (pure).
+ * The writes of a linking and its changes (pure): the aggregates' as ChangedAggregate, for the
+ * caller to refill (refillAggregate) once the steps are written, then write (aggregateWrites).
  * @param stored the stored aggregates the changes touch, by dfKeyString (absent: none); applyDelta
  *   changes them in place.
  * @param datasetOf the dataset of an object of the run.
@@ -186,26 +205,47 @@ export function dfWrites(
     steps.push({
       updateOne: {
         filter: stepFilter(s),
-        update: { $setOnInsert: { object_type: s.ot, activity: s.act, te: s.te, kin: s.kin, ...prevFields(prev) } },
+        update: { $setOnInsert: { object_type: s.ot, activity: s.act, te: s.te, kin: s.kin, ...prevFields(s, prev) } },
         upsert: true,
       },
     })
   }
-  for (const { step: s, prev } of linking.relinks) steps.push({ updateOne: { filter: stepFilter(s), update: { $set: prevFields(prev) } } })
+  for (const { step: s, prev } of linking.relinks) steps.push({ updateOne: { filter: stepFilter(s), update: { $set: prevFields(s, prev) } } })
   const memberships: AnyBulkWriteOperation<Document>[] = []
   for (const m of changes.memberships) {
     const filter: Filter<Document> = { dataset_id: datasetOf(m.object), object_id: m.object, a: m.a, b: storedB(m.b) }
     if (m.after === 0) memberships.push({ deleteOne: { filter } })
     else memberships.push({ updateOne: { filter, update: { $set: { n: m.after } }, upsert: true } })
   }
-  const aggregates: AnyBulkWriteOperation<Document>[] = []
-  for (const d of changes.deltas) {
-    const key = { dataset_id: d.key.dataset, object_type: d.key.ot, a: d.key.a, b: storedB(d.key.b) }
+  const aggregates = changes.deltas.map((d): ChangedAggregate => {
     const agg = applyDelta(stored.get(dfKeyString(d.key)), d)
-    if (isEmptyAggregate(agg)) aggregates.push({ deleteOne: { filter: key } })
-    else aggregates.push({ replaceOne: { filter: key, replacement: { ...key, ...agg }, upsert: true } })
-  }
+    return { key: d.key, agg, refills: edgeRefills(d.key, agg) }
+  })
   return { steps, memberships, aggregates }
+}
+
+/** The bulkWrite operations of changed aggregates: an empty one deleted, the others replaced (upserted). */
+export function aggregateWrites(changed: readonly ChangedAggregate[]): AnyBulkWriteOperation<Document>[] {
+  return changed.map(({ key: k, agg }) => {
+    const key = { dataset_id: k.dataset, object_type: k.ot, a: k.a, b: storedB(k.b) }
+    if (isEmptyAggregate(agg)) return { deleteOne: { filter: key } }
+    return { replaceOne: { filter: key, replacement: { ...key, ...agg }, upsert: true } }
+  })
+}
+
+/**
+ * The values a refill asks for (DfRefill): the `count` smallest or largest elapsed (`prev_dt`) or
+ * waiting (max(0, `prev_wait`)) times of edge `key`'s couples, as stored now, along index
+ * `by_edge_elapsed` (or `by_edge_waiting`): one bounded index scan of `count` (≤ EXTREMES) entries.
+ */
+export async function readRefill(io: DfIo, key: DfKey, refill: DfRefill): Promise<number[]> {
+  const field = refill.stats === 'durations' ? 'prev_dt' : 'prev_wait'
+  const filter = { dataset_id: key.dataset, object_type: key.ot, prev_act: key.a, activity: key.b, [field]: { $ne: null } }
+  const out: number[] = []
+  for await (const d of io.find(READ_MODEL_COLLECTIONS.dfSteps, filter, { [field]: refill.end === 'lo' ? 1 : -1 }, refill.count)) {
+    out.push(Math.max(0, int(d[field])))
+  }
+  return out
 }
 
 /**
@@ -376,5 +416,7 @@ export async function writeDirectlyFollows(io: DfIo, events: readonly DirectlyFo
   const w = dfWrites(linking, changes, stored, (object) => datasets.get(object) ?? '')
   await io.bulkWrite(READ_MODEL_COLLECTIONS.dfSteps, w.steps)
   await io.bulkWrite(READ_MODEL_COLLECTIONS.dfMemberships, w.memberships)
-  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfAggregates, w.aggregates)
+  // The steps are written: an emptied kept end is read back from the edge's couples as the run left them.
+  for (const { key, agg, refills } of w.aggregates) for (const r of refills) refillAggregate(agg, r, await readRefill(io, key, r))
+  await io.bulkWrite(READ_MODEL_COLLECTIONS.dfAggregates, aggregateWrites(w.aggregates))
 }

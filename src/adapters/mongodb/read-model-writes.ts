@@ -79,10 +79,13 @@ export const READ_MODEL_INDEXES: Record<Exclude<CollectionName, 'checkpoints'>, 
     { key: { dataset_id: 1, target_object_id: 1 }, name: 'by_target' },
   ],
   // The directly-follows read model (mongodb-df-writes.ts): each object's steps in (t, pos) order for
-  // the projector's region reads; the steps by time for a window's map and an event's steps.
+  // the projector's region reads; the steps by time for a window's map and an event's steps; each
+  // edge's couples by elapsed and by raw waiting time, to refill an edge's kept smallest or largest durations.
   df_steps: [
     { key: { dataset_id: 1, object_id: 1, t: 1, pos: 1 }, unique: true, name: 'key' },
     { key: { dataset_id: 1, t: 1, pos: 1 }, name: 'by_time' },
+    { key: { dataset_id: 1, object_type: 1, prev_act: 1, activity: 1, prev_dt: 1 }, name: 'by_edge_elapsed' },
+    { key: { dataset_id: 1, object_type: 1, prev_act: 1, activity: 1, prev_wait: 1 }, name: 'by_edge_waiting' },
   ],
   df_memberships: [{ key: { dataset_id: 1, object_id: 1, a: 1, b: 1 }, unique: true, name: 'key' }],
   df_aggregates: [{ key: { dataset_id: 1, object_type: 1, a: 1, b: 1 }, unique: true, name: 'key' }],

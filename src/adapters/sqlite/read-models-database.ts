@@ -14,13 +14,13 @@ import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SqliteDatabase } from './database.js'
-import { DF_PROJECTOR_INDEX, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
+import { DF_PROJECTOR_INDEXES, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
 
 /** The file's name inside OCELOG_DATA_DIR. */
 export const READ_MODELS_FILE = 'read-models.db'
 
 /** The schema version this build writes (SQLite's user_version); a file of another version is remade and rebuilt from the log. */
-export const READ_MODELS_SCHEMA_VERSION = 16
+export const READ_MODELS_SCHEMA_VERSION = 17
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -214,8 +214,11 @@ export function lastE2oSeq(db: SqliteDatabase): number {
   return db.prepare<[], number>('SELECT coalesce(max(seq), 0) FROM rm_event_objects').pluck().get() ?? 0
 }
 
-/** The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by their identity, and each object's directly-follows steps in order. */
-export const PROJECTOR_INDEXES: readonly string[] = [DF_PROJECTOR_INDEX, 'rm_objects_by_type_id']
+/**
+ * The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by their
+ * identity, and the directly-follows steps by object and by edge (DF_PROJECTOR_INDEXES).
+ */
+export const PROJECTOR_INDEXES: readonly string[] = [...DF_PROJECTOR_INDEXES, 'rm_objects_by_type_id']
 
 /** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
 export function readModelIndexes(db: SqliteDatabase): string[] {

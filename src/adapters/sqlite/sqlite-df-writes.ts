@@ -16,15 +16,18 @@ import {
   type DfCounts,
   type DfLinking,
   type DfNeighbours,
+  type DfRefill,
   type DfStep,
+  edgeRefills,
   type EventStepRow,
   isEmptyAggregate,
   linkByClusters,
   type MembershipChange,
+  refillAggregate,
   setKin,
   stepsByObject,
 } from '../../core/directly-follows.js'
-import type { DurationStats } from '../../core/duration-stats.js'
+import type { DurationStats, StatsEnd } from '../../core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
@@ -43,6 +46,8 @@ CREATE TABLE rm_df_steps (
   PRIMARY KEY (did, t, pos, rid)
 ) WITHOUT ROWID;
 CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, run, kin);
+CREATE INDEX rm_df_steps_by_edge_elapsed ON rm_df_steps (did, ot, prev_act, act, prev_dt) WHERE prev_act IS NOT NULL;
+CREATE INDEX rm_df_steps_by_edge_waiting ON rm_df_steps (did, ot, prev_act, act, prev_wait) WHERE prev_wait IS NOT NULL;
 CREATE TABLE rm_df_memberships (
   rid INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (rid, a, b)
@@ -58,8 +63,12 @@ CREATE TABLE rm_df_aggregates (
 /** The directly-follows tables, as DF_SCHEMA makes them. */
 export const DF_TABLES = ['rm_df_names', 'rm_df_steps', 'rm_df_memberships', 'rm_df_aggregates'] as const
 
-/** The index the projector itself reads (each object's steps in order); not a query index. */
-export const DF_PROJECTOR_INDEX = 'rm_df_steps_by_object'
+/**
+ * The indexes the projector itself reads, sorted; not query indexes: each object's steps in order
+ * (`rm_df_steps_by_object`), and each edge's couples by elapsed and by raw waiting time (to refill
+ * an edge's kept smallest or largest durations, writeDirectlyFollows).
+ */
+export const DF_PROJECTOR_INDEXES = ['rm_df_steps_by_edge_elapsed', 'rm_df_steps_by_edge_waiting', 'rm_df_steps_by_object'] as const
 
 /** Empties the directly-follows read model (its rebuild alone). */
 export function clearDirectlyFollows(db: SqliteDatabase): void {
@@ -102,6 +111,26 @@ export interface DfStatements {
   aggregate: Database.Statement<[number, number, number, number], AggregateRow>
   putAggregate: Database.Statement<unknown[]>
   dropAggregate: Database.Statement<[number, number, number, number]>
+  /** An edge's (did, ot, a, b) smallest (`lo`) or largest (`hi`) elapsed or waiting times, at most the last parameter of them. */
+  edgeValues: Record<DfRefill['stats'], Record<StatsEnd, Database.Statement<[number, number, number, number, number], number>>>
+}
+
+/**
+ * The statement of an edge's `limit` smallest (ASC) or largest (DESC) elapsed (`prev_dt`) or waiting
+ * (max(0, `prev_wait`)) times, along its index: one seek and at most `limit` index entries.
+ */
+function edgeValuesStatement(
+  db: SqliteDatabase,
+  stats: DfRefill['stats'],
+  order: 'ASC' | 'DESC',
+): Database.Statement<[number, number, number, number, number], number> {
+  const sql =
+    stats === 'durations'
+      ? `SELECT prev_dt FROM rm_df_steps INDEXED BY rm_df_steps_by_edge_elapsed
+         WHERE did = ? AND ot = ? AND prev_act = ? AND act = ? ORDER BY prev_dt ${order} LIMIT ?`
+      : `SELECT max(0, prev_wait) FROM rm_df_steps INDEXED BY rm_df_steps_by_edge_waiting
+         WHERE did = ? AND ot = ? AND prev_act = ? AND act = ? AND prev_wait IS NOT NULL ORDER BY prev_wait ${order} LIMIT ?`
+  return db.prepare<[number, number, number, number, number], number>(sql).pluck()
 }
 
 /** Prepares DfStatements on `db`. */
@@ -136,6 +165,10 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
          starts = excluded.starts, ends = excluded.ends, couples = excluded.couples, durations = excluded.durations, waiting = excluded.waiting`,
     ),
     dropAggregate: db.prepare('DELETE FROM rm_df_aggregates WHERE did = ? AND ot = ? AND a = ? AND b = ?'),
+    edgeValues: {
+      durations: { lo: edgeValuesStatement(db, 'durations', 'ASC'), hi: edgeValuesStatement(db, 'durations', 'DESC') },
+      waiting: { lo: edgeValuesStatement(db, 'waiting', 'ASC'), hi: edgeValuesStatement(db, 'waiting', 'DESC') },
+    },
   }
 }
 
@@ -324,7 +357,13 @@ function remember(
 }
 
 /**
- * Writes a run's directly-follows slice.
+ * Writes a run's directly-follows slice: steps, relinks and membership counts, then each aggregate
+ * the run changes (applyDelta). An edge aggregate whose kept smallest or largest durations the run's
+ * removed couples emptied (edgeRefills) is refilled from the edge's couples as just written, along
+ * `rm_df_steps_by_edge_elapsed` (or `_waiting`): one index seek and at most EXTREMES (32) entries per
+ * emptied end, and an end empties at most once per EXTREMES removals of its kept values (a refill
+ * puts back EXTREMES of them, or all when fewer remain), so a removed couple costs amortised at most
+ * one index entry read per end, whatever the edge's size (docs/process-map.md#medians-of-the-all-time-map).
  * @param events the slice (log order).
  * @param didOf a dataset's row id; `ridOf` an object's (both made by the batch's identity step).
  * @param memory what earlier transactions left of the objects (DfObjectMemory), updated in place
@@ -407,6 +446,8 @@ export function writeDirectlyFollows(
     const stored: DfAggregate | undefined =
       row === undefined ? undefined : { ...row, durations: JSON.parse(row.durations) as DurationStats, waiting: JSON.parse(row.waiting) as DurationStats }
     const agg = applyDelta(stored, d)
+    // The steps are written above: an emptied kept end is read back from the edge's couples as they now are.
+    for (const r of edgeRefills(d.key, agg)) refillAggregate(agg, r, st.edgeValues[r.stats][r.end].all(...key, r.count))
     if (isEmptyAggregate(agg)) st.dropAggregate.run(...key)
     else
       st.putAggregate.run(
