@@ -15,23 +15,43 @@
  * all, so that a self-loop edge past EXACT_MAX loses far more than its EXTREMES kept largest and
  * smallest durations. After each phase every count, sum, min and max must be the definitions' of
  * the events arrived so far (docs/process-map.md#medians-of-the-all-time-map).
+ *
+ * Both relational stores run the suite: SQLite (every order), and PostgreSQL on the run's server
+ * (fewer orders: each append there is a round trip to a server), skipped with a printed reason
+ * where no server could start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seededRandom } from '../../bench/generate.js'
+import { openPostgresPool } from '../../src/adapters/postgres/connection.js'
+import { PostgresEventLog } from '../../src/adapters/postgres/postgres-event-log.js'
+import { PostgresReadModelQuery } from '../../src/adapters/postgres/postgres-read-model-query.js'
+import { PostgresReadModelStore } from '../../src/adapters/postgres/postgres-read-model-store.js'
+import { migrate } from '../../src/adapters/postgres/schema.js'
 import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import type { EventLog } from '../../src/ports/event-log.js'
+import type { ReadModelQuery } from '../../src/ports/read-model-query.js'
+import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 import { EXACT_MAX, EXTREMES } from '../../src/core/duration-stats.js'
 import { Projector } from '../../src/projector/runner.js'
 import type { ObjectTypeMap, Stats } from '../../src/schemas/process.js'
 import { freshDatasetId } from '../contract/fixtures.js'
 import { dfRecords, expectMapWithin, generateDfLog, type ReferenceEvent, referenceMap, shuffled } from '../helpers/process-map-reference.js'
-import { openSqliteFixture, type SqliteFixture } from '../helpers/sqlite.js'
+import { dropPostgresDatabase, freshPostgresDatabase, postgresAdminUrl } from '../helpers/postgres.js'
+import { openSqliteFixture } from '../helpers/sqlite.js'
 
-const ORDERS = 30
 const EVENTS = 300
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** A log and read models on one engine. */
+interface DfEngine {
+  log: EventLog
+  store: ReadModelStore
+  query: ReadModelQuery
+  close(): Promise<void>
+}
+
 /** Appends `events` in runs of 1 to 20 (sizes from `random`), the projector catching up after each run. */
-async function appendInRuns(fx: SqliteFixture, projector: Projector, ds: string, events: readonly ReferenceEvent[], random: () => number): Promise<void> {
+async function appendInRuns(fx: DfEngine, projector: Projector, ds: string, events: readonly ReferenceEvent[], random: () => number): Promise<void> {
   for (let i = 0; i < events.length; ) {
     const run = events.slice(i, i + 1 + Math.floor(random() * 20))
     i += run.length
@@ -76,108 +96,151 @@ function edgeStats(maps: readonly ObjectTypeMap[]): Map<string, Stats | null> {
   return out
 }
 
-describe('directly-follows read model: one map whatever the arrival order', () => {
-  let fx: SqliteFixture
-  let query: SqliteReadModelQuery
-  let projector: Projector
-  beforeAll(() => {
-    // The log's fsync is skipped: durability is not what this test is about, and 30 orders append 7,000 times.
-    fx = openSqliteFixture('ocelog-df-property-', { fdatasync: (_fd, callback) => callback(null) })
-    query = new SqliteReadModelQuery(fx.rmDb)
-    projector = new Projector(fx.log, fx.store)
-  })
-  afterAll(async () => {
-    await fx.log.close()
-    fx.close()
-  })
+/** SQLite files; the log's fsync is skipped: durability is not what this test is about, and 30 orders append 7,000 times. */
+async function openSqlite(): Promise<DfEngine> {
+  const fx = openSqliteFixture('ocelog-df-property-', { fdatasync: (_fd, callback) => callback(null) })
+  return {
+    log: fx.log,
+    store: fx.store,
+    query: new SqliteReadModelQuery(fx.rmDb),
+    async close() {
+      await fx.log.close()
+      fx.close()
+    },
+  }
+}
 
-  it(`gives the same all-time and window maps for ${String(ORDERS)} random orders, equal to the definitions`, async () => {
-    const events = generateDfLog(26, EVENTS)
-    const span = { from: (events[0] as ReferenceEvent).t, to: (events[events.length - 1] as ReferenceEvent).t }
-    const third = Math.floor((span.to - span.from) / 3)
-    const window = { from: span.from + third, to: span.from + 2 * third }
-    const expectedAll = referenceMap(events)
-    const expectedWindow = referenceMap(events, window)
-    // The log exercises what it should: sketched medians, waiting times, and a window with edges.
-    const counts = expectedAll.flatMap((m) => m.edges.map((e) => e.total))
-    expect(Math.max(...counts)).toBeGreaterThan(EXACT_MAX)
-    expect(expectedAll.some((m) => m.edges.some((e) => e.waiting !== null))).toBe(true)
-    expect(expectedWindow.flatMap((m) => m.edges).length).toBeGreaterThan(10)
+const admin = postgresAdminUrl()
 
-    const random = seededRandom(2026)
-    let first: { all: ObjectTypeMap[]; window: ObjectTypeMap[]; error: number } | undefined
-    let arrivedLate = 0
-    for (let k = 0; k < ORDERS; k += 1) {
-      const ds = freshDatasetId()
-      // Order 0 is time order; the others are random permutations.
-      const order = k === 0 ? events : shuffled(random, events)
-      arrivedLate += order.filter((e, i) => i > 0 && e.t < (order[i - 1] as ReferenceEvent).t).length
-      await appendInRuns(fx, projector, ds, order, random)
-      const all = await query.processMap(ds, {})
-      const win = await query.processMap(ds, { from: iso(window.from), to: iso(window.to) })
-      expect(win.median_relative_error).toBe(0)
-      expectMapWithin(win.object_types, expectedWindow, 0)
-      expectMapWithin(all.object_types, expectedAll, all.median_relative_error)
-      if (k % 10 === 0) {
-        // Windows open at one end, and object types asked for.
-        for (const w of [{ from: window.from }, { to: window.to }]) {
-          const open = await query.processMap(ds, { ...(w.from === undefined ? {} : { from: iso(w.from) }), ...(w.to === undefined ? {} : { to: iso(w.to) }) })
-          expectMapWithin(open.object_types, referenceMap(events, w), 0)
+/** A fresh database on the run's PostgreSQL server, migrated as a process migrates it at start. */
+async function openPostgres(): Promise<DfEngine> {
+  if (admin === null) throw new Error('no PostgreSQL server')
+  const url = await freshPostgresDatabase(admin, 'df_property')
+  const pool = openPostgresPool(url, { max: 4 })
+  await migrate(pool)
+  const log = new PostgresEventLog(pool, { pollMs: 50 })
+  return {
+    log,
+    store: new PostgresReadModelStore(pool),
+    query: new PostgresReadModelQuery(pool),
+    async close() {
+      await log.close()
+      await pool.end()
+      await dropPostgresDatabase(admin, url)
+    },
+  }
+}
+
+for (const { engine, open, orders, skip } of [
+  { engine: 'SQLite', open: openSqlite, orders: 30, skip: false },
+  { engine: 'PostgreSQL', open: openPostgres, orders: 4, skip: admin === null },
+]) {
+  describe.skipIf(skip)(`directly-follows read model on ${engine}: one map whatever the arrival order`, () => {
+    const ORDERS = orders
+    let fx: DfEngine
+    let query: ReadModelQuery
+    let projector: Projector
+    beforeAll(async () => {
+      fx = await open()
+      query = fx.query
+      projector = new Projector(fx.log, fx.store)
+    })
+    afterAll(async () => {
+      await fx?.close()
+    })
+
+    it(`gives the same all-time and window maps for ${String(ORDERS)} random orders, equal to the definitions`, async () => {
+      const events = generateDfLog(26, EVENTS)
+      const span = { from: (events[0] as ReferenceEvent).t, to: (events[events.length - 1] as ReferenceEvent).t }
+      const third = Math.floor((span.to - span.from) / 3)
+      const window = { from: span.from + third, to: span.from + 2 * third }
+      const expectedAll = referenceMap(events)
+      const expectedWindow = referenceMap(events, window)
+      // The log exercises what it should: sketched medians, waiting times, and a window with edges.
+      const counts = expectedAll.flatMap((m) => m.edges.map((e) => e.total))
+      expect(Math.max(...counts)).toBeGreaterThan(EXACT_MAX)
+      expect(expectedAll.some((m) => m.edges.some((e) => e.waiting !== null))).toBe(true)
+      expect(expectedWindow.flatMap((m) => m.edges).length).toBeGreaterThan(10)
+
+      const random = seededRandom(2026)
+      let first: { all: ObjectTypeMap[]; window: ObjectTypeMap[]; error: number } | undefined
+      let arrivedLate = 0
+      for (let k = 0; k < ORDERS; k += 1) {
+        const ds = freshDatasetId()
+        // Order 0 is time order; the others are random permutations.
+        const order = k === 0 ? events : shuffled(random, events)
+        arrivedLate += order.filter((e, i) => i > 0 && e.t < (order[i - 1] as ReferenceEvent).t).length
+        await appendInRuns(fx, projector, ds, order, random)
+        const all = await query.processMap(ds, {})
+        const win = await query.processMap(ds, { from: iso(window.from), to: iso(window.to) })
+        expect(win.median_relative_error).toBe(0)
+        expectMapWithin(win.object_types, expectedWindow, 0)
+        expectMapWithin(all.object_types, expectedAll, all.median_relative_error)
+        if (k % 10 === 0) {
+          // Windows open at one end, and object types asked for.
+          for (const w of [{ from: window.from }, { to: window.to }]) {
+            const open = await query.processMap(ds, {
+              ...(w.from === undefined ? {} : { from: iso(w.from) }),
+              ...(w.to === undefined ? {} : { to: iso(w.to) }),
+            })
+            expectMapWithin(open.object_types, referenceMap(events, w), 0)
+          }
+          const asked = ['item', 'package']
+          const some = await query.processMap(ds, { objectTypes: asked })
+          expectMapWithin(
+            some.object_types,
+            expectedAll.filter((m) => asked.includes(m.object_type)),
+            some.median_relative_error,
+          )
+          const someWindow = await query.processMap(ds, { objectTypes: asked, from: iso(window.from), to: iso(window.to) })
+          expectMapWithin(
+            someWindow.object_types,
+            expectedWindow.filter((m) => asked.includes(m.object_type)),
+            0,
+          )
         }
-        const asked = ['item', 'package']
-        const some = await query.processMap(ds, { objectTypes: asked })
-        expectMapWithin(
-          some.object_types,
-          expectedAll.filter((m) => asked.includes(m.object_type)),
-          some.median_relative_error,
-        )
-        const someWindow = await query.processMap(ds, { objectTypes: asked, from: iso(window.from), to: iso(window.to) })
-        expectMapWithin(
-          someWindow.object_types,
-          expectedWindow.filter((m) => asked.includes(m.object_type)),
-          0,
-        )
+        if (first === undefined) first = { all: all.object_types, window: win.object_types, error: all.median_relative_error }
+        else expect({ all: all.object_types, window: win.object_types, error: all.median_relative_error }).toEqual(first)
       }
-      if (first === undefined) first = { all: all.object_types, window: win.object_types, error: all.median_relative_error }
-      else expect({ all: all.object_types, window: win.object_types, error: all.median_relative_error }).toEqual(first)
-    }
-    expect(first?.error).toBe(0.01)
-    expect(arrivedLate).toBeGreaterThan(ORDERS * 50)
-  }, 300_000)
+      expect(first?.error).toBe(0.01)
+      expect(arrivedLate).toBeGreaterThan(ORDERS * 50)
+    }, 300_000)
 
-  it('keeps every count, sum, min and max exact when later phases split most stored couples of a sketched self-loop', async () => {
-    const events = generateLoopLog(7, 2000)
-    // Phase 1: every 8th event; phase 2: those 4 after them; phase 3: the even rest; phase 4: the odd ones.
-    const phases = [(i: number) => i % 8 === 0, (i: number) => i % 8 === 4, (i: number) => i % 2 === 0 && i % 4 === 2, (i: number) => i % 2 === 1]
-    const loop = (maps: readonly ObjectTypeMap[]) => maps.find((m) => m.object_type === 'order')?.edges.find((e) => e.source === 'scan' && e.target === 'scan')
-    const random = seededRandom(5)
-    for (let k = 0; k < 3; k += 1) {
-      const ds = freshDatasetId()
-      const arrived: ReferenceEvent[] = []
-      let loopBefore: number | undefined
-      for (const [phase, inPhase] of phases.entries()) {
-        const now = events.filter((_, i) => inPhase(i))
-        await appendInRuns(fx, projector, ds, shuffled(random, now), random)
-        arrived.push(...now)
-        arrived.sort((a, b) => a.t - b.t)
-        const expected = referenceMap(arrived)
-        const actual = await query.processMap(ds, {})
-        // Min and max of every edge, named, before the whole map.
-        const want = edgeStats(expected)
-        for (const [where, stats] of edgeStats(actual.object_types)) {
-          expect({ where, phase, min: stats?.min, max: stats?.max }).toEqual({ where, phase, min: want.get(where)?.min, max: want.get(where)?.max })
+    it('keeps every count, sum, min and max exact when later phases split most stored couples of a sketched self-loop', async () => {
+      const events = generateLoopLog(7, 2000)
+      // Phase 1: every 8th event; phase 2: those 4 after them; phase 3: the even rest; phase 4: the odd ones.
+      const phases = [(i: number) => i % 8 === 0, (i: number) => i % 8 === 4, (i: number) => i % 2 === 0 && i % 4 === 2, (i: number) => i % 2 === 1]
+      const loop = (maps: readonly ObjectTypeMap[]) =>
+        maps.find((m) => m.object_type === 'order')?.edges.find((e) => e.source === 'scan' && e.target === 'scan')
+      const random = seededRandom(5)
+      for (let k = 0; k < 3; k += 1) {
+        const ds = freshDatasetId()
+        const arrived: ReferenceEvent[] = []
+        let loopBefore: number | undefined
+        for (const [phase, inPhase] of phases.entries()) {
+          const now = events.filter((_, i) => inPhase(i))
+          await appendInRuns(fx, projector, ds, shuffled(random, now), random)
+          arrived.push(...now)
+          arrived.sort((a, b) => a.t - b.t)
+          const expected = referenceMap(arrived)
+          const actual = await query.processMap(ds, {})
+          // Min and max of every edge, named, before the whole map.
+          const want = edgeStats(expected)
+          for (const [where, stats] of edgeStats(actual.object_types)) {
+            expect({ where, phase, min: stats?.min, max: stats?.max }).toEqual({ where, phase, min: want.get(where)?.min, max: want.get(where)?.max })
+          }
+          expectMapWithin(actual.object_types, expected, actual.median_relative_error)
+          const edge = loop(expected)
+          if (phase === 0) {
+            // The first phase alone sketches the self-loop.
+            expect(edge?.total).toBeGreaterThan(EXACT_MAX)
+            loopBefore = edge?.total
+          }
         }
-        expectMapWithin(actual.object_types, expected, actual.median_relative_error)
-        const edge = loop(expected)
-        if (phase === 0) {
-          // The first phase alone sketches the self-loop.
-          expect(edge?.total).toBeGreaterThan(EXACT_MAX)
-          loopBefore = edge?.total
-        }
+        // Later phases split far more than EXTREMES of the first phase's couples of the self-loop (each split removes one).
+        const edge = loop(referenceMap(events))
+        expect(edge?.total).toBeGreaterThan((loopBefore ?? 0) + 4 * EXTREMES)
       }
-      // Later phases split far more than EXTREMES of the first phase's couples of the self-loop (each split removes one).
-      const edge = loop(referenceMap(events))
-      expect(edge?.total).toBeGreaterThan((loopBefore ?? 0) + 4 * EXTREMES)
-    }
-  }, 300_000)
-})
+    }, 300_000)
+  })
+}

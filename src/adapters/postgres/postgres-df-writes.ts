@@ -23,9 +23,12 @@ import {
   type DfNeighbours,
   type DfStep,
   dfKeyString,
+  type DfRefill,
+  edgeRefills,
   type EventStepRow,
   isEmptyAggregate,
   linkByClusters,
+  refillAggregate,
   stepsByObject,
 } from '../../core/directly-follows.js'
 import { KEY_SEP } from '../../core/keys.js'
@@ -181,19 +184,42 @@ async function readAggregates(client: pg.PoolClient, keys: readonly DfKey[]): Pr
   return out
 }
 
+/**
+ * The values that refill one end of an edge's kept extremes (DfRefill): the `refill.count` smallest
+ * or largest elapsed (`prev_dt`) or waiting (max(0, `prev_wait`)) times among the edge's stored
+ * steps, in ms. One index seek (rm_df_steps_by_edge_elapsed or _waiting) reading at most that many
+ * entries (docs/process-map.md#medians-of-the-all-time-map).
+ */
+async function readRefill(client: pg.PoolClient, key: DfKey, refill: DfRefill): Promise<number[]> {
+  const column = refill.stats === 'durations' ? 'prev_dt' : 'prev_wait'
+  const order = refill.end === 'lo' ? 'ASC' : 'DESC'
+  const { rows } = await client.query<{ v: string }>(
+    `SELECT ${column} AS v FROM ocelog.rm_df_steps
+     WHERE dataset_id = $1 AND object_type = $2 AND prev_act = $3 AND activity = $4 AND ${column} IS NOT NULL
+     ORDER BY ${column} ${order} LIMIT $5`,
+    [key.dataset, key.ot, key.a, key.b, refill.count],
+  )
+  return rows.map((r) => Math.max(0, Number(r.v)))
+}
+
 /** Inserts the new steps (a step stored already is kept) and moves the relinked steps' predecessors. */
 async function writeSteps(client: pg.PoolClient, linking: DfLinking<string>): Promise<void> {
+  // The predecessor's fields, and the raw differences the edges' refills read (docs/process-map.md#medians-of-the-all-time-map):
+  // elapsed t − t(prev), and t − end(prev) before max(0, …), null when the predecessor has no end.
+  type Linked = { step: DfStep<string>; prev: DfStep<string> | null }
   const prevColumns = [
-    (l: { prev: DfStep<string> | null }) => l.prev?.t ?? null,
-    (l: { prev: DfStep<string> | null }) => l.prev?.pos ?? null,
-    (l: { prev: DfStep<string> | null }) => l.prev?.act ?? null,
-    (l: { prev: DfStep<string> | null }) => l.prev?.te ?? null,
+    (l: Linked) => l.prev?.t ?? null,
+    (l: Linked) => l.prev?.pos ?? null,
+    (l: Linked) => l.prev?.act ?? null,
+    (l: Linked) => l.prev?.te ?? null,
+    (l: Linked) => (l.prev === null ? null : l.step.t - l.prev.t),
+    (l: Linked) => (l.prev === null || l.prev.te === null ? null : l.step.t - l.prev.te),
   ]
   if (linking.inserts.length > 0) {
     await client.query(
-      `INSERT INTO ocelog.rm_df_steps (dataset_id, object_id, object_type, activity, t, pos, te, kin, prev_t, prev_pos, prev_act, prev_te)
+      `INSERT INTO ocelog.rm_df_steps (dataset_id, object_id, object_type, activity, t, pos, te, kin, prev_t, prev_pos, prev_act, prev_te, prev_dt, prev_wait)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[],
-         $9::bigint[], $10::bigint[], $11::text[], $12::bigint[])
+         $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[])
        ON CONFLICT DO NOTHING`,
       columns(linking.inserts, [
         (l) => l.step.dataset,
@@ -210,9 +236,10 @@ async function writeSteps(client: pg.PoolClient, linking: DfLinking<string>): Pr
   }
   if (linking.relinks.length > 0) {
     await client.query(
-      `UPDATE ocelog.rm_df_steps s SET prev_t = v.prev_t, prev_pos = v.prev_pos, prev_act = v.prev_act, prev_te = v.prev_te
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[])
-         AS v(dataset_id, object_id, t, pos, prev_t, prev_pos, prev_act, prev_te)
+      `UPDATE ocelog.rm_df_steps s SET prev_t = v.prev_t, prev_pos = v.prev_pos, prev_act = v.prev_act, prev_te = v.prev_te,
+         prev_dt = v.prev_dt, prev_wait = v.prev_wait
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[])
+         AS v(dataset_id, object_id, t, pos, prev_t, prev_pos, prev_act, prev_te, prev_dt, prev_wait)
        WHERE s.dataset_id = v.dataset_id AND s.object_id = v.object_id AND s.t = v.t AND s.pos = v.pos`,
       columns(linking.relinks, [(l) => l.step.dataset, (l) => l.step.object, (l) => l.step.t, (l) => l.step.pos, ...prevColumns]),
     )
@@ -261,8 +288,10 @@ export async function writeDirectlyFollows(client: pg.PoolClient, events: readon
       columns(kept, [(m) => datasetOf(m.object), (m) => m.object, (m) => m.a, (m) => m.b, (m) => m.after]),
     )
   }
-  // One delta per key (aggregateChanges): each aggregate is replaced by its new value, or deleted when empty.
+  // One delta per key (aggregateChanges): each aggregate is replaced by its new value, or deleted when
+  // empty; an edge whose kept extremes a removal emptied is refilled from its stored steps, written above.
   const next = changes.deltas.map((d) => ({ key: d.key, agg: applyDelta(stored.get(dfKeyString(d.key)), d) }))
+  for (const { key, agg } of next) for (const r of edgeRefills(key, agg)) refillAggregate(agg, r, await readRefill(client, key, r))
   const emptied = next.filter((x) => isEmptyAggregate(x.agg))
   const written = next.filter((x) => !isEmptyAggregate(x.agg))
   if (emptied.length > 0) {

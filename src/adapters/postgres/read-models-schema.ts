@@ -74,10 +74,12 @@ CREATE TABLE ocelog.rm_audit_chain (
 CREATE TABLE ocelog.rm_df_steps (
   dataset_id text NOT NULL, object_id text NOT NULL, object_type text NOT NULL, activity text NOT NULL,
   t bigint NOT NULL, pos bigint NOT NULL, te bigint, kin integer NOT NULL,
-  prev_t bigint, prev_pos bigint, prev_act text, prev_te bigint,
+  prev_t bigint, prev_pos bigint, prev_act text, prev_te bigint, prev_dt bigint, prev_wait bigint,
   PRIMARY KEY (dataset_id, object_id, t, pos)
 );
 CREATE INDEX rm_df_steps_by_time ON ocelog.rm_df_steps (dataset_id, t, pos);
+CREATE INDEX rm_df_steps_by_edge_elapsed ON ocelog.rm_df_steps (dataset_id, object_type, prev_act, activity, prev_dt) WHERE prev_act IS NOT NULL;
+CREATE INDEX rm_df_steps_by_edge_waiting ON ocelog.rm_df_steps (dataset_id, object_type, prev_act, activity, prev_wait) WHERE prev_wait IS NOT NULL;
 CREATE TABLE ocelog.rm_df_memberships (
   dataset_id text NOT NULL, object_id text NOT NULL, a text NOT NULL, b text NOT NULL, n integer NOT NULL,
   PRIMARY KEY (dataset_id, object_id, a, b)
