@@ -67,7 +67,7 @@ describe('decodeRecord', () => {
     expect(error).toBeInstanceOf(UnreadableRecordError)
     expect(error).toMatchObject({ type: 'OrderShipped', version: 1, position: 42, stream: 'dataset-ds1' })
     expect(String(error)).toMatch(
-      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1, ObjectUpserted v2/,
+      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1, ObjectUpserted v2, TypesDeclared v1/,
     )
   })
 
