@@ -42,6 +42,7 @@ function readModelsNotBuilt(): { store: ReadModelStore; query: ReadModelQuery } 
     summary: notBuilt,
     eventTypes: notBuilt,
     objectTypes: notBuilt,
+    declaredTypes: notBuilt,
     object: notBuilt,
     events: notBuilt,
     processMap: notBuilt,
