@@ -180,6 +180,15 @@ function ocelLinks<R extends { qualifier: string | null }>(
   return new Map([...bySource].map(([source, links]) => [source, sorted(links.values())]))
 }
 
+/**
+ * Per event type, the attributes it declared with a type other than `time` (a dataset's declared
+ * types): the end time is never written under such a name. An attribute declared `time` under the
+ * end time's name (an exported log imported again) is where the end time goes.
+ */
+function declaredOtherThanTime(declared: DeclaredTypes | undefined): Map<string, string[]> {
+  return new Map((declared?.event_types ?? []).map((t) => [t.name, t.attributes.filter((a) => a.type !== 'time').map((a) => a.name)]))
+}
+
 /** A name for the end_timestamp attribute that no property of the type uses. */
 function endTimestampName(taken: ReadonlySet<string>): string {
   if (!taken.has(END_TIMESTAMP_ATTRIBUTE)) return END_TIMESTAMP_ATTRIBUTE
@@ -231,9 +240,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
     for (const name of Object.keys(e.properties)) names.add(name)
     propertyNames.set(e.event_type, names)
   }
-  // A declared attribute's name is taken too: the end time never takes over a declared attribute.
-  for (const t of rows.declared?.event_types ?? [])
-    for (const a of t.attributes) propertyNames.set(t.name, (propertyNames.get(t.name) ?? new Set()).add(a.name))
+  for (const [type, names] of declaredOtherThanTime(rows.declared)) propertyNames.set(type, new Set([...(propertyNames.get(type) ?? []), ...names]))
   const endName = new Map([...propertyNames].map(([type, names]) => [type, endTimestampName(names)]))
 
   const relationships = ocelLinks(
@@ -389,9 +396,9 @@ export async function streamOcel(query: ReadModelQuery, datasetId: string, sink:
   const summary: ExportSummary = { events: 0, objects: 0, eventTypes: 0, objectTypes: 0, relationships: 0, objectRelationships: 0 }
   const declaredEvents = await query.eventTypes(datasetId)
   const declared = await query.declaredTypes(datasetId)
-  // The names each event type's values use, and its declared attributes' names: the end time takes none of them.
+  // The names each event type's values use, and its attributes declared other than `time`: the end time takes none of them.
   const taken = new Map(declaredEvents.map((t) => [t.name, new Set(t.attributes.map((a) => a.name))]))
-  for (const t of declared.event_types) for (const a of t.attributes) taken.set(t.name, (taken.get(t.name) ?? new Set()).add(a.name))
+  for (const [type, names] of declaredOtherThanTime(declared)) taken.set(type, new Set([...(taken.get(type) ?? []), ...names]))
   const endName = new Map([...taken].map(([type, names]) => [type, endTimestampName(names)]))
   const exceptions = await exportIdExceptions(query, datasetId)
   const idOf = (objectId: string, id: string) => exceptions.get(objectId) ?? id
