@@ -33,6 +33,7 @@ function evolve(slice: DirectlyFollowsEvent[], record: StoredRecord): void {
       return
     }
     case 'ObjectUpserted':
+    case 'TypesDeclared':
       return
     default:
       unreachable(record)

@@ -15,6 +15,7 @@ function evolve(types: TypeChanges, record: StoredRecord): void {
       touchType(types, record.datasetId, record.data.event_type, record.data.received_at, record.position, 1)
       return
     case 'ObjectUpserted':
+    case 'TypesDeclared':
       return
     default:
       unreachable(record)

@@ -40,6 +40,7 @@ function evolve(slice: EventsSlice, record: StoredRecord): void {
       return
     }
     case 'ObjectUpserted':
+    case 'TypesDeclared':
       return
     default:
       unreachable(record)

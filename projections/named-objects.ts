@@ -25,6 +25,8 @@ export function nameObjects(into: Map<string, NamedObject>, record: StoredRecord
       for (const r of u.relationships) name(into, datasetId, r.object_id, r.type, r.id, u.received_at, position)
       return
     }
+    case 'TypesDeclared':
+      return
     default:
       unreachable(record)
   }

@@ -29,6 +29,8 @@ function evolve(rows: ObjectRelationshipRow[], record: StoredRecord): void {
       }
       return
     }
+    case 'TypesDeclared':
+      return
     default:
       unreachable(record)
   }

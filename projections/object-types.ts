@@ -23,6 +23,8 @@ function evolve(types: TypeChanges, record: StoredRecord): void {
       for (const r of u.relationships) touchType(types, datasetId, r.type, u.received_at, position, 0)
       return
     }
+    case 'TypesDeclared':
+      return
     default:
       unreachable(record)
   }

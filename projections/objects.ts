@@ -78,6 +78,8 @@ function evolve(cs: ObjectsSlice, record: StoredRecord): void {
       for (const r of u.relationships) touchObject(cs, datasetId, r.object_id, r.type, r.id, undefined, u.received_at, position)
       return
     }
+    case 'TypesDeclared':
+      return
     default:
       unreachable(record)
   }

@@ -16,6 +16,7 @@ import {
 } from '../src/core/read-model-changes.js'
 import type { StoredRecord } from '../src/schemas/records.js'
 import { auditChain } from './audit-chain.js'
+import { declaredTypes } from './declared-types.js'
 import { directlyFollows } from './directly-follows.js'
 import { events } from './events.js'
 import { eventTypes } from './event-types.js'
@@ -36,6 +37,7 @@ export const PROJECTIONS: { readonly [K in ProjectionName]: Projection<K> } = {
   object_relationships: objectRelationships,
   audit_chain: auditChain,
   directly_follows: directlyFollows,
+  declared_types: declaredTypes,
 }
 
 export { PROJECTION_NAMES }
@@ -70,6 +72,7 @@ export function foldRecords(records: readonly StoredRecord[]): SliceSet {
     object_relationships: foldSlice(PROJECTIONS.object_relationships, records),
     audit_chain: foldSlice(PROJECTIONS.audit_chain, records),
     directly_follows: foldSlice(PROJECTIONS.directly_follows, records),
+    declared_types: foldSlice(PROJECTIONS.declared_types, records),
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * The five /v1 endpoints (docs/api.md#endpoints). Bodies are declared in TypeBox for the OpenAPI
+ * The /v1 endpoints (docs/api.md#endpoints): the five of the ingestion contract and the
+ * extension POST /v1/types (docs/api.md#declared-types). Bodies are declared in TypeBox for the OpenAPI
  * document, but validated item by item by src/core/validation.ts, so that a batch's bad item
  * fails alone and single requests and batch items get the same messages.
  */
@@ -21,6 +22,8 @@ import {
   ObjectUpsertInput,
   ObjectUpsertResponse,
   Problem,
+  TypesInput,
+  TypesResponse,
 } from '../schemas/api.js'
 import { authHook, type AuthContext, type AuthDeps } from './auth.js'
 import { problem, sendProblem } from './problem.js'
@@ -261,6 +264,29 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
         objects: results,
         ...itemReport('Object', failures),
       })
+    },
+  )
+
+  r.post(
+    '/types',
+    {
+      config: { scope: 'ingest:write' },
+      validatorCompiler: parseOnly,
+      schema: {
+        summary: 'Ocelog extension: declare event and object types with their attributes, used or not',
+        tags: ['ingest'],
+        security,
+        body: TypesInput,
+        response: { 200: TypesResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const auth = requireAuth(req)
+      const item = withHeaderKey(req, reply, 'The declaration')
+      if (item === 'sent') return reply
+      const outcome = await deps.ingest.declareTypes(item.body, contextOf(req, auth), { bodyBytes: bodyBytes(req) })
+      if (!outcome.ok) return itemProblem(reply, 'The declaration', outcome.failure)
+      return reply.code(200).send(outcome.result)
     },
   )
 

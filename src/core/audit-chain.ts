@@ -145,6 +145,8 @@ export function writtenForm(record: StoredRecord): WrittenRecord {
       }
       throw new Error(`audit chain: no written form for ObjectUpserted upcast from v${String(record.upcastFrom)}`)
     }
+    case 'TypesDeclared':
+      return { type: record.type, version: record.version, data: record.data }
     default:
       return unhandledRecord(record)
   }

@@ -85,9 +85,10 @@ export function decideKey(incoming: RecordIdempotency | undefined, recorded: Rec
   return recorded.fingerprint === incoming.fingerprint ? 'duplicate' : 'conflict'
 }
 
-/** The object ids a record names (an event's objects; an upsert's object and its O2O targets): the objects an append of it may claim. */
+/** The object ids a record names (an event's objects; an upsert's object and its O2O targets; none for declared types): the objects an append of it may claim. */
 export function objectIdsOf(record: NewRecord): string[] {
   if (record.type === 'EventRecorded') return record.data.objects.map((o) => o.object_id)
+  if (record.type === 'TypesDeclared') return []
   return [record.data.object_id, ...record.data.relationships.map((r) => r.object_id)]
 }
 

@@ -11,6 +11,7 @@
  * count, two checkpoints over one store); then it sets the row's `position` to `maxPosition`.
  * Times (min/max) and event-type sets are idempotent and always applied whole. Rows keyed by a
  * position (events, E2O, object changes) and O2O rows are inserted once and ignored when present.
+ * Declared types keep, per attribute, the position that declared it last (declaredAttributesToApply).
  */
 import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow } from '../schemas/read-models.js'
 import type { Properties } from '../schemas/api.js'
@@ -101,6 +102,35 @@ export interface DirectlyFollowsEvent {
   objects: { objectId: string; type: string }[]
 }
 
+/** Whether a declared type is an event type or an object type (OCEL 2.0 `eventTypes`, `objectTypes`). */
+export type DeclaredKind = 'event' | 'object'
+
+/** One attribute declaration of a run: the type the run's last declaration gave it, and that record's position. */
+export interface DeclaredAttributeChange {
+  name: string
+  /** An OCEL 2.0 attribute type: string, time, integer, float or boolean. */
+  type: string
+  position: number
+}
+
+/**
+ * A type declared in this run (`TypesDeclared` records; docs/read-models.md#declared_types): its
+ * attributes merged in log order (an attribute declared again takes the later type).
+ */
+export interface DeclaredTypeChange {
+  datasetId: string
+  kind: DeclaredKind
+  name: string
+  /** By attribute name, in order of first declaration. */
+  attributes: Map<string, DeclaredAttributeChange>
+  /** Positions of the run's first and last record that declared the type. */
+  minPosition: number
+  maxPosition: number
+}
+
+/** The declared types of a run, by `<dataset>KEY_SEP<kind>KEY_SEP<name>`. */
+export type DeclaredTypeChanges = Map<string, DeclaredTypeChange>
+
 /**
  * The slice of each projection, by projection name (README § Read models): what its pure `evolve`
  * folds a run into, and what a store writes with its checkpoint. One line per projection; the
@@ -119,6 +149,8 @@ export interface Slices {
   audit_chain: AuditChainChange[]
   /** Events in log order; a store links their steps into the objects' traces (src/core/directly-follows.ts). */
   directly_follows: DirectlyFollowsEvent[]
+  /** Declared event and object types; a store keeps each type once and each attribute at its latest declaration (declaredAttributesToApply). */
+  declared_types: DeclaredTypeChanges
 }
 
 export type ProjectionName = keyof Slices
@@ -132,6 +164,7 @@ const WRITE_ORDER: { readonly [K in ProjectionName]: true } = {
   object_relationships: true,
   audit_chain: true,
   directly_follows: true,
+  declared_types: true,
 }
 
 /** Every projection's name, in the order stores write their slices and the projector folds them. */
@@ -236,4 +269,17 @@ export function objectChangeToApply(o: ObjectChange, rowPosition: number | undef
   const deltas = o.deltas.filter((d) => d.position > rowPosition)
   const properties = deltas.reduce<Properties>((merged, d) => mergeProperties(merged, d.properties), {})
   return { ...o, properties, deltas, minPosition: rowPosition + 1 }
+}
+
+/**
+ * The replay rule of declared types (docs/read-models.md#declared_types), decided once for every
+ * store: a type's row takes the highest position that declared it; an attribute's row keeps the
+ * type of its latest declaration, so an attribute of `change` is applied only when the stored row
+ * is missing or was set by an earlier record (replayPart of its one position is `whole`). A replay
+ * of records a store holds applies nothing; one that straddles a row applies what came after it.
+ * @param storedPosition the position that set the stored attribute row (undefined: no row).
+ * @returns the attributes to write (type and position), in the change's order.
+ */
+export function declaredAttributesToApply(change: DeclaredTypeChange, storedPosition: (attribute: string) => number | undefined): DeclaredAttributeChange[] {
+  return [...change.attributes.values()].filter((a) => replayPart(storedPosition(a.name), { minPosition: a.position, maxPosition: a.position }) === 'whole')
 }

@@ -12,7 +12,7 @@
  * the read models, and an auditor's replay would miss it.
  */
 import { Compile } from 'typebox/compile'
-import { EventRecordedV1, type NewRecord, ObjectUpsertedV1, ObjectUpsertedV2, STREAM_PREFIX, type StoredRecord } from '../schemas/records.js'
+import { EventRecordedV1, type NewRecord, ObjectUpsertedV1, ObjectUpsertedV2, STREAM_PREFIX, type StoredRecord, TypesDeclaredV1 } from '../schemas/records.js'
 import { messageOf } from './errors.js'
 
 /** `"<type> v<version>"` of each record variant, e.g. `"EventRecorded v1"`: the decoder's switch keys. */
@@ -23,7 +23,7 @@ export type RecordKey = KeyOf<NewRecord>
 type StoredKey = RecordKey | 'ObjectUpserted v1'
 
 /** Every readable (type, version). A missing or extra key fails to compile. */
-const READABLE: Record<StoredKey, true> = { 'EventRecorded v1': true, 'ObjectUpserted v1': true, 'ObjectUpserted v2': true }
+const READABLE: Record<StoredKey, true> = { 'EventRecorded v1': true, 'ObjectUpserted v1': true, 'ObjectUpserted v2': true, 'TypesDeclared v1': true }
 
 /** The stored record of one (type, version), e.g. `RecordOf<'EventRecorded', 1>`. */
 export type RecordOf<T extends StoredRecord['type'], V extends number> = Extract<StoredRecord, { type: T; version: V }>
@@ -61,6 +61,7 @@ export class UnreadableRecordError extends Error {
 const checkEventRecordedV1 = Compile(EventRecordedV1)
 const checkObjectUpsertedV1 = Compile(ObjectUpsertedV1)
 const checkObjectUpsertedV2 = Compile(ObjectUpsertedV2)
+const checkTypesDeclaredV1 = Compile(TypesDeclaredV1)
 
 /**
  * The one upcast: `ObjectUpserted` v1 → v2. A v1 upsert carried no time of its own, so its values
@@ -118,6 +119,9 @@ export function decodeRecord(encoded: EncodedRecord, options: DecodeOptions = {}
     case 'ObjectUpserted v2':
       if (checkData && !checkObjectUpsertedV2.Check(data)) throw fail('its data does not match the ObjectUpserted v2 schema')
       return { ...base, type: 'ObjectUpserted', version: 2, data: data as ObjectUpsertedV2 }
+    case 'TypesDeclared v1':
+      if (checkData && !checkTypesDeclaredV1.Check(data)) throw fail('its data does not match the TypesDeclared v1 schema')
+      return { ...base, type: 'TypesDeclared', version: 1, data: data as TypesDeclaredV1 }
     default:
       return unhandledRecord(key)
   }

@@ -2,8 +2,8 @@
  * Building records from validated input (docs/architecture.md#records-and-ids). Pure: ids and clocks come in
  * through `RecordContext`, so the same input and context always give the same record.
  */
-import type { EventInput, ObjectUpsertInput } from '../schemas/api.js'
-import type { EventRecordedV1, NewRecord, ObjectUpsertedV2, RecordedEventObject, RecordedRelationship } from '../schemas/records.js'
+import type { EventInput, ObjectUpsertInput, TypesInput } from '../schemas/api.js'
+import type { EventRecordedV1, NewRecord, ObjectUpsertedV2, RecordedEventObject, RecordedRelationship, TypesDeclaredV1 } from '../schemas/records.js'
 import { objectIdOf } from './ids.js'
 import { parseTimestamp } from './timestamp.js'
 
@@ -72,6 +72,26 @@ export function buildObjectUpserted(input: ObjectUpsertInput, ctx: RecordContext
       properties: input.properties ?? {},
       time: input.timestamp === undefined ? ctx.receivedAt : toUtcIso(input.timestamp),
       relationships,
+      received_at: ctx.receivedAt,
+      key_id: ctx.keyId,
+      request_id: ctx.requestId,
+    },
+  }
+}
+
+/**
+ * Builds a `TypesDeclared` v1 record from a validated POST /v1/types body (docs/api.md#declared-types):
+ * the event and object types as sent (absent lists are empty), each attribute as `{name, type}`.
+ */
+export function buildTypesDeclared(input: TypesInput, ctx: RecordContext): NewRecord & { data: TypesDeclaredV1 } {
+  const declared = (types: TypesInput['event_types']) =>
+    (types ?? []).map((t) => ({ name: t.name, attributes: t.attributes.map((a) => ({ name: a.name, type: a.type })) }))
+  return {
+    type: 'TypesDeclared',
+    version: 1,
+    data: {
+      event_types: declared(input.event_types),
+      object_types: declared(input.object_types),
       received_at: ctx.receivedAt,
       key_id: ctx.keyId,
       request_id: ctx.requestId,

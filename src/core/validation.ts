@@ -6,7 +6,7 @@
  * Every message names the field (a JSON pointer) and the rule it breaks.
  */
 import { Compile } from 'typebox/compile'
-import { EventInput, ObjectUpsertInput } from '../schemas/api.js'
+import { EventInput, ObjectUpsertInput, TypesInput } from '../schemas/api.js'
 import { LIMITS } from './limits.js'
 import { type FieldError, hasLoneSurrogate, LONE_SURROGATE_MESSAGE, pointerSegment, propertiesErrors } from './properties-check.js'
 import { parseTimestamp } from './timestamp.js'
@@ -17,6 +17,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldEr
 
 const checkEvent = Compile(EventInput)
 const checkObject = Compile(ObjectUpsertInput)
+const checkTypes = Compile(TypesInput)
 
 const FIELD_RULES: Record<string, string> = {
   event: `event name: 1 to ${String(LIMITS.eventNameMax)} characters`,
@@ -38,16 +39,28 @@ interface SchemaError {
   message: string
 }
 
-function ruleFor(path: string): string | undefined {
-  const last = path
-    .split('/')
-    .filter((p) => p !== '' && !/^\d+$/.test(p))
-    .pop()
-  return last === undefined ? undefined : FIELD_RULES[last]
+/** The rules of POST /v1/types' fields (docs/api.md#declared-types), by the path's last two named segments or its last one. */
+const TYPES_RULES: Record<string, string> = {
+  event_types: `event_types: 0 to ${String(LIMITS.declaredTypesMax)} declarations {name, attributes}`,
+  object_types: `object_types: 0 to ${String(LIMITS.declaredTypesMax)} declarations {name, attributes}`,
+  'event_types/name': `event type name: 1 to ${String(LIMITS.eventNameMax)} characters`,
+  'object_types/name': `object type name: 1 to ${String(LIMITS.objectTypeMax)} characters`,
+  attributes: `attributes: 0 to ${String(LIMITS.attributesPerTypeMax)} declarations {name, type}`,
+  'attributes/name': `attribute name: 1 to ${String(LIMITS.attributeNameMax)} characters`,
+  'attributes/type': "attribute type: one of OCEL 2.0's 'string', 'time', 'integer', 'float', 'boolean'",
+  idempotency_key: FIELD_RULES.idempotency_key ?? '',
+}
+
+function ruleFor(path: string, rules: Record<string, string> = FIELD_RULES): string | undefined {
+  const named = path.split('/').filter((p) => p !== '' && !/^\d+$/.test(p))
+  const last = named.pop()
+  if (last === undefined) return undefined
+  const parent = named.pop()
+  return (parent === undefined ? undefined : rules[`${parent}/${last}`]) ?? rules[last]
 }
 
 /** Turns TypeBox errors into one message per field, dropping the duplicates TypeBox reports for `additionalProperties`. */
-function toFieldErrors(errors: Iterable<SchemaError>): FieldError[] {
+function toFieldErrors(errors: Iterable<SchemaError>, rules: Record<string, string> = FIELD_RULES): FieldError[] {
   const out: FieldError[] = []
   const seen = new Set<string>()
   for (const e of errors) {
@@ -70,14 +83,14 @@ function toFieldErrors(errors: Iterable<SchemaError>): FieldError[] {
         const p = `${path}/${name}`
         if (seen.has(p)) continue
         seen.add(p)
-        const rule = FIELD_RULES[name]
+        const rule = ruleFor(p, rules)
         out.push({ path: p, message: `is required${rule === undefined ? '' : ` (${rule})`}` })
       }
       continue
     }
     if (seen.has(path)) continue
     seen.add(path)
-    const rule = ruleFor(path)
+    const rule = ruleFor(path, rules)
     const message = e.message
     out.push({ path, message: rule === undefined ? message : `${message} (${rule})` })
   }
@@ -195,6 +208,59 @@ export function validateObjectUpsert(item: unknown, options: SizeCheck = {}): Va
     }
   }
   return { ok: true, value: item }
+}
+
+/** Errors for names given twice in `list` (`what`: the list's JSON pointer): each later one names the first. */
+function repeatedNames(list: readonly { name: string }[], what: string, advice: string): FieldError[] {
+  const first = new Map<string, number>()
+  const errors: FieldError[] = []
+  list.forEach((item, i) => {
+    const before = first.get(item.name)
+    if (before === undefined) first.set(item.name, i)
+    else errors.push({ path: `${what}/${String(i)}/name`, message: `"${item.name}" is declared twice (also ${what}/${String(before)}); ${advice}` })
+  })
+  return errors
+}
+
+/** Lone surrogates in the declared names (the schema checks their types and lengths). */
+function declarationNameErrors(list: readonly unknown[], what: string): FieldError[] {
+  return list.flatMap((t, i) => {
+    if (!isRecord(t)) return []
+    const at = `${what}/${String(i)}`
+    const attributes = Array.isArray(t.attributes) ? t.attributes : []
+    return [
+      ...nameErrors(t, ['name'], at),
+      ...attributes.flatMap((a: unknown, j) => (isRecord(a) ? nameErrors(a, ['name'], `${at}/attributes/${String(j)}`) : [])),
+    ]
+  })
+}
+
+/**
+ * Validates one POST /v1/types body (docs/api.md#declared-types): the schema (names within the
+ * event name and object type limits, attribute types of OCEL 2.0), at least one type, each type
+ * name once per list and each attribute name once per type, no lone surrogate in a name, and the
+ * item size of an event.
+ * @returns the typed input, or every field error found (paths are JSON pointers into the body). Never throws.
+ */
+export function validateTypes(item: unknown, options: SizeCheck = {}): Validated<TypesInput> {
+  if (!isRecord(item)) return { ok: false, errors: [{ path: '', message: 'must be a JSON object with event_types and/or object_types' }] }
+  const lists = (['event_types', 'object_types'] as const).map((field) => ({ field, list: Array.isArray(item[field]) ? (item[field] as unknown[]) : [] }))
+  const names = lists.flatMap(({ field, list }) => declarationNameErrors(list, `/${field}`))
+  if (!checkTypes.Check(item)) return { ok: false, errors: [...toFieldErrors(checkTypes.Errors(item), TYPES_RULES), ...names] }
+  const input: TypesInput = item
+  const errors = [...names]
+  for (const field of ['event_types', 'object_types'] as const) {
+    const list = input[field] ?? []
+    errors.push(...repeatedNames(list, `/${field}`, 'send each type once, with all its attributes'))
+    for (const [i, t] of list.entries())
+      errors.push(...repeatedNames(t.attributes, `/${field}/${String(i)}/attributes`, 'declare each attribute once per type'))
+  }
+  if ((input.event_types?.length ?? 0) + (input.object_types?.length ?? 0) === 0) {
+    errors.push({ path: '', message: 'declares no type: send at least one event type (event_types) or object type (object_types)' })
+  }
+  const over = options.bodyBytes !== undefined && options.bodyBytes <= LIMITS.itemBytesMax ? null : byteLengthOver(item, LIMITS.itemBytesMax)
+  if (over !== null) errors.push({ path: '', message: `is ${String(over)} bytes as JSON; one declaration may be at most ${String(LIMITS.itemBytesMax)} bytes` })
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: input }
 }
 
 /** Formats a batch item failure as the batch answer's `errors` string (docs/api.md#batches): `Event 3: /objects/0/type: must …`. */

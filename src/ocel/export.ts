@@ -5,7 +5,7 @@
  */
 import type { EventsAfter, ObjectHistory, ObjectKey, ReadModelQuery } from '../ports/read-model-query.js'
 import { READ_LIMIT_MAX } from '../schemas/process.js'
-import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow } from '../schemas/read-models.js'
+import type { DeclaredType, DeclaredTypes, EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow, ObjectRow } from '../schemas/read-models.js'
 import type { OcelAttributeType, OcelEventStrict, OcelJsonStrict, OcelObjectStrict, OcelTypeDeclarationStrict } from './ocel-json.js'
 
 /** The read-model fields of one dataset that an export needs (any order: the mapping sorts). */
@@ -18,6 +18,8 @@ export interface ExportRows {
   eventObjects: readonly Pick<EventObjectRow, 'event_id' | 'object_id' | 'qualifier'>[]
   /** O2O: from `object_id` to `target_object_id`. */
   objectRelationships: readonly Pick<ObjectRelationshipRow, 'object_id' | 'target_object_id' | 'qualifier'>[]
+  /** The declared types (read model declared_types), used or not; absent: none. */
+  declared?: DeclaredTypes
 }
 
 /** Counts of an exported document, for the one-line summary of `ocelog export`. */
@@ -78,9 +80,11 @@ function typeOf(kinds: ReadonlySet<ValueKind>): OcelAttributeType {
   return 'string'
 }
 
-/** Attribute declarations per event or object type, inferred from the values seen. */
+/** Attribute declarations per event or object type: declared (POST /v1/types) or inferred from the values seen. */
 class TypeDeclarations {
   private readonly types = new Map<string, Map<string, Set<ValueKind>>>()
+  /** Declared attribute types by type, then attribute: preferred to the inferred ones. */
+  private readonly declared = new Map<string, Map<string, OcelAttributeType>>()
 
   declare(type: string): Map<string, Set<ValueKind>> {
     let attributes = this.types.get(type)
@@ -98,13 +102,26 @@ class TypeDeclarations {
     else kinds.add(kind)
   }
 
-  /** Types by name, their attributes by name. */
+  /** Declares `declared` (a declared type, used or not) with its attributes' types, which the list prefers to what values suggest. */
+  declareWith(declared: DeclaredType): void {
+    const attributes = this.declare(declared.name)
+    const types = this.declared.get(declared.name) ?? new Map<string, OcelAttributeType>()
+    for (const a of declared.attributes) {
+      if (!attributes.has(a.name)) attributes.set(a.name, new Set())
+      types.set(a.name, a.type)
+    }
+    this.declared.set(declared.name, types)
+  }
+
+  /** Types by name, their attributes by name: each attribute's declared type, else the one its values suggest. */
   list(): OcelTypeDeclarationStrict[] {
     return [...this.types.entries()]
       .sort(([a], [b]) => compare(a, b))
       .map(([name, attributes]) => ({
         name,
-        attributes: [...attributes.entries()].sort(([a], [b]) => compare(a, b)).map(([attribute, kinds]) => ({ name: attribute, type: typeOf(kinds) })),
+        attributes: [...attributes.entries()]
+          .sort(([a], [b]) => compare(a, b))
+          .map(([attribute, kinds]) => ({ name: attribute, type: this.declared.get(name)?.get(attribute) ?? typeOf(kinds) })),
       }))
   }
 }
@@ -163,6 +180,15 @@ function ocelLinks<R extends { qualifier: string | null }>(
   return new Map([...bySource].map(([source, links]) => [source, sorted(links.values())]))
 }
 
+/**
+ * Per event type, the attributes it declared with a type other than `time` (a dataset's declared
+ * types): the end time is never written under such a name. An attribute declared `time` under the
+ * end time's name (an exported log imported again) is where the end time goes.
+ */
+function declaredOtherThanTime(declared: DeclaredTypes | undefined): Map<string, string[]> {
+  return new Map((declared?.event_types ?? []).map((t) => [t.name, t.attributes.filter((a) => a.type !== 'time').map((a) => a.name)]))
+}
+
 /** A name for the end_timestamp attribute that no property of the type uses. */
 function endTimestampName(taken: ReadonlySet<string>): string {
   if (!taken.has(END_TIMESTAMP_ATTRIBUTE)) return END_TIMESTAMP_ATTRIBUTE
@@ -174,10 +200,11 @@ function endTimestampName(taken: ReadonlySet<string>): string {
 /**
  * Maps one dataset's read-model rows to an OCEL 2.0 JSON document (pure; README § Read models).
  *
- * - `eventTypes` / `objectTypes`: every type of the read models (and of the rows), by name. Attribute
- *   types are inferred from all values seen: all integral numbers → `integer`, numbers → `float`,
- *   booleans → `boolean`, anything else or a mix (null included) → `string`. A type without
- *   attributes has `attributes: []`.
+ * - `eventTypes` / `objectTypes`: every type of the read models (and of the rows) and every declared
+ *   type (docs/ocel.md#declared-types), used or not, by name. An attribute's type is its declared
+ *   one; an attribute without a declaration gets one inferred from all values seen: all integral
+ *   numbers → `integer`, numbers → `float`, booleans → `boolean`, anything else or a mix (null
+ *   included) → `string`. A type without attributes has `attributes: []`.
  * - `events`: by (timestamp, position). `id` = event_id, `time` = timestamp (UTC ISO 8601 with ms),
  *   attributes = the event's properties as strings (see `ocelValue`). An event with an
  *   `end_timestamp` gets the attribute `end_timestamp` (type `time`), named `ocelog:end_timestamp`
@@ -202,6 +229,8 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
   const objectTypes = new TypeDeclarations()
   for (const t of rows.eventTypes) eventTypes.declare(t.name)
   for (const t of rows.objectTypes) objectTypes.declare(t.name)
+  for (const t of rows.declared?.event_types ?? []) eventTypes.declareWith(t)
+  for (const t of rows.declared?.object_types ?? []) objectTypes.declareWith(t)
 
   const ids = exportedIds(rows.objects.map((o) => ({ objectId: o.object_id, type: o.type, externalId: o.external_id })))
 
@@ -211,6 +240,7 @@ export function toOcelJson(rows: ExportRows): OcelJsonStrict {
     for (const name of Object.keys(e.properties)) names.add(name)
     propertyNames.set(e.event_type, names)
   }
+  for (const [type, names] of declaredOtherThanTime(rows.declared)) propertyNames.set(type, new Set([...(propertyNames.get(type) ?? []), ...names]))
   const endName = new Map([...propertyNames].map(([type, names]) => [type, endTimestampName(names)]))
 
   const relationships = ocelLinks(
@@ -352,8 +382,9 @@ export async function exportIdExceptions(query: ReadModelQuery, datasetId: strin
  * to `sink` as it is mapped, so memory does not grow with the dataset: events with their E2O links
  * in (timestamp, position) order, then objects with their attribute histories and O2O by (type, id)
  * (UTF-8 byte order; the few objects written `type/id` are read first and merged in at their place).
- * The type declarations, which depend on every value, are returned at the end; the names of the
- * event attributes that carry `end_timestamp` come first from the event types' attribute names.
+ * The type declarations, which depend on every value, are returned at the end, with every declared
+ * type (used or not) and the declared attribute types preferred; the names of the event attributes
+ * that carry `end_timestamp` come first from the event types' attribute names and declarations.
  * Reads what the read models hold now; objects are read after events and are never removed, so
  * every object an exported event names is in the document. An unknown dataset gives no item.
  * @returns the declarations (eventTypes, objectTypes) and the counts of what went to `sink`.
@@ -364,7 +395,11 @@ export async function streamOcel(query: ReadModelQuery, datasetId: string, sink:
   const objectTypes = new TypeDeclarations()
   const summary: ExportSummary = { events: 0, objects: 0, eventTypes: 0, objectTypes: 0, relationships: 0, objectRelationships: 0 }
   const declaredEvents = await query.eventTypes(datasetId)
-  const endName = new Map(declaredEvents.map((t) => [t.name, endTimestampName(new Set(t.attributes.map((a) => a.name)))]))
+  const declared = await query.declaredTypes(datasetId)
+  // The names each event type's values use, and its attributes declared other than `time`: the end time takes none of them.
+  const taken = new Map(declaredEvents.map((t) => [t.name, new Set(t.attributes.map((a) => a.name))]))
+  for (const [type, names] of declaredOtherThanTime(declared)) taken.set(type, new Set([...(taken.get(type) ?? []), ...names]))
+  const endName = new Map([...taken].map(([type, names]) => [type, endTimestampName(names)]))
   const exceptions = await exportIdExceptions(query, datasetId)
   const idOf = (objectId: string, id: string) => exceptions.get(objectId) ?? id
 
@@ -430,6 +465,8 @@ export async function streamOcel(query: ReadModelQuery, datasetId: string, sink:
 
   for (const t of declaredEvents) eventTypes.declare(t.name)
   for (const t of await query.objectTypes(datasetId)) objectTypes.declare(t.name)
+  for (const t of declared.event_types) eventTypes.declareWith(t)
+  for (const t of declared.object_types) objectTypes.declareWith(t)
   const declarations = { eventTypes: eventTypes.list(), objectTypes: objectTypes.list() }
   summary.eventTypes = declarations.eventTypes.length
   summary.objectTypes = declarations.objectTypes.length

@@ -13,6 +13,7 @@ import type { VariantsAfter, VariantsPage } from '../core/analysis-rows.js'
 import type { ActivityObjectType, O2oTypeRelation, PerformanceActivity } from '../schemas/analysis.js'
 import type { Properties } from '../schemas/api.js'
 import type { EventView, ObjectResponse, ProcessMapResponse, SummaryResponse, TypeInfo } from '../schemas/process.js'
+import type { DeclaredTypes } from '../schemas/read-models.js'
 
 /** A window on event `timestamp`: `from` inclusive, `to` exclusive; either may be absent. */
 export interface TimeWindow {
@@ -138,6 +139,13 @@ export interface ReadModelQuery {
 
   /** Object types, sorted by name, with attribute names and the JSON types of their values. */
   objectTypes(datasetId: string): Promise<TypeInfo[]>
+
+  /**
+   * The event and object types the dataset declared (POST /v1/types; docs/read-models.md#declared_types),
+   * used or not, each list by name with its attributes by name and their OCEL 2.0 types (latest
+   * declaration). Empty lists for a dataset that declared none.
+   */
+  declaredTypes(datasetId: string): Promise<DeclaredTypes>
 
   /**
    * One object by (type, id), or null when the dataset has no such object.

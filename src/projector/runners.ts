@@ -3,8 +3,8 @@
  * into runners that apply independently, each with its projections' own checkpoints and stops. A
  * runner on a shard is the unit a projector process leases on PostgreSQL: lease `entities`, or
  * `process-0-of-2` for shard 0 of 2.
- * - `entities`: event and object types, objects and their attribute history, events, E2O, O2O and
- *   the audit chain;
+ * - `entities`: event and object types, objects and their attribute history, events, E2O, O2O, the
+ *   audit chain and the declared types;
  * - `process`: the directly-follows read model, which the process map and the analysis reads use.
  */
 import { PROJECTION_NAMES, type ProjectionName } from '../core/read-model-changes.js'
@@ -20,6 +20,7 @@ const RUNNER_OF: { readonly [K in ProjectionName]: RunnerName } = {
   events: 'entities',
   object_relationships: 'entities',
   audit_chain: 'entities',
+  declared_types: 'entities',
   directly_follows: 'process',
 }
 

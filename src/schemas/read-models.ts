@@ -4,7 +4,7 @@
  * Times are UTC ISO 8601 strings with milliseconds; `position` is the last applied log position.
  */
 import { Type, type Static } from 'typebox'
-import { Properties } from './api.js'
+import { AttributeType, Properties } from './api.js'
 
 /** Key (dataset_id, name). `count`: events recorded of this type. Times: `received_at` of the first/last record. */
 export const EventTypeRow = Type.Object({
@@ -93,3 +93,14 @@ export const ObjectRelationshipRow = Type.Object({
   position: Type.Integer(),
 })
 export type ObjectRelationshipRow = Static<typeof ObjectRelationshipRow>
+
+/** One declared type as the `declared_types` read model gives it: its name and attributes by name (docs/read-models.md#declared_types). */
+export const DeclaredType = Type.Object({
+  name: Type.String(),
+  attributes: Type.Array(Type.Object({ name: Type.String(), type: AttributeType })),
+})
+export type DeclaredType = Static<typeof DeclaredType>
+
+/** A dataset's declared event and object types, each list by name (ReadModelQuery.declaredTypes). */
+export const DeclaredTypes = Type.Object({ event_types: Type.Array(DeclaredType), object_types: Type.Array(DeclaredType) })
+export type DeclaredTypes = Static<typeof DeclaredTypes>

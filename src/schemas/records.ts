@@ -3,7 +3,7 @@
  * shape never changes once written; a new shape is a new version, and readers keep reading old ones.
  */
 import { Type, type Static } from 'typebox'
-import { Properties } from './api.js'
+import { AttributeType, Properties } from './api.js'
 
 /** An object as it took part in one event: its identity, its E2O qualifier and inline attributes. */
 export const RecordedEventObject = Type.Object({
@@ -69,6 +69,26 @@ export const ObjectUpsertedV2 = Type.Object({
 })
 export type ObjectUpsertedV2 = Static<typeof ObjectUpsertedV2>
 
+/** A type as a `TypesDeclared` record holds it: its name and attribute declarations (OCEL 2.0 `{name, type}`). */
+export const RecordedTypeDeclaration = Type.Object({
+  name: Type.String(),
+  attributes: Type.Array(Type.Object({ name: Type.String(), type: AttributeType })),
+})
+export type RecordedTypeDeclaration = Static<typeof RecordedTypeDeclaration>
+
+/**
+ * `TypesDeclared` v1: one accepted POST /v1/types (docs/api.md#declared-types): event and object
+ * types with their attribute declarations, whether or not any event or object uses them.
+ */
+export const TypesDeclaredV1 = Type.Object({
+  event_types: Type.Array(RecordedTypeDeclaration),
+  object_types: Type.Array(RecordedTypeDeclaration),
+  received_at: Type.String({ description: 'UTC ISO 8601 with milliseconds, server clock' }),
+  key_id: Type.String(),
+  request_id: Type.String(),
+})
+export type TypesDeclaredV1 = Static<typeof TypesDeclaredV1>
+
 /**
  * A record's idempotency key and the fingerprint of the item it was recorded from, kept in the
  * record's envelope beside its data (so record data versions do not change): the SQLite columns
@@ -84,7 +104,11 @@ export type RecordIdempotency = Static<typeof RecordIdempotency>
  * A record before it has a position: what the ingest core hands to the log's `append`, and what
  * the decoder gives back (the current version of each type; older versions are upcast on read).
  */
-export type NewRecord = ({ type: 'EventRecorded'; version: 1; data: EventRecordedV1 } | { type: 'ObjectUpserted'; version: 2; data: ObjectUpsertedV2 }) & {
+export type NewRecord = (
+  | { type: 'EventRecorded'; version: 1; data: EventRecordedV1 }
+  | { type: 'ObjectUpserted'; version: 2; data: ObjectUpsertedV2 }
+  | { type: 'TypesDeclared'; version: 1; data: TypesDeclaredV1 }
+) & {
   /** Present when the item carried an idempotency key. */
   idempotency?: RecordIdempotency
 }
@@ -102,7 +126,7 @@ export type StoredRecord = NewRecord & {
   upcastFrom?: number
 }
 
-export const RECORD_TYPES = ['EventRecorded', 'ObjectUpserted'] as const
+export const RECORD_TYPES = ['EventRecorded', 'ObjectUpserted', 'TypesDeclared'] as const
 export type RecordType = (typeof RECORD_TYPES)[number]
 
 /** Dataset D has the stream `dataset-D`. */

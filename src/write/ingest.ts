@@ -7,12 +7,12 @@
  * (a duplicate, counted as processed) or fails as a conflict; the log decides, in its append.
  */
 import type { EventLog } from '../ports/event-log.js'
-import type { ObjectResult } from '../schemas/api.js'
+import type { ObjectResult, TypesResponse } from '../schemas/api.js'
 import type { EventRecordedV1, NewRecord } from '../schemas/records.js'
 import { fingerprintOf } from '../core/idempotency.js'
 import { newEventId } from '../core/ids.js'
-import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../core/records.js'
-import { type FieldError, type SizeCheck, validateEvent, validateObjectUpsert } from '../core/validation.js'
+import { buildEventRecorded, buildObjectUpserted, buildTypesDeclared, type RecordContext } from '../core/records.js'
+import { type FieldError, type SizeCheck, validateEvent, validateObjectUpsert, validateTypes } from '../core/validation.js'
 
 export interface ItemFailure {
   /** 0-based index in the request array. */
@@ -170,5 +170,34 @@ export class Ingest {
       } else failures.push(conflictFailure(plan.itemIndexes[i] ?? -1, o.key))
     })
     return { results, duplicates, failures: failures.sort(byIndex) }
+  }
+
+  /**
+   * Appends one `TypesDeclared` record for a POST /v1/types body (docs/api.md#declared-types).
+   * @returns how many event and object types it declared (as first recorded when its idempotency key
+   *   was: `duplicate`), or the body's failure (index 0; `conflict` when its key was recorded with
+   *   other content). Rejects (LogUnavailableError) when the log cannot take the write.
+   */
+  async declareTypes(
+    body: unknown,
+    ctx: RecordContext,
+    size: SizeCheck = {},
+  ): Promise<{ ok: true; result: TypesResponse } | { ok: false; failure: ItemFailure }> {
+    const v = validateTypes(body, size)
+    if (!v.ok) return { ok: false, failure: { index: 0, errors: v.errors } }
+    const record = withKey(buildTypesDeclared(v.value, ctx), v.value)
+    const { outcomes } = await this.log.append(ctx.datasetId, [record], [])
+    const o = outcomes[0]
+    if (o?.kind === 'appended') {
+      return {
+        ok: true,
+        result: { success: true, event_types: record.data.event_types.length, object_types: record.data.object_types.length, duplicate: false },
+      }
+    }
+    if (o?.kind === 'duplicate' && o.original.type === 'TypesDeclared') {
+      const d = o.original.data
+      return { ok: true, result: { success: true, event_types: d.event_types.length, object_types: d.object_types.length, duplicate: true } }
+    }
+    return { ok: false, failure: conflictFailure(0, o?.kind === 'conflict' ? o.key : (record.idempotency?.key ?? '')) }
   }
 }

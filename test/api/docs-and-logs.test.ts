@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => t.close())
 
 describe('GET /openapi.json', () => {
-  it('documents the five ingest endpoints and the ten read endpoints from the TypeBox schemas, without a key', async () => {
+  it('documents the five ingest endpoints, POST /v1/types and the ten read endpoints from the TypeBox schemas, without a key', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' })
     expect(res.statusCode).toBe(200)
     const doc = res.json()
@@ -34,7 +34,13 @@ describe('GET /openapi.json', () => {
       '/v1/process/summary',
       '/v1/process/type-relations',
       '/v1/process/variants',
+      '/v1/types',
     ])
+    const typesBody = doc.paths['/v1/types'].post.requestBody.content['application/json'].schema
+    expect(typesBody.properties.event_types.maxItems).toBe(1000)
+    const attributeType = JSON.stringify(typesBody.properties.object_types.items.properties.attributes.items.properties.type)
+    expect(['string', 'time', 'integer', 'float', 'boolean'].filter((t) => attributeType.includes(`"${t}"`))).toHaveLength(5)
+    expect(attributeType).not.toContain('"date"')
     const eventBody = doc.paths['/v1/event'].post.requestBody.content['application/json'].schema
     expect(eventBody.properties.objects.maxItems).toBe(50)
     expect(eventBody.properties.event.maxLength).toBe(200)

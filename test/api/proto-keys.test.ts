@@ -46,7 +46,7 @@ describe('properties named __proto__ and constructor', () => {
     const res = await post('/v1/object/upsert', `{"type":"t","id":"p3","properties":${PROTO_PROPERTIES}}`)
     expect(res.statusCode).toBe(200)
     const records = await t.log.readStream(datasetId, null, 1000)
-    const upsert = records.find((r) => r.type === 'ObjectUpserted' && r.data.id === 'p3')
+    const upsert = records.flatMap((r) => (r.type === 'ObjectUpserted' && r.data.id === 'p3' ? [r] : []))[0]
     expect(JSON.stringify(upsert?.data.properties)).toBe(PROTO_PROPERTIES)
     expect(ownKeys(upsert?.data.properties)).toEqual(['__proto__', 'constructor', 'plain'])
   })

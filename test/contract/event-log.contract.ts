@@ -24,9 +24,14 @@ export interface EventLogContractOptions {
 }
 
 function withoutPosition(r: StoredRecord): NewRecord & { stream: string; datasetId: string } {
-  return r.type === 'EventRecorded'
-    ? { type: r.type, version: r.version, data: r.data, stream: r.stream, datasetId: r.datasetId }
-    : { type: r.type, version: r.version, data: r.data, stream: r.stream, datasetId: r.datasetId }
+  switch (r.type) {
+    case 'EventRecorded':
+      return { type: r.type, version: r.version, data: r.data, stream: r.stream, datasetId: r.datasetId }
+    case 'ObjectUpserted':
+      return { type: r.type, version: r.version, data: r.data, stream: r.stream, datasetId: r.datasetId }
+    case 'TypesDeclared':
+      return { type: r.type, version: r.version, data: r.data, stream: r.stream, datasetId: r.datasetId }
+  }
 }
 
 async function collectTail(log: EventLog, after: number | null, until: (seen: StoredRecord[]) => boolean, timeoutMs = 10_000): Promise<StoredRecord[]> {

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto'
 import { wholeBatch } from '../../projections/registry.js'
 import type { ChangeBatch } from '../../src/core/read-model-changes.js'
 import { newEventId } from '../../src/core/ids.js'
-import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
-import type { ObjectUpsertInput, Properties } from '../../src/schemas/api.js'
+import { buildEventRecorded, buildObjectUpserted, buildTypesDeclared, type RecordContext } from '../../src/core/records.js'
+import type { ObjectUpsertInput, Properties, TypesInput } from '../../src/schemas/api.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../src/schemas/records.js'
 
 /** A dataset id no other test uses (engines shared between runs keep old streams). */
@@ -54,6 +54,24 @@ export function upsertRecord(
   extension: Pick<ObjectUpsertInput, 'timestamp' | 'relationships'> = {},
 ): NewRecord {
   return buildObjectUpserted({ type, id, properties, ...extension }, context(datasetId, receivedAt))
+}
+
+/** A `TypesDeclared` record of `body` (a POST /v1/types body as accepted). */
+export function typesRecord(datasetId: string, body: TypesInput, receivedAt?: string): NewRecord {
+  return buildTypesDeclared(body, context(datasetId, receivedAt))
+}
+
+/**
+ * Three `TypesDeclared` records of `datasetId`: `pay order` with `amount` (float), and `warehouse`;
+ * `pay order` again, `amount` now integer and a new `$x.y`; `warehouse` again with `capacity`.
+ */
+export function declarationRecords(datasetId: string): NewRecord[] {
+  const amount = (type: 'float' | 'integer') => ({ name: 'amount', type })
+  return [
+    typesRecord(datasetId, { event_types: [{ name: 'pay order', attributes: [amount('float')] }], object_types: [{ name: 'warehouse', attributes: [] }] }),
+    typesRecord(datasetId, { event_types: [{ name: 'pay order', attributes: [amount('integer'), { name: '$x.y', type: 'string' }] }] }),
+    typesRecord(datasetId, { object_types: [{ name: 'warehouse', attributes: [{ name: 'capacity', type: 'integer' }] }] }),
+  ]
 }
 
 /** Gives records consecutive positions from `first`, as a log would, for read-model tests. */

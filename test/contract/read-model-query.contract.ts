@@ -13,7 +13,7 @@ import type { EventsAfter, ObjectKey, ReadModelQuery } from '../../src/ports/rea
 import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 import type { EventView, ObjectTypeMap, Stats } from '../../src/schemas/process.js'
 import type { NewRecord } from '../../src/schemas/records.js'
-import { batchOf, eventRecord, freshDatasetId, type ObjectRef, upsertRecord } from './fixtures.js'
+import { batchOf, eventRecord, freshDatasetId, type ObjectRef, typesRecord, upsertRecord } from './fixtures.js'
 
 export interface ReadModelQueryHarness {
   log: EventLog
@@ -216,6 +216,46 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
             ],
           },
         ])
+      })
+    })
+
+    describe('declaredTypes', () => {
+      it('gives the declared types, used or not, each list by name with its attributes by name (latest type), and none of another dataset', async () => {
+        const other = freshDatasetId()
+        await load(ds, [
+          typesRecord(ds, {
+            event_types: [{ name: 'pay order', attributes: [{ name: 'amount', type: 'float' }] }],
+            object_types: [{ name: 'Z', attributes: [] }],
+          }),
+          ev(ds, { type: 'A', objects: [order('o1')], ts: at(0) }),
+          typesRecord(ds, {
+            event_types: [
+              { name: 'A', attributes: [] },
+              {
+                name: 'pay order',
+                attributes: [
+                  { name: 'method', type: 'string' },
+                  { name: 'amount', type: 'integer' },
+                ],
+              },
+            ],
+          }),
+        ])
+        await load(other, [typesRecord(other, { object_types: [{ name: 'elsewhere', attributes: [] }] })])
+        expect(await q.declaredTypes(ds)).toEqual({
+          event_types: [
+            { name: 'A', attributes: [] },
+            {
+              name: 'pay order',
+              attributes: [
+                { name: 'amount', type: 'integer' },
+                { name: 'method', type: 'string' },
+              ],
+            },
+          ],
+          object_types: [{ name: 'Z', attributes: [] }],
+        })
+        expect(await q.declaredTypes(freshDatasetId())).toEqual({ event_types: [], object_types: [] })
       })
     })
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { objectIdOf } from '../../src/core/ids.js'
 import { CheckpointConflictError, type ReadModelStore } from '../../src/ports/read-model-store.js'
-import { batchOf, changesOf, eventRecord, freshDatasetId, stored, upsertRecord } from './fixtures.js'
+import { batchOf, changesOf, declarationRecords, eventRecord, freshDatasetId, stored, typesRecord, upsertRecord } from './fixtures.js'
 import type { RowReader } from '../helpers/read-model-rows.js'
 
 export interface ReadModelStoreHarness {
@@ -150,6 +150,30 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       ])
     })
 
+    it('keeps declared types merged in log order: applied twice or replayed over a straddle, as one apply of them all', async () => {
+      const records = stored(ds, declarationRecords(ds), 30)
+      const first = changesOf(records.slice(0, 2))
+      const all = changesOf(records)
+      await store.apply(batchOf('a', null, first.to, first.changes))
+      await store.apply(batchOf('b', null, all.to, all.changes))
+      await store.apply(batchOf('b', all.to, all.to, all.changes))
+      const straddled = await h.rows(ds)
+      expect([straddled.declaredTypes, straddled.declaredAttributes]).toEqual([
+        [
+          ['event', 'pay order', 31],
+          ['object', 'warehouse', 32],
+        ],
+        [
+          ['event', 'pay order', '$x.y', 'string', 31],
+          ['event', 'pay order', 'amount', 'integer', 31],
+          ['object', 'warehouse', 'capacity', 'integer', 32],
+        ],
+      ])
+      await store.reset()
+      await store.apply(batchOf('once', null, all.to, all.changes))
+      expect(await h.rows(ds)).toEqual(straddled)
+    })
+
     it('applies one ChangeSet from two concurrent projectors once (upserts on unique keys)', async () => {
       const { b1 } = batches()
       const { changes, to } = changesOf(b1)
@@ -284,7 +308,8 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
     it('keeps datasets apart', async () => {
       const other = freshDatasetId()
-      await store.apply(batchOf('p', null, 1, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {})], 1)).changes))
+      const declared = typesRecord(other, { event_types: [{ name: 'e', attributes: [{ name: 'a', type: 'time' }] }] })
+      await store.apply(batchOf('p', null, 2, changesOf(stored(other, [upsertRecord(other, 'order', 'x', {}), declared], 1)).changes))
       expect(await h.rows(ds)).toEqual({
         eventTypes: [],
         objectTypes: [],
@@ -293,13 +318,15 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         events: [],
         eventObjects: [],
         objectRelationships: [],
+        declaredTypes: [],
+        declaredAttributes: [],
       })
-      expect(await h.rows(other).then((r) => r.objects)).toHaveLength(1)
+      expect(await h.rows(other).then((r) => [r.objects.length, r.declaredAttributes])).toEqual([1, [['event', 'e', 'a', 'time', 2]]])
     })
 
     it('drops every row and checkpoint on reset', async () => {
       const { b1 } = batches()
-      const { changes, to } = changesOf(b1)
+      const { changes, to } = changesOf([...b1, ...stored(ds, [typesRecord(ds, { object_types: [{ name: 'o', attributes: [] }] })], 12)])
       await store.apply(batchOf('p', null, to, changes))
       await store.reset()
       expect(await store.checkpoint('p.events')).toBeNull()
@@ -311,6 +338,8 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         events: [],
         eventObjects: [],
         objectRelationships: [],
+        declaredTypes: [],
+        declaredAttributes: [],
       })
     })
 
@@ -355,6 +384,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(mine.map((p) => [p.projection, p.position, p.version, p.stopped])).toEqual([
         [`${name}-stopped`, null, null, stop],
         [`${name}.audit_chain`, to, 1, null],
+        [`${name}.declared_types`, to, 1, null],
         [`${name}.directly_follows`, to, 2, null],
         [`${name}.event_types`, to, 1, null],
         [`${name}.events`, to, 1, null],
@@ -366,6 +396,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.clearStop(stop.projection)
       expect((await store.projections()).filter((p) => p.projection.startsWith(name)).map((p) => p.projection)).toEqual([
         `${name}.audit_chain`,
+        `${name}.declared_types`,
         `${name}.directly_follows`,
         `${name}.event_types`,
         `${name}.events`,

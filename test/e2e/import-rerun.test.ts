@@ -68,7 +68,9 @@ describe('ocelog import run again', () => {
     expect(first.already_recorded).toEqual({ events: 0, object_upserts: 0 })
     expect(second.already_recorded).toEqual({ events: first.sent.events, object_upserts: first.sent.object_upserts })
     expect([second.sent, second.failed.events + second.failed.object_upserts]).toEqual([first.sent, 0])
-    expect([recorded, recordsOf(key.dataset_id)]).toEqual([first.sent.events + first.sent.object_upserts, recorded])
+    // One record more than the items: the log's declarations (one POST /v1/types), also recorded once.
+    expect([first.declared.already_recorded, second.declared]).toEqual([0, { ...first.declared, already_recorded: 1 }])
+    expect([recorded, recordsOf(key.dataset_id)]).toEqual([first.sent.events + first.sent.object_upserts + first.declared.requests, recorded])
     expect(exportedView(await service.exportOcel(key.dataset_id))).toEqual(exportedOnce)
   }, 60_000)
 
@@ -117,11 +119,12 @@ describeWithSharedOcel('ocelog import killed midway', () => {
     expect(await exited).toBe('SIGKILL')
     const before = await settledRecordsOf(key.dataset_id)
     const summary = await service.importOcel(path, key.key)
-    const total = summary.sent.events + summary.sent.object_upserts
+    // The declarations (one request, recorded before any item) count as a record of the log.
+    const total = summary.sent.events + summary.sent.object_upserts + summary.declared.requests
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
     expect(summary.sent.events).toBe(8727)
     expect(before).toBeLessThan(total)
-    expect(summary.already_recorded.events + summary.already_recorded.object_upserts).toBe(before)
+    expect([summary.declared.already_recorded, summary.already_recorded.events + summary.already_recorded.object_upserts]).toEqual([1, before - 1])
     expect(recordsOf(key.dataset_id)).toBe(total)
     const doc = await service.exportOcel(key.dataset_id)
     expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])

@@ -74,6 +74,7 @@ describe('ocelog import then ocelog export of the generated log', () => {
         o2o: 3,
         object_attribute_values: 63,
       })
+      expect(summary.declared).toEqual({ event_types: 5, object_types: 4, requests: 1, already_recorded: 0, left_out: [], failed: null })
       expect(summary.sent).toEqual({ events: 7, object_upserts: 61, objects: 57, o2o: 3 })
       expect(summary.undefined_objects).toEqual({ type: 'ocelog:undefined', objects: 3, events: 2 })
       expect(summary.failed).toEqual({ events: 0, object_upserts: 0, reasons: [] })
@@ -85,6 +86,11 @@ describe('ocelog import then ocelog export of the generated log', () => {
       const doc = await service.exportOcel(datasetId)
       expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
       expect([doc.events.length, doc.objects.length]).toEqual([7, 60])
+      // The types the log declares and no event or object uses, with their declared attributes (docs/ocel.md#declared-types).
+      expect([doc.eventTypes.find((t) => t.name === 'cancel order'), doc.objectTypes.find((t) => t.name === 'warehouse')]).toEqual([
+        { name: 'cancel order', attributes: [{ name: 'reason', type: 'string' }] },
+        { name: 'warehouse', attributes: [{ name: 'capacity', type: 'integer' }] },
+      ])
       expect(doc.events.find((e) => e.relationships.some((r) => r.objectId === '😀-2'))?.time).toBe('2024-03-01T15:00:00.123Z')
       expect(doc.objects.find((o) => o.id === '客户-1')?.attributes.map((a) => [a.name, a.value])).toEqual([
         ['name', 'Zoë Müller & Söhne <GmbH> "Ost"'],

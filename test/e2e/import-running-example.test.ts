@@ -2,7 +2,8 @@
  * e2e: the order-management running example (ocpa, 18,211 events, 10,031 objects, 35,857 E2O,
  * 25,336 O2O) through `ocelog import` into an empty dataset of the built service, then
  * `ocelog export`: the same events, objects, E2O pairs, event times and attributes and final object
- * attribute values with their times, and all 25,336 O2O relationships come back. Both
+ * attribute values with their times, all 25,336 O2O relationships, and the declared types that no
+ * event uses (`pay order`, `package delivered`, `reorder item`) come back. Both
  * forms we have of it (derived JSON, SQLite). Prints the measured import time and events/s.
  * Skipped when the shared folder with the real logs is absent; the generated log covers the same
  * path on every clone (import-round-trip.test.ts).
@@ -42,11 +43,14 @@ describeWithSharedOcel('ocelog import of the order-management running example', 
       expect(summary.sent).toEqual({ events: 18_211, object_upserts: 10_169, objects: 10_031, o2o: 25_336 })
       expect(summary.failed).toEqual({ events: 0, object_upserts: 0, reasons: [] })
       expect(summary.skipped).toEqual({})
+      expect([summary.declared.event_types, summary.declared.requests, summary.declared.failed]).toEqual([11, 1, null])
 
       const doc = await service.exportOcel(key.dataset_id)
       expect(doc.events).toHaveLength(18_211)
       expect(doc.objects).toHaveLength(10_031)
       expect(diffViews(expectedView(readOcelFile(path, parseTimeZone('UTC'))), exportedView(doc))).toEqual([])
+      const unused = ['pay order', 'package delivered', 'reorder item']
+      expect(doc.eventTypes.filter((t) => unused.includes(t.name)).map((t) => t.name)).toEqual(['package delivered', 'pay order', 'reorder item'])
     }, 300_000)
   }
 })

@@ -100,7 +100,7 @@ describe('GET /metrics on the running service', () => {
     const status = JSON.parse(r.stdout) as Status
     expect(status.head).toBe(await metric('ocelog_log_head_position'))
     expect(status.projections.map((p) => [p.projection, p.position, p.version, p.lag_records, p.lag_records_exact, p.lag_seconds, p.stopped])).toEqual(
-      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+      ['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
         name,
         status.head,
         1,

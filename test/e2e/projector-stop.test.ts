@@ -55,7 +55,7 @@ describe('ocelog project on a poison record', () => {
     const status = JSON.parse(r.stdout) as Status
     expect([status.head, status.projections.map((p) => [p.projection, p.position, p.lag_records, p.stopped?.position, p.stopped?.cause])]).toEqual([
       3,
-      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+      ['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
         name,
         1,
         2,

@@ -25,6 +25,10 @@ export interface ReadModelRows {
   eventObjects: EventObjectRow[]
   /** O2O, ordered by (object_id, target_object_id, qualifier), no qualifier first. */
   objectRelationships: ObjectRelationshipRow[]
+  /** Declared types `[kind, name, position]`, ordered by (kind, name). */
+  declaredTypes: [string, string, number][]
+  /** Their attributes `[kind, type name, name, type, position]`, ordered by (kind, type name, name). */
+  declaredAttributes: [string, string, string, string, number][]
 }
 
 /** Reads every row of a dataset. */
@@ -83,6 +87,14 @@ export function sqliteRows(db: SqliteDatabase): RowReader {
        ORDER BY o.object_id, t.object_id, qualifier`,
       datasetId,
     ).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
+    declaredTypes: all<{ kind: string; name: string; position: number }>(
+      'SELECT kind, name, position FROM rm_declared_types WHERE dataset_id = ? ORDER BY kind, name',
+      datasetId,
+    ).map((r) => [r.kind, r.name, r.position]),
+    declaredAttributes: all<{ kind: string; type_name: string; name: string; type: string; position: number }>(
+      'SELECT kind, type_name, name, type, position FROM rm_declared_attributes WHERE dataset_id = ? ORDER BY kind, type_name, name',
+      datasetId,
+    ).map((r) => [r.kind, r.type_name, r.name, r.type, r.position]),
   })
 }
 
@@ -106,6 +118,18 @@ export function mongoRows(db: Db): RowReader {
     events: (await rows<EventRow>(c.events, datasetId, { timestamp: 1, position: 1 })).map((r) => ({ ...r, properties: decodeKeys(r.properties) })),
     eventObjects: await rows<EventObjectRow>(c.eventObjects, datasetId, { event_time: 1, position: 1, object_id: 1, qualifier: 1 }),
     objectRelationships: await rows<ObjectRelationshipRow>(c.objectRelationships, datasetId, { object_id: 1, target_object_id: 1, qualifier: 1 }),
+    declaredTypes: (await rows<{ kind: string; name: string; position: number }>(c.declaredTypes, datasetId, { kind: 1, name: 1 })).map((r) => [
+      r.kind,
+      r.name,
+      r.position,
+    ]),
+    declaredAttributes: (
+      await rows<{ kind: string; type_name: string; name: string; type: string; position: number }>(c.declaredAttributes, datasetId, {
+        kind: 1,
+        type_name: 1,
+        name: 1,
+      })
+    ).map((r) => [r.kind, r.type_name, r.name, r.type, r.position]),
   })
 }
 
@@ -154,5 +178,17 @@ export function postgresRows(pool: pg.Pool): RowReader {
         datasetId,
       )
     ).map((r) => ({ ...n(r, 'position'), qualifier: q(r.qualifier) })),
+    declaredTypes: (
+      await rows<{ kind: string; name: string; position: string }>(
+        `SELECT kind, name, position FROM ocelog.rm_declared_types WHERE dataset_id = $1 ORDER BY kind ${C}, name ${C}`,
+        datasetId,
+      )
+    ).map((r) => [r.kind, r.name, Number(r.position)]),
+    declaredAttributes: (
+      await rows<{ kind: string; type_name: string; name: string; type: string; position: string }>(
+        `SELECT kind, type_name, name, type, position FROM ocelog.rm_declared_attributes WHERE dataset_id = $1 ORDER BY kind ${C}, type_name ${C}, name ${C}`,
+        datasetId,
+      )
+    ).map((r) => [r.kind, r.type_name, r.name, r.type, Number(r.position)]),
   })
 }

@@ -106,6 +106,24 @@ describe('OcelogClient against the Ocelog app', () => {
     expect((error as OcelogRequestError).errors.map((x) => x.path)).toEqual(['/event'])
   })
 
+  it('declares types once under the idempotency key it gives them, and throws a rejected error naming the field for a bad one', async () => {
+    const client = new OcelogClient({ baseUrl, apiKey: key })
+    const body = { event_types: [{ name: 'pay order', attributes: [{ name: 'amount', type: 'float' as const }] }] }
+    const first = await client.declareTypes({ ...body, idempotency_key: 'client-types-1' })
+    const again = await client.declareTypes({ ...body, idempotency_key: 'client-types-1' })
+    expect([first, again]).toEqual([
+      { success: true, event_types: 1, object_types: 0, duplicate: false },
+      { success: true, event_types: 1, object_types: 0, duplicate: true },
+    ])
+    const unkeyed = await client.declareTypes({ object_types: [{ name: 'warehouse', attributes: [] }] })
+    expect(unkeyed.duplicate).toBe(false)
+    const declared = (await t.log.readStream(datasetId, null, 100_000)).filter((r) => r.type === 'TypesDeclared')
+    expect(declared.map((r) => r.idempotency?.key)).toEqual(['client-types-1', expect.stringMatching(UUID_V7)])
+    const error = await client.declareTypes({ event_types: [{ name: '', attributes: [] }] }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ kind: 'rejected', status: 422 })
+    expect((error as OcelogRequestError).errors.map((x) => x.path)).toEqual(['/event_types/0/name'])
+  })
+
   it('answers health with the key dataset', async () => {
     const client = new OcelogClient({ baseUrl, apiKey: key })
     expect(await client.health()).toMatchObject({ status: 'ok', dataset_id: datasetId })

@@ -98,8 +98,8 @@ describe('checkpoint names', () => {
     const at = (projection: string, position: number | null) => ({ projection, position, version: 1, updated_at: null, stopped: null })
     const all = (name: string, position: number | null) => {
       const { base, shard } = parseCheckpointName(name)
-      return (['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain', 'directly_follows'] as const).map((p) =>
-        at(projectionCheckpoint(base, p, shard), position),
+      return (['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain', 'directly_follows', 'declared_types'] as const).map(
+        (p) => at(projectionCheckpoint(base, p, shard), position),
       )
     }
     expect(datasetCheckpoint([...all('read-models', 9), ...all('read-models-0-of-2', 4), ...all('read-models-1-of-2', 12)], ON_0)).toBe(9)

@@ -63,6 +63,7 @@ describe('projection runners', () => {
     // The process runner's checkpoint is at the head, not stopped; every entities projection stopped before the poison record.
     expect(states.map((p) => [p.projection, p.position, p.stopped?.position ?? null])).toEqual([
       ['audit_chain', 1, 2],
+      ['declared_types', 1, 2],
       ['directly_follows', 3, null],
       ['event_types', 1, 2],
       ['events', 1, 2],
@@ -79,7 +80,7 @@ describe('projection runners', () => {
     expect(await process.catchUp()).toBe(3)
     const before = await fx.store.projections()
     const entityStates = before.filter((p) => p.projection !== 'directly_follows')
-    expect(entityStates.map((p) => p.position)).toEqual([3, 3, 3, 3, 3, 3])
+    expect(entityStates.map((p) => p.position)).toEqual([3, 3, 3, 3, 3, 3, 3])
 
     expect(await new Projector(fx.log, fx.store, { runner: 'process', settleMs: 0 }).rebuild()).toBe(3)
     const after = await fx.store.projections()

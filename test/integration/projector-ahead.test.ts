@@ -49,7 +49,10 @@ describe('read models ahead of the log', () => {
     const { head, ahead } = await resetReadModelsAheadOfLog(older.log, full.store)
     expect(head).toBe(2)
     expect(ahead.map((p) => [p.projection, p.position])).toEqual(
-      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [name, 5]),
+      ['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+        name,
+        5,
+      ]),
     )
     expect(await full.store.checkpoint('events')).toBeNull()
     expect(activities(full)).toBe('')
@@ -71,7 +74,7 @@ describe('read models ahead of the log', () => {
     const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) })
     await warnAndResetIfAhead(older.log, full.store, logger)
     expect(warnings).toEqual([
-      "read models are ahead of the log (audit_chain at 5, directly_follows at 5, event_types at 5, events at 5, object_relationships at 5, object_types at 5, objects at 5; the log's head is 2): the log lost its last records, so the read models are rebuilt from it",
+      "read models are ahead of the log (audit_chain at 5, declared_types at 5, directly_follows at 5, event_types at 5, events at 5, object_relationships at 5, object_types at 5, objects at 5; the log's head is 2): the log lost its last records, so the read models are rebuilt from it",
     ])
     // Reset: the next start finds nothing ahead and says nothing.
     await warnAndResetIfAhead(older.log, full.store, logger)

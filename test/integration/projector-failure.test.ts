@@ -99,7 +99,7 @@ describe('Projector.run on a record it cannot apply', () => {
     await projector.run(new AbortController().signal)
     // Under each projection's checkpoint: `ocelog status` shows every one stopped at the record.
     expect((await store.projections()).map((p) => [p.projection, p.position, p.stopped?.projection, p.stopped?.position, p.stopped?.attempts])).toEqual(
-      ['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+      ['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
         name,
         null,
         name,

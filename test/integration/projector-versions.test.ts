@@ -82,7 +82,7 @@ describe('a projection whose version changed', () => {
     const head = (await fx.log.lastPosition()) ?? 0
     const rows = await sqliteRows(fx.rmDb)('ds1')
     expect(await checkpoints()).toEqual(
-      (['audit_chain', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'] as const).map((n) => [
+      (['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'] as const).map((n) => [
         n,
         head,
         PROJECTIONS[n].version,
@@ -103,9 +103,19 @@ describe('a projection whose version changed', () => {
     // Up to the old head only the objects projection folds records; past it, all of them.
     const upToOldHead = batches.slice(0, Math.ceil(head / 4))
     expect(upToOldHead.every((names) => names.length === 1 && names[0] === 'objects')).toBe(true)
-    expect(batches[batches.length - 1]).toEqual(['event_types', 'object_types', 'objects', 'events', 'object_relationships', 'audit_chain', 'directly_follows'])
+    expect(batches[batches.length - 1]).toEqual([
+      'event_types',
+      'object_types',
+      'objects',
+      'events',
+      'object_relationships',
+      'audit_chain',
+      'directly_follows',
+      'declared_types',
+    ])
     expect(await checkpoints()).toEqual([
       ['audit_chain', newHead, 1],
+      ['declared_types', newHead, 1],
       ['directly_follows', newHead, PROJECTIONS.directly_follows.version],
       ['event_types', newHead, 1],
       ['events', newHead, 1],

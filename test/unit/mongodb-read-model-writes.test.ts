@@ -24,7 +24,8 @@ import {
 import { decodeKey, decodeKeys, encodeKey } from '../../src/adapters/mongodb/field-names.js'
 import { countNewObjects, type NamedObject } from '../../src/core/read-model-changes.js'
 import { objectIdOf } from '../../src/core/ids.js'
-import { eventRecord, stored, upsertRecord } from '../contract/fixtures.js'
+import { declarationRecords, eventRecord, stored, upsertRecord } from '../contract/fixtures.js'
+import { declaredAttributeWrites, declaredTypeWrite } from '../../src/adapters/mongodb/mongodb-declared-types.js'
 
 type Value = unknown
 
@@ -391,5 +392,47 @@ describe('attribute keys with "$" and "."', () => {
     expect(db.eventObjects?.docs.map((d) => d.qualifier)).toEqual(['$buyer.main', 'a.b'])
     const o2o = objectRelationshipsWrites(foldRecords(records).object_relationships)
     expect(o2o.map((op) => ('updateOne' in op ? op.updateOne.filter.qualifier : null))).toEqual(['$part.of'])
+  })
+})
+
+describe('declared types through the pipeline interpreter', () => {
+  const records = stored(ds, declarationRecords(ds), 7)
+
+  /** Applies the declared types' writes of `batch` over `db` as writeDeclaredTypes does: the stored positions read first. */
+  function apply(db: { types: Collection; attributes: Collection }, batch: typeof records): void {
+    const slice = foldRecords(batch).declared_types
+    for (const t of slice.values()) {
+      const stored = new Map(db.attributes.docs.filter((d) => d.type_name === t.name).map((d) => [d.name as string, d.position as number]))
+      db.attributes.bulkWrite(declaredAttributeWrites(t, stored))
+    }
+    db.types.bulkWrite([...slice.values()].map(declaredTypeWrite))
+  }
+
+  it('keeps each attribute at its latest declaration, names as literals, whether applied once, twice or over a straddle', () => {
+    const once = { types: new Collection(), attributes: new Collection() }
+    apply(once, records)
+    const straddled = { types: new Collection(), attributes: new Collection() }
+    apply(straddled, records.slice(0, 1))
+    apply(straddled, records)
+    apply(straddled, records)
+    const key = (d: Record<string, unknown>) => JSON.stringify([d.kind, d.type_name ?? d.name, d.name])
+    const rows = (db: typeof once) => [db.types.docs, db.attributes.docs].map((docs) => [...docs].sort((a, b) => (key(a) < key(b) ? -1 : 1)))
+    expect(rows(straddled)).toEqual(rows(once))
+    expect(rows(once)).toEqual([
+      [
+        { dataset_id: ds, kind: 'event', name: 'pay order', position: 8 },
+        { dataset_id: ds, kind: 'object', name: 'warehouse', position: 9 },
+      ],
+      [
+        { dataset_id: ds, kind: 'event', type_name: 'pay order', name: '$x.y', type: 'string', position: 8 },
+        { dataset_id: ds, kind: 'event', type_name: 'pay order', name: 'amount', type: 'integer', position: 8 },
+        { dataset_id: ds, kind: 'object', type_name: 'warehouse', name: 'capacity', type: 'integer', position: 9 },
+      ],
+    ])
+  })
+
+  it('writes nothing for an attribute that a later record already set', () => {
+    const [t] = foldRecords(records.slice(0, 1)).declared_types.values()
+    expect(t === undefined ? null : declaredAttributeWrites(t, new Map([['amount', 8]]))).toEqual([])
   })
 })

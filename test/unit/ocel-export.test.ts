@@ -169,6 +169,46 @@ describe('toOcelJson', () => {
     ])
   })
 
+  it('writes every declared type, used or not, and prefers the declared attribute types to the values', () => {
+    const doc = toOcelJson(
+      rows({
+        events: [event('e1', 'ship', 1, { properties: { weight: 3 } })],
+        declared: {
+          event_types: [
+            { name: 'pay order', attributes: [{ name: 'amount', type: 'float' }] },
+            { name: 'ship', attributes: [{ name: 'weight', type: 'float' }] },
+          ],
+          object_types: [{ name: 'warehouse', attributes: [] }],
+        },
+      }),
+    )
+    expect([doc.eventTypes, doc.objectTypes]).toEqual([
+      [
+        { name: 'pay order', attributes: [{ name: 'amount', type: 'float' }] },
+        { name: 'ship', attributes: [{ name: 'weight', type: 'float' }] },
+      ],
+      [{ name: 'warehouse', attributes: [] }],
+    ])
+  })
+
+  it('writes the end time under a declared end_timestamp of type time (an exported log imported again), and beside one of another type', () => {
+    const end = '2024-05-01T11:00:00.000Z'
+    const declared = (type: 'time' | 'string') => ({ event_types: [{ name: 'ship', attributes: [{ name: 'end_timestamp', type }] }], object_types: [] })
+    const asTime = toOcelJson(rows({ events: [event('e1', 'ship', 1, { end_timestamp: end })], declared: declared('time') }))
+    const asString = toOcelJson(rows({ events: [event('e1', 'ship', 1, { end_timestamp: end })], declared: declared('string') }))
+    expect([asTime.events[0]?.attributes, asTime.eventTypes[0]?.attributes]).toEqual([
+      [{ name: 'end_timestamp', value: end }],
+      [{ name: 'end_timestamp', type: 'time' }],
+    ])
+    expect([asString.events[0]?.attributes, asString.eventTypes[0]?.attributes]).toEqual([
+      [{ name: 'ocelog:end_timestamp', value: end }],
+      [
+        { name: 'end_timestamp', type: 'string' },
+        { name: 'ocelog:end_timestamp', type: 'time' },
+      ],
+    ])
+  })
+
   it('writes the object attribute history in log position order, one entry per attribute per change', () => {
     const doc = toOcelJson(
       rows({

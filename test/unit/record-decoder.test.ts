@@ -41,6 +41,15 @@ describe('decodeRecord', () => {
     expect(r.data).toEqual(event.data)
   })
 
+  it('decodes a TypesDeclared v1 as written (JSON text), and refuses one whose attribute type is not an OCEL 2.0 attribute type', () => {
+    const text =
+      '{"event_types":[{"name":"pay order","attributes":[{"name":"amount","type":"float"}]}],"object_types":[{"name":"warehouse","attributes":[]}],' +
+      '"received_at":"2024-05-01T10:00:00.000Z","key_id":"key_1","request_id":"req_1"}'
+    const r = decodeRecord(encoded({ type: 'TypesDeclared', version: 1, data: text }))
+    expect([r.type, r.version, r.data]).toEqual(['TypesDeclared', 1, JSON.parse(text)])
+    expect(failure({ type: 'TypesDeclared', version: 1, data: text.replace('"float"', '"date"') })).toBeInstanceOf(UnreadableRecordError)
+  })
+
   it('decodes an ObjectUpserted v2 given as JSON text', () => {
     const r = decodeRecord(encoded({ data: JSON.stringify(upsert.data) }))
     expect([r.type, r.version, r.upcastFrom, r.data]).toEqual(['ObjectUpserted', 2, undefined, upsert.data])
@@ -67,7 +76,7 @@ describe('decodeRecord', () => {
     expect(error).toBeInstanceOf(UnreadableRecordError)
     expect(error).toMatchObject({ type: 'OrderShipped', version: 1, position: 42, stream: 'dataset-ds1' })
     expect(String(error)).toMatch(
-      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1, ObjectUpserted v2/,
+      /record OrderShipped v1 at position 42 in dataset-ds1 is unreadable: this build reads only EventRecorded v1, ObjectUpserted v1, ObjectUpserted v2, TypesDeclared v1/,
     )
   })
 

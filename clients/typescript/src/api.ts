@@ -13,4 +13,6 @@ export type {
   ObjectUpsertInput,
   ObjectUpsertResponse,
   Properties,
+  TypesInput,
+  TypesResponse,
 } from './contract/schemas.js'

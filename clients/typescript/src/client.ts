@@ -26,7 +26,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
-import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse } from './api.js'
+import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse, TypesInput, TypesResponse } from './api.js'
 import { OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
 import { SendQueue } from './queue.js'
@@ -231,6 +231,21 @@ export class OcelogClient {
     const body = await this.single('POST', '/v1/object/upsert', withIdempotencyKey(object))
     if (!isObjectResult(body)) throw new OcelogRequestError('POST /v1/object/upsert: the answer is not an object result', 'protocol', 200)
     return { success: true, object_id: body.object_id, object_type: body.object_type, external_id: body.external_id, created: body.created }
+  }
+
+  /**
+   * POST /v1/types (Ocelog extension, docs/api.md#declared-types): declares event and object types
+   * with their attributes, used or not, with the retries described above (its idempotency key as for
+   * sendEvent).
+   * @returns how many types of each kind the request declared, and whether it was a duplicate.
+   * @throws OcelogRequestError as sendEvent.
+   */
+  async declareTypes(types: TypesInput): Promise<TypesResponse> {
+    const body = await this.single('POST', '/v1/types', withIdempotencyKey(types))
+    if (!isRecord(body) || typeof body.event_types !== 'number' || typeof body.object_types !== 'number') {
+      throw new OcelogRequestError('POST /v1/types: the answer is not a types response', 'protocol', 200)
+    }
+    return { success: body.success === true, event_types: body.event_types, object_types: body.object_types, duplicate: body.duplicate === true }
   }
 
   /**

@@ -42,4 +42,6 @@ export type {
   ObjectUpsertInput,
   ObjectUpsertResponse,
   Properties,
+  TypesInput,
+  TypesResponse,
 } from './api.js'

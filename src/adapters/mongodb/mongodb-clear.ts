@@ -85,6 +85,7 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (io: ClearIo) => Pr
   object_relationships: (io) => deleteAll(io, READ_MODEL_COLLECTIONS.objectRelationships),
   audit_chain: (io) => deleteAll(io, READ_MODEL_COLLECTIONS.auditChain),
   directly_follows: (io) => deleteAll(io, READ_MODEL_COLLECTIONS.dfSteps, READ_MODEL_COLLECTIONS.dfMemberships, READ_MODEL_COLLECTIONS.dfAggregates),
+  declared_types: (io) => deleteAll(io, READ_MODEL_COLLECTIONS.declaredTypes, READ_MODEL_COLLECTIONS.declaredAttributes),
 }
 
 /** ReadModelStore.clearProjection in the steps of this file's header: mark, clear in batches, drop the checkpoints last. */

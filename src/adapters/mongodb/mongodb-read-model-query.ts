@@ -9,6 +9,8 @@
  * transaction or with snapshot read concern; these reads use neither.
  */
 import { type AuditChainDoc, readAuditChain, readAuditChainAt } from './mongodb-audit-chain.js'
+import { readDeclaredTypes } from './mongodb-declared-types.js'
+import type { DeclaredTypes } from '../../schemas/read-models.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 import type { Collection, Db, Document, IndexDescription } from 'mongodb'
 import type {
@@ -116,6 +118,10 @@ export class MongoReadModelQuery implements ReadModelQuery {
       )
       .toArray()
     return withAttributes(types, decodedNames(attributes))
+  }
+
+  async declaredTypes(datasetId: string): Promise<DeclaredTypes> {
+    return readDeclaredTypes(this.db, datasetId)
   }
 
   async objectTypes(datasetId: string): Promise<TypeInfo[]> {

@@ -6,6 +6,7 @@
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb'
 import { countNewObjects, type NamedObject, type ProjectionName, type SliceBatch, type TypeChanges } from '../../core/read-model-changes.js'
 import { type AuditChainDoc, writeAuditChain } from './mongodb-audit-chain.js'
+import { writeDeclaredTypes } from './mongodb-declared-types.js'
 import { mongoDfIo, writeDirectlyFollows } from './mongodb-df-writes.js'
 import { eventsWrites, objectRelationshipsWrites, objectsWrites, READ_MODEL_COLLECTIONS, storedKey, typeWrites } from './read-model-writes.js'
 
@@ -78,4 +79,5 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: MongoSliceCon
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.db.collection<AuditChainDoc>(READ_MODEL_COLLECTIONS.auditChain), slice, ctx.session),
   directly_follows: (ctx, { slice }) => writeDirectlyFollows(mongoDfIo(ctx.db, ctx.session), slice),
+  declared_types: (ctx, { slice }) => writeDeclaredTypes(ctx.db, ctx.session, slice),
 }

@@ -41,6 +41,8 @@ export const READ_MODEL_COLLECTIONS = {
   dfSteps: 'df_steps',
   dfMemberships: 'df_memberships',
   dfAggregates: 'df_aggregates',
+  declaredTypes: 'declared_types',
+  declaredAttributes: 'declared_attributes',
   checkpoints: 'checkpoints',
 } as const
 
@@ -89,6 +91,9 @@ export const READ_MODEL_INDEXES: Record<Exclude<CollectionName, 'checkpoints'>, 
   ],
   df_memberships: [{ key: { dataset_id: 1, object_id: 1, a: 1, b: 1 }, unique: true, name: 'key' }],
   df_aggregates: [{ key: { dataset_id: 1, object_type: 1, a: 1, b: 1 }, unique: true, name: 'key' }],
+  // Declared types (mongodb-declared-types.ts): a type by its key, its attributes by theirs (also the read's order).
+  declared_types: [{ key: { dataset_id: 1, kind: 1, name: 1 }, unique: true, name: 'key' }],
+  declared_attributes: [{ key: { dataset_id: 1, kind: 1, type_name: 1, name: 1 }, unique: true, name: 'key' }],
 }
 
 /** A constant in an aggregation expression, never interpreted (field paths, operators, dotted keys). */

@@ -13,6 +13,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type pg from 'pg'
+import { groupDeclaredTypes } from '../../core/declared-types.js'
+import type { DeclaredTypes } from '../../schemas/read-models.js'
 import type {
   DatasetCounts,
   EventFilter,
@@ -118,6 +120,20 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     )
     if (row === undefined) throw new Error('a SELECT without FROM gave no row')
     return row
+  }
+
+  async declaredTypes(datasetId: string): Promise<DeclaredTypes> {
+    // Byte order, as SQLite's BINARY collation orders them.
+    const types = await this.sql.rows<{ kind: string; name: string }>(
+      'SELECT kind, name FROM ocelog.rm_declared_types WHERE dataset_id = $1 ORDER BY kind COLLATE "C", name COLLATE "C"',
+      [datasetId],
+    )
+    const attributes = await this.sql.rows<{ kind: string; type_name: string; name: string; type: string }>(
+      `SELECT kind, type_name, name, type FROM ocelog.rm_declared_attributes WHERE dataset_id = $1
+       ORDER BY kind COLLATE "C", type_name COLLATE "C", name COLLATE "C"`,
+      [datasetId],
+    )
+    return groupDeclaredTypes(types, attributes)
   }
 
   async eventTypes(datasetId: string): Promise<TypeInfo[]> {

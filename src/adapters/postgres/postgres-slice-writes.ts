@@ -15,6 +15,7 @@ import { chainStep, GENESIS_HASH } from '../../core/audit-chain.js'
 import {
   type AuditChainChange,
   countNewObjects,
+  declaredAttributesToApply,
   type NamedObject,
   objectChangeToApply,
   type ProjectionName,
@@ -217,6 +218,35 @@ async function writeAuditChain(ctx: PostgresSliceContext, { slice }: SliceBatch<
   )
 }
 
+/**
+ * declared_types (docs/read-models.md#declared_types): each type's row with the highest position
+ * that declared it, and the attributes the replay rule keeps (declaredAttributesToApply over the
+ * stored positions), an attribute row never overwritten by an earlier record's.
+ */
+async function writeDeclaredTypes(ctx: PostgresSliceContext, { slice }: SliceBatch<'declared_types'>): Promise<void> {
+  for (const t of slice.values()) {
+    await ctx.client.query(
+      `INSERT INTO ocelog.rm_declared_types AS d (dataset_id, kind, name, position) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (dataset_id, kind, name) DO UPDATE SET position = GREATEST(d.position, EXCLUDED.position)`,
+      [t.datasetId, t.kind, t.name, t.maxPosition],
+    )
+    const { rows } = await ctx.client.query<{ name: string; position: string }>(
+      'SELECT name, position FROM ocelog.rm_declared_attributes WHERE dataset_id = $1 AND kind = $2 AND type_name = $3',
+      [t.datasetId, t.kind, t.name],
+    )
+    const stored = new Map(rows.map((r) => [r.name, Number(r.position)]))
+    const kept = declaredAttributesToApply(t, (name) => stored.get(name))
+    if (kept.length === 0) continue
+    await ctx.client.query(
+      `INSERT INTO ocelog.rm_declared_attributes AS a (dataset_id, kind, type_name, name, type, position)
+       SELECT $1, $2, $3, n, ty, p FROM unnest($4::text[], $5::text[], $6::bigint[]) AS v(n, ty, p)
+       ON CONFLICT (dataset_id, kind, type_name, name) DO UPDATE SET type = EXCLUDED.type, position = EXCLUDED.position
+       WHERE a.position < EXCLUDED.position`,
+      [t.datasetId, t.kind, t.name, ...columns(kept, [(a) => a.name, (a) => a.type, (a) => a.position])],
+    )
+  }
+}
+
 /** The write of each projection's slice, by name. */
 export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: PostgresSliceContext, part: SliceBatch<K>) => Promise<void> } = {
   event_types: writeEventTypes,
@@ -226,6 +256,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: PostgresSlice
   object_relationships: writeObjectRelationships,
   audit_chain: writeAuditChain,
   directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.client, slice),
+  declared_types: writeDeclaredTypes,
 }
 
 /**
@@ -241,4 +272,5 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: string } = {
   object_relationships: 'DELETE FROM ocelog.rm_object_relationships',
   audit_chain: 'DELETE FROM ocelog.rm_audit_chain',
   directly_follows: 'DELETE FROM ocelog.rm_df_steps; DELETE FROM ocelog.rm_df_memberships; DELETE FROM ocelog.rm_df_aggregates',
+  declared_types: 'DELETE FROM ocelog.rm_declared_types; DELETE FROM ocelog.rm_declared_attributes',
 }

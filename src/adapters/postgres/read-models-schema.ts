@@ -90,6 +90,14 @@ CREATE TABLE ocelog.rm_df_aggregates (
   couples bigint NOT NULL, durations jsonb NOT NULL, waiting jsonb NOT NULL,
   PRIMARY KEY (dataset_id, object_type, a, b)
 );
+CREATE TABLE ocelog.rm_declared_types (
+  dataset_id text NOT NULL, kind text NOT NULL, name text NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, kind, name)
+);
+CREATE TABLE ocelog.rm_declared_attributes (
+  dataset_id text NOT NULL, kind text NOT NULL, type_name text NOT NULL, name text NOT NULL, type text NOT NULL, position bigint NOT NULL,
+  PRIMARY KEY (dataset_id, kind, type_name, name)
+);
 `
 
 /** Every read-model table, emptied by a full reset. */
@@ -107,4 +115,6 @@ export const READ_MODEL_TABLES = [
   'rm_df_steps',
   'rm_df_memberships',
   'rm_df_aggregates',
+  'rm_declared_types',
+  'rm_declared_attributes',
 ] as const

@@ -14,13 +14,14 @@ import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SqliteDatabase } from './database.js'
+import { DECLARED_TYPES_SCHEMA, DECLARED_TYPES_TABLES } from './sqlite-declared-types.js'
 import { DF_PROJECTOR_INDEXES, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
 
 /** The file's name inside OCELOG_DATA_DIR. */
 export const READ_MODELS_FILE = 'read-models.db'
 
 /** The schema version this build writes (SQLite's user_version); a file of another version is remade and rebuilt from the log. */
-export const READ_MODELS_SCHEMA_VERSION = 17
+export const READ_MODELS_SCHEMA_VERSION = 18
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -291,7 +292,7 @@ export function openReadModelsDatabase(dataDir: string): ReadModelsFile {
     // Another process may have made it between our read and this write lock.
     if (Number(db.pragma('user_version', { simple: true })) === READ_MODELS_SCHEMA_VERSION) return
     made ??= `${READ_MODELS_FILE} was empty`
-    db.exec(SCHEMA + DF_SCHEMA)
+    db.exec(SCHEMA + DF_SCHEMA + DECLARED_TYPES_SCHEMA)
     db.pragma(`user_version = ${String(READ_MODELS_SCHEMA_VERSION)}`)
   }).immediate()
   return { db, made }
@@ -313,6 +314,7 @@ const TABLES = [
   'rm_audit_chain',
   'rm_audit_heads',
   ...DF_TABLES,
+  ...DECLARED_TYPES_TABLES,
 ]
 
 /**
@@ -324,6 +326,6 @@ const TABLES = [
 export function remakeReadModels(db: SqliteDatabase): void {
   db.transaction(() => {
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`)
-    db.exec(SCHEMA + DF_SCHEMA)
+    db.exec(SCHEMA + DF_SCHEMA + DECLARED_TYPES_SCHEMA)
   }).immediate()
 }

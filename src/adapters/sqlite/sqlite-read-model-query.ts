@@ -33,6 +33,8 @@ import { type AttributeTypeRow, withAttributes } from '../../core/process-map-ro
 import type { SqliteDatabase } from './database.js'
 import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
+import { readDeclaredTypes } from './sqlite-declared-types.js'
+import type { DeclaredTypes } from '../../schemas/read-models.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
 import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
@@ -142,6 +144,10 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       )
       .all(this.did(datasetId) ?? -1) as AttributeTypeRow[]
     return withAttributes(types, attributes)
+  }
+
+  async declaredTypes(datasetId: string): Promise<DeclaredTypes> {
+    return readDeclaredTypes(this.db, datasetId)
   }
 
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {

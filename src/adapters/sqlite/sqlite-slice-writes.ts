@@ -22,6 +22,7 @@ import type { SqliteDatabase } from './database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
+import { clearDeclaredTypes, type DeclaredTypesStatements, prepareDeclaredTypesStatements, writeDeclaredTypes } from './sqlite-declared-types.js'
 import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
 import { joinKey } from '../../core/keys.js'
 
@@ -56,6 +57,7 @@ export interface SliceStatements {
   objectTypes: TypeStatements
   auditChain: AuditChainStatements
   directlyFollows: DfStatements
+  declaredTypes: DeclaredTypesStatements
 }
 
 /** Prepares SliceStatements on `db` (once per store; the tables are never dropped under them but by `reset`). */
@@ -100,6 +102,7 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
     objectTypes: typeStatements('rm_object_types'),
     auditChain: prepareAuditChainStatements(db),
     directlyFollows: prepareDfStatements(db),
+    declaredTypes: prepareDeclaredTypesStatements(db),
   }
 }
 
@@ -273,6 +276,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
   object_relationships: writeObjectRelationships,
   audit_chain: (ctx, { slice }) => writeAuditChain(ctx.st.auditChain, slice, (datasetId) => ctx.didOf(datasetId)),
   directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.st.directlyFollows, slice, ctx.didOf, ctx.ridOf, ctx.dfMemory),
+  declared_types: (ctx, { slice }) => writeDeclaredTypes(ctx.st.declaredTypes, slice),
 }
 
 /**
@@ -288,4 +292,5 @@ export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
   audit_chain: (db) => db.exec('DELETE FROM rm_audit_chain; DELETE FROM rm_audit_heads'),
   directly_follows: clearDirectlyFollows,
+  declared_types: clearDeclaredTypes,
 }

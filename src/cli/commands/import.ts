@@ -16,6 +16,7 @@ import { LIMITS } from '../../core/limits.js'
 import { UNDEFINED_OBJECT_TYPE } from '../../ocel/import/plan.js'
 import type { ReadEnd } from '../../ocel/import/model.js'
 import type { streamOcelFile } from '../../ocel/import/read.js'
+import { type DeclarationOutcome, declarationRequests, sendDeclarations } from '../../ocel/import/declarations.js'
 import { DEFAULT_IMPORT_CONCURRENCY, runPlan, type RunResult } from '../../ocel/import/run.js'
 import type { Staging } from '../../ocel/import/stage.js'
 import type { StagedPlan, StagedPlanner } from '../../ocel/import/staged-plan.js'
@@ -116,6 +117,7 @@ interface Session {
 /** What was read, planned and sent. */
 interface Outcome {
   end: ReadEnd
+  declared: DeclarationOutcome
   plan: Omit<StagedPlan, 'batches'>
   run: RunResult
 }
@@ -148,7 +150,7 @@ async function readLog(s: Session, staging: Staging, signal: AbortSignal): Promi
  * (StagedPlanner: the same batches as planning first, then sending; docs/import.md).
  * @throws what planning threw, once the run has stopped.
  */
-async function planAndSend(s: Session, staging: Staging, abort: AbortController): Promise<Omit<Outcome, 'end'>> {
+async function planAndSend(s: Session, staging: Staging, abort: AbortController): Promise<Omit<Outcome, 'end' | 'declared'>> {
   s.display.start('planning', staging.counts.events + staging.counts.objects)
   // Sending begins with planning: the sending phase's rate counts from here.
   const sendingSince = Date.now()
@@ -216,7 +218,9 @@ async function stageAndSend(s: Session): Promise<Outcome & { staging: Staging }>
   let outcome: Outcome
   try {
     const end = await readLog(s, staging, abort.signal)
-    outcome = { end, ...(await planAndSend(s, staging, abort)) }
+    // The declarations first (docs/ocel.md#declared-types): every type the log declares, used or not.
+    const declared = await sendDeclarations(declarationRequests(staging.eventTypes, staging.objectTypes, s.keyPrefix), (body) => s.client.declareTypes(body))
+    outcome = { end, declared, ...(await planAndSend(s, staging, abort)) }
   } catch (error) {
     s.display.stop()
     staging.close()
@@ -303,7 +307,7 @@ async function importFile(file: string, opts: ImportOptions): Promise<void> {
     retries[notice.cause] += 1
     display.retry(notice)
   }
-  const { end, plan, run, staging } = await stageAndSend({
+  const { end, declared, plan, run, staging } = await stageAndSend({
     file,
     zone,
     concurrency,
@@ -316,10 +320,10 @@ async function importFile(file: string, opts: ImportOptions): Promise<void> {
     collect,
   })
   const log = logCountsOf(staging, end)
-  const summary = summarize({ file, datasetId, log, plan, run, retries, elapsedMs: Date.now() - started })
+  const summary = summarize({ file, datasetId, log, plan, run, declared, retries, elapsedMs: Date.now() - started })
   if (opts.json === true) printJson(summary)
   else process.stdout.write(formatSummary(summary))
-  if (summary.failed.events + summary.failed.object_upserts > 0 || summary.aborted !== null) process.exitCode = 1
+  if (summary.failed.events + summary.failed.object_upserts > 0 || summary.declared.failed !== null || summary.aborted !== null) process.exitCode = 1
 }
 
 export function registerImport(program: Command): void {

@@ -37,6 +37,15 @@ export function replayLine(r: StoredRecord): string {
         default:
           return unhandledRecord(r)
       }
+    case 'TypesDeclared':
+      switch (r.version) {
+        case 1: {
+          const d = r.data
+          return `TypesDeclared   ${String(d.event_types.length)} event type(s), ${String(d.object_types.length)} object type(s)  key=${d.key_id} request=${d.request_id}`
+        }
+        default:
+          return unhandledRecord(r)
+      }
     default:
       return unhandledRecord(r)
   }

@@ -7,6 +7,7 @@ import type { RetryCause } from '@ocelog/client'
 import type { OcelFormat, OcelLog, ReadNotes, Tally } from './model.js'
 import type { ImportPlan } from './plan.js'
 import type { RunResult } from './run.js'
+import type { DeclarationOutcome } from './declarations.js'
 import { joinKey } from '../../core/keys.js'
 
 /** What each skip or unreadable cause means, for people (keys of `skipped`). */
@@ -54,6 +55,8 @@ export interface ImportSummary {
     o2o: number
     object_attribute_values: number
   }
+  /** The log's type declarations, used or not, sent first (POST /v1/types; docs/ocel.md#declared-types). */
+  declared: DeclarationOutcome
   /** `o2o`: O2O relationships in the accepted upserts. */
   sent: { events: number; object_upserts: number; objects: number; o2o: number }
   /** Of `sent`, the items the dataset already held under their idempotency keys (a re-run, or the rest of a killed import): recorded once. */
@@ -129,6 +132,8 @@ export interface SummaryInput {
   /** Of the plan: the undefined objects and the skips (an ImportPlan or a StagedPlan). */
   plan: Pick<ImportPlan, 'undefinedObjects' | 'skipped'>
   run: RunResult
+  /** What sending the declarations did; absent: none were sent. */
+  declared?: DeclarationOutcome
   retries: Record<RetryCause, number>
   elapsedMs: number
 }
@@ -160,6 +165,7 @@ export function summarize(input: SummaryInput): ImportSummary {
       o2o: log.o2o,
       object_attribute_values: log.objectAttributeValues,
     },
+    declared: input.declared ?? { event_types: 0, object_types: 0, requests: 0, already_recorded: 0, left_out: [], failed: null },
     sent: { events: run.events.accepted, object_upserts: run.upserts.accepted, objects: run.objectsAccepted, o2o: run.relationshipsAccepted },
     already_recorded: { events: run.events.alreadyRecorded, object_upserts: run.upserts.alreadyRecorded },
     undefined_objects: plan.undefinedObjects,
@@ -191,6 +197,15 @@ export function formatSummary(s: ImportSummary): string {
       `${n(s.log.objects)} objects (${String(s.log.object_types.used)} of ${String(s.log.object_types.declared)} types), ` +
       `${n(s.log.e2o)} E2O, ${n(s.log.o2o)} O2O, ${n(s.log.object_attribute_values)} object attribute values`,
   )
+  const d = s.declared
+  if (d.requests > 0 || d.left_out.length > 0) {
+    lines.push(
+      `${pad('declared')}${String(d.event_types)} event types, ${String(d.object_types)} object types with their attributes` +
+        (d.already_recorded > 0 ? ` (${String(d.already_recorded)} of ${String(d.requests)} requests already recorded)` : '') +
+        (d.failed === null ? '' : `; not all recorded: ${d.failed}`) +
+        (d.left_out.length === 0 ? '' : `; left out (names the API refuses): ${d.left_out.slice(0, 5).join(', ')}`),
+    )
+  }
   lines.push(`${pad('sent')}${n(s.sent.events)} events, ${n(s.sent.object_upserts)} object upserts (${n(s.sent.objects)} objects, ${n(s.sent.o2o)} O2O)`)
   const already = s.already_recorded.events + s.already_recorded.object_upserts
   if (already > 0) {

@@ -39,6 +39,15 @@ export const LIMITS = {
    * 0 to 100 per upsert; an object with more sends several upserts (relationships accumulate).
    */
   relationshipsPerObjectMax: 100,
+  /**
+   * Ocelog extension (docs/api.md#declared-types): POST /v1/types declares 0 to 1,000 event types
+   * and 0 to 1,000 object types in one request; a log that declares more sends several requests.
+   */
+  declaredTypesMax: 1000,
+  /** Ocelog extension (docs/api.md#declared-types): 0 to 200 attribute declarations per declared type. */
+  attributesPerTypeMax: 200,
+  /** Ocelog extension (docs/api.md#declared-types): a declared attribute's name, 1 to 200 characters. */
+  attributeNameMax: 200,
   /** Ocelog's choice: the default request body limit (bytes): OCELOG_BODY_LIMIT_BYTES. */
   bodyBytesDefault: 5 * 1024 * 1024,
 } as const

@@ -109,6 +109,72 @@ export const EventBatchBody = Type.Object({ events: Type.Array(EventInput, { max
 /** POST /v1/object/batch request (docs/api.md#batches). */
 export const ObjectBatchBody = Type.Object({ objects: Type.Array(ObjectUpsertInput, { maxItems: LIMITS.batchItemsMax }) }, { additionalProperties: false })
 
+/** OCEL 2.0's attribute types: what a declared attribute's values are (docs/api.md#declared-types). */
+export const AttributeType = Type.Union(
+  [Type.Literal('string'), Type.Literal('time'), Type.Literal('integer'), Type.Literal('float'), Type.Literal('boolean')],
+  {
+    description: "OCEL 2.0 attribute type: 'string', 'time', 'integer', 'float' or 'boolean'",
+  },
+)
+export type AttributeType = Static<typeof AttributeType>
+
+/** One attribute declaration of a declared type (OCEL 2.0 `{name, type}`). */
+export const AttributeDeclaration = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: LIMITS.attributeNameMax }), type: AttributeType },
+  { additionalProperties: false },
+)
+export type AttributeDeclaration = Static<typeof AttributeDeclaration>
+
+const declaredAttributes = Type.Array(AttributeDeclaration, {
+  maxItems: LIMITS.attributesPerTypeMax,
+  description: `0 to ${String(LIMITS.attributesPerTypeMax)} attribute declarations, each name once`,
+})
+
+/** An event type as OCEL 2.0 declares it: its name (an event name) and its attributes. */
+export const EventTypeDeclaration = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: LIMITS.eventNameMax }), attributes: declaredAttributes },
+  { additionalProperties: false },
+)
+export type EventTypeDeclaration = Static<typeof EventTypeDeclaration>
+
+/** An object type as OCEL 2.0 declares it: its name (an object type) and its attributes. */
+export const ObjectTypeDeclaration = Type.Object({ name: ObjectTypeName, attributes: declaredAttributes }, { additionalProperties: false })
+export type ObjectTypeDeclaration = Static<typeof ObjectTypeDeclaration>
+
+/**
+ * Ocelog extension: body of POST /v1/types (docs/api.md#declared-types). Declares event and object
+ * types with their attributes, whether or not any event or object uses them; a later declaration
+ * of a type adds its attributes and changes the type of those it names again.
+ */
+export const TypesInput = Type.Object(
+  {
+    event_types: Type.Optional(
+      Type.Array(EventTypeDeclaration, {
+        maxItems: LIMITS.declaredTypesMax,
+        description: `0 to ${String(LIMITS.declaredTypesMax)} event types, each name once`,
+      }),
+    ),
+    object_types: Type.Optional(
+      Type.Array(ObjectTypeDeclaration, {
+        maxItems: LIMITS.declaredTypesMax,
+        description: `0 to ${String(LIMITS.declaredTypesMax)} object types, each name once`,
+      }),
+    ),
+    idempotency_key: Type.Optional(IdempotencyKey),
+  },
+  { additionalProperties: false },
+)
+export type TypesInput = Static<typeof TypesInput>
+
+/** POST /v1/types response: how many types of each kind the request declared. */
+export const TypesResponse = Type.Object({
+  success: Type.Boolean(),
+  event_types: Type.Integer({ description: 'Event types declared by the request' }),
+  object_types: Type.Integer({ description: 'Object types declared by the request' }),
+  duplicate: Type.Boolean({ description: 'True when the idempotency key was already recorded with the same content: nothing new was recorded' }),
+})
+export type TypesResponse = Static<typeof TypesResponse>
+
 /** Single event response (docs/api.md#responses). */
 export const EventResponse = Type.Object({
   success: Type.Boolean(),
