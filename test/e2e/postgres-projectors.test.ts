@@ -4,6 +4,8 @@
  * holds each lease and the other waits. Under load, `kill -9` of the holder of a lease: the standby
  * takes it over within 10 s, `ocelog status` names the new holder, and once the load ends every
  * checkpoint reaches the log's head with each acknowledged event in the read models exactly once.
+ * Then the server crashes (`pg_ctl stop -m immediate`) and starts again: the same projector process
+ * takes its leases back without a restart and applies what is appended after.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -165,5 +167,22 @@ describe.skipIf(reason !== null)('projector processes on one PostgreSQL database
     } finally {
       await db.end()
     }
-  }, 180_000)
+
+    // A crash of the server: the lease sessions die with it; the survivor takes the leases back when it is up.
+    server.stop('immediate')
+    await new Promise((r) => setTimeout(r, 1500))
+    server.start()
+    const back = await statusUntil((s) => (s.leases ?? []).length === 2, 30_000)
+    expect((back.leases ?? []).map((l) => holderPid(l.holder))).toEqual([survivor.pid, survivor.pid])
+    await waitUntilUp(port, key, 30_000)
+    const res = await fetch(`http://127.0.0.1:${String(port)}/v1/event`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ event: 'after the crash', timestamp: '2025-01-01T00:00:00Z', objects: [{ type: 'order', id: 'o-after' }] }),
+    })
+    expect(res.status).toBe(200)
+    const resumed = await statusUntil((s) => s.head !== null && s.projections.every((p) => p.position === s.head), 60_000)
+    expect(resumed.head).toBe((caughtUp.head ?? 0) + 1)
+    expect(resumed.projections.filter((p) => p.position !== resumed.head)).toEqual([])
+  }, 240_000)
 })
