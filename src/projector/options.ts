@@ -32,6 +32,16 @@ const PROCESS_MAX_BATCH = 5000
 const PROCESS_MAX_BATCH_COST = 64_000
 
 /**
+ * The options of one of `runners` runners that share a projector process (`ocelog project` under
+ * leases): the process's reads and transactions split between them, so that its memory bound stays
+ * that of one projector of every projection.
+ */
+export function sharedProcessOptions(runners: number, extra: ProjectorOptions = {}): ProjectorOptions {
+  const n = Math.max(1, runners)
+  return { maxBatch: Math.ceil(PROCESS_MAX_BATCH / n), maxBatchCost: Math.ceil(PROCESS_MAX_BATCH_COST / n), ...extra }
+}
+
+/**
  * The Projector's options for `role`, with `extra` (logger, shard, isUnavailable, …) over them.
  * @returns options for `new Projector(log, store, options)`; see ProjectorOptions for each field's unit.
  */

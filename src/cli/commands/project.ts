@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Logger } from 'pino'
-import { projectorOptions } from '../../projector/options.js'
+import { sharedProcessOptions } from '../../projector/options.js'
 import { Projector, type Shard, warnAndResetIfAhead } from '../../projector/runner.js'
 import { runLeasedRunners } from '../../projector/leased-runners.js'
 import { isRunnerName, leaseName, RUNNER_NAMES, type RunnerName } from '../../projector/runners.js'
@@ -91,11 +91,12 @@ export function registerProject(program: Command): void {
       await withBackends(async (b, cfg) => {
         const logger = createLogger(cfg.logLevel)
         for (const notice of b.notices) logger.info(notice)
-        const make = (runner?: RunnerName) =>
+        // Runners under leases run side by side in this process (`sideBySide`): they share its reads' and transactions' bound.
+        const make = (runner?: RunnerName, sideBySide = 1) =>
           new Projector(
             b.log,
             b.readModels,
-            projectorOptions('process', {
+            sharedProcessOptions(sideBySide, {
               logger,
               isUnavailable: b.isUnavailable,
               ...(shard === undefined ? {} : { shard }),
@@ -111,7 +112,13 @@ export function registerProject(program: Command): void {
         logger.info({ storage: b.describe, runners: runners ?? 'all' }, 'projector running')
         if (b.leases !== undefined) {
           const stops = await runLeasedRunners(
-            { leases: b.leases, runners: runners ?? RUNNER_NAMES, ...(shard === undefined ? {} : { shard }), projector: make, logger },
+            {
+              leases: b.leases,
+              runners: runners ?? RUNNER_NAMES,
+              ...(shard === undefined ? {} : { shard }),
+              projector: (runner) => make(runner, (runners ?? RUNNER_NAMES).length),
+              logger,
+            },
             abort.signal,
           )
           // A runner stopped on a record: exit 1 with its message (the log and `ocelog status` have it too).
