@@ -7,12 +7,13 @@
  *   a load generator of its own with half the connections;
  * - the p99 latency of the two processes at half their peak, paced (open loop);
  * - the catch-up of one projector process (`ocelog project`, both runners) started after those loads,
- *   from no checkpoint to the log's head: the records it applied per second;
+ *   from no checkpoint to the log's head: the records it applied per second; then a standby's
+ *   takeover of its leases after a `kill -9` of it;
  * - the peak RSS of each Ocelog process.
  * Prints one table with the targets and writes it as JSON to bench/results/<date>-<commit>-postgres.json.
  * - the all-time process map of the dataset those loads made, through the query layer.
  */
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,6 +22,8 @@ import pg from 'pg'
 import { PROJECTION_NAMES } from '../src/core/read-model-changes.js'
 import { openPostgresPool } from '../src/adapters/postgres/connection.js'
 import { PostgresEventLog } from '../src/adapters/postgres/postgres-event-log.js'
+import { leaseHolders } from '../src/adapters/postgres/postgres-lease.js'
+import { RUNNER_NAMES } from '../src/projector/runners.js'
 import { PostgresReadModelQuery } from '../src/adapters/postgres/postgres-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
 import { SCENARIO_SHAPES } from './bodies.js'
@@ -98,6 +101,8 @@ interface CatchUp {
   seconds: number
   recordsPerSec: number
   peakRssMb: number
+  /** Seconds from a kill -9 of the projector to a standby holding every lease. */
+  takeoverSeconds: number
 }
 
 interface MapTiming {
@@ -135,20 +140,53 @@ async function timeMap(url: string, runs: number): Promise<MapTiming> {
   }
 }
 
+/** An `ocelog project` process on `url`. */
+function startProjector(url: string, dataDir: string): ChildProcess {
+  return spawn(process.execPath, [CLI, 'project'], {
+    env: { ...process.env, POSTGRES_URL: url, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+}
+
+/**
+ * With `holder` running and holding every runner's lease: starts a second `ocelog project` (a
+ * standby), lets it wait 2 s, kills the holder with SIGKILL, and times until the standby holds
+ * every lease (pg_locks, polled every 50 ms). Stops the standby.
+ * @returns seconds from the kill to the takeover.
+ */
+async function standbyTakeover(url: string, dataDir: string, holder: ChildProcess): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 })
+  const standby = startProjector(url, dataDir)
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    const killedAt = performance.now()
+    holder.kill('SIGKILL')
+    for (;;) {
+      const held = await leaseHolders(pool, RUNNER_NAMES)
+      if (held.length === RUNNER_NAMES.length && held.every((h) => h.holder.endsWith(` pid ${String(standby.pid)}`)))
+        return (performance.now() - killedAt) / 1000
+      if (performance.now() - killedAt > 60_000) throw new Error('the standby did not take the leases over within 60 s')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  } finally {
+    await stopProcess(standby)
+    await pool.end()
+  }
+}
+
 /**
  * Starts one `ocelog project` process on `url` and times it from its start until every checkpoint
- * of every projection is at the log's head (polled every 100 ms on the database).
+ * of every projection is at the log's head (polled every 100 ms on the database); then times a
+ * standby's takeover after a `kill -9` of it (standbyTakeover).
  */
 async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> {
   const pool = new pg.Pool({ connectionString: url, max: 1 })
   try {
     const head = Number((await pool.query<{ position: string }>('SELECT position FROM ocelog.log_head')).rows[0]?.position ?? 0)
     const startedAt = performance.now()
-    const child = spawn(process.execPath, [CLI, 'project'], {
-      env: { ...process.env, POSTGRES_URL: url, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    })
+    const child = startProjector(url, dataDir)
     let peak = 0
+    let takeoverSeconds = 0
     try {
       for (;;) {
         peak = Math.max(peak, rssOf(child.pid ?? -1).peak)
@@ -158,11 +196,14 @@ async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> 
         if (child.exitCode !== null) throw new Error(`ocelog project exited ${String(child.exitCode)} before catching up`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
-    } finally {
+    } catch (error) {
       await stopProcess(child)
+      throw error
     }
     const seconds = (performance.now() - startedAt) / 1000
-    return { records: head, seconds, recordsPerSec: head / seconds, peakRssMb: peak / 2 ** 20 }
+    takeoverSeconds = await standbyTakeover(url, dataDir, child)
+    await stopProcess(child)
+    return { records: head, seconds, recordsPerSec: head / seconds, peakRssMb: peak / 2 ** 20, takeoverSeconds }
   } finally {
     await pool.end()
   }
@@ -244,7 +285,8 @@ function summarise(m: Measurements): { rows: Row[]; targets: TargetCheck[] } {
   const rss = check('peak RSS of each Ocelog process ≤ 300 MB', Math.max(...m.peakRssMb.pgApi, m.peakRssMb.projector), 'max', 300, 'MB')
   const catchUp = check('projector catch-up after the batch load ≥ 15,000 records/s', m.catchUp.recordsPerSec, 'min', 15_000, 'records/s')
   const map = check('all-time map ≤ 100 ms', m.map.medianMs, 'max', 100, 'ms')
-  const targets = [twoMin, twoRatio, p99, catchUp, map, rss]
+  const takeover = check('standby takeover after kill -9 ≤ 10 s', m.catchUp.takeoverSeconds, 'max', 10, 's')
+  const targets = [twoMin, twoRatio, p99, catchUp, map, takeover, rss]
   const rows: Row[] = [
     {
       figure: 'batch (100 × 3 objects), one API process',
@@ -277,6 +319,14 @@ function summarise(m: Measurements): { rows: Row[]; targets: TargetCheck[] } {
       ratio: '',
       target: '≥ 15,000 records/s',
       mark: markOf(catchUp),
+    },
+    {
+      figure: 'standby takeover after kill -9 of the projector',
+      value: `${m.catchUp.takeoverSeconds.toFixed(2)} s`,
+      baseline: '',
+      ratio: '',
+      target: '≤ 10 s',
+      mark: markOf(takeover),
     },
     {
       figure: `all-time map at ${num(m.map.events)} events (${String(m.map.edges)} edges), median of ${String(m.map.runMs.length)}`,
