@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROJECTIONS } from '../../projections/registry.js'
 import type { Status } from '../../src/schemas/projections.js'
 import { CLI } from '../helpers/cli.js'
 import { type RunningService, startService } from '../helpers/service.js'
@@ -100,10 +101,10 @@ describe('GET /metrics on the running service', () => {
     const status = JSON.parse(r.stdout) as Status
     expect(status.head).toBe(await metric('ocelog_log_head_position'))
     expect(status.projections.map((p) => [p.projection, p.position, p.version, p.lag_records, p.lag_records_exact, p.lag_seconds, p.stopped])).toEqual(
-      ['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'].map((name) => [
+      (['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'] as const).map((name) => [
         name,
         status.head,
-        1,
+        PROJECTIONS[name].version,
         0,
         true,
         0,
