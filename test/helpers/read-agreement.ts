@@ -73,6 +73,7 @@ async function analysisReads(p: Pair, ds: string, w: TimeWindow, types: string[]
   if (w.from === undefined) expect(map.object_types.length).toBeGreaterThan(0)
   expect(map.object_types.length).toBeLessThanOrEqual(types.length)
   await p.same('processMap of two types', (q) => q.processMap(ds, { ...w, objectTypes: types.slice(0, 2) }))
+  for (const type of types) await p.same(`processMap of ${type}`, (q) => q.processMap(ds, { ...w, objectTypes: [type] }))
   await p.same('performance', (q) => q.performance(ds, { ...w, slowest: 5 }))
   await p.same('performance of one type', (q) => q.performance(ds, { ...w, objectTypes: types.slice(0, 1), slowest: 0 }))
   await p.same('typeRelations', (q) => q.typeRelations(ds, w))
@@ -134,13 +135,16 @@ async function auditEntries(p: Pair, ds: string): Promise<number> {
   return entries
 }
 
-/** ProcessReader.compare of windows a and b, all types and one type with max_edges, on both adapters. */
+/** ProcessReader.compare of windows a and b (all types; one type with max_edges) and of an empty window and b, on both adapters. */
 async function compareReads(p: Pair, engines: Engines, ds: string, a: TimeWindow, b: TimeWindow, types: string[]): Promise<void> {
   const reader = (q: ReadModelQuery) => new ProcessReader({ query: q, log: engines.log })
   const params = { a_from: a.from, a_to: a.to, b_from: b.from, b_to: b.to }
   const all = await p.same('compare', (q) => reader(q).compare(ds, params))
   expect(all.map_activities.length).toBeGreaterThan(0)
   await p.same('compare of one type, max_edges 3', (q) => reader(q).compare(ds, { ...params, object_type: types[0], max_edges: 3 }))
+  // Window a before the first event: every a side null.
+  const empty = await p.same('compare with an empty window', (q) => reader(q).compare(ds, { a_to: a.from, b_from: b.from, b_to: b.to }))
+  expect(empty.map_activities.every((r) => r.events.a === null)).toBe(true)
 }
 
 /** The export of the dataset by both adapters: deep-equal, and equal as JSON text (key order included). */
@@ -198,6 +202,10 @@ export async function expectSameAnswers(engines: Engines, ds: string, expected: 
   for (const w of [{}, middle]) {
     variantPages += await analysisReads(p, ds, w, types, small)
     pages += await eventPages(p, ds, w, small)
+  }
+  for (const { name: eventType } of eventTypes) {
+    const page = await p.same(`events of type ${eventType}`, (q) => q.events(ds, { eventType, limit: small ? 3 : 50 }))
+    expect(page.events.every((e) => e.event_type === eventType)).toBe(true)
   }
   await compareReads(p, engines, ds, a, b, types)
   const histories = await allHistories(p, ds, small)
