@@ -35,6 +35,52 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
+/** The projector `serve` runs beside the API, where it runs, and the promise of its run (resolved when it stops). */
+interface ServedProjector {
+  projector: EmbeddedProjector | Projector | null
+  projecting: Promise<unknown>
+  where: string
+}
+
+/**
+ * Starts the projector of `serve`: on the embedded default in a worker thread woken by each commit;
+ * where several processes may project (PostgreSQL), each runner under its lease, this process a
+ * standby for those another holds; elsewhere (a production `serve` asked to project), in this process.
+ */
+function startProjector(config: Config, backends: Backends, app: FastifyInstance, signal: AbortSignal): ServedProjector {
+  if (backends.commitFeed !== undefined) {
+    const healing = backends.healing
+    const embedded = new EmbeddedProjector({
+      dataDir: config.dataDir,
+      logLevel: config.logLevel,
+      logger: app.log,
+      log: backends.commitFeed,
+      ...(healing === undefined ? {} : { onReadModelsDamaged: (message: string) => healing.damaged(new Error(message)) }),
+    })
+    if (healing !== undefined) {
+      healing.logger = app.log
+      healing.writers = embedded
+    }
+    embedded.start()
+    return { projector: embedded, projecting: Promise.resolve(), where: 'worker thread' }
+  }
+  const { log, readModels, isUnavailable } = backends
+  if (backends.leases !== undefined) {
+    const projecting = runLeasedRunners(
+      {
+        leases: backends.leases,
+        runners: RUNNER_NAMES,
+        logger: app.log,
+        projector: (runner) => new Projector(log, readModels, projectorOptions('api', { logger: app.log, isUnavailable, runner })),
+      },
+      signal,
+    )
+    return { projector: null, projecting, where: 'leased runners' }
+  }
+  const inProcess = new Projector(log, readModels, projectorOptions('api', { logger: app.log, isUnavailable }))
+  return { projector: inProcess, projecting: inProcess.run(signal), where: 'in-process' }
+}
+
 export async function startServer(config: Config, options: ServeOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel)
   const backends = await openBackends(config)
@@ -64,47 +110,10 @@ export async function startServer(config: Config, options: ServeOptions = {}): P
     })
     for (const notice of backends.notices) app.log.info(notice)
     const abort = new AbortController()
-    // Embedded: the projector runs in a worker thread, woken by each commit. Elsewhere (a production
-    // `serve` asked to project), in this process.
-    let projector: EmbeddedProjector | Projector | null = null
-    let projecting: Promise<unknown> = Promise.resolve()
-    let leased = false
-    if (runProjector && backends.commitFeed !== undefined) {
-      const healing = backends.healing
-      const embedded = new EmbeddedProjector({
-        dataDir: config.dataDir,
-        logLevel: config.logLevel,
-        logger: app.log,
-        log: backends.commitFeed,
-        ...(healing === undefined ? {} : { onReadModelsDamaged: (message: string) => healing.damaged(new Error(message)) }),
-      })
-      if (healing !== undefined) {
-        healing.logger = app.log
-        healing.writers = embedded
-      }
-      embedded.start()
-      projector = embedded
-    } else if (runProjector && backends.leases !== undefined) {
-      // Several processes may project into these read models: each runner under its lease, this
-      // process a standby for those another holds.
-      const { log, readModels, isUnavailable } = backends
-      projecting = runLeasedRunners(
-        {
-          leases: backends.leases,
-          runners: RUNNER_NAMES,
-          logger: app.log,
-          projector: (runner) => new Projector(log, readModels, projectorOptions('api', { logger: app.log, isUnavailable, runner })),
-        },
-        abort.signal,
-      )
-      leased = true
-    } else if (runProjector) {
-      const inProcess = new Projector(backends.log, backends.readModels, projectorOptions('api', { logger: app.log, isUnavailable: backends.isUnavailable }))
-      projecting = inProcess.run(abort.signal)
-      projector = inProcess
-    }
+    const { projector, projecting, where } = runProjector
+      ? startProjector(config, backends, app, abort.signal)
+      : { projector: null, projecting: Promise.resolve(), where: 'off' }
     const url = await app.listen({ port: config.port, host: config.host })
-    const where = leased ? 'leased runners' : projector === null ? 'off' : projector instanceof EmbeddedProjector ? 'worker thread' : 'in-process'
     app.log.info(
       {
         storage: backends.describe,

@@ -101,15 +101,9 @@ describe('GET /metrics on the running service', () => {
     const status = JSON.parse(r.stdout) as Status
     expect(status.head).toBe(await metric('ocelog_log_head_position'))
     expect(status.projections.map((p) => [p.projection, p.position, p.version, p.lag_records, p.lag_records_exact, p.lag_seconds, p.stopped])).toEqual(
-      (['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'] as const).map((name) => [
-        name,
-        status.head,
-        PROJECTIONS[name].version,
-        0,
-        true,
-        0,
-        null,
-      ]),
+      (['audit_chain', 'declared_types', 'directly_follows', 'event_types', 'events', 'object_relationships', 'object_types', 'objects'] as const).map(
+        (name) => [name, status.head, PROJECTIONS[name].version, 0, true, 0, null],
+      ),
     )
     expect(await metric('ocelog_projection_lag_seconds{projection="events"}')).toBe(0)
   })

@@ -34,7 +34,7 @@ import {
 import { KEY_SEP } from '../../core/keys.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
 import { dfStepsOf, statsOfStored } from '../mongodb/mongodb-df-writes.js'
-import { columns } from './postgres-slice-writes.js'
+import { columns } from './unnest.js'
 
 /** A row of rm_df_steps as node-postgres gives it (bigint columns as text). */
 interface StepSqlRow {

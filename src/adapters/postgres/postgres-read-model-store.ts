@@ -26,7 +26,8 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import { inTransaction } from './connection.js'
 import { READ_MODEL_TABLES } from './read-models-schema.js'
-import { columns, type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
+import { type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
+import { columns } from './unnest.js'
 
 export class PostgresReadModelStore implements ReadModelStore {
   /** @param pool the service's pool (openPostgresPool), migrated (schema.ts); not closed by this store. */

@@ -25,6 +25,7 @@ import {
 } from '../../core/read-model-changes.js'
 import { KEY_SEP } from '../../core/keys.js'
 import { writeDirectlyFollows } from './postgres-df-writes.js'
+import { columns } from './unnest.js'
 
 /** A qualifier as the key columns hold it: '' when none was sent (docs/read-models.md#the-read-models-on-postgresql). */
 export const storedQualifier = (qualifier: string | null): string => qualifier ?? ''
@@ -47,11 +48,6 @@ export interface PostgresSliceContext {
 }
 
 const key = (datasetId: string, nameOrId: string): string => datasetId + KEY_SEP + nameOrId
-
-/** The columns of `rows`, one array per field, in `fields` order: the parameters of an `unnest` insert. */
-export function columns<T>(rows: readonly T[], fields: readonly ((row: T) => unknown)[]): unknown[][] {
-  return fields.map((f) => rows.map(f))
-}
 
 /**
  * Writes the type changes of event_types or object_types by the replay rule: reads the stored
