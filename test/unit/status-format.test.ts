@@ -3,6 +3,24 @@ import { formatStatus } from '../../src/cli/text.js'
 import { lagOf } from '../../src/core/lag.js'
 
 describe('formatStatus', () => {
+  it('lists who holds each lease where projectors run under leases, and says so when none is held', () => {
+    const base = { head: null, projections: [] }
+    const held = formatStatus({
+      ...base,
+      leases: [
+        { lease: 'entities', holder: 'ocelog host-a pid 41', pid: 9001, since: '2026-12-05T10:00:00.000Z' },
+        { lease: 'process', holder: 'ocelog host-b pid 77', pid: 9002, since: '2026-12-05T10:00:01.000Z' },
+      ],
+    })
+    expect(held.split('\n').filter((l) => l.startsWith('lease'))).toEqual([
+      'lease entities: held by ocelog host-a pid 41 (server pid 9001) since 2026-12-05T10:00:00.000Z',
+      'lease process: held by ocelog host-b pid 77 (server pid 9002) since 2026-12-05T10:00:01.000Z',
+    ])
+    expect(formatStatus({ ...base, leases: [] })).toContain('leases: none held (no projector runs)')
+    // Where nothing runs under leases (the embedded default), no lease line at all.
+    expect(formatStatus(base)).not.toContain('lease')
+  })
+
   it('prints the head, a table of projections with their lag in records and seconds, and each stop with its record and cause', () => {
     const text = formatStatus({
       head: 120,
