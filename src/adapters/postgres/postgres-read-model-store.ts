@@ -29,9 +29,36 @@ import { READ_MODEL_TABLES } from './read-models-schema.js'
 import { type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
 import { columns } from './unnest.js'
 
+/**
+ * Records this store applies before it refreshes the planner's statistics at the head (atHead):
+ * autovacuum analyzes a table only after 10% of it changed, so after a rebuild or a long catch-up
+ * the reads would run on the plans of nearly empty tables until then.
+ */
+export const ANALYZE_AFTER_RECORDS = 100_000
+
 export class PostgresReadModelStore implements ReadModelStore {
-  /** @param pool the service's pool (openPostgresPool), migrated (schema.ts); not closed by this store. */
-  constructor(private readonly pool: pg.Pool) {}
+  /** Records applied since this store last ran ANALYZE (or since it was made). */
+  private appliedSinceAnalyze = 0
+
+  /**
+   * @param pool the service's pool (openPostgresPool), migrated (schema.ts); not closed by this store.
+   * @param options.analyzeAfterRecords records applied before atHead runs ANALYZE (default ANALYZE_AFTER_RECORDS).
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: { analyzeAfterRecords?: number } = {},
+  ) {}
+
+  /**
+   * At the head of the log after at least ANALYZE_AFTER_RECORDS records: ANALYZE of the read
+   * models' tables (PostgreSQL's statistics sample a bounded number of rows per table), so that the
+   * read side's plans follow what a bulk catch-up wrote.
+   */
+  async atHead(): Promise<void> {
+    if (this.appliedSinceAnalyze < (this.options.analyzeAfterRecords ?? ANALYZE_AFTER_RECORDS)) return
+    this.appliedSinceAnalyze = 0
+    await this.pool.query(`ANALYZE ${READ_MODEL_TABLES.map((t) => `ocelog.${t}`).join(', ')}`)
+  }
 
   async checkpoint(name: string): Promise<number | null> {
     const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM ocelog.rm_checkpoints WHERE projector = $1', [name])
@@ -61,6 +88,7 @@ export class PostgresReadModelStore implements ReadModelStore {
         ])
       }
     })
+    this.appliedSinceAnalyze += batch.recordCount
   }
 
   private async writeSlice<K extends ProjectionName>(ctx: PostgresSliceContext, batch: ChangeBatch, name: K): Promise<void> {
