@@ -8,6 +8,7 @@
  * All stages may spill to disk (`allowDiskUse`). `$setWindowFields` cannot run inside a
  * transaction or with snapshot read concern; these reads use neither.
  */
+import { cutPage, nextCursor, probeLimit } from '../../core/page.js'
 import { type AuditChainDoc, readAuditChain, readAuditChainAt } from './mongodb-audit-chain.js'
 import { readDeclaredTypes } from './mongodb-declared-types.js'
 import type { DeclaredTypes } from '../../schemas/read-models.js'
@@ -158,16 +159,8 @@ export class MongoReadModelQuery implements ReadModelQuery {
     const mine = { dataset_id: datasetId, object_id: row.object_id }
     const [history, relationships, incoming, trace, related] = await Promise.all([
       // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
-      this.objectChangesC
-        .find(mine)
-        .sort({ position: -1 })
-        .limit(limit + 1)
-        .toArray(),
-      this.objectRelationshipsC
-        .find(mine)
-        .sort({ target_type: 1, target_external_id: 1, qualifier: 1 })
-        .limit(limit + 1)
-        .toArray(),
+      this.objectChangesC.find(mine).sort({ position: -1 }).limit(probeLimit(limit)).toArray(),
+      this.objectRelationshipsC.find(mine).sort({ target_type: 1, target_external_id: 1, qualifier: 1 }).limit(probeLimit(limit)).toArray(),
       // Relationships of other objects to this one (index by_target), each with its source's type and id.
       this.objectRelationshipsC
         .aggregate<ObjectRelationship>(
@@ -184,7 +177,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
             },
             { $unwind: '$s' },
             { $sort: { 's.type': 1, 's.external_id': 1, qualifier: 1 } },
-            { $limit: limit + 1 },
+            { $limit: probeLimit(limit) },
             { $project: { _id: 0, object_id: 1, type: '$s.type', id: '$s.external_id', qualifier: 1, time: 1 } },
           ],
           AGGREGATE,
@@ -196,7 +189,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
             { $match: mine },
             { $group: { _id: '$event_id', qualifiers: { $addToSet: '$qualifier' }, event_time: { $first: '$event_time' }, position: { $first: '$position' } } },
             { $sort: { event_time: 1, position: 1 } },
-            { $limit: limit + 1 },
+            { $limit: probeLimit(limit) },
             {
               $lookup: {
                 from: READ_MODEL_COLLECTIONS.events,
@@ -239,7 +232,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
             },
             { $group: { _id: '$_id.object_id', type: { $first: '$type' }, id: { $first: '$id' }, shared_events: { $sum: 1 } } },
             { $sort: { shared_events: -1, type: 1, id: 1 } },
-            { $limit: limit + 1 },
+            { $limit: probeLimit(limit) },
             { $project: { _id: 0, object_id: '$_id', type: 1, id: 1, shared_events: 1 } },
           ],
           AGGREGATE,
@@ -255,18 +248,21 @@ export class MongoReadModelQuery implements ReadModelQuery {
         created_at: row.created_at,
         updated_at: row.updated_at,
       },
-      attribute_history: history
-        .slice(0, limit)
-        .reverse()
+      attribute_history: cutPage(history, limit)
+        .items.reverse()
         .map((h) => ({ time: h.time, position: h.position, attributes: decodeKeys(h.attributes) })),
-      attribute_history_truncated: history.length > limit,
-      relationships: relationships
-        .slice(0, limit)
-        .map((r) => ({ object_id: r.target_object_id, type: r.target_type, id: r.target_external_id, qualifier: r.qualifier, time: r.time })),
-      relationships_truncated: relationships.length > limit,
-      incoming_relationships: incoming.slice(0, limit),
-      incoming_relationships_truncated: incoming.length > limit,
-      trace: trace.slice(0, limit).map((t) => ({
+      attribute_history_truncated: cutPage(history, limit).truncated,
+      relationships: cutPage(relationships, limit).items.map((r) => ({
+        object_id: r.target_object_id,
+        type: r.target_type,
+        id: r.target_external_id,
+        qualifier: r.qualifier,
+        time: r.time,
+      })),
+      relationships_truncated: cutPage(relationships, limit).truncated,
+      incoming_relationships: cutPage(incoming, limit).items,
+      incoming_relationships_truncated: cutPage(incoming, limit).truncated,
+      trace: cutPage(trace, limit).items.map((t) => ({
         event_id: t.e.event_id,
         event_type: t.e.event_type,
         timestamp: t.e.timestamp,
@@ -274,9 +270,9 @@ export class MongoReadModelQuery implements ReadModelQuery {
         qualifiers: t.qualifiers.filter((q): q is string => q !== null).sort(compareText),
         position: t.e.position,
       })),
-      trace_truncated: trace.length > limit,
-      related: related.slice(0, limit).map((r) => ({ object_id: r.object_id, type: r.type, id: r.id, shared_events: r.shared_events })),
-      related_truncated: related.length > limit,
+      trace_truncated: cutPage(trace, limit).truncated,
+      related: cutPage(related, limit).items.map((r) => ({ object_id: r.object_id, type: r.type, id: r.id, shared_events: r.shared_events })),
+      related_truncated: cutPage(related, limit).truncated,
     }
   }
 
@@ -317,11 +313,12 @@ export class MongoReadModelQuery implements ReadModelQuery {
         : ((await this.eventsC.aggregate<{ n: number }>([{ $match: match }, ...linked, { $count: 'n' }], AGGREGATE).toArray())[0]?.n ?? 0)
     const pipeline: Document[] = [{ $match: pageMatch }, { $sort: { timestamp: 1, position: 1 } }, ...linked]
     pipeline.push(
-      { $limit: filter.limit + 1 },
+      { $limit: probeLimit(filter.limit) },
       { $project: { _id: 0, event_id: 1, event_type: 1, timestamp: 1, end_timestamp: 1, properties: 1, position: 1 } },
     )
     const rows = await this.eventsC.aggregate<Omit<EventView, 'objects'>>(pipeline, AGGREGATE).toArray()
-    const page = rows.slice(0, filter.limit)
+    const cut = cutPage(rows, filter.limit)
+    const page = cut.items
     const links = new Map<string, EventObjectLink[]>()
     if (page.length > 0) {
       const linkRows = await this.eventObjectsC
@@ -340,10 +337,9 @@ export class MongoReadModelQuery implements ReadModelQuery {
       end_timestamp: e.end_timestamp ?? null,
       objects: links.get(e.event_id) ?? [],
     }))
-    const last = page[page.length - 1]
     return {
       events,
-      next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null,
+      next: nextCursor(cut, (last) => ({ timestamp: last.timestamp, position: last.position })),
       total,
     }
   }
@@ -374,11 +370,15 @@ export class MongoReadModelQuery implements ReadModelQuery {
     const rows = await this.objectsC
       .find(filter, { projection: { _id: 0, object_id: 1, type: 1, external_id: 1 } })
       .sort({ type: 1, external_id: 1 })
-      .limit(page.limit + 1)
+      .limit(probeLimit(page.limit))
       .toArray()
-    const objects: ObjectHistory[] = rows
-      .slice(0, page.limit)
-      .map((o) => ({ object_id: o.object_id, type: o.type, id: o.external_id, changes: [], relationships: [] }))
+    const objects: ObjectHistory[] = cutPage(rows, page.limit).items.map((o) => ({
+      object_id: o.object_id,
+      type: o.type,
+      id: o.external_id,
+      changes: [],
+      relationships: [],
+    }))
     const byId = new Map(objects.map((o) => [o.object_id, o]))
     const changes = await this.objectChangesC
       .find({ dataset_id: datasetId, object_id: { $in: [...byId.keys()] } })
@@ -404,8 +404,7 @@ export class MongoReadModelQuery implements ReadModelQuery {
       if (target === undefined) continue
       byId.get(r.object_id)?.relationships.push({ object_id: r.target_object_id, type: target.type, id: target.external_id, qualifier: r.qualifier })
     }
-    const last = objects[objects.length - 1]
-    return { objects, next: rows.length > page.limit && last !== undefined ? { type: last.type, id: last.id } : null }
+    return { objects, next: nextCursor(cutPage(rows, page.limit), (last) => ({ type: last.type, id: last.external_id })) }
   }
 
   async sharedObjectIds(datasetId: string): Promise<string[]> {

@@ -11,6 +11,7 @@
  * a REPEATABLE READ, READ ONLY transaction (one snapshot), found through AsyncLocalStorage, so
  * other calls on the same object meanwhile still use the pool.
  */
+import { cutPage, nextCursor, probeLimit } from '../../core/page.js'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type pg from 'pg'
 import { groupDeclaredTypes } from '../../core/declared-types.js'
@@ -170,7 +171,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
       [datasetId, type, id],
     )
     if (row === undefined) return null
-    const mine = [datasetId, row.object_id, limit + 1]
+    const mine = [datasetId, row.object_id, probeLimit(limit)]
     const [history, trace, related, relationships, incoming] = await Promise.all([
       // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
       this.rows<{ time: string; position: number; attributes: Properties }>(
@@ -219,12 +220,11 @@ export class PostgresReadModelQuery implements ReadModelQuery {
         created_at: row.created_at,
         updated_at: row.updated_at,
       },
-      attribute_history: history
-        .slice(0, limit)
-        .reverse()
+      attribute_history: cutPage(history, limit)
+        .items.reverse()
         .map((h) => ({ time: h.time, position: h.position, attributes: h.attributes })),
-      attribute_history_truncated: history.length > limit,
-      trace: trace.slice(0, limit).map((t) => ({
+      attribute_history_truncated: cutPage(history, limit).truncated,
+      trace: cutPage(trace, limit).items.map((t) => ({
         event_id: t.event_id,
         event_type: t.event_type,
         timestamp: t.timestamp,
@@ -232,13 +232,13 @@ export class PostgresReadModelQuery implements ReadModelQuery {
         qualifiers: [...new Set(t.qualifiers.filter((q) => q !== ''))].sort(compareText),
         position: t.position,
       })),
-      trace_truncated: trace.length > limit,
-      related: related.slice(0, limit),
-      related_truncated: related.length > limit,
-      relationships: relationships.slice(0, limit).map(relationship),
-      relationships_truncated: relationships.length > limit,
-      incoming_relationships: incoming.slice(0, limit).map(relationship),
-      incoming_relationships_truncated: incoming.length > limit,
+      trace_truncated: cutPage(trace, limit).truncated,
+      related: cutPage(related, limit).items,
+      related_truncated: cutPage(related, limit).truncated,
+      relationships: cutPage(relationships, limit).items.map(relationship),
+      relationships_truncated: cutPage(relationships, limit).truncated,
+      incoming_relationships: cutPage(incoming, limit).items.map(relationship),
+      incoming_relationships_truncated: cutPage(incoming, limit).truncated,
     }
   }
 
@@ -256,10 +256,11 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     if (filter.after !== undefined) conditions.push(`(e.timestamp, e.position) > (${p.add(filter.after.timestamp)}, ${p.add(filter.after.position)})`)
     const rows = await this.rows<EventSqlRow>(
       `SELECT e.event_id, e.event_type, e.timestamp, e.end_timestamp, e.properties, e.position FROM ocelog.rm_events e
-       WHERE ${conditions.join(' AND ')} ORDER BY e.timestamp, e.position LIMIT ${p.add(filter.limit + 1)}`,
+       WHERE ${conditions.join(' AND ')} ORDER BY e.timestamp, e.position LIMIT ${p.add(probeLimit(filter.limit))}`,
       p.values,
     )
-    const page = rows.slice(0, filter.limit)
+    const cut = cutPage(rows, filter.limit)
+    const page = cut.items
     const links = new Map<string, EventObjectLink[]>()
     if (page.length > 0) {
       const linkRows = await this.rows<Omit<EventObjectLink, 'qualifier'> & { event_id: string; qualifier: string }>(
@@ -275,10 +276,9 @@ export class PostgresReadModelQuery implements ReadModelQuery {
       }
     }
     const events: EventView[] = page.map((e) => ({ ...e, objects: links.get(e.event_id) ?? [] }))
-    const last = page[page.length - 1]
     return {
       events,
-      next: rows.length > filter.limit && last !== undefined ? { timestamp: last.timestamp, position: last.position } : null,
+      next: nextCursor(cut, (last) => ({ timestamp: last.timestamp, position: last.position })),
       total,
     }
   }
@@ -328,10 +328,10 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     if (page.objectIds !== undefined) conditions.push(`object_id = ANY(${p.add([...page.objectIds])}::text[])`)
     const rows = await this.rows<{ object_id: string; type: string; id: string }>(
       `SELECT object_id, type, external_id AS id FROM ocelog.rm_objects WHERE ${conditions.join(' AND ')}
-       ORDER BY type${c}, external_id${c} LIMIT ${p.add(page.limit + 1)}`,
+       ORDER BY type${c}, external_id${c} LIMIT ${p.add(probeLimit(page.limit))}`,
       p.values,
     )
-    const objects: ObjectHistory[] = rows.slice(0, page.limit).map((o) => ({ ...o, changes: [], relationships: [] }))
+    const objects: ObjectHistory[] = cutPage(rows, page.limit).items.map((o) => ({ ...o, changes: [], relationships: [] }))
     const byId = new Map(objects.map((o) => [o.object_id, o]))
     if (objects.length > 0) {
       const ids = [datasetId, [...byId.keys()]]
@@ -350,8 +350,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
       for (const { object_id, ...c } of changes) byId.get(object_id)?.changes.push(c)
       for (const { source, qualifier, ...r } of relationships) byId.get(source)?.relationships.push({ ...r, qualifier: qualifierOfStored(qualifier) })
     }
-    const last = objects[objects.length - 1]
-    return { objects, next: rows.length > page.limit && last !== undefined ? { type: last.type, id: last.id } : null }
+    return { objects, next: nextCursor(cutPage(rows, page.limit), (last) => ({ type: last.type, id: last.id })) }
   }
 
   async sharedObjectIds(datasetId: string): Promise<string[]> {

@@ -9,6 +9,7 @@
  * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) reads the
  * directly-follows read model (sqlite-df-query.ts).
  */
+import { cutPage, nextCursor, probeLimit } from '../../core/page.js'
 import type {
   DatasetCounts,
   EventFilter,
@@ -163,7 +164,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
     const history = this.db
       .prepare('SELECT time, position, attributes FROM rm_object_changes WHERE rid = ? ORDER BY position DESC LIMIT ?')
-      .all(row.rid, limit + 1) as { time: number; position: number; attributes: string }[]
+      .all(row.rid, probeLimit(limit)) as { time: number; position: number; attributes: string }[]
     const trace = this.db
       .prepare(
         `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.position,
@@ -171,7 +172,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
          FROM (${objectEventsSql('rid = @rid')}) l CROSS JOIN rm_events e ON e.position = l.position
          ORDER BY l.time, l.position LIMIT @limit`,
       )
-      .all({ rid: row.rid, limit: limit + 1 }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
+      .all({ rid: row.rid, limit: probeLimit(limit) }) as (Omit<EventSqlRow, 'properties'> & { qualifiers: string })[]
     const related = this.db
       .prepare(
         `SELECT ${idTextSql('o.object_id')} AS object_id, o.type, o.external_id AS id, r.shared_events
@@ -183,14 +184,14 @@ export class SqliteReadModelQuery implements ReadModelQuery {
            JOIN rm_objects o ON o.rid = r.rid
          ORDER BY r.shared_events DESC, o.type, o.external_id LIMIT @limit`,
       )
-      .all({ rid: row.rid, limit: limit + 1 }) as { object_id: string; type: string; id: string; shared_events: number }[]
+      .all({ rid: row.rid, limit: probeLimit(limit) }) as { object_id: string; type: string; id: string; shared_events: number }[]
     const relationships = this.db
       .prepare(
         `SELECT ${idTextSql('t.object_id')} AS object_id, t.type, t.external_id AS id, ${nameSql('r.qualifier_id')} AS qualifier, r.time
          FROM rm_object_relationships r JOIN rm_objects t ON t.rid = r.target_rid
          WHERE r.rid = ? ORDER BY t.type, t.external_id, qualifier LIMIT ?`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
+      .all(row.rid, probeLimit(limit)) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     // Relationships of other objects to this one (rm_object_relationships_by_target).
     const incoming = this.db
       .prepare(
@@ -198,7 +199,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
          FROM rm_object_relationships r JOIN rm_objects s ON s.rid = r.rid
          WHERE r.target_rid = ? ORDER BY s.type, s.external_id, qualifier LIMIT ?`,
       )
-      .all(row.rid, limit + 1) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
+      .all(row.rid, probeLimit(limit)) as { object_id: string; type: string; id: string; qualifier: string; time: number }[]
     return {
       object: {
         object_id: row.object_id,
@@ -208,12 +209,11 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         created_at: isoOfEpochMs(row.created_at),
         updated_at: isoOfEpochMs(row.updated_at),
       },
-      attribute_history: history
-        .slice(0, limit)
-        .reverse()
+      attribute_history: cutPage(history, limit)
+        .items.reverse()
         .map((h) => ({ time: isoOfEpochMs(h.time), position: h.position, attributes: JSON.parse(h.attributes) as Properties })),
-      attribute_history_truncated: history.length > limit,
-      trace: trace.slice(0, limit).map((t) => ({
+      attribute_history_truncated: cutPage(history, limit).truncated,
+      trace: cutPage(trace, limit).items.map((t) => ({
         event_id: t.event_id,
         event_type: t.event_type,
         timestamp: isoOfEpochMs(t.time),
@@ -221,13 +221,13 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         qualifiers: [...new Set((JSON.parse(t.qualifiers) as string[]).map(qualifierOf).filter((q) => q !== null))].sort(),
         position: t.position,
       })),
-      trace_truncated: trace.length > limit,
-      related: related.slice(0, limit),
-      related_truncated: related.length > limit,
-      relationships: relationships.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
-      relationships_truncated: relationships.length > limit,
-      incoming_relationships: incoming.slice(0, limit).map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
-      incoming_relationships_truncated: incoming.length > limit,
+      trace_truncated: cutPage(trace, limit).truncated,
+      related: cutPage(related, limit).items,
+      related_truncated: cutPage(related, limit).truncated,
+      relationships: cutPage(relationships, limit).items.map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
+      relationships_truncated: cutPage(relationships, limit).truncated,
+      incoming_relationships: cutPage(incoming, limit).items.map((r) => ({ ...r, qualifier: qualifierOf(r.qualifier), time: isoOfEpochMs(r.time) })),
+      incoming_relationships_truncated: cutPage(incoming, limit).truncated,
     }
   }
 
@@ -246,8 +246,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         `SELECT ${idTextSql('e.event_id')} AS event_id, ${nameSql('e.event_type_id')} AS event_type, e.time, e.end_time, e.properties, e.position FROM rm_events e
          WHERE ${where} ORDER BY e.time, e.position LIMIT @limit`,
       )
-      .all({ ...params, limit: filter.limit + 1 }) as EventSqlRow[]
-    const page = rows.slice(0, filter.limit)
+      .all({ ...params, limit: probeLimit(filter.limit) }) as EventSqlRow[]
+    const cut = cutPage(rows, filter.limit)
+    const page = cut.items
     const links = new Map<number, EventObjectLink[]>()
     if (page.length > 0) {
       const linkRows = this.db
@@ -273,10 +274,9 @@ export class SqliteReadModelQuery implements ReadModelQuery {
       position: e.position,
       objects: links.get(e.position) ?? [],
     }))
-    const last = page[page.length - 1]
     return {
       events,
-      next: rows.length > filter.limit && last !== undefined ? { timestamp: isoOfEpochMs(last.time), position: last.position } : null,
+      next: nextCursor(cut, (last) => ({ timestamp: isoOfEpochMs(last.time), position: last.position })),
       total,
     }
   }
@@ -303,7 +303,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
 
   async objectHistories(datasetId: string, page: ObjectHistoryFilter): Promise<ObjectHistoryPage> {
     const conditions = ['did = @did']
-    const params: Record<string, string | number> = { did: this.did(datasetId) ?? -1, limit: page.limit + 1 }
+    const params: Record<string, string | number> = { did: this.did(datasetId) ?? -1, limit: probeLimit(page.limit) }
     if (page.after !== undefined) {
       conditions.push('(type, external_id) > (@type, @id)')
       params.type = page.after.type
@@ -318,7 +318,8 @@ export class SqliteReadModelQuery implements ReadModelQuery {
         `SELECT rid, ${idTextSql('object_id')} AS object_id, type, external_id AS id FROM rm_objects WHERE ${conditions.join(' AND ')} ORDER BY type, external_id LIMIT @limit`,
       )
       .all(params) as (Omit<ObjectHistory, 'changes' | 'relationships'> & { rid: number })[]
-    const kept = rows.slice(0, page.limit)
+    const cut = cutPage(rows, page.limit)
+    const kept = cut.items
     const objects: ObjectHistory[] = kept.map(({ rid: _rid, ...o }) => ({ ...o, changes: [], relationships: [] }))
     const byRid = new Map(kept.map((o, i) => [o.rid, objects[i] as ObjectHistory]))
     const rids = JSON.stringify([...byRid.keys()])
@@ -338,8 +339,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
     for (const r of relationships) {
       byRid.get(r.rid)?.relationships.push({ object_id: r.target_object_id, type: r.type, id: r.id, qualifier: qualifierOf(r.qualifier) })
     }
-    const last = objects[objects.length - 1]
-    return { objects, next: rows.length > page.limit && last !== undefined ? { type: last.type, id: last.id } : null }
+    return { objects, next: nextCursor(cutPage(rows, page.limit), (last) => ({ type: last.type, id: last.id })) }
   }
 
   async sharedObjectIds(datasetId: string): Promise<string[]> {
