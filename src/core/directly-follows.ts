@@ -28,6 +28,7 @@
  */
 import { addDuration, type DurationStats, emptiedEnds, emptyStats, refillEnd, refillSize, removeDuration, type StatsEnd } from './duration-stats.js'
 import { KEY_SEP } from './keys.js'
+import type { DirectlyFollowsEvent } from './read-model-changes.js'
 
 /** One (object, event) step. `O` is the store's object key (a row id, an object id). Times in ms since the epoch. */
 export interface DfStep<O> {
@@ -683,4 +684,17 @@ export function edgeRefills(key: DfKey, agg: DfAggregate): DfRefill[] {
  */
 export function refillAggregate(agg: DfAggregate, refill: DfRefill, values: readonly number[]): void {
   refillEnd(agg[refill.stats], refill.end, values)
+}
+
+/** A run's steps (Slices.directly_follows): one per (event, distinct object), in log order. */
+export function dfStepsOf(events: readonly DirectlyFollowsEvent[]): DfStep<string>[] {
+  const steps: DfStep<string>[] = []
+  for (const e of events) {
+    const first = steps.length
+    for (const o of e.objects) {
+      steps.push({ dataset: e.datasetId, object: o.objectId, ot: o.type, act: e.activity, t: e.time, pos: e.position, te: e.endTime, kin: 1 })
+    }
+    setKin(steps, first)
+  }
+  return steps
 }

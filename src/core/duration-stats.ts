@@ -264,3 +264,27 @@ export function summarize(s: DurationStats): DurationSummary | null {
   const exactMedian = kept(lowRank) && kept(highRank)
   return { count: s.n, sum: s.sum, min: minOf(s), max: maxOf(s), median: (a + b) / 2, exactMedian }
 }
+
+/**
+ * Duration statistics as read back from a store's document or jsonb value: only the fields DurationStats defines, those
+ * of the wrong type (null, a missing array) left out, so the stats code sees what it wrote.
+ */
+export function statsOfStored(v: unknown): DurationStats {
+  const d = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {}
+  const num = (x: unknown): number | undefined => (typeof x === 'number' ? x : undefined)
+  const nums = (x: unknown): number[] | undefined => (Array.isArray(x) ? x.filter((e): e is number => typeof e === 'number') : undefined)
+  const s: DurationStats = { n: num(d.n) ?? 0, sum: num(d.sum) ?? 0 }
+  const exact = nums(d.exact)
+  const lo = nums(d.lo)
+  const hi = nums(d.hi)
+  const z = num(d.z)
+  const k0 = num(d.k0)
+  const c = nums(d.c)
+  if (exact !== undefined) s.exact = exact
+  if (lo !== undefined) s.lo = lo
+  if (hi !== undefined) s.hi = hi
+  if (z !== undefined) s.z = z
+  if (k0 !== undefined) s.k0 = k0
+  if (c !== undefined) s.c = c
+  return s
+}

@@ -32,10 +32,10 @@ import {
   isEmptyAggregate,
   linkByClusters,
   refillAggregate,
-  setKin,
   stepsByObject,
+  dfStepsOf,
 } from '../../core/directly-follows.js'
-import type { DurationStats } from '../../core/duration-stats.js'
+import { statsOfStored } from '../../core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
 import { READ_MODEL_COLLECTIONS } from './read-model-writes.js'
 import { KEY_SEP } from '../../core/keys.js'
@@ -91,19 +91,6 @@ const rulesB = (b: string | null): string => b ?? ''
 const membershipKey = (object: string, a: string, b: string): string => object + NUL + a + NUL + b
 const eventKey = (dataset: string, t: number, pos: number): string => dataset + NUL + String(t) + NUL + String(pos)
 
-/** The run's steps: one per (event, distinct object), in log order. */
-export function dfStepsOf(events: readonly DirectlyFollowsEvent[]): DfStep<string>[] {
-  const steps: DfStep<string>[] = []
-  for (const e of events) {
-    const first = steps.length
-    for (const o of e.objects) {
-      steps.push({ dataset: e.datasetId, object: o.objectId, ot: o.type, act: e.activity, t: e.time, pos: e.position, te: e.endTime, kin: 1 })
-    }
-    setKin(steps, first)
-  }
-  return steps
-}
-
 /** The unique key (index `key`) of a step's document. */
 function stepFilter(s: DfStep<string>): Filter<Document> {
   return { dataset_id: s.dataset, object_id: s.object, t: s.t, pos: s.pos }
@@ -113,30 +100,6 @@ function stepFilter(s: DfStep<string>): Filter<Document> {
 function prevFields(s: DfStep<string>, p: DfStep<string> | null): Pick<DfStepDoc, 'prev_t' | 'prev_pos' | 'prev_act' | 'prev_te' | 'prev_dt' | 'prev_wait'> {
   if (p === null) return { prev_t: null, prev_pos: null, prev_act: null, prev_te: null, prev_dt: null, prev_wait: null }
   return { prev_t: p.t, prev_pos: p.pos, prev_act: p.act, prev_te: p.te, prev_dt: s.t - p.t, prev_wait: p.te === null ? null : s.t - p.te }
-}
-
-/**
- * Duration statistics as read back from a document: only the fields DurationStats defines, those
- * of the wrong type (null, a missing array) left out, so the stats code sees what it wrote.
- */
-export function statsOfStored(v: unknown): DurationStats {
-  const d = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {}
-  const num = (x: unknown): number | undefined => (typeof x === 'number' ? x : undefined)
-  const nums = (x: unknown): number[] | undefined => (Array.isArray(x) ? x.filter((e): e is number => typeof e === 'number') : undefined)
-  const s: DurationStats = { n: num(d.n) ?? 0, sum: num(d.sum) ?? 0 }
-  const exact = nums(d.exact)
-  const lo = nums(d.lo)
-  const hi = nums(d.hi)
-  const z = num(d.z)
-  const k0 = num(d.k0)
-  const c = nums(d.c)
-  if (exact !== undefined) s.exact = exact
-  if (lo !== undefined) s.lo = lo
-  if (hi !== undefined) s.hi = hi
-  if (z !== undefined) s.z = z
-  if (k0 !== undefined) s.k0 = k0
-  if (c !== undefined) s.c = c
-  return s
 }
 
 /** A stored aggregate document as DfAggregate (its key fields and `_id` dropped). */

@@ -30,10 +30,11 @@ import {
   linkByClusters,
   refillAggregate,
   stepsByObject,
+  dfStepsOf,
 } from '../../core/directly-follows.js'
 import { KEY_SEP } from '../../core/keys.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
-import { dfStepsOf, statsOfStored } from '../mongodb/mongodb-df-writes.js'
+import { statsOfStored } from '../../core/duration-stats.js'
 import { columns } from './unnest.js'
 
 /** A row of rm_df_steps as node-postgres gives it (bigint columns as text). */
