@@ -1,11 +1,12 @@
-"""Turning the caller's values into the API's JSON (docs/api.md#event-input, #object-upsert-input)."""
+"""Turning the caller's values into the API's JSON (docs/api.md#event-input, #object-upsert-input,
+#declared-types)."""
 
 from __future__ import annotations
 
 import json
 import uuid
 from datetime import date, datetime, timezone
-from typing import Any, Dict, Iterable, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 TimeLike = Union[str, datetime]
 
@@ -120,6 +121,42 @@ def object_input(  # noqa: A002 - the API's field names
         item["relationships"] = [dict(r) for r in relationships]
     return _with_key(item, idempotency_key)
 
+
+def _declarations(name: str, value: Iterable[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """A list of type declarations copied as given (the service checks their fields).
+
+    Raises:
+        TypeError: when ``value`` is a single declaration or a string instead of a list of them, or an
+            element is not a mapping; the message names ``name`` and the element's index.
+    """
+    if isinstance(value, (str, bytes, Mapping)):
+        raise TypeError(f"{name}: expected a list of declarations {{name, attributes}}, got a {type(value).__name__}")
+    out = []
+    for i, t in enumerate(value):
+        if not isinstance(t, Mapping):
+            raise TypeError(f"{name}[{i}]: a declaration must be a dict {{name, attributes: [{{name, type}}]}}, got {type(t).__name__}")
+        out.append(dict(t))
+    return out
+
+
+def types_input(
+    event_types: Optional[Iterable[Mapping[str, Any]]] = None,
+    object_types: Optional[Iterable[Mapping[str, Any]]] = None,
+    idempotency_key: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The body of ``POST /v1/types`` (docs/api.md#declared-types): ``{event_types?, object_types?,
+    idempotency_key}``, each declaration ``{name, attributes: [{name, type}]}`` copied as given (the
+    service checks them); a list left as None is left out. The key is ``idempotency_key`` or a new one.
+
+    Raises:
+        TypeError: as :func:`_declarations`.
+    """
+    item: Dict[str, Any] = {}
+    if event_types is not None:
+        item["event_types"] = _declarations("event_types", event_types)
+    if object_types is not None:
+        item["object_types"] = _declarations("object_types", object_types)
+    return _with_key(item, idempotency_key)
 
 def normalize_event(item: Mapping[str, Any]) -> Dict[str, Any]:
     """An event given as a dict in the API's shape, with datetimes turned into ISO strings and an

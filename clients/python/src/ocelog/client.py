@@ -25,7 +25,7 @@ import urllib.parse
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ._batch import BATCH_MAX, EVENTS, OBJECTS, Endpoint, Outcome, Prepared, not_sent, send_batch
-from ._encode import TimeLike, dumps, event_input, iso_time, normalize_event, normalize_object, object_input
+from ._encode import TimeLike, dumps, event_input, iso_time, normalize_event, normalize_object, object_input, types_input
 from ._errors import ProtocolError
 from ._queue import Sender
 from ._retry import RetryPolicy
@@ -232,6 +232,41 @@ class Client:
         """
         body = dumps(object_input(type, id, properties, idempotency_key, timestamp, relationships))
         return _require_dict(self._transport.call("POST", "/v1/object/upsert", body), "POST /v1/object/upsert", "object_id", "created")
+
+    def declare_types(
+        self,
+        event_types: Optional[Iterable[Mapping[str, Any]]] = None,
+        object_types: Optional[Iterable[Mapping[str, Any]]] = None,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """``POST /v1/types`` (Ocelog extension, docs/api.md#declared-types): declares event and object
+        types with their attributes, as an OCEL 2.0 log's ``eventTypes`` and ``objectTypes`` do, whether
+        or not any event or object uses them. Declarations accumulate: a type declared again gains the
+        new attributes, and an attribute declared again takes the later type.
+
+        Args:
+            event_types: 0-1,000 declarations ``{"name", "attributes": [{"name", "type"}]}``, each name
+                once; ``name`` an event type name (1-200 characters), ``type`` one of OCEL 2.0's
+                ``string``, ``time``, ``integer``, ``float``, ``boolean``; 0-200 attributes a type.
+            object_types: as ``event_types``, ``name`` an object type (1-100 characters). At least
+                one type in the two lists.
+            idempotency_key: as in :meth:`send_event`; the same key with the same declarations
+                answers ``duplicate: True`` and records nothing.
+
+        Returns:
+            ``{success, event_types, object_types, duplicate}``: how many types of each kind the
+            request declared, and whether the key was already recorded with this content.
+
+        Raises:
+            ValidationError: 422 naming the field and its rule (e.g. ``/event_types/0/name``, a name
+                declared twice, an attribute type outside the five, no type at all).
+            ConflictError: 409, the key was recorded with other declarations.
+            TypeError: a list that is not a list of dicts (e.g. one declaration given without its list).
+            others: as :meth:`send_event`.
+        """
+        body = dumps(types_input(event_types, object_types, idempotency_key))
+        return _require_dict(self._transport.call("POST", "/v1/types", body), "POST /v1/types", "event_types", "object_types")
 
     # -- ingestion: many items ---------------------------------------------------------------------
 
