@@ -160,21 +160,21 @@ export function postgresRows(pool: pg.Pool): RowReader {
         datasetId,
       )
     ).map(({ first_position: _first, ...r }) => n(r, 'position')),
-    objectChanges: (
-      await rows<ObjectChangeRow>(`SELECT * FROM ocelog.rm_object_changes WHERE dataset_id = $1 ORDER BY object_id ${C}, position`, datasetId)
-    ).map((r) => n(r, 'position')),
+    objectChanges: (await rows<ObjectChangeRow>(`SELECT * FROM ocelog.rm_object_changes WHERE dataset_id = $1 ORDER BY object_id, position`, datasetId)).map(
+      (r) => n(r, 'position'),
+    ),
     events: (await rows<EventRow>(`SELECT * FROM ocelog.rm_events WHERE dataset_id = $1 ORDER BY timestamp ${C}, position`, datasetId)).map((r) =>
       n(r, 'position'),
     ),
     eventObjects: (
       await rows<EventObjectRow & { qualifier: string }>(
-        `SELECT * FROM ocelog.rm_event_objects WHERE dataset_id = $1 ORDER BY event_time ${C}, position, object_id ${C}, qualifier ${C}`,
+        `SELECT * FROM ocelog.rm_event_objects WHERE dataset_id = $1 ORDER BY event_time ${C}, position, object_id, qualifier ${C}`,
         datasetId,
       )
     ).map((r) => ({ ...n(r, 'position'), qualifier: q(r.qualifier) })),
     objectRelationships: (
       await rows<ObjectRelationshipRow & { qualifier: string }>(
-        `SELECT * FROM ocelog.rm_object_relationships WHERE dataset_id = $1 ORDER BY object_id ${C}, target_object_id ${C}, qualifier ${C}`,
+        `SELECT * FROM ocelog.rm_object_relationships WHERE dataset_id = $1 ORDER BY object_id, target_object_id, qualifier ${C}`,
         datasetId,
       )
     ).map((r) => ({ ...n(r, 'position'), qualifier: q(r.qualifier) })),

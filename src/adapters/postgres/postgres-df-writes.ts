@@ -26,6 +26,7 @@ import {
   type DfRefill,
   edgeRefills,
   type EventStepRow,
+  type MembershipChange,
   isEmptyAggregate,
   linkByClusters,
   refillAggregate,
@@ -68,7 +69,7 @@ async function readNeighbours(client: pg.PoolClient, asks: readonly DfStep<strin
   if (asks.length === 0) return out
   const { rows } = await client.query<StepSqlRow & { side: number }>(
     `SELECT n.*
-     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS a(dataset_id, object_id, t, pos)
+     FROM unnest($1::text[], $2::uuid[], $3::bigint[], $4::bigint[]) AS a(dataset_id, object_id, t, pos)
      CROSS JOIN LATERAL (
        (SELECT 0 AS side, ${STEP_COLUMNS} FROM ocelog.rm_df_steps s
         WHERE s.dataset_id = a.dataset_id AND s.object_id = a.object_id AND (s.t, s.pos) < (a.t, a.pos)
@@ -103,13 +104,36 @@ async function linkRun(client: pg.PoolClient, byObject: ReadonlyMap<string, read
 const membershipKey = (object: string, a: string, b: string): string => object + KEY_SEP + a + KEY_SEP + b
 const eventKey = (dataset: string, t: number, pos: number): string => dataset + KEY_SEP + String(t) + KEY_SEP + String(pos)
 
-/** The membership counts of `objects` (object id → dataset), by membershipKey. */
-async function readMemberships(client: pg.PoolClient, objects: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+/**
+ * The membership counts a run's aggregateChanges asks for, by membershipKey: only those keys, one
+ * index probe each on the key (dataset_id, object_id, a, b), rather than every membership of the
+ * run's objects (a long-lived object's grow with its distinct couples). The keys are those the
+ * rules ask of `membershipOf` (every changed (object, a, b) of an object with stored steps), which
+ * does not depend on the counts given: a first pass of the rules collects them, given a count
+ * large enough that no change takes it below 0 (the rules throw on a negative count).
+ */
+async function readMemberships(
+  client: pg.PoolClient,
+  linking: DfLinking<string>,
+  eventSteps: (n: DfStep<string>) => EventStepRow<string>[],
+  datasetOf: (object: string) => string,
+): Promise<Map<string, number>> {
+  const asked: { object: string; a: string; b: string }[] = []
+  aggregateChanges(
+    linking,
+    (object, a, b) => {
+      asked.push({ object, a, b })
+      return 2 ** 30
+    },
+    eventSteps,
+  )
   const out = new Map<string, number>()
+  if (asked.length === 0) return out
   const { rows } = await client.query<{ object_id: string; a: string; b: string; n: number }>(
     `SELECT m.object_id, m.a, m.b, m.n FROM ocelog.rm_df_memberships m
-     JOIN unnest($1::text[], $2::text[]) AS k(dataset_id, object_id) ON m.dataset_id = k.dataset_id AND m.object_id = k.object_id`,
-    [[...objects.values()], [...objects.keys()]],
+     JOIN unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS k(dataset_id, object_id, a, b)
+       ON m.dataset_id = k.dataset_id AND m.object_id = k.object_id AND m.a = k.a AND m.b = k.b`,
+    columns(asked, [(k) => datasetOf(k.object), (k) => k.object, (k) => k.a, (k) => k.b]),
   )
   for (const r of rows) out.set(membershipKey(r.object_id, r.a, r.b), r.n)
   return out
@@ -203,7 +227,11 @@ async function readRefill(client: pg.PoolClient, key: DfKey, refill: DfRefill): 
   return rows.map((r) => Math.max(0, Number(r.v)))
 }
 
-/** Inserts the new steps (a step stored already is kept) and moves the relinked steps' predecessors. */
+/**
+ * Inserts the new steps and moves the relinked steps' predecessors. The linking read every new
+ * step's place in its trace and lists a step stored already as no insert (a replay), so the insert
+ * is a plain one: no conflict check per row in each of the table's four indexes.
+ */
 async function writeSteps(client: pg.PoolClient, linking: DfLinking<string>): Promise<void> {
   // The predecessor's fields, and the raw differences the edges' refills read (docs/process-map.md#medians-of-the-all-time-map):
   // elapsed t − t(prev), and t − end(prev) before max(0, …), null when the predecessor has no end.
@@ -219,9 +247,8 @@ async function writeSteps(client: pg.PoolClient, linking: DfLinking<string>): Pr
   if (linking.inserts.length > 0) {
     await client.query(
       `INSERT INTO ocelog.rm_df_steps (dataset_id, object_id, object_type, activity, t, pos, te, kin, prev_t, prev_pos, prev_act, prev_te, prev_dt, prev_wait)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[],
-         $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[])
-       ON CONFLICT DO NOTHING`,
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[],
+         $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[])`,
       columns(linking.inserts, [
         (l) => l.step.dataset,
         (l) => l.step.object,
@@ -239,10 +266,50 @@ async function writeSteps(client: pg.PoolClient, linking: DfLinking<string>): Pr
     await client.query(
       `UPDATE ocelog.rm_df_steps s SET prev_t = v.prev_t, prev_pos = v.prev_pos, prev_act = v.prev_act, prev_te = v.prev_te,
          prev_dt = v.prev_dt, prev_wait = v.prev_wait
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[])
+       FROM unnest($1::text[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[])
          AS v(dataset_id, object_id, t, pos, prev_t, prev_pos, prev_act, prev_te, prev_dt, prev_wait)
        WHERE s.dataset_id = v.dataset_id AND s.object_id = v.object_id AND s.t = v.t AND s.pos = v.pos`,
       columns(linking.relinks, [(l) => l.step.dataset, (l) => l.step.object, (l) => l.step.t, (l) => l.step.pos, ...prevColumns]),
+    )
+  }
+}
+
+/**
+ * Writes the membership counts that changed (MembershipChange): a count gone to 0 is deleted, one
+ * that was 0 is inserted, any other is updated in place (`n` is in no index, so the update touches
+ * no index). No upsert: the store's transaction holds the runner's checkpoint lock, so no other
+ * writer changes these rows meanwhile, and a row that is already there when its `before` says 0
+ * fails the transaction instead of being overwritten.
+ */
+async function writeMemberships(client: pg.PoolClient, changes: readonly MembershipChange<string>[], datasetOf: (object: string) => string): Promise<void> {
+  const keyColumns = [
+    (m: MembershipChange<string>) => datasetOf(m.object),
+    (m: MembershipChange<string>) => m.object,
+    (m: MembershipChange<string>) => m.a,
+    (m: MembershipChange<string>) => m.b,
+  ]
+  const gone = changes.filter((m) => m.after === 0)
+  const added = changes.filter((m) => m.before === 0 && m.after !== 0)
+  const moved = changes.filter((m) => m.before !== 0 && m.after !== 0)
+  if (gone.length > 0) {
+    await client.query(
+      `DELETE FROM ocelog.rm_df_memberships m USING unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS v(dataset_id, object_id, a, b)
+       WHERE m.dataset_id = v.dataset_id AND m.object_id = v.object_id AND m.a = v.a AND m.b = v.b`,
+      columns(gone, keyColumns),
+    )
+  }
+  if (added.length > 0) {
+    await client.query(
+      `INSERT INTO ocelog.rm_df_memberships (dataset_id, object_id, a, b, n)
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::int[])`,
+      columns(added, [...keyColumns, (m) => m.after]),
+    )
+  }
+  if (moved.length > 0) {
+    await client.query(
+      `UPDATE ocelog.rm_df_memberships m SET n = v.n FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::int[]) AS v(dataset_id, object_id, a, b, n)
+       WHERE m.dataset_id = v.dataset_id AND m.object_id = v.object_id AND m.a = v.a AND m.b = v.b`,
+      columns(moved, [...keyColumns, (m) => m.after]),
     )
   }
 }
@@ -259,36 +326,17 @@ export async function writeDirectlyFollows(client: pg.PoolClient, events: readon
   const linking = await linkRun(client, stepsByObject(steps))
   if (linking.inserts.length === 0) return
   const datasets = new Map(steps.map((s) => [s.object, s.dataset]))
-  const memberships = await readMemberships(client, datasets)
-  const eventSteps = await readEventSteps(client, linking.storedTargets)
-  const changes = aggregateChanges(
-    linking,
-    (object, a, b) => memberships.get(membershipKey(object, a, b)) ?? 0,
-    (n) => eventSteps.get(eventKey(n.dataset, n.t, n.pos)) ?? [],
-  )
+  const datasetOf = (object: string): string => datasets.get(object) ?? ''
+  const storedEventSteps = await readEventSteps(client, linking.storedTargets)
+  const eventSteps = (n: DfStep<string>): EventStepRow<string>[] => storedEventSteps.get(eventKey(n.dataset, n.t, n.pos)) ?? []
+  const memberships = await readMemberships(client, linking, eventSteps, datasetOf)
+  const changes = aggregateChanges(linking, (object, a, b) => memberships.get(membershipKey(object, a, b)) ?? 0, eventSteps)
   const stored = await readAggregates(
     client,
     changes.deltas.map((d) => d.key),
   )
   await writeSteps(client, linking)
-  const gone = changes.memberships.filter((m) => m.after === 0)
-  const kept = changes.memberships.filter((m) => m.after !== 0)
-  const datasetOf = (object: string): string => datasets.get(object) ?? ''
-  if (gone.length > 0) {
-    await client.query(
-      `DELETE FROM ocelog.rm_df_memberships m USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(dataset_id, object_id, a, b)
-       WHERE m.dataset_id = v.dataset_id AND m.object_id = v.object_id AND m.a = v.a AND m.b = v.b`,
-      columns(gone, [(m) => datasetOf(m.object), (m) => m.object, (m) => m.a, (m) => m.b]),
-    )
-  }
-  if (kept.length > 0) {
-    await client.query(
-      `INSERT INTO ocelog.rm_df_memberships (dataset_id, object_id, a, b, n)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[])
-       ON CONFLICT (dataset_id, object_id, a, b) DO UPDATE SET n = EXCLUDED.n`,
-      columns(kept, [(m) => datasetOf(m.object), (m) => m.object, (m) => m.a, (m) => m.b, (m) => m.after]),
-    )
-  }
+  await writeMemberships(client, changes.memberships, datasetOf)
   // One delta per key (aggregateChanges): each aggregate is replaced by its new value, or deleted when
   // empty; an edge whose kept extremes a removal emptied is refilled from its stored steps, written above.
   const next = changes.deltas.map((d) => ({ key: d.key, agg: applyDelta(stored.get(dfKeyString(d.key)), d) }))

@@ -265,7 +265,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     if (page.length > 0) {
       const linkRows = await this.rows<Omit<EventObjectLink, 'qualifier'> & { event_id: string; qualifier: string }>(
         `SELECT event_id, object_id, object_type AS type, external_id AS id, qualifier FROM ocelog.rm_event_objects
-         WHERE dataset_id = $1 AND event_id = ANY($2::text[])
+         WHERE dataset_id = $1 AND event_id = ANY($2::uuid[])
          ORDER BY event_id, object_type COLLATE "C", external_id COLLATE "C", qualifier COLLATE "C"`,
         [datasetId, page.map((e) => e.event_id)],
       )
@@ -325,7 +325,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     const p = new SqlParams()
     const conditions = [`dataset_id = ${p.add(datasetId)}`]
     if (page.after !== undefined) conditions.push(`(type${c}, external_id${c}) > (${p.add(page.after.type)}, ${p.add(page.after.id)})`)
-    if (page.objectIds !== undefined) conditions.push(`object_id = ANY(${p.add([...page.objectIds])}::text[])`)
+    if (page.objectIds !== undefined) conditions.push(`object_id = ANY(${p.add([...page.objectIds])}::uuid[])`)
     const rows = await this.rows<{ object_id: string; type: string; id: string }>(
       `SELECT object_id, type, external_id AS id FROM ocelog.rm_objects WHERE ${conditions.join(' AND ')}
        ORDER BY type${c}, external_id${c} LIMIT ${p.add(probeLimit(page.limit))}`,
@@ -337,13 +337,13 @@ export class PostgresReadModelQuery implements ReadModelQuery {
       const ids = [datasetId, [...byId.keys()]]
       const [changes, relationships] = await Promise.all([
         this.rows<{ object_id: string; position: number; time: string; attributes: Properties }>(
-          'SELECT object_id, position, time, attributes FROM ocelog.rm_object_changes WHERE dataset_id = $1 AND object_id = ANY($2::text[]) ORDER BY object_id, position',
+          'SELECT object_id, position, time, attributes FROM ocelog.rm_object_changes WHERE dataset_id = $1 AND object_id = ANY($2::uuid[]) ORDER BY object_id, position',
           ids,
         ),
         this.rows<{ source: string; object_id: string; type: string; id: string; qualifier: string }>(
           `SELECT object_id AS source, target_object_id AS object_id, target_type AS type, target_external_id AS id, qualifier
-           FROM ocelog.rm_object_relationships WHERE dataset_id = $1 AND object_id = ANY($2::text[])
-           ORDER BY object_id, target_object_id COLLATE "C", qualifier COLLATE "C"`,
+           FROM ocelog.rm_object_relationships WHERE dataset_id = $1 AND object_id = ANY($2::uuid[])
+           ORDER BY object_id, target_object_id, qualifier COLLATE "C"`,
           ids,
         ),
       ])

@@ -176,13 +176,13 @@ async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string,
   const keys = columns(objects, [(o) => o.datasetId, (o) => o.objectId])
   await client.query(
     `INSERT INTO ocelog.rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
-     SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
+     SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
      ON CONFLICT (dataset_id, object_id) DO NOTHING`,
     [...keys, ...columns(objects, [(o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position])],
   )
   const { rows } = await client.query<{ dataset_id: string; object_id: string; position: string; first_position: string }>(
     `SELECT o.dataset_id, o.object_id, o.position, o.first_position FROM ocelog.rm_objects o
-     JOIN unnest($1::text[], $2::text[]) AS k(dataset_id, object_id) ON o.dataset_id = k.dataset_id AND o.object_id = k.object_id`,
+     JOIN unnest($1::text[], $2::uuid[]) AS k(dataset_id, object_id) ON o.dataset_id = k.dataset_id AND o.object_id = k.object_id`,
     keys,
   )
   const lower: NamedObject[] = []
@@ -196,7 +196,7 @@ async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string,
   if (lower.length > 0) {
     await client.query(
       `UPDATE ocelog.rm_objects o SET first_position = LEAST(o.first_position, v.p)
-       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS v(d, id, p) WHERE o.dataset_id = v.d AND o.object_id = v.id`,
+       FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS v(d, id, p) WHERE o.dataset_id = v.d AND o.object_id = v.id`,
       columns(lower, [(o) => o.datasetId, (o) => o.objectId, (o) => o.position]),
     )
   }

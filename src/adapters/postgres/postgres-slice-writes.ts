@@ -97,7 +97,7 @@ async function writeObjects(ctx: PostgresSliceContext, { slice }: SliceBatch<'ob
   if (kept.length > 0) {
     await ctx.client.query(
       `UPDATE ocelog.rm_objects o SET properties = o.properties || v.properties::jsonb, updated_at = v.updated_at, position = v.position
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS v(dataset_id, object_id, properties, updated_at, position)
+       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS v(dataset_id, object_id, properties, updated_at, position)
        WHERE o.dataset_id = v.dataset_id AND o.object_id = v.object_id`,
       columns(kept, [(o) => o.datasetId, (o) => o.objectId, (o) => JSON.stringify(o.properties), (o) => o.lastSeenAt, (o) => o.maxPosition]),
     )
@@ -105,7 +105,7 @@ async function writeObjects(ctx: PostgresSliceContext, { slice }: SliceBatch<'ob
   if (slice.changes.length > 0) {
     await ctx.client.query(
       `INSERT INTO ocelog.rm_object_changes (dataset_id, object_id, position, time, attributes)
-       SELECT d, o, p, t, a::json FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS v(d, o, p, t, a)
+       SELECT d, o, p, t, a::json FROM unnest($1::text[], $2::uuid[], $3::bigint[], $4::text[], $5::text[]) AS v(d, o, p, t, a)
        ON CONFLICT DO NOTHING`,
       columns(slice.changes, [(c) => c.dataset_id, (c) => c.object_id, (c) => c.position, (c) => c.time, (c) => JSON.stringify(c.attributes)]),
     )
@@ -118,7 +118,7 @@ async function writeEvents(ctx: PostgresSliceContext, { slice }: SliceBatch<'eve
     await ctx.client.query(
       `INSERT INTO ocelog.rm_events (dataset_id, event_id, event_type, timestamp, end_timestamp, properties, objects_count, received_at, position)
        SELECT d, e, ty, ts, te, p::json, n, r, pos
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bigint[]) AS v(d, e, ty, ts, te, p, n, r, pos)
+       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bigint[]) AS v(d, e, ty, ts, te, p, n, r, pos)
        ON CONFLICT DO NOTHING`,
       columns(slice.events, [
         (e) => e.dataset_id,
@@ -136,7 +136,7 @@ async function writeEvents(ctx: PostgresSliceContext, { slice }: SliceBatch<'eve
   if (slice.eventObjects.length > 0) {
     await ctx.client.query(
       `INSERT INTO ocelog.rm_event_objects (dataset_id, event_id, object_id, qualifier, object_type, external_id, event_time, position)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
        ON CONFLICT DO NOTHING`,
       columns(slice.eventObjects, [
         (l) => l.dataset_id,
@@ -157,7 +157,7 @@ async function writeObjectRelationships(ctx: PostgresSliceContext, { slice }: Sl
   if (slice.length === 0) return
   await ctx.client.query(
     `INSERT INTO ocelog.rm_object_relationships (dataset_id, object_id, target_object_id, qualifier, target_type, target_external_id, time, position)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+     SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
      ON CONFLICT DO NOTHING`,
     columns(slice, [
       (r) => r.dataset_id,

@@ -100,6 +100,31 @@ CREATE TABLE ocelog.rm_declared_attributes (
 );
 `
 
+/**
+ * Migration 3: the ids as PostgreSQL's `uuid` (16 bytes, compared as bytes) instead of text (37
+ * bytes, compared as strings), and no E2O index by object type (no read ranges over it). Every
+ * event id (UUIDv7) and object id (UUIDv5) is a canonical lowercase UUID (docs/architecture.md#records-and-ids),
+ * which `uuid` gives back as the same text and orders as the same bytes. Each row the projector
+ * writes costs an entry in each index: the two smaller indexes of E2O and the narrower keys of the
+ * steps and memberships are what a catch-up writes less (docs/read-models.md#the-read-models-on-postgresql).
+ * The tables whose rows are updated in place (a membership's count, an object's attributes) leave
+ * room in each page (fillfactor), so that an update that changes no indexed column stays on its
+ * page and writes no index entry (a heap-only tuple).
+ */
+export const READ_MODELS_UUID_MIGRATION = `
+DROP INDEX ocelog.rm_event_objects_by_type;
+ALTER TABLE ocelog.rm_df_memberships SET (fillfactor = 50);
+ALTER TABLE ocelog.rm_objects SET (fillfactor = 70);
+ALTER TABLE ocelog.rm_objects ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
+ALTER TABLE ocelog.rm_object_changes ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
+ALTER TABLE ocelog.rm_events ALTER COLUMN event_id TYPE uuid USING event_id::uuid;
+ALTER TABLE ocelog.rm_event_objects ALTER COLUMN event_id TYPE uuid USING event_id::uuid, ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
+ALTER TABLE ocelog.rm_object_relationships
+  ALTER COLUMN object_id TYPE uuid USING object_id::uuid, ALTER COLUMN target_object_id TYPE uuid USING target_object_id::uuid;
+ALTER TABLE ocelog.rm_df_steps ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
+ALTER TABLE ocelog.rm_df_memberships ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
+`
+
 /** Every read-model table, emptied by a full reset. */
 export const READ_MODEL_TABLES = [
   'rm_checkpoints',

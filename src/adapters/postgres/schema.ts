@@ -17,7 +17,7 @@
  */
 import type pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
-import { READ_MODELS_MIGRATION } from './read-models-schema.js'
+import { READ_MODELS_MIGRATION, READ_MODELS_UUID_MIGRATION } from './read-models-schema.js'
 
 /** The schema that holds every table of Ocelog's. */
 export const SCHEMA = 'ocelog'
@@ -91,6 +91,7 @@ CREATE TABLE ocelog.rate_limits (
 );
 `,
   READ_MODELS_MIGRATION,
+  READ_MODELS_UUID_MIGRATION,
 ]
 
 /** The schema version this build writes. */
