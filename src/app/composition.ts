@@ -7,12 +7,18 @@
 import { EngineUnavailableError } from '../core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
-import { openDatabase } from '../adapters/sqlite/database.js'
-import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models-database.js'
-import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.js'
-import { SqliteKeyStore } from '../adapters/sqlite/sqlite-key-store.js'
-import { HealingReadModels, isSqliteDamage, openCheckedLog, openCheckedReadModels, watchForDamage } from '../adapters/sqlite/read-models-recovery.js'
-import { SqliteReadModelStore } from '../adapters/sqlite/sqlite-read-model-store.js'
+import { openDatabase } from '../adapters/sqlite/log/database.js'
+import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models/read-models-database.js'
+import { SqliteEventLog } from '../adapters/sqlite/log/sqlite-event-log.js'
+import { SqliteKeyStore } from '../adapters/sqlite/log/sqlite-key-store.js'
+import {
+  HealingReadModels,
+  isSqliteDamage,
+  openCheckedLog,
+  openCheckedReadModels,
+  watchForDamage,
+} from '../adapters/sqlite/read-models/read-models-recovery.js'
+import { SqliteReadModelStore } from '../adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from '../adapters/sqlite/unavailable.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import type { EmbeddedProjectorBackends, EmbeddedProjectorOpenOptions } from '../projector/worker.js'
