@@ -1,13 +1,13 @@
 /**
  * Baseline (b) of the benchmark (docs/performance.md#method, Baselines): raw appends of the log's own records into a
- * fresh SQLite file opened exactly as the service opens it (src/adapters/sqlite/database.ts: the
+ * fresh SQLite file opened exactly as the service opens it (src/adapters/sqlite/log/database.ts: the
  * same `records` table, WAL, synchronous=FULL), one transaction per 100 records, the same INSERT
  * and the same JSON serialisation as the log adapter, and nothing else: no HTTP, no validation,
  * no identity claims, no projection.
  */
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { openDatabase } from '../src/adapters/sqlite/database.js'
+import { openDatabase } from '../src/adapters/sqlite/log/database.js'
 
 interface SourceRecord {
   stream: string

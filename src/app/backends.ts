@@ -11,7 +11,7 @@ import type { RateBudget } from '../adapters/rate-limiter.js'
 import type { ReadModelQuery } from '../ports/read-model-query.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import type { CommitFeed } from '../projector/embedded.js'
-import type { HealingReadModels } from '../adapters/sqlite/read-models-recovery.js'
+import type { HealingReadModels } from '../adapters/sqlite/read-models/read-models-recovery.js'
 
 export interface Backends {
   /** 'embedded': SQLite files; 'production': EventStoreDB + MongoDB; 'postgres': one PostgreSQL database. */

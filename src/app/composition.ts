@@ -7,12 +7,12 @@
 import { EngineUnavailableError } from '../core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
-import { openDatabase } from '../adapters/sqlite/database.js'
-import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models-database.js'
-import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.js'
-import { SqliteKeyStore } from '../adapters/sqlite/sqlite-key-store.js'
-import { HealingReadModels, isSqliteDamage, openCheckedLog, openCheckedReadModels, watchForDamage } from '../adapters/sqlite/read-models-recovery.js'
-import { SqliteReadModelStore } from '../adapters/sqlite/sqlite-read-model-store.js'
+import { openCheckedLog, openDatabase } from '../adapters/sqlite/log/database.js'
+import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models/read-models-database.js'
+import { SqliteEventLog } from '../adapters/sqlite/log/sqlite-event-log.js'
+import { SqliteKeyStore } from '../adapters/sqlite/log/sqlite-key-store.js'
+import { type HealingReadModels, isSqliteDamage, openHealingReadModels, watchForDamage } from '../adapters/sqlite/read-models/read-models-recovery.js'
+import { SqliteReadModelStore } from '../adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { isSqliteUnavailable } from '../adapters/sqlite/unavailable.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import type { EmbeddedProjectorBackends, EmbeddedProjectorOpenOptions } from '../projector/worker.js'
@@ -43,20 +43,18 @@ export async function openBackends(config: Config): Promise<Backends> {
   }
   // A damaged log is never touched: openCheckedLog refuses it with a message naming the way back.
   const db = openCheckedLog(config.dataDir)
-  let readModels: ReturnType<typeof openCheckedReadModels>
+  const log = new SqliteEventLog(db)
+  let healing: HealingReadModels
   try {
-    readModels = openCheckedReadModels(config.dataDir)
+    healing = openHealingReadModels(
+      config.dataDir,
+      () => log.lastPosition(),
+      async (store) => lowestCheckpoint(await store.projections(), projectorCheckpoints()),
+    )
   } catch (error) {
     db.close()
-    throw new EngineUnavailableError(`cannot open ${READ_MODELS_FILE} in OCELOG_DATA_DIR=${config.dataDir}: ${(error as Error).message}`)
+    throw error
   }
-  const log = new SqliteEventLog(db)
-  const healing = new HealingReadModels(
-    config.dataDir,
-    readModels,
-    () => log.lastPosition(),
-    async (store) => lowestCheckpoint(await store.projections(), projectorCheckpoints()),
-  )
   return {
     mode: 'embedded',
     describe: `SQLite ${config.dataDir}/ocelog.db (read models in ${READ_MODELS_FILE})`,
@@ -66,7 +64,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     keys: new SqliteKeyStore(db),
     isUnavailable: isSqliteUnavailable,
     commitFeed: log,
-    notices: readModels.made === null ? [] : [`read models: ${readModels.made}; made it anew, and the projector rebuilds the read models from the log`],
+    notices: healing.made === null ? [] : [`read models: ${healing.made}; made it anew, and the projector rebuilds the read models from the log`],
     healing,
     async close() {
       await log.close()

@@ -7,7 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { READ_TOOLS } from '../../src/mcp/tools.js'
 import { ProcessReader } from '../../src/read/process-reader.js'
 import { callWithinBudget as callOn, connectReadClient, textOf } from '../helpers/mcp-client.js'

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportOcel } from '../../src/ocel/export.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
 
 let t: TestApp

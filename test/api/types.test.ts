@@ -5,7 +5,7 @@
  * and only with the scope `ingest:write`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { LIMITS } from '../../src/core/limits.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 

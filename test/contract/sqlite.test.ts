@@ -1,17 +1,17 @@
 /**
  * The EventLog, ReadModelStore, ReadModelQuery, KeyStore and ObjectClaims contracts on the embedded default: real SQLite files
- * (ocelog.db, read-models.db) in a temp folder per case (src/adapters/sqlite/*).
+ * (ocelog.db, read-models.db) in a temp folder per case (src/adapters/sqlite/log/*, src/adapters/sqlite/read-models/*).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase, PROJECTOR_INDEXES, readModelIndexes } from '../../src/adapters/sqlite/read-models-database.js'
-import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
-import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { openReadModelsDatabase, PROJECTOR_INDEXES, readModelIndexes } from '../../src/adapters/sqlite/read-models/read-models-database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/log/sqlite-key-store.js'
+import { SqliteObjectClaims } from '../../src/adapters/sqlite/log/sqlite-object-claims.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
 import type { ReadModelStore } from '../../src/ports/read-model-store.js'
 import { eventLogContract } from './event-log.contract.js'
 import { keyStoreContract } from './key-store.contract.js'

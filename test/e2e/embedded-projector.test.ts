@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
 import { Ingest } from '../../src/write/ingest.js'
 import type { EmbeddedProjector as EmbeddedProjectorClass } from '../../src/projector/embedded.js'
 import { requireBuild } from '../helpers/cli.js'
@@ -46,7 +46,7 @@ afterEach(async () => {
 
 /** The read models' checkpoint, read through a fresh connection (null before the first apply). */
 async function checkpoint(): Promise<number | null> {
-  const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models-database.js')
+  const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models/read-models-database.js')
   const { db: rm } = openReadModelsDatabase(dir)
   try {
     return (rm.prepare("SELECT position FROM rm_checkpoints WHERE projector = 'events'").get() as { position: number } | undefined)?.position ?? null

@@ -2,7 +2,7 @@
  * e2e: `ocelog keys revoke` run beside the built service (two processes on one ocelog.db) takes
  * effect on the service's next request (README § CLI: "401 from then on"; docs/api.md#authentication-and-scopes).
  * The service keeps the keys it has found and checks SQLite's data_version at most once per turn of its event loop
- * (src/adapters/sqlite/sqlite-key-store.ts); this proves the check across processes.
+ * (src/adapters/sqlite/log/sqlite-key-store.ts); this proves the check across processes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
-import { SqliteEventLog, type SqliteEventLogOptions } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models/read-models-database.js'
+import { SqliteEventLog, type SqliteEventLogOptions } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { Ingest } from '../../src/write/ingest.js'
 
 export interface SqliteFixture {

@@ -11,9 +11,9 @@
  *   timestamps, and several objects of one type per event; positions are those the log returned.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
-import type { SqliteReadModelStore } from '../../src/adapters/sqlite/sqlite-read-model-store.js'
+import type { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
+import type { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { Projector } from '../../src/projector/runner.js'

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Projector } from '../../src/projector/runner.js'
 import { verifyDigest } from '../../src/read/audit-check.js'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { eventRecord, freshDatasetId } from '../contract/fixtures.js'
 import { openSqliteFixture, type SqliteFixture } from '../helpers/sqlite.js'
 

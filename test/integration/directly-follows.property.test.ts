@@ -27,7 +27,7 @@ import { PostgresEventLog } from '../../src/adapters/postgres/postgres-event-log
 import { PostgresReadModelQuery } from '../../src/adapters/postgres/postgres-read-model-query.js'
 import { PostgresReadModelStore } from '../../src/adapters/postgres/postgres-read-model-store.js'
 import { migrate } from '../../src/adapters/postgres/schema.js'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import type { EventLog } from '../../src/ports/event-log.js'
 import type { ReadModelQuery } from '../../src/ports/read-model-query.js'
 import type { ReadModelStore } from '../../src/ports/read-model-store.js'

@@ -7,7 +7,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { SqliteReadModelQuery } from '../../src/adapters/sqlite/sqlite-read-model-query.js'
+import { SqliteReadModelQuery } from '../../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { ProcessReader } from '../../src/read/process-reader.js'

@@ -1,6 +1,6 @@
 /**
  * The SQLite window map reads a window's steps in chunks along their key (dataset, time,
- * position, object) and groups them in one pass (src/adapters/sqlite/sqlite-df-query.ts): an
+ * position, object) and groups them in one pass (src/adapters/sqlite/read-models/sqlite-df-query.ts): an
  * event's steps are counted together, so a chunk that ends inside an event must not change the
  * map. A seeded log (generateDfLog; every fourth event at the time of the one before it, so that
  * positions break ties of time) is projected once, and the window maps read in chunks of 1 to
@@ -8,7 +8,7 @@
  * (docs/process-map.md#definitions), for closed and open windows and some object types.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sqliteProcessMap } from '../../src/adapters/sqlite/sqlite-df-query.js'
+import { sqliteProcessMap } from '../../src/adapters/sqlite/read-models/sqlite-df-query.js'
 import { Projector } from '../../src/projector/runner.js'
 import { freshDatasetId } from '../contract/fixtures.js'
 import { dfRecords, expectMapWithin, generateDfLog, type ReferenceEvent, referenceMap } from '../helpers/process-map-reference.js'

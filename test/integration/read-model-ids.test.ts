@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { idTextSql, storedId, storedIdsSql } from '../../src/adapters/sqlite/read-models-database.js'
+import { idTextSql, storedId, storedIdsSql } from '../../src/adapters/sqlite/read-models/read-models-database.js'
 
 const UUID_V7 = '01a21895-2880-7050-8479-7326bc9b9ed0'
 const UUID_V5 = '0ab8df73-9d4a-58ad-ab95-99f396de792a'

@@ -1,6 +1,6 @@
 /**
- * The log file's migrations (src/adapters/sqlite/database.ts) and the read-model file
- * (src/adapters/sqlite/read-models-database.ts): a data dir of any earlier version opens, keeps
+ * The log file's migrations (src/adapters/sqlite/log/database.ts) and the read-model file
+ * (src/adapters/sqlite/read-models/read-models-database.ts): a data dir of any earlier version opens, keeps
  * its log, and gets its read models in read-models.db, made anew and rebuilt from the log.
  */
 import Database from 'better-sqlite3'
@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { MIGRATIONS, openDatabase } from '../../src/adapters/sqlite/database.js'
-import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
-import { openReadModelsDatabase, READ_MODELS_SCHEMA_VERSION } from '../../src/adapters/sqlite/read-models-database.js'
+import { MIGRATIONS, openDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/log/sqlite-key-store.js'
+import { openReadModelsDatabase, READ_MODELS_SCHEMA_VERSION } from '../../src/adapters/sqlite/read-models/read-models-database.js'
 
 let dir: string
 beforeEach(() => {

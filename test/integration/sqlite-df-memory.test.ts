@@ -1,12 +1,12 @@
 /**
  * The SQLite store keeps the directly-follows write's memory of objects true
- * (src/adapters/sqlite/df-object-memory.ts): after another connection changed the file, and after a
+ * (src/adapters/sqlite/read-models/df-object-memory.ts): after another connection changed the file, and after a
  * transaction that did not commit, the next batch reads the file again. A stale memory would take
  * the steps of these tests for replays (they are the steps it remembers) and write none of them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
+import type { SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models/read-models-database.js'
 import type { StoredRecord } from '../../src/schemas/records.js'
 import { batchOf, eventRecord, freshDatasetId } from '../contract/fixtures.js'
 import { openSqliteFixture, type SqliteFixture } from '../helpers/sqlite.js'

@@ -1,5 +1,5 @@
 /**
- * The SQLite write of the directly-follows read model (src/adapters/sqlite/sqlite-df-writes.ts;
+ * The SQLite write of the directly-follows read model (src/adapters/sqlite/read-models/sqlite-df-writes.ts;
  * docs/process-map.md#the-directly-follows-read-model) on a real read-models.db: one neighbour
  * statement per cluster of an object's new steps, whatever the object's stored history between
  * them, and the rows the same events give applied one by one; the refill of an edge's kept smallest
@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { seededRandom } from '../../bench/generate.js'
-import type { SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models-database.js'
-import { DfObjectMemory } from '../../src/adapters/sqlite/df-object-memory.js'
-import { DF_TABLES, type DfStatements, prepareDfStatements, writeDirectlyFollows } from '../../src/adapters/sqlite/sqlite-df-writes.js'
+import type { SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models/read-models-database.js'
+import { DfObjectMemory } from '../../src/adapters/sqlite/read-models/df-object-memory.js'
+import { DF_TABLES, type DfStatements, prepareDfStatements, writeDirectlyFollows } from '../../src/adapters/sqlite/read-models/sqlite-df-writes.js'
 import { type DurationStats, EXTREMES, summarize } from '../../src/core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../src/core/read-model-changes.js'
 

@@ -1,5 +1,5 @@
 /**
- * SqliteObjectClaims' memory of committed claims (src/adapters/sqlite/sqlite-object-claims.ts): an
+ * SqliteObjectClaims' memory of committed claims (src/adapters/sqlite/log/sqlite-object-claims.ts): an
  * id whose claim committed is answered "not first" without a statement; an id claimed in a
  * transaction that rolled back is claimed again by the next call.
  */
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { SqliteObjectClaims } from '../../src/adapters/sqlite/sqlite-object-claims.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { SqliteObjectClaims } from '../../src/adapters/sqlite/log/sqlite-object-claims.js'
 
 let dir: string
 let db: SqliteDatabase

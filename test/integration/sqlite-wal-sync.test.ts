@@ -1,5 +1,5 @@
 /**
- * The SQLite log's durable group commit (src/adapters/sqlite/wal-sync.ts): the commit runs under
+ * The SQLite log's durable group commit (src/adapters/sqlite/log/wal-sync.ts): the commit runs under
  * synchronous=NORMAL and the WAL is fdatasynced off the event loop, and a caller is answered only
  * after an fdatasync that started after its commit. The fdatasync is held by hand here, so that the
  * order can be observed; a failing disk cannot be made here, so its error is passed in.
@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/database.js'
-import { SqliteEventLog } from '../../src/adapters/sqlite/sqlite-event-log.js'
-import type { FdatasyncFn } from '../../src/adapters/sqlite/wal-sync.js'
+import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
+import { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
+import type { FdatasyncFn } from '../../src/adapters/sqlite/log/wal-sync.js'
 import { LogUnavailableError } from '../../src/ports/event-log.js'
 import type { StoredRecord } from '../../src/schemas/records.js'
 import { buildObjectUpserted } from '../../src/core/records.js'

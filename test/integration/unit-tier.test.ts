@@ -217,11 +217,11 @@ describe('the unit tier', () => {
       'import {',
       '  makeTestApp,',
       "} from '../helpers/test-app.js'",
-      "export { openLog } from '../../src/adapters/sqlite/database.js'",
+      "export { openLog } from '../../src/adapters/sqlite/log/database.js'",
       "export type { Config } from '../../src/app/config.js'",
       "const m = await import('node:child_process')",
     ].join('\n')
-    expect(valueImports(sample)).toEqual(['node:fs', 'ioredis', '../helpers/test-app.js', '../../src/adapters/sqlite/database.js', 'node:child_process'])
+    expect(valueImports(sample)).toEqual(['node:fs', 'ioredis', '../helpers/test-app.js', '../../src/adapters/sqlite/log/database.js', 'node:child_process'])
   })
 
   it('follows a file to the I/O module another file of its imports loads, and a package to the I/O module it loads', async () => {

@@ -5,9 +5,9 @@
  * log's head. An intact data dir passes every check.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { verifyLogFile, verifyReadModelsFile } from '../../src/adapters/sqlite/verify-files.js'
+import { verifyLogFile, verifyReadModelsFile } from '../../src/adapters/sqlite/log/verify-files.js'
 import { createKey } from '../../src/write/admin.js'
-import { SqliteKeyStore } from '../../src/adapters/sqlite/sqlite-key-store.js'
+import { SqliteKeyStore } from '../../src/adapters/sqlite/log/sqlite-key-store.js'
 import { Projector } from '../../src/projector/runner.js'
 import { eventRecord } from '../contract/fixtures.js'
 import { openSqliteFixture, type SqliteFixture } from '../helpers/sqlite.js'

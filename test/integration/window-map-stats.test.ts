@@ -1,5 +1,5 @@
 /**
- * The SQLite window map's statistics and distinct counts (src/adapters/sqlite/sqlite-df-query.ts)
+ * The SQLite window map's statistics and distinct counts (src/adapters/sqlite/read-models/sqlite-df-query.ts)
  * against their definitions (docs/process-map.md#definitions): the median of an even count is
  * the mean of the two middle values, as SQLite's `median()` gives it; distinct counts equal a
  * Set's, whether the range of values is stamped or sorted. Seeded random lists, with many ties.
@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { seededRandom } from '../../bench/generate.js'
-import { DistinctCounter, statsColumns } from '../../src/adapters/sqlite/sqlite-df-query.js'
+import { DistinctCounter, statsColumns } from '../../src/adapters/sqlite/read-models/sqlite-df-query.js'
 
 const random = seededRandom(26)
 const list = (n: number, range: number) => Array.from({ length: n }, () => Math.floor(random() * range))

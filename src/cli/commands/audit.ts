@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import { AUDIT_CHAIN_FORMAT, isChainHash } from '../../core/audit-chain.js'
-import { type CheckResult, verifyLogFile, verifyReadModelsFile } from '../../adapters/sqlite/verify-files.js'
+import { type CheckResult, verifyLogFile, verifyReadModelsFile } from '../../adapters/sqlite/log/verify-files.js'
 import { verifyDigest } from '../../read/audit-check.js'
 import type { Digest } from '../../schemas/audit.js'
 import type { Backends } from '../../app/composition.js'

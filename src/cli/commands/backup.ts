@@ -1,11 +1,11 @@
 /**
  * `ocelog backup --out FILE` and `ocelog restore FILE` (README § Operations): an online,
  * consistent copy of the embedded default's log file while the service runs, and a data directory
- * brought back from one (src/adapters/sqlite/backup.ts).
+ * brought back from one (src/adapters/sqlite/log/backup.ts).
  */
 import { SingleBar } from 'cli-progress'
 import type { Command } from 'commander'
-import { backupLog, restoreLog } from '../../adapters/sqlite/backup.js'
+import { backupLog, restoreLog } from '../../adapters/sqlite/log/backup.js'
 import { CliError, config, printJson } from '../context.js'
 
 function embeddedDataDir(): string {

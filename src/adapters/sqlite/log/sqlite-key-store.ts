@@ -1,7 +1,7 @@
 /** KeyStore adapter on the embedded SQLite file (tables `datasets`, `api_keys`). */
-import type { ApiKey, Dataset, KeyStore } from '../../ports/key-store.js'
-import { DatasetExistsError } from '../../ports/key-store.js'
-import { type KeyRow, toKey } from '../key-rows.js'
+import type { ApiKey, Dataset, KeyStore } from '../../../ports/key-store.js'
+import { DatasetExistsError } from '../../../ports/key-store.js'
+import { type KeyRow, toKey } from '../../key-rows.js'
 import type { Statement } from 'better-sqlite3'
 import type { SqliteDatabase } from './database.js'
 

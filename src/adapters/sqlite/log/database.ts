@@ -8,6 +8,8 @@
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { EngineUnavailableError } from '../../../core/errors.js'
+import { startCheck } from '../start-check.js'
 
 export type SqliteDatabase = Database.Database
 
@@ -190,4 +192,37 @@ export function openDatabase(dataDir: string, options: { cacheKiB?: number } = {
     }).immediate()
   }
   return db
+}
+
+/**
+ * Opens the log's `<dataDir>/ocelog.db` (openDatabase) after a check (startCheck). A
+ * damaged log is never changed, moved or rebuilt automatically: it holds the only copy of the
+ * records, the keys and the claims.
+ * @throws EngineUnavailableError naming the file, SQLite's error and the way back (`ocelog verify`,
+ *   the last backup with `ocelog restore`; README § Operations).
+ */
+export function openCheckedLog(dataDir: string): SqliteDatabase {
+  const path = join(dataDir, 'ocelog.db')
+  let db: SqliteDatabase | null = null
+  try {
+    db = openDatabase(dataDir)
+    const bad = startCheck(db, path, 'records')
+    if (bad === null) return db
+    throw new Error(`quick_check: ${bad}`)
+  } catch (error) {
+    try {
+      db?.close()
+    } catch {
+      // the file is refused either way
+    }
+    if (!(error instanceof Database.SqliteError) && !/^quick_check/.test((error as Error).message)) {
+      throw new EngineUnavailableError(`cannot open the SQLite file in OCELOG_DATA_DIR=${dataDir}: ${(error as Error).message}`)
+    }
+    const code = error instanceof Database.SqliteError ? `${error.code}: ` : ''
+    throw new EngineUnavailableError(
+      `cannot open the log ${path} (OCELOG_DATA_DIR=${dataDir}): ${code}${(error as Error).message}. ` +
+        'Ocelog never changes the log by itself. Keep the file as it is, run `ocelog verify` to see what is damaged, ' +
+        'and bring the data directory back from the last backup with `ocelog restore FILE` (README § Operations).',
+    )
+  }
 }

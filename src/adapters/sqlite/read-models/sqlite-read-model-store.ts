@@ -16,11 +16,11 @@ import {
   PROJECTION_NAMES,
   type ProjectionName,
   sliceOf,
-} from '../../core/read-model-changes.js'
-import type { ReadModelStore } from '../../ports/read-model-store.js'
-import { CheckpointConflictError } from '../../ports/read-model-store.js'
-import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
-import type { SqliteDatabase } from './database.js'
+} from '../../../core/read-model-changes.js'
+import type { ReadModelStore } from '../../../ports/read-model-store.js'
+import { CheckpointConflictError } from '../../../ports/read-model-store.js'
+import type { ProjectionState, ProjectionStop } from '../../../schemas/projections.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { DfObjectMemory } from './df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'

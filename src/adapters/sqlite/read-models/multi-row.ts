@@ -4,7 +4,7 @@
  * statement calls instead of one per row. Statements are prepared once per row count and kept.
  */
 import type { Statement } from 'better-sqlite3'
-import type { SqliteDatabase } from './database.js'
+import type { SqliteDatabase } from '../log/database.js'
 
 export class MultiRowStatement {
   private readonly statements = new Map<number, Statement<unknown[]>>()

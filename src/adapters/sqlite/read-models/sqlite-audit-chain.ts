@@ -6,11 +6,11 @@
  * the store in the projector's transaction, read by the query port (`ocelog digest`, `ocelog verify
  * --digest`): a dataset's rows are found in position order among every dataset's.
  */
-import { chainStep, GENESIS_HASH } from '../../core/audit-chain.js'
-import type { AuditChainChange } from '../../core/read-model-changes.js'
-import type { AuditChainEntry } from '../../schemas/audit.js'
+import { chainStep, GENESIS_HASH } from '../../../core/audit-chain.js'
+import type { AuditChainChange } from '../../../core/read-model-changes.js'
+import type { AuditChainEntry } from '../../../schemas/audit.js'
 import type Database from 'better-sqlite3'
-import type { SqliteDatabase } from './database.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { MultiRowStatement } from './multi-row.js'
 
 interface ChainRow {

@@ -13,18 +13,18 @@ import {
   type TypeChange,
   type TypeChanges,
   typeChangeToApply,
-} from '../../core/read-model-changes.js'
-import { mergeProperties } from '../../core/merge.js'
-import type { Properties } from '../../schemas/api.js'
-import type { EventObjectRow } from '../../schemas/read-models.js'
+} from '../../../core/read-model-changes.js'
+import { mergeProperties } from '../../../core/merge.js'
+import type { Properties } from '../../../schemas/api.js'
+import type { EventObjectRow } from '../../../schemas/read-models.js'
 import type Database from 'better-sqlite3'
-import type { SqliteDatabase } from './database.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { MultiRowStatement } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { clearDeclaredTypes, type DeclaredTypesStatements, prepareDeclaredTypesStatements, writeDeclaredTypes } from './sqlite-declared-types.js'
 import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
-import { joinKey } from '../../core/keys.js'
+import { joinKey } from '../../../core/keys.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
   return db.prepare(

@@ -7,10 +7,10 @@
  *   chunks, each with its predecessor, and grouped here in one pass (windowMapRows); exact, medians
  *   as `median()` of SQLite's percentile extension computes them (https://sqlite.org/percentile.html).
  */
-import type { DurationStats } from '../../core/duration-stats.js'
-import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-query.js'
-import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../core/process-map-rows.js'
-import type { SqliteDatabase } from './database.js'
+import type { DurationStats } from '../../../core/duration-stats.js'
+import type { ProcessMapAnswer, ProcessMapFilter } from '../../../ports/read-model-query.js'
+import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../../core/process-map-rows.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { epochMsOf } from './read-models-database.js'
 import { type AggregateRow, NO_ACTIVITY } from './sqlite-df-writes.js'
 

@@ -11,10 +11,10 @@
  * A dataset declares few types, so the rows keep the dataset's id as text.
  */
 import type Database from 'better-sqlite3'
-import { type DeclaredTypeChanges, declaredAttributesToApply } from '../../core/read-model-changes.js'
-import { groupDeclaredTypes } from '../../core/declared-types.js'
-import type { DeclaredTypes } from '../../schemas/read-models.js'
-import type { SqliteDatabase } from './database.js'
+import { type DeclaredTypeChanges, declaredAttributesToApply } from '../../../core/read-model-changes.js'
+import { groupDeclaredTypes } from '../../../core/declared-types.js'
+import type { DeclaredTypes } from '../../../schemas/read-models.js'
+import type { SqliteDatabase } from '../log/database.js'
 
 /** The tables, made with the others (read-models-database.ts). */
 export const DECLARED_TYPES_SCHEMA = `

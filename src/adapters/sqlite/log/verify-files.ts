@@ -7,11 +7,11 @@
 import Database from 'better-sqlite3'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { STREAM_PREFIX } from '../../schemas/records.js'
+import { STREAM_PREFIX } from '../../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
-import { READ_MODELS_FILE } from './read-models-database.js'
-import { type RecordRow, rowToRecord } from '../log-reads.js'
-import { messageOf } from '../../core/errors.js'
+import { READ_MODELS_FILE } from '../read-models/read-models-database.js'
+import { type RecordRow, rowToRecord } from '../../log-reads.js'
+import { messageOf } from '../../../core/errors.js'
 
 /** One check's outcome; `position` or `table` names the first bad place when it failed. */
 export interface CheckResult {

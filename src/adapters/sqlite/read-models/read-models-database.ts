@@ -13,7 +13,7 @@
 import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SqliteDatabase } from './database.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { DECLARED_TYPES_SCHEMA, DECLARED_TYPES_TABLES } from './sqlite-declared-types.js'
 import { DF_PROJECTOR_INDEXES, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
 

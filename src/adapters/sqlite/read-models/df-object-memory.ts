@@ -18,7 +18,7 @@
  *   memory is bounded whatever the dataset's size (under 1 KiB per object with a few dozen edges).
  * The write puts an object in it from the object's second run on (sqlite-df-writes.ts, remember).
  */
-import { compareSteps, type DfNeighbours, type DfStep } from '../../core/directly-follows.js'
+import { compareSteps, type DfNeighbours, type DfStep } from '../../../core/directly-follows.js'
 
 /** Objects remembered by default: the hot objects of a log (its customers, products, resources). */
 export const DF_MEMORY_OBJECTS = 16_384

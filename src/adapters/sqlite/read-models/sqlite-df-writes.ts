@@ -26,11 +26,11 @@ import {
   refillAggregate,
   setKin,
   stepsByObject,
-} from '../../core/directly-follows.js'
-import type { DurationStats, StatsEnd } from '../../core/duration-stats.js'
-import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
+} from '../../../core/directly-follows.js'
+import type { DurationStats, StatsEnd } from '../../../core/duration-stats.js'
+import type { DirectlyFollowsEvent } from '../../../core/read-model-changes.js'
 import type Database from 'better-sqlite3'
-import type { SqliteDatabase } from './database.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { type DfObjectMemory, EMPTY_TAIL, lastOfTail, neighboursFromTail, nextTail, type TraceTail } from './df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 

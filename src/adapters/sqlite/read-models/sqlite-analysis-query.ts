@@ -11,7 +11,7 @@
  *   medians, never the events: about half the time of grouping every measure in SQL, measured on
  *   the running example.
  */
-import type { PerformanceFilter, TimeWindow, TypeRelations, VariantsFilter, VariantsPage } from '../../ports/read-model-query.js'
+import type { PerformanceFilter, TimeWindow, TypeRelations, VariantsFilter, VariantsPage } from '../../../ports/read-model-query.js'
 import {
   type ActivityTypeRow,
   assembleActivityTypes,
@@ -22,9 +22,9 @@ import {
   pageVariants,
   sortO2o,
   type VariantRow,
-} from '../../core/analysis-rows.js'
-import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
-import type { SqliteDatabase } from './database.js'
+} from '../../../core/analysis-rows.js'
+import type { O2oTypeRelation, PerformanceActivity } from '../../../schemas/analysis.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { EVENT_E2O_ROWS, epochMsOf, idTextSql, nameSql, namesById, objectEventsSql, qualifierOf } from './read-models-database.js'
 
 /**

@@ -12,9 +12,9 @@
 import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { CliError } from '../../core/errors.js'
+import { CliError } from '../../../core/errors.js'
 import { MIGRATIONS, type SqliteDatabase } from './database.js'
-import { READ_MODELS_FILE } from './read-models-database.js'
+import { READ_MODELS_FILE } from '../read-models/read-models-database.js'
 
 /** The log's file name inside OCELOG_DATA_DIR. */
 export const LOG_FILE = 'ocelog.db'

@@ -8,13 +8,14 @@
  * never a 500. The log's `ocelog.db` is never touched here.
  */
 import Database from 'better-sqlite3'
-import { existsSync, renameSync, statSync } from 'node:fs'
+import { existsSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { messageOf, EngineUnavailableError, ReadModelsRebuildingError } from '../../core/errors.js'
-import type { ReadModelQuery } from '../../ports/read-model-query.js'
-import type { ReadModelStore } from '../../ports/read-model-store.js'
-import { openDatabase, type SqliteDatabase } from './database.js'
+import { messageOf, EngineUnavailableError, ReadModelsRebuildingError } from '../../../core/errors.js'
+import type { ReadModelQuery } from '../../../ports/read-model-query.js'
+import type { ReadModelStore } from '../../../ports/read-model-store.js'
+import type { SqliteDatabase } from '../log/database.js'
+import { startCheck } from '../start-check.js'
 import { openReadModelsDatabase, READ_MODELS_FILE, type ReadModelsFile } from './read-models-database.js'
 import { SqliteReadModelQuery } from './sqlite-read-model-query.js'
 import { SqliteReadModelStore } from './sqlite-read-model-store.js'
@@ -28,40 +29,6 @@ const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB|IOERR)/
  */
 export function isSqliteDamage(error: unknown): boolean {
   return error instanceof Database.SqliteError && DAMAGE_CODES.test(error.code)
-}
-
-/**
- * Files up to this size get a full quick check when they are opened (quickCheck: about 150 ms for
- * 25 MB measured on a loaded 2-core machine, so about 1.5 s at this size); larger ones a bounded
- * one (startCheck). `ocelog verify` checks a file of any size in full.
- */
-export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024
-
-/**
- * The check of a file as it is opened, bounded in time: quickCheck for a file up to
- * FULL_CHECK_MAX_BYTES; beyond, a read of its schema and of the last page of `table`'s primary key
- * (header, schema and the B-tree's right edge), so that a start never waits on a whole large file.
- * @returns null when the file passed, else what failed.
- */
-export function startCheck(db: SqliteDatabase, path: string, table: string): string | null {
-  const size = existsSync(path) ? statSync(path).size : 0
-  if (size <= FULL_CHECK_MAX_BYTES) return quickCheck(db)
-  db.prepare('SELECT count(*) FROM sqlite_schema').get()
-  db.prepare(`SELECT max(rowid) FROM ${table}`).get()
-  return null
-}
-
-/**
- * SQLite's `PRAGMA quick_check(1)` (sqlite.org/pragma.html#pragma_quick_check): the file's
- * B-trees are well formed, without the slower index-against-table check of integrity_check. Its
- * time grows with the file (about a second per few hundred MB); one problem is enough to stop.
- * @returns null when the file passed, else SQLite's first message.
- * @throws SQLite's error when the file cannot be read at all (e.g. SQLITE_NOTADB).
- */
-export function quickCheck(db: SqliteDatabase): string | null {
-  const rows = db.pragma('quick_check(1)') as { quick_check: string }[]
-  const first = rows[0]?.quick_check ?? 'ok'
-  return first === 'ok' ? null : first
 }
 
 /**
@@ -165,6 +132,8 @@ export interface RebuildProgress {
 export class HealingReadModels {
   /** Damaged files moved aside by this process (`ocelog_read_models_recovered_total`). */
   recovered = 0
+  /** Why the file was made at open (then the projector rebuilds it from the log), or null when it was there and current. */
+  readonly made: string | null
   logger: Pick<Logger, 'info' | 'error'> | null = null
   writers: ReadModelsWriters | null = null
   private db: SqliteDatabase
@@ -190,6 +159,7 @@ export class HealingReadModels {
     private readonly applied: (store: ReadModelStore) => Promise<number | null>,
   ) {
     this.db = file.db
+    this.made = file.made
     this.currentQuery = new SqliteReadModelQuery(file.db)
     this.currentStore = new SqliteReadModelStore(file.db)
     if (file.damaged !== null) {
@@ -301,34 +271,22 @@ export class HealingReadModels {
 }
 
 /**
- * Opens the log's `<dataDir>/ocelog.db` (openDatabase) after a check (startCheck). A
- * damaged log is never changed, moved or rebuilt automatically: it holds the only copy of the
- * records, the keys and the claims.
- * @throws EngineUnavailableError naming the file, SQLite's error and the way back (`ocelog verify`,
- *   the last backup with `ocelog restore`; README § Operations).
+ * The API thread's read models on the embedded default, opened in one step: `<dataDir>/read-models.db`
+ * checked (openCheckedReadModels: a damaged file is moved aside and made anew) and wrapped in
+ * HealingReadModels. `head` and `applied` are HealingReadModels' own.
+ * @throws EngineUnavailableError naming the file and OCELOG_DATA_DIR when the file cannot be made
+ *   either (the folder is not writable, the disk is full).
  */
-export function openCheckedLog(dataDir: string): SqliteDatabase {
-  const path = join(dataDir, 'ocelog.db')
-  let db: SqliteDatabase | null = null
+export function openHealingReadModels(
+  dataDir: string,
+  head: () => Promise<number | null>,
+  applied: (store: ReadModelStore) => Promise<number | null>,
+): HealingReadModels {
+  let file: CheckedReadModelsFile
   try {
-    db = openDatabase(dataDir)
-    const bad = startCheck(db, path, 'records')
-    if (bad === null) return db
-    throw new Error(`quick_check: ${bad}`)
+    file = openCheckedReadModels(dataDir)
   } catch (error) {
-    try {
-      db?.close()
-    } catch {
-      // the file is refused either way
-    }
-    if (!(error instanceof Database.SqliteError) && !/^quick_check/.test((error as Error).message)) {
-      throw new EngineUnavailableError(`cannot open the SQLite file in OCELOG_DATA_DIR=${dataDir}: ${(error as Error).message}`)
-    }
-    const code = error instanceof Database.SqliteError ? `${error.code}: ` : ''
-    throw new EngineUnavailableError(
-      `cannot open the log ${path} (OCELOG_DATA_DIR=${dataDir}): ${code}${(error as Error).message}. ` +
-        'Ocelog never changes the log by itself. Keep the file as it is, run `ocelog verify` to see what is damaged, ' +
-        'and bring the data directory back from the last backup with `ocelog restore FILE` (README § Operations).',
-    )
+    throw new EngineUnavailableError(`cannot open ${READ_MODELS_FILE} in OCELOG_DATA_DIR=${dataDir}: ${(error as Error).message}`)
   }
+  return new HealingReadModels(dataDir, file, head, applied)
 }

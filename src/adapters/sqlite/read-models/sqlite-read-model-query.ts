@@ -9,7 +9,7 @@
  * The process map (object-centric directly-follows graph, after pm4py's OC-DFG) reads the
  * directly-follows read model (sqlite-df-query.ts).
  */
-import { cutPage, nextCursor, probeLimit } from '../../core/page.js'
+import { cutPage, nextCursor, probeLimit } from '../../../core/page.js'
 import type {
   DatasetCounts,
   EventFilter,
@@ -26,17 +26,17 @@ import type {
   TypeRelations,
   VariantsFilter,
   VariantsPage,
-} from '../../ports/read-model-query.js'
-import type { PerformanceActivity } from '../../schemas/analysis.js'
-import type { Properties } from '../../schemas/api.js'
-import type { EventObjectLink, EventView, TypeInfo } from '../../schemas/process.js'
-import { type AttributeTypeRow, withAttributes } from '../../core/process-map-rows.js'
-import type { SqliteDatabase } from './database.js'
+} from '../../../ports/read-model-query.js'
+import type { PerformanceActivity } from '../../../schemas/analysis.js'
+import type { Properties } from '../../../schemas/api.js'
+import type { EventObjectLink, EventView, TypeInfo } from '../../../schemas/process.js'
+import { type AttributeTypeRow, withAttributes } from '../../../core/process-map-rows.js'
+import type { SqliteDatabase } from '../log/database.js'
 import { sqliteProcessMap } from './sqlite-df-query.js'
 import { readAuditChain, readAuditChainAt } from './sqlite-audit-chain.js'
 import { readDeclaredTypes } from './sqlite-declared-types.js'
-import type { DeclaredTypes } from '../../schemas/read-models.js'
-import type { AuditChainEntry } from '../../schemas/audit.js'
+import type { DeclaredTypes } from '../../../schemas/read-models.js'
+import type { AuditChainEntry } from '../../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
 import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
 

@@ -11,7 +11,7 @@
  */
 import type { Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
-import type { ObjectClaims } from '../../ports/object-claims.js'
+import type { ObjectClaims } from '../../../ports/object-claims.js'
 import type { SqliteDatabase } from './database.js'
 
 /** Object ids kept as known to be claimed: each costs about 150 bytes, and the service's peak RSS has a budget (docs/performance.md#targets). */
