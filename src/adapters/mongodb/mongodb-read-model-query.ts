@@ -8,7 +8,7 @@
  * All stages may spill to disk (`allowDiskUse`). `$setWindowFields` cannot run inside a
  * transaction or with snapshot read concern; these reads use neither.
  */
-import { cutPage, nextCursor, probeLimit } from '../../core/page.js'
+import { cutPage, nextCursor, type PageCut, probeLimit } from '../../core/page.js'
 import { type AuditChainDoc, readAuditChain, readAuditChainAt } from './mongodb-audit-chain.js'
 import { readDeclaredTypes } from './mongodb-declared-types.js'
 import type { DeclaredTypes } from '../../schemas/read-models.js'
@@ -153,91 +153,20 @@ export class MongoReadModelQuery implements ReadModelQuery {
     return withAttributes(types, decodedNames(attributes))
   }
 
+  /**
+   * One object by (type, id) with each part of its view (docs/api.md#read-endpoints), read at once:
+   * its attribute history, relationships both ways, trace and related objects, each at most
+   * `limit` with its `…_truncated` flag (src/core/page.ts).
+   */
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
     const row = await this.objectsC.findOne({ dataset_id: datasetId, type, external_id: id })
     if (row === null) return null
-    const mine = { dataset_id: datasetId, object_id: row.object_id }
     const [history, relationships, incoming, trace, related] = await Promise.all([
-      // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
-      this.objectChangesC.find(mine).sort({ position: -1 }).limit(probeLimit(limit)).toArray(),
-      this.objectRelationshipsC.find(mine).sort({ target_type: 1, target_external_id: 1, qualifier: 1 }).limit(probeLimit(limit)).toArray(),
-      // Relationships of other objects to this one (index by_target), each with its source's type and id.
-      this.objectRelationshipsC
-        .aggregate<ObjectRelationship>(
-          [
-            { $match: { dataset_id: datasetId, target_object_id: row.object_id } },
-            {
-              $lookup: {
-                from: READ_MODEL_COLLECTIONS.objects,
-                localField: 'object_id',
-                foreignField: 'object_id',
-                pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, type: 1, external_id: 1 } }],
-                as: 's',
-              },
-            },
-            { $unwind: '$s' },
-            { $sort: { 's.type': 1, 's.external_id': 1, qualifier: 1 } },
-            { $limit: probeLimit(limit) },
-            { $project: { _id: 0, object_id: 1, type: '$s.type', id: '$s.external_id', qualifier: 1, time: 1 } },
-          ],
-          AGGREGATE,
-        )
-        .toArray(),
-      this.eventObjectsC
-        .aggregate<{ _id: string; qualifiers: (string | null)[]; e: EventRow }>(
-          [
-            { $match: mine },
-            { $group: { _id: '$event_id', qualifiers: { $addToSet: '$qualifier' }, event_time: { $first: '$event_time' }, position: { $first: '$position' } } },
-            { $sort: { event_time: 1, position: 1 } },
-            { $limit: probeLimit(limit) },
-            {
-              $lookup: {
-                from: READ_MODEL_COLLECTIONS.events,
-                localField: '_id',
-                foreignField: 'event_id',
-                pipeline: [{ $match: { dataset_id: datasetId } }],
-                as: 'e',
-              },
-            },
-            { $unwind: '$e' },
-            { $sort: { 'e.timestamp': 1, 'e.position': 1 } },
-          ],
-          AGGREGATE,
-        )
-        .toArray(),
-      this.eventObjectsC
-        .aggregate<{ object_id: string; type: string; id: string; shared_events: number }>(
-          [
-            { $match: mine },
-            { $group: { _id: '$event_id' } },
-            {
-              $lookup: {
-                from: READ_MODEL_COLLECTIONS.eventObjects,
-                localField: '_id',
-                foreignField: 'event_id',
-                pipeline: [
-                  { $match: { dataset_id: datasetId, object_id: { $ne: row.object_id } } },
-                  { $project: { _id: 0, object_id: 1, object_type: 1, external_id: 1 } },
-                ],
-                as: 'other',
-              },
-            },
-            { $unwind: '$other' },
-            {
-              $group: {
-                _id: { object_id: '$other.object_id', event_id: '$_id' },
-                type: { $first: '$other.object_type' },
-                id: { $first: '$other.external_id' },
-              },
-            },
-            { $group: { _id: '$_id.object_id', type: { $first: '$type' }, id: { $first: '$id' }, shared_events: { $sum: 1 } } },
-            { $sort: { shared_events: -1, type: 1, id: 1 } },
-            { $limit: probeLimit(limit) },
-            { $project: { _id: 0, object_id: '$_id', type: 1, id: 1, shared_events: 1 } },
-          ],
-          AGGREGATE,
-        )
-        .toArray(),
+      this.attributeHistoryOf(datasetId, row.object_id, limit),
+      this.relationshipsOf(datasetId, row.object_id, limit),
+      this.incomingRelationshipsOf(datasetId, row.object_id, limit),
+      this.traceOf(datasetId, row.object_id, limit),
+      this.relatedOf(datasetId, row.object_id, limit),
     ])
     return {
       object: {
@@ -248,21 +177,107 @@ export class MongoReadModelQuery implements ReadModelQuery {
         created_at: row.created_at,
         updated_at: row.updated_at,
       },
-      attribute_history: cutPage(history, limit)
-        .items.reverse()
-        .map((h) => ({ time: h.time, position: h.position, attributes: decodeKeys(h.attributes) })),
-      attribute_history_truncated: cutPage(history, limit).truncated,
-      relationships: cutPage(relationships, limit).items.map((r) => ({
-        object_id: r.target_object_id,
-        type: r.target_type,
-        id: r.target_external_id,
-        qualifier: r.qualifier,
-        time: r.time,
-      })),
-      relationships_truncated: cutPage(relationships, limit).truncated,
-      incoming_relationships: cutPage(incoming, limit).items,
-      incoming_relationships_truncated: cutPage(incoming, limit).truncated,
-      trace: cutPage(trace, limit).items.map((t) => ({
+      attribute_history: history.items,
+      attribute_history_truncated: history.truncated,
+      relationships: relationships.items,
+      relationships_truncated: relationships.truncated,
+      incoming_relationships: incoming.items,
+      incoming_relationships_truncated: incoming.truncated,
+      trace: trace.items,
+      trace_truncated: trace.truncated,
+      related: related.items,
+      related_truncated: related.truncated,
+    }
+  }
+
+  /**
+   * The latest `limit` attribute changes of object `objectId` (its `object_id`), oldest first: each a
+   * time (ISO 8601), log position and the attributes set (names as written). Read newest first,
+   * one more than `limit` to tell whether older ones were left out.
+   */
+  private async attributeHistoryOf(datasetId: string, objectId: string, limit: number): Promise<PageCut<ObjectDetail['attribute_history'][number]>> {
+    const rows = await this.objectChangesC.find({ dataset_id: datasetId, object_id: objectId }).sort({ position: -1 }).limit(probeLimit(limit)).toArray()
+    const cut = cutPage(rows, limit)
+    return { items: cut.items.reverse().map((h) => ({ time: h.time, position: h.position, attributes: decodeKeys(h.attributes) })), truncated: cut.truncated }
+  }
+
+  /**
+   * The O2O relationships of object `objectId` (its `object_id`) to others, by target type, target id
+   * and qualifier (docs/api.md#o2o-relationships-and-attribute-times): the first `limit`.
+   */
+  private async relationshipsOf(datasetId: string, objectId: string, limit: number): Promise<PageCut<ObjectDetail['relationships'][number]>> {
+    const rows = await this.objectRelationshipsC
+      .find({ dataset_id: datasetId, object_id: objectId })
+      .sort({ target_type: 1, target_external_id: 1, qualifier: 1 })
+      .limit(probeLimit(limit))
+      .toArray()
+    const cut = cutPage(rows, limit)
+    return {
+      items: cut.items.map((r) => ({ object_id: r.target_object_id, type: r.target_type, id: r.target_external_id, qualifier: r.qualifier, time: r.time })),
+      truncated: cut.truncated,
+    }
+  }
+
+  /**
+   * The O2O relationships of other objects to object `objectId` (its `object_id`; index by_target), each
+   * with its source's type and id, by source type, source id and qualifier
+   * (docs/api.md#o2o-relationships-and-attribute-times): the first `limit`.
+   */
+  private async incomingRelationshipsOf(datasetId: string, objectId: string, limit: number): Promise<PageCut<ObjectRelationship>> {
+    const rows = await this.objectRelationshipsC
+      .aggregate<ObjectRelationship>(
+        [
+          { $match: { dataset_id: datasetId, target_object_id: objectId } },
+          {
+            $lookup: {
+              from: READ_MODEL_COLLECTIONS.objects,
+              localField: 'object_id',
+              foreignField: 'object_id',
+              pipeline: [{ $match: { dataset_id: datasetId } }, { $project: { _id: 0, type: 1, external_id: 1 } }],
+              as: 's',
+            },
+          },
+          { $unwind: '$s' },
+          { $sort: { 's.type': 1, 's.external_id': 1, qualifier: 1 } },
+          { $limit: probeLimit(limit) },
+          { $project: { _id: 0, object_id: 1, type: '$s.type', id: '$s.external_id', qualifier: 1, time: 1 } },
+        ],
+        AGGREGATE,
+      )
+      .toArray()
+    return cutPage(rows, limit)
+  }
+
+  /**
+   * The first `limit` events of object `objectId` (its `object_id`) in (timestamp, position) order: its
+   * trace, each event with the distinct qualifiers of its links to the object (sorted, no null).
+   */
+  private async traceOf(datasetId: string, objectId: string, limit: number): Promise<PageCut<ObjectDetail['trace'][number]>> {
+    const rows = await this.eventObjectsC
+      .aggregate<{ _id: string; qualifiers: (string | null)[]; e: EventRow }>(
+        [
+          { $match: { dataset_id: datasetId, object_id: objectId } },
+          { $group: { _id: '$event_id', qualifiers: { $addToSet: '$qualifier' }, event_time: { $first: '$event_time' }, position: { $first: '$position' } } },
+          { $sort: { event_time: 1, position: 1 } },
+          { $limit: probeLimit(limit) },
+          {
+            $lookup: {
+              from: READ_MODEL_COLLECTIONS.events,
+              localField: '_id',
+              foreignField: 'event_id',
+              pipeline: [{ $match: { dataset_id: datasetId } }],
+              as: 'e',
+            },
+          },
+          { $unwind: '$e' },
+          { $sort: { 'e.timestamp': 1, 'e.position': 1 } },
+        ],
+        AGGREGATE,
+      )
+      .toArray()
+    const cut = cutPage(rows, limit)
+    return {
+      items: cut.items.map((t) => ({
         event_id: t.e.event_id,
         event_type: t.e.event_type,
         timestamp: t.e.timestamp,
@@ -270,10 +285,50 @@ export class MongoReadModelQuery implements ReadModelQuery {
         qualifiers: t.qualifiers.filter((q): q is string => q !== null).sort(compareText),
         position: t.e.position,
       })),
-      trace_truncated: cutPage(trace, limit).truncated,
-      related: cutPage(related, limit).items.map((r) => ({ object_id: r.object_id, type: r.type, id: r.id, shared_events: r.shared_events })),
-      related_truncated: cutPage(related, limit).truncated,
+      truncated: cut.truncated,
     }
+  }
+
+  /**
+   * The objects that share events with object `objectId` (its `object_id`), each with the number of
+   * events shared, most shared first, then by type and id: the first `limit`.
+   */
+  private async relatedOf(datasetId: string, objectId: string, limit: number): Promise<PageCut<ObjectDetail['related'][number]>> {
+    const rows = await this.eventObjectsC
+      .aggregate<{ object_id: string; type: string; id: string; shared_events: number }>(
+        [
+          { $match: { dataset_id: datasetId, object_id: objectId } },
+          { $group: { _id: '$event_id' } },
+          {
+            $lookup: {
+              from: READ_MODEL_COLLECTIONS.eventObjects,
+              localField: '_id',
+              foreignField: 'event_id',
+              pipeline: [
+                { $match: { dataset_id: datasetId, object_id: { $ne: objectId } } },
+                { $project: { _id: 0, object_id: 1, object_type: 1, external_id: 1 } },
+              ],
+              as: 'other',
+            },
+          },
+          { $unwind: '$other' },
+          {
+            $group: {
+              _id: { object_id: '$other.object_id', event_id: '$_id' },
+              type: { $first: '$other.object_type' },
+              id: { $first: '$other.external_id' },
+            },
+          },
+          { $group: { _id: '$_id.object_id', type: { $first: '$type' }, id: { $first: '$id' }, shared_events: { $sum: 1 } } },
+          { $sort: { shared_events: -1, type: 1, id: 1 } },
+          { $limit: probeLimit(limit) },
+          { $project: { _id: 0, object_id: '$_id', type: 1, id: 1, shared_events: 1 } },
+        ],
+        AGGREGATE,
+      )
+      .toArray()
+    const cut = cutPage(rows, limit)
+    return { items: cut.items.map((r) => ({ object_id: r.object_id, type: r.type, id: r.id, shared_events: r.shared_events })), truncated: cut.truncated }
   }
 
   async events(datasetId: string, filter: EventFilter): Promise<EventPage> {
