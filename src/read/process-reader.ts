@@ -3,8 +3,10 @@
  * `/v1/process/*`, the MCP tools and `/ui/` all call this class. It checks the parameters
  * (InvalidParameterError naming the parameter, 422), turns them into a ReadModelQuery filter,
  * encodes and decodes the opaque events cursor, and wraps each answer in its envelope:
- * `dataset_id`, `as_of` (read BEFORE the query, so the answer holds at least every record up to
- * it) and, for the summary, `log_position`.
+ * `dataset_id`, `as_of` and, for the summary, `log_position`. `as_of` is read in the same snapshot
+ * of the read models as the answer (ReadModelQuery.consistentRead: one transaction on SQLite and
+ * PostgreSQL), so what the projector applies meanwhile is neither in the answer nor in `as_of`
+ * (docs/architecture.md#projection-runners-and-leases).
  *
  * Parameter rules:
  * - `from` / `to`: ISO 8601 date-times with `Z` or an offset (one parser for the whole service);
@@ -271,14 +273,16 @@ export class ProcessReader {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
     const maxEdges = parseMaxEdges(params.max_edges)
-    const as_of = await this.query.asOf()
-    const { object_types, median_relative_error } = await this.query.processMap(datasetId, { ...window, objectTypes })
-    return {
-      dataset_id: datasetId,
-      as_of,
-      object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)),
-      median_relative_error,
-    }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const { object_types, median_relative_error } = await this.query.processMap(datasetId, { ...window, objectTypes })
+      return {
+        dataset_id: datasetId,
+        as_of,
+        object_types: maxEdges === undefined ? object_types : object_types.map((m) => mostFrequentEdges(m, maxEdges)),
+        median_relative_error,
+      }
+    })
   }
 
   /**
@@ -291,9 +295,11 @@ export class ProcessReader {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
     const slowest = parseSlowest(params.slowest)
-    const as_of = await this.query.asOf()
-    const activities = await this.query.performance(datasetId, { ...window, objectTypes, slowest })
-    return { dataset_id: datasetId, as_of, activities }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const activities = await this.query.performance(datasetId, { ...window, objectTypes, slowest })
+      return { dataset_id: datasetId, as_of, activities }
+    })
   }
 
   /**
@@ -308,18 +314,20 @@ export class ProcessReader {
     const window = parseWindow(params)
     const limit = params.limit === undefined ? defaultLimit : parseLimit(params.limit)
     const after = params.cursor === undefined ? undefined : decodeVariantsCursor(params.cursor)
-    const as_of = await this.query.asOf()
-    const page = await this.query.variants(datasetId, { ...window, objectType, limit, ...(after === undefined ? {} : { after }) })
-    return {
-      dataset_id: datasetId,
-      as_of,
-      object_type: objectType,
-      objects: page.objects,
-      total: page.total,
-      variants: page.variants,
-      truncated: page.next !== null,
-      next_cursor: page.next === null ? null : encodeVariantsCursor(page.next),
-    }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const page = await this.query.variants(datasetId, { ...window, objectType, limit, ...(after === undefined ? {} : { after }) })
+      return {
+        dataset_id: datasetId,
+        as_of,
+        object_type: objectType,
+        objects: page.objects,
+        total: page.total,
+        variants: page.variants,
+        truncated: page.next !== null,
+        next_cursor: page.next === null ? null : encodeVariantsCursor(page.next),
+      }
+    })
   }
 
   /**
@@ -328,8 +336,10 @@ export class ProcessReader {
    */
   async typeRelations(datasetId: string, params: { from?: string; to?: string }): Promise<TypeRelationsResponse> {
     const window = parseWindow(params)
-    const as_of = await this.query.asOf()
-    return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
+    })
   }
 
   /**
@@ -344,40 +354,48 @@ export class ProcessReader {
     const a = parseWindow({ from: params.a_from, to: params.a_to }, { from: 'a_from', to: 'a_to' })
     const b = parseWindow({ from: params.b_from, to: params.b_to }, { from: 'b_from', to: 'b_to' })
     const maxEdges = parseMaxEdges(params.max_edges)
-    const as_of = await this.query.asOf()
-    const [mapA, mapB, perfA, perfB] = [
-      (await this.query.processMap(datasetId, { ...a, objectTypes })).object_types,
-      (await this.query.processMap(datasetId, { ...b, objectTypes })).object_types,
-      await this.query.performance(datasetId, { ...a, objectTypes, slowest: 0 }),
-      await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
-    ]
-    const side = (w: TimeWindow) => ({ from: w.from ?? null, to: w.to ?? null })
-    const comparison = compareWindows(mapA, mapB, perfA, perfB)
-    if (maxEdges === undefined) return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison }
-    const { kept, leftOut } = mostFrequentComparedEdges(comparison.map_edges, maxEdges)
-    return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison, map_edges: kept, edges_left_out: leftOut }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const [mapA, mapB, perfA, perfB] = [
+        (await this.query.processMap(datasetId, { ...a, objectTypes })).object_types,
+        (await this.query.processMap(datasetId, { ...b, objectTypes })).object_types,
+        await this.query.performance(datasetId, { ...a, objectTypes, slowest: 0 }),
+        await this.query.performance(datasetId, { ...b, objectTypes, slowest: 0 }),
+      ]
+      const side = (w: TimeWindow) => ({ from: w.from ?? null, to: w.to ?? null })
+      const comparison = compareWindows(mapA, mapB, perfA, perfB)
+      if (maxEdges === undefined) return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison }
+      const { kept, leftOut } = mostFrequentComparedEdges(comparison.map_edges, maxEdges)
+      return { dataset_id: datasetId, as_of, a: side(a), b: side(b), ...comparison, map_edges: kept, edges_left_out: leftOut }
+    })
   }
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */
   async summary(datasetId: string): Promise<SummaryResponse> {
-    const as_of = await this.query.asOf()
-    const log_position = await this.log.lastPosition(datasetId)
-    const counts = await this.query.summary(datasetId)
-    return { dataset_id: datasetId, as_of, log_position, ...counts }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const log_position = await this.log.lastPosition(datasetId)
+      const counts = await this.query.summary(datasetId)
+      return { dataset_id: datasetId, as_of, log_position, ...counts }
+    })
   }
 
   /** Event types with counts and attributes (`GET /v1/process/event-types`). */
   async eventTypes(datasetId: string): Promise<EventTypesResponse> {
-    const as_of = await this.query.asOf()
-    const event_types = await this.query.eventTypes(datasetId)
-    return { dataset_id: datasetId, as_of, event_types, total: event_types.length, truncated: false, next_cursor: null }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const event_types = await this.query.eventTypes(datasetId)
+      return { dataset_id: datasetId, as_of, event_types, total: event_types.length, truncated: false, next_cursor: null }
+    })
   }
 
   /** Object types with counts and attributes (`GET /v1/process/object-types`). */
   async objectTypes(datasetId: string): Promise<ObjectTypesResponse> {
-    const as_of = await this.query.asOf()
-    const object_types = await this.query.objectTypes(datasetId)
-    return { dataset_id: datasetId, as_of, object_types, total: object_types.length, truncated: false, next_cursor: null }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const object_types = await this.query.objectTypes(datasetId)
+      return { dataset_id: datasetId, as_of, object_types, total: object_types.length, truncated: false, next_cursor: null }
+    })
   }
 
   /**
@@ -387,10 +405,12 @@ export class ProcessReader {
   async object(datasetId: string, type: string, id: string): Promise<ObjectResponse> {
     nonEmpty('type', type)
     nonEmpty('id', id)
-    const as_of = await this.query.asOf()
-    const detail = await this.query.object(datasetId, type, id, READ_LIMIT_MAX)
-    if (detail === null) throw new NotFoundError(`no object of type "${type}" with id "${id}" in this dataset`)
-    return { dataset_id: datasetId, as_of, ...detail }
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const detail = await this.query.object(datasetId, type, id, READ_LIMIT_MAX)
+      if (detail === null) throw new NotFoundError(`no object of type "${type}" with id "${id}" in this dataset`)
+      return { dataset_id: datasetId, as_of, ...detail }
+    })
   }
 
   /**
@@ -404,24 +424,26 @@ export class ProcessReader {
     const window = parseWindow(params)
     const limit = parseLimit(params.limit)
     const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor)
-    const as_of = await this.query.asOf()
-    const page = await this.query.events(datasetId, {
-      ...window,
-      limit,
-      ...(eventType === undefined ? {} : { eventType }),
-      ...(objectType === undefined ? {} : { objectType }),
-      ...(objectId === undefined ? {} : { objectId }),
-      ...(after === undefined ? {} : { after }),
+    return this.query.consistentRead(async () => {
+      const as_of = await this.query.asOf()
+      const page = await this.query.events(datasetId, {
+        ...window,
+        limit,
+        ...(eventType === undefined ? {} : { eventType }),
+        ...(objectType === undefined ? {} : { objectType }),
+        ...(objectId === undefined ? {} : { objectId }),
+        ...(after === undefined ? {} : { after }),
+      })
+      // Counted: the filter above leaves `count` at its default.
+      if (page.total === null) throw new Error('read models: an events page asked with its count came without it')
+      return {
+        dataset_id: datasetId,
+        as_of,
+        events: page.events,
+        total: page.total,
+        truncated: page.next !== null,
+        next_cursor: page.next === null ? null : encodeCursor(page.next),
+      }
     })
-    // Counted: the filter above leaves `count` at its default.
-    if (page.total === null) throw new Error('read models: an events page asked with its count came without it')
-    return {
-      dataset_id: datasetId,
-      as_of,
-      events: page.events,
-      total: page.total,
-      truncated: page.next !== null,
-      next_cursor: page.next === null ? null : encodeCursor(page.next),
-    }
   }
 }
