@@ -13,7 +13,7 @@
  * The answers: the object's view (its trace, `GET /v1/process/objects/{type}/{id}`), the events page of
  * that object (`/v1/process/events?object_id=`), its variants and the performance of its type. On SQLite
  * the trace and the object's events are the directly-follows steps joined with the events, the variants
- * and performance the steps with the objects and events. On PostgreSQL (b) is known to fail: see there.
+ * and performance the steps with the objects and events. On PostgreSQL each read keeps the rows at or below `as_of`.
  * A last test holds the reader between its read of `as_of` and its read of the answer while more
  * events are applied: the answer must not hold them. Both engines are real: SQLite files in a temp
  * dir, and a database of its own on the run's PostgreSQL server (test/helpers/postgres-global-setup.ts).
@@ -438,14 +438,11 @@ describe.skipIf(admin === null)('a consistent as_of across runners under load, o
   })
 
   /**
-   * Known to fail: on PostgreSQL these answers read one runner's read models only, yet carry the
-   * lowest checkpoint of both. The object's trace and its events page read the E2O rows
-   * (`rm_event_objects`, entities), so with the process runner behind they hold events past as_of;
-   * variants and performance read the directly-follows steps with `rm_objects`, so with the entities
-   * runner behind they hold steps past as_of. (On SQLite the same answers join the steps with the
-   * events, and hold exactly the records up to the lowest checkpoint.)
+   * The object's trace and its events page read the E2O rows (`rm_event_objects`, entities), variants
+   * and performance the directly-follows steps with `rm_objects`: each read keeps the rows at or below
+   * the snapshot's lowest checkpoint (AS_OF_SQL in src/adapters/postgres/postgres-reads.ts).
    */
-  it.fails('(b) answers exactly what the log holds up to as_of: no event past it, none at or below it missing', async () => {
+  it('(b) answers exactly what the log holds up to as_of: no event past it, none at or below it missing', async () => {
     expect((await postgres.outcome()).contentMismatches).toEqual([])
   })
 

@@ -22,7 +22,7 @@ import {
 } from '../../core/analysis-rows.js'
 import type { PerformanceFilter, TimeWindow, TypeRelations, VariantsFilter, VariantsPage } from '../../ports/read-model-query.js'
 import type { O2oTypeRelation, PerformanceActivity } from '../../schemas/analysis.js'
-import { qualifierOfStored, SqlParams, type SqlReader, statsSql, windowConditions } from './postgres-reads.js'
+import { AS_OF_SQL, qualifierOfStored, SqlParams, type SqlReader, statsSql, windowConditions } from './postgres-reads.js'
 
 /** Steps read per statement of the performance read. */
 const PERFORMANCE_CHUNK_STEPS = 10_000
@@ -73,7 +73,7 @@ export async function postgresPerformance(
   /** The steps of the window's events after event (t, pos) (all: null), at most `limit`, along rm_df_steps_by_time. */
   const read = (after: { t: number; pos: number } | null, only: boolean, limit: number): Promise<StepSqlRow[]> => {
     const p = new SqlParams()
-    const conditions = [`s.dataset_id = ${p.add(datasetId)}`, ...stepWindow(filter, p)]
+    const conditions = [`s.dataset_id = ${p.add(datasetId)}`, `s.pos <= ${AS_OF_SQL}`, ...stepWindow(filter, p)]
     if (types.length > 0) conditions.push(`s.object_type = ANY(${p.add([...types])}::text[])`)
     if (after !== null) conditions.push(`(s.t, s.pos) ${only ? '=' : '>'} (${p.add(after.t)}, ${p.add(after.pos)})`)
     return sql.rows<StepSqlRow>(
@@ -123,7 +123,7 @@ export async function postgresPerformance(
 export async function postgresVariants(sql: SqlReader, datasetId: string, filter: VariantsFilter): Promise<VariantsPage> {
   const p = new SqlParams()
   const d = p.add(datasetId)
-  const conditions = [`s.dataset_id = ${d}`, `s.object_type = ${p.add(filter.objectType)}`, ...stepWindow(filter, p)]
+  const conditions = [`s.dataset_id = ${d}`, `s.object_type = ${p.add(filter.objectType)}`, `s.pos <= ${AS_OF_SQL}`, ...stepWindow(filter, p)]
   const rows = await sql.rows<VariantRow & { examples: string[] | null }>(
     `WITH tr AS (
        SELECT s.object_id, array_agg(s.activity ORDER BY s.t, s.pos) AS seq, MAX(s.t) - MIN(s.t) AS d
@@ -146,7 +146,7 @@ export async function postgresVariants(sql: SqlReader, datasetId: string, filter
 /** Type relations (ReadModelQuery.typeRelations) of dataset `datasetId`. */
 export async function postgresTypeRelations(sql: SqlReader, datasetId: string, window: TimeWindow): Promise<TypeRelations> {
   const p = new SqlParams()
-  const conditions = [`e.dataset_id = ${p.add(datasetId)}`, ...windowConditions('e.timestamp', window, p)]
+  const conditions = [`e.dataset_id = ${p.add(datasetId)}`, `e.position <= ${AS_OF_SQL}`, ...windowConditions('e.timestamp', window, p)]
   const [activityTypes, o2o] = await Promise.all([
     sql.rows<ActivityTypeRow>(
       `SELECT act, ot, COUNT(*) AS events, SUM(k) AS e2o, MIN(n) AS n_min, SUM(n) AS n_sum, MAX(n) AS n_max
@@ -159,7 +159,7 @@ export async function postgresTypeRelations(sql: SqlReader, datasetId: string, w
     sql.rows<Omit<O2oTypeRelation, 'qualifier'> & { qualifier: string }>(
       `SELECT s.type AS source_type, r.qualifier, r.target_type, COUNT(*) AS relationships
        FROM ocelog.rm_object_relationships r JOIN ocelog.rm_objects s ON s.dataset_id = r.dataset_id AND s.object_id = r.object_id
-       WHERE r.dataset_id = $1 GROUP BY s.type, r.qualifier, r.target_type`,
+       WHERE r.dataset_id = $1 AND r.position <= ${AS_OF_SQL} GROUP BY s.type, r.qualifier, r.target_type`,
       [datasetId],
     ),
   ])

@@ -11,7 +11,7 @@
  */
 import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../core/process-map-rows.js'
 import type { ProcessMapAnswer, ProcessMapFilter } from '../../ports/read-model-query.js'
-import { SqlParams, type SqlReader, statsSql } from './postgres-reads.js'
+import { AS_OF_SQL, SqlParams, type SqlReader, statsSql } from './postgres-reads.js'
 
 /** A stored aggregate row: its key's names (`b` '' for an activity) and DfAggregate's fields. */
 type AggregateSqlRow = Omit<NamedAggregate, 'b'> & { b: string }
@@ -39,6 +39,7 @@ export async function postgresProcessMap(sql: SqlReader, datasetId: string, filt
     return { object_types: assembleProcessMap(rows), median_relative_error: medianRelativeError }
   }
   const from = filter.from === undefined ? null : p.add(Date.parse(filter.from))
+  conditions.push(`pos <= ${AS_OF_SQL}`)
   if (from !== null) conditions.push(`t >= ${from}`)
   if (filter.to !== undefined) conditions.push(`t < ${p.add(Date.parse(filter.to))}`)
   const where = conditions.join(' AND ')

@@ -42,7 +42,7 @@ import { inTransaction } from './connection.js'
 import { postgresPerformance, postgresTypeRelations, postgresVariants } from './postgres-analysis-query.js'
 import { readAuditChain, readAuditChainAt } from './postgres-audit-chain-query.js'
 import { postgresProcessMap } from './postgres-df-query.js'
-import { qualifierOfStored, type SerialClient, SqlParams, type SqlReader, sqlReader, windowConditions } from './postgres-reads.js'
+import { AS_OF_SQL, qualifierOfStored, type SerialClient, SqlParams, type SqlReader, sqlReader, windowConditions } from './postgres-reads.js'
 
 /**
  * SQL of a JSON value's type name (`json_typeof`) as SQLite's `json_each.type` names it, the names
@@ -68,7 +68,7 @@ type StoredRelationship = Omit<ObjectRelationship, 'qualifier'> & { qualifier: s
 /** Conditions over `rm_events e` of an events filter (without its page's start), binding into `p`. */
 function eventConditions(datasetId: string, filter: EventFilter, p: SqlParams): string[] {
   const d = p.add(datasetId)
-  const conditions = [`e.dataset_id = ${d}`, ...windowConditions('e.timestamp', filter, p)]
+  const conditions = [`e.dataset_id = ${d}`, `e.position <= ${AS_OF_SQL}`, ...windowConditions('e.timestamp', filter, p)]
   if (filter.eventType !== undefined) conditions.push(`e.event_type = ${p.add(filter.eventType)}`)
   if (filter.objectId !== undefined) {
     // The events of the objects of that own id (one per type at most), through their E2O rows (rm_event_objects_by_object).
@@ -167,7 +167,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   async object(datasetId: string, type: string, id: string, limit: number): Promise<ObjectDetail | null> {
     const [row] = await this.rows<{ object_id: string; type: string; external_id: string; properties: Properties; created_at: string; updated_at: string }>(
       `SELECT object_id, type, external_id, properties, created_at, updated_at FROM ocelog.rm_objects
-       WHERE dataset_id = $1 AND type = $2 AND external_id = $3`,
+       WHERE dataset_id = $1 AND type = $2 AND external_id = $3 AND first_position <= ${AS_OF_SQL}`,
       [datasetId, type, id],
     )
     if (row === undefined) return null
@@ -175,14 +175,15 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     const [history, trace, related, relationships, incoming] = await Promise.all([
       // The latest `limit` changes (and one more, to tell whether older ones were left out), newest first.
       this.rows<{ time: string; position: number; attributes: Properties }>(
-        'SELECT time, position, attributes FROM ocelog.rm_object_changes WHERE dataset_id = $1 AND object_id = $2 ORDER BY position DESC LIMIT $3',
+        `SELECT time, position, attributes FROM ocelog.rm_object_changes WHERE dataset_id = $1 AND object_id = $2 AND position <= ${AS_OF_SQL}
+         ORDER BY position DESC LIMIT $3`,
         mine,
       ),
       // Its events (rm_event_objects_by_object), each once with its qualifiers.
       this.rows<Omit<EventSqlRow, 'properties'> & { qualifiers: string[] }>(
         `SELECT e.event_id, e.event_type, e.timestamp, e.end_timestamp, e.position, l.qualifiers
          FROM (SELECT event_id, MIN(event_time) AS event_time, MIN(position) AS position, array_agg(qualifier) AS qualifiers
-               FROM ocelog.rm_event_objects WHERE dataset_id = $1 AND object_id = $2
+               FROM ocelog.rm_event_objects WHERE dataset_id = $1 AND object_id = $2 AND position <= ${AS_OF_SQL}
                GROUP BY event_id ORDER BY event_time, position LIMIT $3) l
            JOIN ocelog.rm_events e ON e.dataset_id = $1 AND e.event_id = l.event_id
          ORDER BY e.timestamp, e.position`,
@@ -192,21 +193,21 @@ export class PostgresReadModelQuery implements ReadModelQuery {
         `SELECT other.object_id, other.object_type AS type, other.external_id AS id, COUNT(DISTINCT other.event_id) AS shared_events
          FROM ocelog.rm_event_objects me
            JOIN ocelog.rm_event_objects other ON other.dataset_id = me.dataset_id AND other.event_id = me.event_id AND other.object_id <> me.object_id
-         WHERE me.dataset_id = $1 AND me.object_id = $2
+         WHERE me.dataset_id = $1 AND me.object_id = $2 AND me.position <= ${AS_OF_SQL}
          GROUP BY other.object_id, other.object_type, other.external_id
          ORDER BY shared_events DESC, other.object_type COLLATE "C", other.external_id COLLATE "C" LIMIT $3`,
         mine,
       ),
       this.rows<StoredRelationship>(
         `SELECT target_object_id AS object_id, target_type AS type, target_external_id AS id, qualifier, time FROM ocelog.rm_object_relationships
-         WHERE dataset_id = $1 AND object_id = $2 ORDER BY target_type COLLATE "C", target_external_id COLLATE "C", qualifier COLLATE "C" LIMIT $3`,
+         WHERE dataset_id = $1 AND object_id = $2 AND position <= ${AS_OF_SQL} ORDER BY target_type COLLATE "C", target_external_id COLLATE "C", qualifier COLLATE "C" LIMIT $3`,
         mine,
       ),
       // Relationships of other objects to this one (rm_object_relationships_by_target).
       this.rows<StoredRelationship>(
         `SELECT r.object_id, s.type, s.external_id AS id, r.qualifier, r.time
          FROM ocelog.rm_object_relationships r JOIN ocelog.rm_objects s ON s.dataset_id = r.dataset_id AND s.object_id = r.object_id
-         WHERE r.dataset_id = $1 AND r.target_object_id = $2 ORDER BY s.type COLLATE "C", s.external_id COLLATE "C", r.qualifier COLLATE "C" LIMIT $3`,
+         WHERE r.dataset_id = $1 AND r.target_object_id = $2 AND r.position <= ${AS_OF_SQL} ORDER BY s.type COLLATE "C", s.external_id COLLATE "C", r.qualifier COLLATE "C" LIMIT $3`,
         mine,
       ),
     ])

@@ -7,6 +7,14 @@ import pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
 import { isPostgresUnavailable } from './connection.js'
 
+/**
+ * The answer's `as_of` as a scalar subquery: the lowest checkpoint (0 when none), what `asOf` reads.
+ * Reads of rows keyed by a log position (events, E2O, steps, attribute changes, O2O) keep only those
+ * at or below it, so that, in one snapshot, an answer that joins what two runners keep holds no
+ * record past its `as_of` while one runner is ahead (docs/read-models.md#the-read-models-on-postgresql).
+ */
+export const AS_OF_SQL = '(SELECT COALESCE(MIN(position), 0) FROM ocelog.rm_checkpoints)'
+
 /** Runs one read statement and gives its rows. */
 export interface SqlReader {
   /**
