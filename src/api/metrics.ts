@@ -10,6 +10,9 @@
  * - `ocelog_projection_lag_seconds{projection}`: age of the oldest record not yet applied (0 when
  *   none is behind), from its append time;
  * - `ocelog_projection_stopped{projection}`: 1 when the projection stopped on a record it cannot apply;
+ * - `ocelog_runner_lag_records{runner}` and `ocelog_runner_lag_seconds{runner}`: the largest lag of
+ *   the projections each runner applies (docs/architecture.md#projection-runners-and-leases; a
+ *   sharded runner by its lease name, `process-0-of-2`);
  * - `ocelog_read_models_recovered_total`: damaged read-models.db files moved aside and rebuilt from
  *   the log by this process (embedded default; README § Operations);
  * - `ocelog_http_requests_total{method,route,status}` and `ocelog_http_request_duration_seconds{…}`
@@ -18,6 +21,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { runnerOfCheckpoint } from '../projector/runners.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import { readStatus } from '../projector/status.js'
@@ -82,6 +86,19 @@ export function installMetrics(app: FastifyInstance, source: MetricsSource): voi
     registers,
   })
 
+  const runnerLag = new Gauge({
+    name: 'ocelog_runner_lag_records',
+    help: 'Largest ocelog_projection_lag_records among the projections of the runner (entities, process; a shard by its lease name)',
+    labelNames: ['runner'],
+    registers,
+  })
+  const runnerLagSeconds = new Gauge({
+    name: 'ocelog_runner_lag_seconds',
+    help: 'Largest ocelog_projection_lag_seconds among the projections of the runner',
+    labelNames: ['runner'],
+    registers,
+  })
+
   const recoveredCount = source.readModelsRecovered
   if (recoveredCount !== undefined) {
     new Counter({
@@ -104,12 +121,21 @@ export function installMetrics(app: FastifyInstance, source: MetricsSource): voi
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
     const status = await readStatus(source.log, source.readModels, source.projections ?? [])
     head.set(status.head ?? 0)
-    for (const g of [position, lag, lagSeconds, stopped]) g.reset()
+    for (const g of [position, lag, lagSeconds, stopped, runnerLag, runnerLagSeconds]) g.reset()
+    const runners = new Map<string, { records: number; seconds: number }>()
     for (const p of status.projections) {
       position.set({ projection: p.projection }, p.position ?? 0)
       lag.set({ projection: p.projection }, p.lag_records)
       lagSeconds.set({ projection: p.projection }, p.lag_seconds)
       stopped.set({ projection: p.projection }, p.stopped === null ? 0 : 1)
+      const runner = runnerOfCheckpoint(p.projection)
+      if (runner === null) continue
+      const was = runners.get(runner) ?? { records: 0, seconds: 0 }
+      runners.set(runner, { records: Math.max(was.records, p.lag_records), seconds: Math.max(was.seconds, p.lag_seconds) })
+    }
+    for (const [runner, at] of runners) {
+      runnerLag.set({ runner }, at.records)
+      runnerLagSeconds.set({ runner }, at.seconds)
     }
     return reply.header('content-type', registry.contentType).send(await registry.metrics())
   })

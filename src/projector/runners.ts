@@ -8,7 +8,7 @@
  * - `process`: the directly-follows read model, which the process map and the analysis reads use.
  */
 import { PROJECTION_NAMES, type ProjectionName } from '../core/read-model-changes.js'
-import { checkpointName, type Shard } from './checkpoints.js'
+import { checkpointName, parseCheckpointName, type Shard } from './checkpoints.js'
 
 export type RunnerName = 'entities' | 'process'
 
@@ -40,4 +40,15 @@ export function isRunnerName(text: string): text is RunnerName {
 /** The lease of `runner` on `shard`: the runner's name, with the shard's suffix (checkpointName). */
 export function leaseName(runner: RunnerName, shard?: Shard): string {
   return checkpointName(runner, shard)
+}
+
+/**
+ * The runner (on its shard: its lease name, leaseName) that moves checkpoint `name` of the read
+ * models' projector: `process` for `directly_follows`, `entities-1-of-2` for `events-1-of-2`.
+ * @returns null for a checkpoint of no projection of the read models (another projector's).
+ */
+export function runnerOfCheckpoint(name: string): string | null {
+  const { base, shard } = parseCheckpointName(name)
+  const runner = (RUNNER_OF as Readonly<Record<string, RunnerName | undefined>>)[base]
+  return runner === undefined ? null : leaseName(runner, shard)
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { Projector } from '../../src/projector/runner.js'
 import { makeTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp
@@ -57,6 +58,24 @@ describe('GET /metrics', () => {
     expect(sample(after, 'ocelog_projection_lag_records{projection="events"}')).toBe(0)
     expect(sample(after, 'ocelog_projection_lag_seconds{projection="events"}')).toBe(0)
     expect(sample(after, 'ocelog_projection_stopped{projection="events"}')).toBe(0)
+  })
+
+  it("shows each runner's lag apart: the largest of its projections", async () => {
+    t = await makeTestApp({ metrics: true })
+    const { key } = await t.newKey()
+    await postEvent(key)
+    await postEvent(key)
+    const lags = (text: string): (number | undefined)[] =>
+      ['ocelog_runner_lag_records{runner="entities"}', 'ocelog_runner_lag_records{runner="process"}'].map((s) => sample(text, s))
+    expect(lags(await scrape())).toEqual([2, 2])
+    // Only the process runner applies: its lag is gone, the entities runner's stays.
+    expect(await new Projector(t.log, t.readModels, { runner: 'process' }).catchUp()).toBe(2)
+    const after = await scrape()
+    expect(lags(after)).toEqual([2, 0])
+    expect(sample(after, 'ocelog_runner_lag_seconds{runner="process"}')).toBe(0)
+    expect(sample(after, 'ocelog_runner_lag_seconds{runner="entities"}')).toBeGreaterThanOrEqual(0)
+    expect(sample(after, 'ocelog_projection_lag_records{projection="directly_follows"}')).toBe(0)
+    expect(sample(after, 'ocelog_projection_lag_records{projection="objects"}')).toBe(2)
   })
 
   it('counts requests and their latency by method, route pattern and status', async () => {
