@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
 import { openReadModelsDatabase } from '../../src/adapters/sqlite/read-models/read-models-database.js'
 import { SqliteEventLog, type SqliteEventLogOptions } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
+import type { FdatasyncFn } from '../../src/adapters/sqlite/log/wal-sync.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { Ingest } from '../../src/write/ingest.js'
 
@@ -43,3 +44,36 @@ export function openSqliteFixture(prefix: string, logOptions: SqliteEventLogOpti
 
 /** The record context of a test request to `datasetId`. */
 export const testContext = (datasetId: string) => ({ datasetId, keyId: 'k', requestId: 'r', receivedAt: new Date().toISOString() })
+
+/**
+ * An fdatasync for SqliteEventLogOptions that starts only when released, one call at a time, in
+ * order: it then runs `run` (default: none, answered at once with success; pass `fs.fdatasync` for
+ * the real one, answered from libuv's thread pool).
+ */
+export function heldFdatasync(run: FdatasyncFn = (_fd, callback) => callback(null)) {
+  const held: Array<() => void> = []
+  const fds: number[] = []
+  const sync: FdatasyncFn = (fd, callback) => {
+    fds.push(fd)
+    held.push(() => run(fd, callback))
+  }
+  return {
+    sync,
+    /** The descriptors of every call so far, released or not. */
+    fds,
+    /** How many calls were made so far. */
+    get calls() {
+      return fds.length
+    },
+    /** How many calls wait for a release. */
+    get waiting() {
+      return held.length
+    },
+    /** Starts the oldest waiting call; throws when none waits. */
+    release() {
+      const next = held.shift()
+      if (next === undefined) throw new Error('no fdatasync is waiting')
+      next()
+    },
+  }
+}

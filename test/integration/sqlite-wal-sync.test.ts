@@ -4,17 +4,17 @@
  * after an fdatasync that started after its commit. The fdatasync is held by hand here, so that the
  * order can be observed; a failing disk cannot be made here, so its error is passed in.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
-import type { FdatasyncFn } from '../../src/adapters/sqlite/log/wal-sync.js'
+import { type FdatasyncFn, WalSync } from '../../src/adapters/sqlite/log/wal-sync.js'
 import { LogUnavailableError } from '../../src/ports/event-log.js'
 import type { StoredRecord } from '../../src/schemas/records.js'
 import { buildObjectUpserted } from '../../src/core/records.js'
-import { testContext } from '../helpers/sqlite.js'
+import { heldFdatasync, testContext } from '../helpers/sqlite.js'
 
 let dir: string
 let db: SqliteDatabase
@@ -30,28 +30,6 @@ afterEach(() => {
 
 /** An object upsert record of dataset d1, as the API builds it. */
 const upsert = (id: string) => buildObjectUpserted({ type: 't', id, properties: {} }, testContext('d1'))
-
-/** An fdatasync that runs the real one only when released, one call at a time, in order. */
-function heldFdatasync() {
-  const held: Array<() => void> = []
-  const fds: number[] = []
-  const sync: FdatasyncFn = (fd, callback) => {
-    fds.push(fd)
-    held.push(() => callback(null))
-  }
-  return {
-    sync,
-    fds,
-    get calls() {
-      return fds.length
-    },
-    release() {
-      const next = held.shift()
-      if (next === undefined) throw new Error('no fdatasync is waiting')
-      next()
-    },
-  }
-}
 
 /** Lets the group commit's setImmediate and the promise callbacks run. */
 const turns = async (n = 3) => {
@@ -341,5 +319,31 @@ describe('SqliteEventLog: the durable head passed from the appending log (the em
       expect(read.value?.map((r) => r.position)).toEqual([3])
       expect(heads).toEqual([2, 3])
     })
+  })
+})
+
+describe('WalSync: drained() after a caller asks again from its callback', () => {
+  it('resolves only once the fdatasync that the callback started has returned too', async () => {
+    const walPath = join(dir, 'other.db-wal')
+    writeFileSync(walPath, '')
+    const held = heldFdatasync()
+    const walSync = new WalSync(walPath, held.sync)
+    const answers: string[] = []
+    walSync.request(() => {
+      answers.push('first')
+      walSync.request(() => answers.push('second'))
+    })
+    const drained = tracked(walSync.drained())
+    held.release()
+    await turns()
+    expect(answers).toEqual(['first'])
+    expect(held.calls).toBe(2) // the second fdatasync runs,
+    expect(walSync.busy).toBe(true)
+    expect(drained.settled).toBe(false) // so the WalSync is not drained
+    held.release()
+    await turns()
+    expect(answers).toEqual(['first', 'second'])
+    expect(drained.settled).toBe(true)
+    await walSync.close()
   })
 })

@@ -139,14 +139,32 @@ export class SqliteEventLog implements EventLog {
   }
 
   /**
-   * Flushes at the next turn of the event loop, unless an fdatasync is running: then the appends
-   * gather until it returns and go in one transaction (the group commit of a log that syncs in
-   * its own thread; committing every turn meanwhile would write the same hot pages again per commit).
+   * Flushes at the next turn of the event loop, unless an fdatasync is running or asked for (an
+   * append's or a read's): then the appends gather until it returns and go in one transaction (the
+   * group commit of a log that syncs in its own thread; committing every turn meanwhile would write
+   * the same hot pages again per commit). Every fdatasync this log asks for goes through `syncWal`,
+   * which calls this again when it returns or fails, so appends held here are never left unwritten.
    */
   private schedule(): void {
     if (this.scheduled || this.walSync?.busy === true) return
     this.scheduled = true
     setImmediate(() => this.flush())
+  }
+
+  /**
+   * Asks `walSync` for an fdatasync of the WAL (WalSync.request: `done(null)` once every commit made
+   * before is on disk, `done(error)` when that cannot be known), then schedules the appends that
+   * gathered meanwhile (see `schedule`), even when `done` throws. While a chain of fdatasyncs runs,
+   * the last one's callers find the WalSync idle, so one of them schedules.
+   */
+  private syncWal(walSync: WalSync, done: (error: Error | null) => void): void {
+    walSync.request((error) => {
+      try {
+        done(error)
+      } finally {
+        if (this.pending.length > 0) this.schedule()
+      }
+    })
   }
 
   /**
@@ -205,10 +223,7 @@ export class SqliteEventLog implements EventLog {
       answer(null)
       return
     }
-    this.walSync.request((error) => {
-      answer(error)
-      if (this.pending.length > 0) this.schedule()
-    })
+    this.syncWal(this.walSync, answer)
   }
 
   /**
@@ -254,7 +269,7 @@ export class SqliteEventLog implements EventLog {
     // The fdatasync covers every commit visible now, so a catch-up over a long log syncs once, not once per read.
     const head = Math.max(last.position, (this.selectHead.get() as { position: number | null } | undefined)?.position ?? 0)
     return new Promise((resolve, reject) => {
-      walSync.request((error) => {
+      this.syncWal(walSync, (error) => {
         if (error !== null) {
           reject(new LogUnavailableError(`read of the log up to position ${String(last.position)}: its durability is unknown: ${error.message}`))
           return
@@ -353,8 +368,16 @@ export class SqliteEventLog implements EventLog {
     return { records: upTo - first.position + 1, exact: true, oldestAppendedAt: first.appended_at }
   }
 
+  /**
+   * Writes the appends still pending, waits until every fdatasync asked for has returned (so every
+   * append made before close() resolves is answered, those made while it waits too), then closes the
+   * WAL file's descriptor. The log is not to be used after it resolves.
+   */
   async close(): Promise<void> {
-    if (this.pending.length > 0) this.flush()
+    while (this.pending.length > 0 || this.walSync?.busy === true) {
+      if (this.pending.length > 0) this.flush()
+      await this.walSync?.drained()
+    }
     await this.walSync?.close()
   }
 }

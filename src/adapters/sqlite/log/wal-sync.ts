@@ -79,6 +79,8 @@ export class WalSync {
       if (error !== null) this.failure ??= new Error(`fdatasync of ${this.walPath} failed: ${error.message}`)
       this.inFlight = false
       for (const done of batch) done(this.failure)
+      // A caller that asked again from its callback started the next fdatasync already: its end goes on from here.
+      if (this.inFlight) return
       if (this.waiting.length > 0) this.start()
       else for (const resolve of this.idle.splice(0)) resolve()
     }
