@@ -27,7 +27,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse, TypesInput, TypesResponse } from './api.js'
-import { OcelogRequestError } from './errors.js'
+import { messageOf, OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
 import { SendQueue } from './queue.js'
 import { fetchTransport, nodeTransport, type Transport } from './transport.js'
@@ -345,7 +345,7 @@ export class OcelogClient {
       return {
         kind: 'no-answer',
         cause: timeout ? 'timeout' : 'network',
-        message: timeout ? `no answer within ${String(this.timeoutMs)} ms` : `${error instanceof Error ? error.message : String(error)}${cause}`,
+        message: timeout ? `no answer within ${String(this.timeoutMs)} ms` : `${messageOf(error)}${cause}`,
       }
     } finally {
       release()
