@@ -13,6 +13,7 @@ import { MongoClient } from 'mongodb'
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers'
 import { inject } from 'vitest'
 import { connectEventStore, connectMongo } from '../../src/app/production.js'
+import { messageOf } from '../../src/core/errors.js'
 
 /** What the globalSetup hands every suite of its project (vitest provide/inject): per engine, its URL or why there is none. */
 export type SharedEngine = { url: string; source: string } | { reason: string }
@@ -38,10 +39,6 @@ function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@')
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 const noop = async () => {}
 
 async function stopContainer(container: StartedTestContainer): Promise<void> {
@@ -62,7 +59,7 @@ export async function eventStoreEngine(): Promise<Engine> {
       await client.dispose()
       return { available: true, url: fromEnv, source: 'EVENTSTORE_URL', stop: noop }
     } catch (error) {
-      return { available: false, reason: message(error) }
+      return { available: false, reason: messageOf(error) }
     }
   }
   return startEventStoreContainer()
@@ -84,7 +81,7 @@ export async function startEventStoreContainer(): Promise<Engine> {
       .withStartupTimeout(120_000)
       .start()
   } catch (error) {
-    return { available: false, reason: `EVENTSTORE_URL is not set and testcontainers could not start ${ENGINE_IMAGES.eventstore}: ${message(error)}` }
+    return { available: false, reason: `EVENTSTORE_URL is not set and testcontainers could not start ${ENGINE_IMAGES.eventstore}: ${messageOf(error)}` }
   }
   const url = `esdb://admin:changeit@${container.getHost()}:${String(container.getMappedPort(2113))}?tls=false`
   return { available: true, url, source: `container ${ENGINE_IMAGES.eventstore}`, stop: () => stopContainer(container) }
@@ -104,7 +101,7 @@ export async function mongoEngine(): Promise<Engine> {
       await client.close()
       return { available: true, url: fromEnv, source: 'MONGODB_URL', stop: noop }
     } catch (error) {
-      return { available: false, reason: message(error) }
+      return { available: false, reason: messageOf(error) }
     }
   }
   return startMongoContainer()
@@ -121,7 +118,7 @@ export async function startMongoContainer(): Promise<Engine> {
       .withStartupTimeout(120_000)
       .start()
   } catch (error) {
-    return { available: false, reason: `MONGODB_URL is not set and testcontainers could not start ${ENGINE_IMAGES.mongodb}: ${message(error)}` }
+    return { available: false, reason: `MONGODB_URL is not set and testcontainers could not start ${ENGINE_IMAGES.mongodb}: ${messageOf(error)}` }
   }
   const url = `mongodb://${container.getHost()}:${String(container.getMappedPort(27017))}/?directConnection=true`
   try {
@@ -139,7 +136,7 @@ export async function startMongoContainer(): Promise<Engine> {
     }
   } catch (error) {
     await stopContainer(container)
-    return { available: false, reason: `the ${ENGINE_IMAGES.mongodb} container started but its replica set did not: ${message(error)}` }
+    return { available: false, reason: `the ${ENGINE_IMAGES.mongodb} container started but its replica set did not: ${messageOf(error)}` }
   }
   return { available: true, url, source: `container ${ENGINE_IMAGES.mongodb}`, stop: () => stopContainer(container) }
 }

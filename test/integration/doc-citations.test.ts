@@ -4,7 +4,8 @@
  * - no tracked file cites a document that a clone does not have (the project's private
  *   specification, design and platform notes, or the shared folder beside the repository);
  * - every README section citation (README, the section sign, a heading) names a `##` or `###`
- *   heading of README.md;
+ *   heading of README.md, and every `docs/<page>.md` section citation (the page, the sign, a
+ *   heading) starts a heading of that page;
  * - every `docs/<page>.md#<anchor>`, `bench/HISTORY.md#<anchor>`, `CONTRIBUTING.md#<anchor>` and
  *   `README.md#<anchor>`, and every relative link of a Markdown file, names a file and a heading
  *   that exist, by GitHub's anchor rules;
@@ -154,6 +155,19 @@ function readmeHeadingCited(rest: string): string | null {
   return README_HEADINGS.find((h) => rest.startsWith(h) && !/^[\p{L}\p{N}]/u.test(rest.slice(h.length))) ?? null
 }
 
+/**
+ * The words a page's section citation names, read after its sign: up to a `)`, `]`, `;`, `,` or
+ * `:`, a sentence's end, or "and" and a second sign (two sections of one page).
+ */
+function sectionCited(rest: string): string {
+  return (rest.split(new RegExp(`[)\\];,:]|\\.(?:\\s|$)|\\s+and\\s+${SECTION}`))[0] ?? '').trim()
+}
+
+/** Whether `heading` starts with the whole words of `phrase` (`Digests` names `Digests of the ingest history`). */
+function headingStartsWith(heading: string, phrase: string): boolean {
+  return phrase !== '' && heading.startsWith(phrase) && !/^[\p{L}\p{N}]/u.test(heading.slice(phrase.length))
+}
+
 /** Placeholders that a file shows as the form of a citation, not as a citation: file and cited text. */
 const PLACEHOLDERS: readonly { file: string; cited: string }[] = [
   { file: 'CONTRIBUTING.md', cited: 'Heading' },
@@ -225,6 +239,28 @@ describe.skipIf(NO_GIT)('docs and comments stand alone', () => {
       })
     }
     expect(dangling, `README's ## and ### headings are: ${README_HEADINGS.join(' | ')}\n${dangling.join('\n')}`).toEqual([])
+    expect(cited).toBeGreaterThan(0)
+  })
+
+  it(`name only headings that exist after "docs/<page>.md ${SECTION}"`, () => {
+    const dangling: string[] = []
+    let cited = 0
+    const citation = new RegExp(`(?<![\\w./-])(docs\\/[a-z0-9-]+\\.md) ${SECTION}\\s*`, 'g')
+    for (const { file, lines } of TEXTS) {
+      lines.forEach((line, i) => {
+        if (!line.includes(`.md ${SECTION}`)) return
+        const { text, end } = withNext(lines, i, 2)
+        for (const m of text.matchAll(citation)) {
+          if (m.index >= end) continue
+          cited++
+          const headings = headingsOf(textOf(m[1] ?? '') ?? '').map((h) => h.text)
+          const phrase = sectionCited(text.slice(m.index + m[0].length))
+          if (headings.some((h) => headingStartsWith(h, phrase))) continue
+          dangling.push(`${file}:${String(i + 1)}: ${m[0]}${phrase}: no heading of ${m[1] ?? ''} starts so`)
+        }
+      })
+    }
+    expect(dangling, dangling.join('\n')).toEqual([])
     expect(cited).toBeGreaterThan(0)
   })
 
@@ -347,6 +383,17 @@ describe('the citation rules', () => {
     expect(readmeHeadingCited('Read models.')).toBe('Read models')
     expect(readmeHeadingCited('Rate limits)')).toBeNull()
     expect(readmeHeadingCited('Operationsx')).toBeNull()
+  })
+
+  it(`read a page's ${SECTION} citation up to the heading it names`, () => {
+    expect(sectionCited('Digests): one entry')).toBe('Digests')
+    expect(sectionCited("Two bounds: the plan's critical path")).toBe('Two bounds')
+    expect(sectionCited(`Verify and ${SECTION} Digests)`)).toBe('Verify')
+    expect(sectionCited('A damaged file. The next')).toBe('A damaged file')
+    expect(headingStartsWith('Digests of the ingest history', 'Digests')).toBe(true)
+    expect(headingStartsWith('Verify', 'Verify')).toBe(true)
+    expect(headingStartsWith('Memory and footprint', 'Mem')).toBe(false)
+    expect(headingStartsWith('Memory', '')).toBe(false)
   })
 
   it(`tell a named ${SECTION} from a bare one`, () => {

@@ -1,6 +1,7 @@
 /**
  * planShape (bench/plan-batches.ts): the batches, items per batch and critical path of an import
- * plan (docs/import.md § Where the time goes), on hand-made batch lists and on the plan of a small log.
+ * plan (docs/import.md § Two bounds: the plan's critical path, and the CPU of two cores), on
+ * hand-made batch lists and on the plan of a small log.
  */
 import { describe, expect, it } from 'vitest'
 import { newNotes, type OcelLog } from '../../src/ocel/import/model.js'

@@ -1,6 +1,6 @@
 /**
- * OcelogClient: the Node.js / TypeScript client of the ingestion API (README § Clients:
- * "official client libraries … handle authentication, batching and retries"). It wraps the five
+ * OcelogClient: the Node.js / TypeScript client of the ingestion API (docs/clients.md#typescript),
+ * which handles authentication, batching and retries. It wraps the five
  * /v1 endpoints and adds no behaviour beyond the HTTP contract:
  * - authentication: `Authorization: Bearer <key>` on every request;
  * - batching: sendEvents / upsertObjects take any number of items and send batches of at most 100
@@ -19,7 +19,7 @@
  * Exactly once: every item is sent with an idempotency key (the caller's, or a UUIDv7 made once,
  * before the first attempt: withIdempotencyKey), so when a response is lost after the service
  * recorded the request (a dropped connection, a timeout), the retry is answered as first recorded
- * and records nothing twice (README § Exactly once).
+ * and records nothing twice (docs/api.md#idempotency-keys).
  *
  * Transport: Node's http/https modules with a keep-alive agent (transport.ts), or the `fetch` option.
  */
@@ -27,7 +27,7 @@ import { v7 as uuidv7 } from 'uuid'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { EventInput, EventResponse, HealthResponse, ObjectResult, ObjectUpsertInput, ObjectUpsertResponse, TypesInput, TypesResponse } from './api.js'
-import { OcelogRequestError } from './errors.js'
+import { messageOf, OcelogRequestError } from './errors.js'
 import { Semaphore, sleep } from './limit.js'
 import { SendQueue } from './queue.js'
 import { fetchTransport, nodeTransport, type Transport } from './transport.js'
@@ -120,7 +120,7 @@ function aborted(signal: AbortSignal | undefined): boolean {
 /**
  * The item with an idempotency key: the caller's, or a new UUIDv7 (RFC 9562). The key is set once,
  * before the first attempt, so every retry of the item sends the same key and the service records
- * it once (README § Exactly once). A failure's `item` carries the key, to re-send it later unchanged.
+ * it once (docs/api.md#idempotency-keys). A failure's `item` carries the key, to re-send it later unchanged.
  */
 export function withIdempotencyKey<T extends { idempotency_key?: string }>(item: T): T {
   return item.idempotency_key === undefined ? { ...item, idempotency_key: uuidv7() } : item
@@ -345,7 +345,7 @@ export class OcelogClient {
       return {
         kind: 'no-answer',
         cause: timeout ? 'timeout' : 'network',
-        message: timeout ? `no answer within ${String(this.timeoutMs)} ms` : `${error instanceof Error ? error.message : String(error)}${cause}`,
+        message: timeout ? `no answer within ${String(this.timeoutMs)} ms` : `${messageOf(error)}${cause}`,
       }
     } finally {
       release()

@@ -5,6 +5,11 @@
  */
 import type { FailureKind, QueuedItem, QueueFailureKind } from './types.js'
 
+/** The message of anything thrown: an Error's `message`, else its string form (a thrown string, number, …). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 export interface FieldErrorLike {
   path: string
   message: string

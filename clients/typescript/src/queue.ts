@@ -14,7 +14,7 @@
  * with items still queued (Node's `beforeExit`), the queue flushes them. `process.exit()` and signals
  * skip that: call close() first.
  */
-import { OcelogQueueError } from './errors.js'
+import { messageOf, OcelogQueueError } from './errors.js'
 import type { EventInput, ObjectResult, ObjectUpsertInput } from './api.js'
 import type { BulkResult, ClientStats, QueuedItem } from './types.js'
 
@@ -216,7 +216,7 @@ export class SendQueue {
       }
     } catch (error) {
       // The bulk calls account for every item in their result; an exception here is a bug, reported as one.
-      const message = error instanceof Error ? error.message : String(error)
+      const message = messageOf(error)
       for (const entry of batch) {
         this.failed += 1
         this.report(new OcelogQueueError(`${label(entry.queued)} not recorded: client error: ${message}`, 'protocol', null, [], entry.queued))

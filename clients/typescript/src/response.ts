@@ -1,6 +1,6 @@
 /**
  * Reading the service's answers without a runtime schema library: light structural checks of the
- * shapes in ./contract/schemas.ts (the response schemas, plus `error_details` of README § The API).
+ * shapes in ./contract/schemas.ts (the response schemas, plus `error_details` of docs/api.md#batches).
  * Pure functions.
  */
 import type { ObjectResult } from './api.js'

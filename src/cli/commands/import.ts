@@ -76,9 +76,8 @@ const COLLECT_EVERY_MS = 500
 /**
  * A full garbage collection of V8, at most once every COLLECT_EVERY_MS (a no-op where V8 does not give
  * one). The import makes short-lived garbage at a high rate (pages parsed, planned and sent), and V8
- * lets its heap grow to several times the live data before collecting: peak RSS of a 500k-event
- * import 415 MB with about 50 MB live (docs/import.md § Memory). Collecting twice a second keeps the
- * heap near what is live, for a few tens of ms each time.
+ * lets its heap grow to about 4 times the live data before collecting (docs/import.md § Memory).
+ * Collecting twice a second keeps the heap near what is live, for a few tens of ms each time.
  */
 function fullCollector(): () => void {
   setFlagsFromString('--expose-gc')

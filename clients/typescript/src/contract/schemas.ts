@@ -27,7 +27,7 @@ export const Timestamp = Type.String({
 /**
  * Ocelog extension: the item's idempotency key. Keys are unique per dataset for ever: an item sent
  * again with the same key and the same content is answered as first recorded and appended once; the
- * same key with other content is a conflict (README § Exactly once).
+ * same key with other content is a conflict (docs/api.md#idempotency-keys).
  */
 export const IdempotencyKey = Type.String({
   minLength: 1,
@@ -248,7 +248,7 @@ export const HealthResponse = Type.Object({
 })
 export type HealthResponse = Static<typeof HealthResponse>
 
-/** RFC 9457 problem details, with `errors` for validation failures (RFC 9457; README § The API). */
+/** RFC 9457 problem details, with `errors` for validation failures (RFC 9457; docs/api.md#errors). */
 export const Problem = Type.Object({
   type: Type.String(),
   title: Type.String(),
