@@ -189,9 +189,11 @@ async function writeAuditChain(ctx: PostgresSliceContext, { slice }: SliceBatch<
     const first = run[0]
     if (first === undefined) continue
     const held = new Map<number, { seq: number; hash: string }>()
+    // The rows a replay holds already: one range of the key (dataset_id, position) over the run, as
+    // on SQLite; a list of the run's positions (`= ANY`) costs an index descent per record.
     const found = await ctx.client.query<{ position: string; seq: string; hash: string }>(
-      'SELECT position, seq, hash FROM ocelog.rm_audit_chain WHERE dataset_id = $1 AND position = ANY($2::bigint[])',
-      [datasetId, run.map((r) => r.position)],
+      'SELECT position, seq, hash FROM ocelog.rm_audit_chain WHERE dataset_id = $1 AND position BETWEEN $2 AND $3',
+      [datasetId, first.position, run[run.length - 1]?.position ?? first.position],
     )
     for (const r of found.rows) held.set(Number(r.position), { seq: Number(r.seq), hash: r.hash })
     const before = await ctx.client.query<{ seq: string; hash: string }>(
