@@ -34,6 +34,7 @@ import { startPostgresServer } from './postgres-server.js'
 import { CLI, createKey, ROOT, type Running, rssOf, startService, stopProcess } from './processes.js'
 import { check, commitOf, freeResultName, markOf, ms, num, printAndSave, ratio, type Row, type TargetCheck } from './report.js'
 import { messageOf } from '../src/core/errors.js'
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/app/runtime.js'
 
 interface Options {
   duration: number
@@ -140,10 +141,13 @@ async function timeMap(url: string, runs: number): Promise<MapTiming> {
   }
 }
 
-/** An `ocelog project` process on `url`. */
+/**
+ * An `ocelog project` process on `url`, with the node flags and environment the service's processes
+ * are given (SERVICE_NODE_FLAGS, SERVICE_ENV), as docker-compose.yml gives its projectors.
+ */
 function startProjector(url: string, dataDir: string): ChildProcess {
-  return spawn(process.execPath, [CLI, 'project'], {
-    env: { ...process.env, POSTGRES_URL: url, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, CLI, 'project'], {
+    env: { ...process.env, ...SERVICE_ENV, POSTGRES_URL: url, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
 }
