@@ -151,7 +151,7 @@ export async function postgresTypeRelations(sql: SqlReader, datasetId: string, w
     sql.rows<ActivityTypeRow>(
       `SELECT act, ot, COUNT(*) AS events, SUM(k) AS e2o, MIN(n) AS n_min, SUM(n) AS n_sum, MAX(n) AS n_max
        FROM (SELECT e.event_type AS act, l.object_type AS ot, COUNT(DISTINCT l.object_id) AS n, COUNT(*) AS k
-             FROM ocelog.rm_events e JOIN ocelog.rm_event_objects l ON l.dataset_id = e.dataset_id AND l.event_id = e.event_id
+             FROM ocelog.rm_events e JOIN ocelog.rm_event_objects l ON l.position = e.position
              WHERE ${conditions.join(' AND ')} GROUP BY e.event_id, e.event_type, l.object_type) x
        GROUP BY act, ot`,
       p.values,

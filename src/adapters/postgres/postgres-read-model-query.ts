@@ -78,9 +78,7 @@ function eventConditions(datasetId: string, filter: EventFilter, p: SqlParams): 
         (SELECT o.object_id FROM ocelog.rm_objects o WHERE o.dataset_id = ${d} AND o.external_id = ${p.add(filter.objectId)}${type}))`,
     )
   } else if (filter.objectType !== undefined) {
-    conditions.push(
-      `EXISTS (SELECT 1 FROM ocelog.rm_event_objects l WHERE l.dataset_id = e.dataset_id AND l.event_id = e.event_id AND l.object_type = ${p.add(filter.objectType)})`,
-    )
+    conditions.push(`EXISTS (SELECT 1 FROM ocelog.rm_event_objects l WHERE l.position = e.position AND l.object_type = ${p.add(filter.objectType)})`)
   }
   return conditions
 }
@@ -192,7 +190,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
       this.rows<{ object_id: string; type: string; id: string; shared_events: number }>(
         `SELECT other.object_id, other.object_type AS type, other.external_id AS id, COUNT(DISTINCT other.event_id) AS shared_events
          FROM ocelog.rm_event_objects me
-           JOIN ocelog.rm_event_objects other ON other.dataset_id = me.dataset_id AND other.event_id = me.event_id AND other.object_id <> me.object_id
+           JOIN ocelog.rm_event_objects other ON other.position = me.position AND other.object_id <> me.object_id
          WHERE me.dataset_id = $1 AND me.object_id = $2 AND me.position <= ${AS_OF_SQL}
          GROUP BY other.object_id, other.object_type, other.external_id
          ORDER BY shared_events DESC, other.object_type COLLATE "C", other.external_id COLLATE "C" LIMIT $3`,
@@ -266,9 +264,9 @@ export class PostgresReadModelQuery implements ReadModelQuery {
     if (page.length > 0) {
       const linkRows = await this.rows<Omit<EventObjectLink, 'qualifier'> & { event_id: string; qualifier: string }>(
         `SELECT event_id, object_id, object_type AS type, external_id AS id, qualifier FROM ocelog.rm_event_objects
-         WHERE dataset_id = $1 AND event_id = ANY($2::uuid[])
-         ORDER BY event_id, object_type COLLATE "C", external_id COLLATE "C", qualifier COLLATE "C"`,
-        [datasetId, page.map((e) => e.event_id)],
+         WHERE position = ANY($1::bigint[])
+         ORDER BY position, object_type COLLATE "C", external_id COLLATE "C", qualifier COLLATE "C"`,
+        [page.map((e) => e.position)],
       )
       for (const { event_id, qualifier, ...link } of linkRows) {
         const list = links.get(event_id) ?? []

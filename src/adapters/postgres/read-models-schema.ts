@@ -102,7 +102,9 @@ CREATE TABLE ocelog.rm_declared_attributes (
 
 /**
  * Migration 3: the ids as PostgreSQL's `uuid` (16 bytes, compared as bytes) instead of text (37
- * bytes, compared as strings), and no E2O index by object type (no read ranges over it). Every
+ * bytes, compared as strings); E2O keyed by its event's log position (one event per record), so
+ * that its rows are appended at the end of that index in log order, and no E2O index by object
+ * type (no read ranges over it). Every
  * event id (UUIDv7) and object id (UUIDv5) is a canonical lowercase UUID (docs/architecture.md#records-and-ids),
  * which `uuid` gives back as the same text and orders as the same bytes. Each row the projector
  * writes costs an entry in each index: the two smaller indexes of E2O and the narrower keys of the
@@ -118,7 +120,8 @@ ALTER TABLE ocelog.rm_objects SET (fillfactor = 70);
 ALTER TABLE ocelog.rm_objects ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
 ALTER TABLE ocelog.rm_object_changes ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
 ALTER TABLE ocelog.rm_events ALTER COLUMN event_id TYPE uuid USING event_id::uuid;
-ALTER TABLE ocelog.rm_event_objects ALTER COLUMN event_id TYPE uuid USING event_id::uuid, ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
+ALTER TABLE ocelog.rm_event_objects ALTER COLUMN event_id TYPE uuid USING event_id::uuid, ALTER COLUMN object_id TYPE uuid USING object_id::uuid,
+  DROP CONSTRAINT rm_event_objects_pkey, ADD PRIMARY KEY (position, object_id, qualifier);
 ALTER TABLE ocelog.rm_object_relationships
   ALTER COLUMN object_id TYPE uuid USING object_id::uuid, ALTER COLUMN target_object_id TYPE uuid USING target_object_id::uuid;
 ALTER TABLE ocelog.rm_df_steps ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
