@@ -301,6 +301,25 @@ function membershipChanges<O>(tally: Tally<O>, newObjects: ReadonlySet<O>, membe
 }
 
 /**
+ * The membership counts that aggregateChanges asks `membershipOf` for on `linking`: each
+ * (object, a, b) whose count the run changes, of the objects with stored steps (the new objects'
+ * counts are 0 and not asked). A store that reads counts before the rules run reads these and only
+ * these (docs/read-models.md#the-read-models-on-postgresql).
+ */
+export function membershipsAsked<O>(linking: DfLinking<O>): { object: O; a: string; b: string }[] {
+  const tally: Tally<O> = { deltas: new Map(), counts: new Map(), where: new Map() }
+  tallySteps(tally, linking.inserts)
+  for (const c of linking.added) tallyCouple(tally, c, 1)
+  for (const c of linking.removed) tallyCouple(tally, c, -1)
+  const asked: { object: O; a: string; b: string }[] = []
+  for (const [object, m] of tally.counts) {
+    if (!tally.where.has(object) || linking.newObjects.has(object)) continue
+    for (const { a, b, delta } of m.values()) if (delta !== 0) asked.push({ object, a, b })
+  }
+  return asked
+}
+
+/**
  * Step 2: the changes to aggregates and membership counts that a linking implies
  * (docs/process-map.md#the-directly-follows-read-model): the new steps, the moves of first and
  * last activities, the couples added and removed, the distinct event couples into new and

@@ -23,6 +23,7 @@ import {
   type EventStepRow,
   linkByClusters,
   linkSteps,
+  membershipsAsked,
   refillAggregate,
   stepsByObject,
 } from '../../src/core/directly-follows.js'
@@ -417,6 +418,39 @@ describe('linkByClusters', () => {
 })
 
 describe('aggregateChanges', () => {
+  it('asks membershipOf for exactly the keys membershipsAsked lists, for random stored traces and runs (seeded)', () => {
+    const rnd = prng(23)
+    let asked = 0
+    for (let round = 0; round < 200; round += 1) {
+      const n = 2 + Math.floor(rnd() * 12)
+      const steps = Array.from({ length: n }, (_, i) => i + 1).flatMap((p) => {
+        const act = ['A', 'B', 'C'][Math.floor(rnd() * 3)] ?? 'A'
+        const time = 1000 * Math.floor(rnd() * 5)
+        return ['o1', 'o2', 'i1'].filter(() => rnd() < 0.5).map((o) => step(o, act, time, p, { ot: o[0] === 'o' ? 'order' : 'item' }))
+      })
+      const cut = Math.floor(rnd() * (n + 1))
+      const byObject = new Map<string, DfStep<string>[]>()
+      for (const x of steps.filter((y) => y.pos <= cut)) byObject.set(x.object, [...(byObject.get(x.object) ?? []), x])
+      const traces = new Traces([...byObject.values()])
+      const linking = traces.link(steps.filter((x) => x.pos > cut || rnd() < 0.2).map((x) => ({ ...x })))
+      const seen: string[] = []
+      aggregateChanges(
+        linking,
+        (object, a, b) => {
+          seen.push(`${object}|${a}|${b}`)
+          return 2 ** 20
+        },
+        traces.eventSteps,
+      )
+      const listed = membershipsAsked(linking).map((k) => `${k.object}|${k.a}|${k.b}`)
+      expect({ round, listed: listed.sort() }).toEqual({ round, listed: [...new Set(seen)].sort() })
+      expect(listed.length).toBe(seen.length)
+      asked += seen.length
+    }
+    // The runs ask for counts of objects with stored steps, not only of new objects.
+    expect(asked).toBeGreaterThan(200)
+  })
+
   it('counts an object in an activity or edge when its membership leaves 0, and no more after', () => {
     const traces = new Traces([[step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2)]])
     // o1 gets A→B again (B→A, then A→B; its end stays B); o2 is new with A (its start and end).

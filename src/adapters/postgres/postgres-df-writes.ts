@@ -29,6 +29,7 @@ import {
   type MembershipChange,
   isEmptyAggregate,
   linkByClusters,
+  membershipsAsked,
   refillAggregate,
   stepsByObject,
   dfStepsOf,
@@ -105,28 +106,12 @@ const membershipKey = (object: string, a: string, b: string): string => object +
 const eventKey = (dataset: string, t: number, pos: number): string => dataset + KEY_SEP + String(t) + KEY_SEP + String(pos)
 
 /**
- * The membership counts a run's aggregateChanges asks for, by membershipKey: only those keys, one
- * index probe each on the key (dataset_id, object_id, a, b), rather than every membership of the
- * run's objects (a long-lived object's grow with its distinct couples). The keys are those the
- * rules ask of `membershipOf` (every changed (object, a, b) of an object with stored steps), which
- * does not depend on the counts given: a first pass of the rules collects them, given a count
- * large enough that no change takes it below 0 (the rules throw on a negative count).
+ * The membership counts a run's aggregateChanges asks for (membershipsAsked), by membershipKey:
+ * only those keys, one index probe each on the key (dataset_id, object_id, a, b), rather than every
+ * membership of the run's objects (a long-lived object's grow with its distinct couples).
  */
-async function readMemberships(
-  client: pg.PoolClient,
-  linking: DfLinking<string>,
-  eventSteps: (n: DfStep<string>) => EventStepRow<string>[],
-  datasetOf: (object: string) => string,
-): Promise<Map<string, number>> {
-  const asked: { object: string; a: string; b: string }[] = []
-  aggregateChanges(
-    linking,
-    (object, a, b) => {
-      asked.push({ object, a, b })
-      return 2 ** 30
-    },
-    eventSteps,
-  )
+async function readMemberships(client: pg.PoolClient, linking: DfLinking<string>, datasetOf: (object: string) => string): Promise<Map<string, number>> {
+  const asked = membershipsAsked(linking)
   const out = new Map<string, number>()
   if (asked.length === 0) return out
   const { rows } = await client.query<{ object_id: string; a: string; b: string; n: number }>(
@@ -329,7 +314,7 @@ export async function writeDirectlyFollows(client: pg.PoolClient, events: readon
   const datasetOf = (object: string): string => datasets.get(object) ?? ''
   const storedEventSteps = await readEventSteps(client, linking.storedTargets)
   const eventSteps = (n: DfStep<string>): EventStepRow<string>[] => storedEventSteps.get(eventKey(n.dataset, n.t, n.pos)) ?? []
-  const memberships = await readMemberships(client, linking, eventSteps, datasetOf)
+  const memberships = await readMemberships(client, linking, datasetOf)
   const changes = aggregateChanges(linking, (object, a, b) => memberships.get(membershipKey(object, a, b)) ?? 0, eventSteps)
   const stored = await readAggregates(
     client,
