@@ -23,7 +23,7 @@ import { PROJECTION_NAMES } from '../src/core/read-model-changes.js'
 import { openPostgresPool } from '../src/adapters/postgres/connection.js'
 import { PostgresEventLog } from '../src/adapters/postgres/postgres-event-log.js'
 import { leaseHolders } from '../src/adapters/postgres/postgres-lease.js'
-import { RUNNER_NAMES } from '../src/projector/runners.js'
+import { RUNNER_NAMES, runnerProjections } from '../src/projector/runners.js'
 import { PostgresReadModelQuery } from '../src/adapters/postgres/postgres-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
 import { SCENARIO_SHAPES } from './bodies.js'
@@ -104,6 +104,10 @@ interface CatchUp {
   peakRssMb: number
   /** Seconds from a kill -9 of the projector to a standby holding every lease. */
   takeoverSeconds: number
+  /** Seconds from the projector's start until each runner's checkpoints were all at the head. */
+  runnerSeconds: Record<string, number>
+  /** The catch-up's statements that took the most server time (pg_stat_statements), for where the time goes. */
+  statements: { calls: number; ms: number; rows: number; query: string }[]
 }
 
 interface MapTiming {
@@ -187,16 +191,23 @@ async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> 
   const pool = new pg.Pool({ connectionString: url, max: 1 })
   try {
     const head = Number((await pool.query<{ position: string }>('SELECT position FROM ocelog.log_head')).rows[0]?.position ?? 0)
+    await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    await pool.query('SELECT pg_stat_statements_reset()')
     const startedAt = performance.now()
     const child = startProjector(url, dataDir)
     let peak = 0
     let takeoverSeconds = 0
+    const runnerSeconds: Record<string, number> = {}
     try {
       for (;;) {
         peak = Math.max(peak, rssOf(child.pid ?? -1).peak)
-        const r = await pool.query<{ n: string; low: string | null }>('SELECT count(*) AS n, min(position) AS low FROM ocelog.rm_checkpoints')
-        const row = r.rows[0]
-        if (Number(row?.n) === PROJECTION_NAMES.length && Number(row?.low) >= head) break
+        const r = await pool.query<{ projector: string; position: string }>('SELECT projector, position FROM ocelog.rm_checkpoints')
+        for (const runner of RUNNER_NAMES) {
+          const own = runnerProjections(runner)
+          const done = own.every((p) => r.rows.some((c) => c.projector === p && Number(c.position) >= head))
+          if (done && runnerSeconds[runner] === undefined) runnerSeconds[runner] = (performance.now() - startedAt) / 1000
+        }
+        if (r.rows.length === PROJECTION_NAMES.length && r.rows.every((c) => Number(c.position) >= head)) break
         if (child.exitCode !== null) throw new Error(`ocelog project exited ${String(child.exitCode)} before catching up`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
@@ -205,9 +216,15 @@ async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> 
       throw error
     }
     const seconds = (performance.now() - startedAt) / 1000
+    const top = await pool.query<{ calls: string; ms: string; rows: string; query: string }>(
+      `SELECT calls, round(total_exec_time) AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       ORDER BY total_exec_time DESC LIMIT 12`,
+    )
+    const statements = top.rows.map((t) => ({ calls: Number(t.calls), ms: Number(t.ms), rows: Number(t.rows), query: t.query }))
     takeoverSeconds = await standbyTakeover(url, dataDir, child)
     await stopProcess(child)
-    return { records: head, seconds, recordsPerSec: head / seconds, peakRssMb: peak / 2 ** 20, takeoverSeconds }
+    return { records: head, seconds, recordsPerSec: head / seconds, peakRssMb: peak / 2 ** 20, takeoverSeconds, runnerSeconds, statements }
   } finally {
     await pool.end()
   }
@@ -216,7 +233,8 @@ async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> 
 async function measure(o: Options, tmp: string): Promise<Measurements> {
   const workers = [await LoadWorker.start(), await LoadWorker.start()]
   const services: Running[] = []
-  const server = await startPostgresServer({ shared_buffers: '256MB', max_wal_size: '2GB' })
+  // pg_stat_statements: where the projector's catch-up spends the server's time (CatchUp.statements).
+  const server = await startPostgresServer({ shared_buffers: '256MB', max_wal_size: '2GB', shared_preload_libraries: 'pg_stat_statements' })
   try {
     // The embedded default, as `npm start` runs it (its projector in a worker thread).
     const embeddedDir = join(tmp, 'embedded')
@@ -260,6 +278,8 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     log(describe(`batch paced at ${num(rate)} events/s, two API processes`, paced))
     const catchUp = await projectorCatchUp(url, pgDir)
     log(`projector catch-up: ${num(catchUp.records)} records in ${catchUp.seconds.toFixed(1)} s, ${num(catchUp.recordsPerSec)} records/s`)
+    log(`runners at the head after: ${Object.entries(catchUp.runnerSeconds).map(([r, t]) => `${r} ${t.toFixed(1)} s`).join(', ')}`)
+    for (const t of catchUp.statements.slice(0, 8)) log(`  ${num(t.ms)} ms, ${num(t.calls)} calls, ${num(t.rows)} rows: ${t.query.slice(0, 100)}`)
     const map = await timeMap(url, 5)
     log(`all-time map at ${num(map.events)} events: median ${ms(map.medianMs)} of ${map.runMs.map((r) => r.toFixed(1)).join(', ')} ms`)
     return {
