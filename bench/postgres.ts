@@ -278,7 +278,11 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
     log(describe(`batch paced at ${num(rate)} events/s, two API processes`, paced))
     const catchUp = await projectorCatchUp(url, pgDir)
     log(`projector catch-up: ${num(catchUp.records)} records in ${catchUp.seconds.toFixed(1)} s, ${num(catchUp.recordsPerSec)} records/s`)
-    log(`runners at the head after: ${Object.entries(catchUp.runnerSeconds).map(([r, t]) => `${r} ${t.toFixed(1)} s`).join(', ')}`)
+    log(
+      `runners at the head after: ${Object.entries(catchUp.runnerSeconds)
+        .map(([r, t]) => `${r} ${t.toFixed(1)} s`)
+        .join(', ')}`,
+    )
     for (const t of catchUp.statements.slice(0, 8)) log(`  ${num(t.ms)} ms, ${num(t.calls)} calls, ${num(t.rows)} rows: ${t.query.slice(0, 100)}`)
     const map = await timeMap(url, 5)
     log(`all-time map at ${num(map.events)} events: median ${ms(map.medianMs)} of ${map.runMs.map((r) => r.toFixed(1)).join(', ')} ms`)
