@@ -4,6 +4,7 @@
  * projector in process and `export` catches up first) and `isUnavailable` (which engine errors the
  * projector waits out).
  */
+import { redactUrl } from '../core/connection-url.js'
 import { EngineUnavailableError } from '../core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
@@ -23,10 +24,6 @@ export type { Backends }
 
 /** A configured engine could not be reached or opened; the message names it. */
 export { EngineUnavailableError }
-
-function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
-}
 
 /**
  * Opens the storage engines chosen by `config`.

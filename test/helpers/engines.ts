@@ -13,6 +13,7 @@ import { MongoClient } from 'mongodb'
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers'
 import { inject } from 'vitest'
 import { connectEventStore, connectMongo } from '../../src/app/production.js'
+import { redactUrl } from '../../src/core/connection-url.js'
 import { messageOf } from '../../src/core/errors.js'
 
 /** What the globalSetup hands every suite of its project (vitest provide/inject): per engine, its URL or why there is none. */
@@ -34,11 +35,6 @@ export const ENGINE_IMAGES = {
 
 export type Engine = { available: true; url: string; source: string; stop(): Promise<void> } | { available: false; reason: string }
 
-/** Hides the credentials of a connection string in messages. */
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@')
-}
-
 const noop = async () => {}
 
 async function stopContainer(container: StartedTestContainer): Promise<void> {
@@ -55,7 +51,7 @@ export async function eventStoreEngine(): Promise<Engine> {
   const fromEnv = process.env.EVENTSTORE_URL
   if (fromEnv !== undefined && fromEnv !== '') {
     try {
-      const client: EventStoreDBClient = await connectEventStore(fromEnv, redact(fromEnv), 5000)
+      const client: EventStoreDBClient = await connectEventStore(fromEnv, redactUrl(fromEnv), 5000)
       await client.dispose()
       return { available: true, url: fromEnv, source: 'EVENTSTORE_URL', stop: noop }
     } catch (error) {
@@ -97,7 +93,7 @@ export async function mongoEngine(): Promise<Engine> {
   const fromEnv = process.env.MONGODB_URL
   if (fromEnv !== undefined && fromEnv !== '') {
     try {
-      const client: MongoClient = await connectMongo(fromEnv, redact(fromEnv), 5000)
+      const client: MongoClient = await connectMongo(fromEnv, redactUrl(fromEnv), 5000)
       await client.close()
       return { available: true, url: fromEnv, source: 'MONGODB_URL', stop: noop }
     } catch (error) {

@@ -5,14 +5,13 @@
 import { describe, expect, it } from 'vitest'
 import { connectEventStore, connectMongo, openProductionBackends } from '../../src/app/production.js'
 import { EngineUnavailableError } from '../../src/app/composition.js'
+import { redactUrl } from '../../src/core/connection-url.js'
 import { freePort } from '../helpers/free-port.js'
-
-const shown = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@')
 
 describe('openProductionBackends', () => {
   it('fails with EngineUnavailableError naming MONGODB_URL when MongoDB does not answer', async () => {
     const port = await freePort()
-    const error = await openProductionBackends('esdb://127.0.0.1:1?tls=false', `mongodb://u:secret@127.0.0.1:${String(port)}/ocelog`, shown).catch(
+    const error = await openProductionBackends('esdb://127.0.0.1:1?tls=false', `mongodb://u:secret@127.0.0.1:${String(port)}/ocelog`, redactUrl).catch(
       (e: unknown) => e,
     )
     expect(error).toBeInstanceOf(EngineUnavailableError)

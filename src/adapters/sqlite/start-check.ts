@@ -10,9 +10,9 @@ import type Database from 'better-sqlite3'
 type SqliteDatabase = Database.Database
 
 /**
- * Files up to this size get a full quick check when they are opened (quickCheck: about 150 ms for
- * 25 MB measured on a loaded 2-core machine, so about 1.5 s at this size); larger ones a bounded
- * one (startCheck). `ocelog verify` checks a file of any size in full.
+ * Files up to this size get a full quick check when they are opened (quickCheck, whose time grows
+ * with the file, so this bounds a start's wait); larger ones a bounded one (startCheck;
+ * docs/operations.md#a-damaged-file). `ocelog verify` checks a file of any size in full.
  */
 export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024
 
