@@ -59,11 +59,11 @@ def accept_all(request: Request) -> Reply:
     body = request.body if isinstance(request.body, dict) else {}
     if request.path == "/v1/event/batch":
         n = len(body.get("events", []))
-        return Reply(200, {"success": True, "processed": n, "failed": 0, "event_ids": [str(uuid.uuid4()) for _ in range(n)], "errors": [], "error_details": []})
+        return Reply(200, {"success": True, "processed": n, "failed": 0, "duplicates": 0, "event_ids": [str(uuid.uuid4()) for _ in range(n)], "errors": [], "error_details": []})
     if request.path == "/v1/object/batch":
         objs = body.get("objects", [])
         results = [{"object_id": str(uuid.uuid4()), "object_type": o.get("type"), "external_id": o.get("id"), "created": True} for o in objs]
-        return Reply(200, {"success": True, "processed": len(objs), "failed": 0, "objects": results, "errors": [], "error_details": []})
+        return Reply(200, {"success": True, "processed": len(objs), "failed": 0, "duplicates": 0, "objects": results, "errors": [], "error_details": []})
     if request.path == "/v1/event":
         return Reply(200, {"success": True, "event_id": str(uuid.uuid4()), "event_type": body.get("event"), "timestamp": "2024-01-01T00:00:00.000Z", "objects_count": 1, "message": "ok"})
     if request.path == "/v1/object/upsert":

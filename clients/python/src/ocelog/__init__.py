@@ -32,7 +32,7 @@ from ._errors import (
 )
 from ._retry import RetryPolicy
 from ._transport import RetryNotice
-from ._types import FAILURE_KINDS, Accepted, BatchResult, ClientStats, Failure
+from ._types import FAILURE_KINDS, Accepted, BatchNotice, BatchResult, ClientStats, Failure
 from .client import Client, __version__
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "APIError",
     "Accepted",
     "AuthenticationError",
+    "BatchNotice",
     "BatchResult",
     "Client",
     "ClientStats",

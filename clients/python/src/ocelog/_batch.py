@@ -64,12 +64,14 @@ class Outcome:
     accepted: List[Tuple[Prepared, Any]] = field(default_factory=list)
     failures: List[Failure] = field(default_factory=list)
     fatal: Optional[str] = None
+    duplicates: int = 0
 
 
 @dataclass(frozen=True)
 class _Reading:
     accepted: List[Tuple[int, Any]]
     failed: List[Tuple[int, str, List[FieldError]]]
+    duplicates: int
 
 
 def read_batch_answer(body: Any, n: int, values_field: str, is_value: Callable[[Any], bool]) -> Optional[_Reading]:
@@ -122,7 +124,16 @@ def read_batch_answer(body: Any, n: int, values_field: str, is_value: Callable[[
         lines, errs = failed[position]
         reason = "; ".join(lines) if lines else "; ".join(f"{e.path}: {e.message}" if e.path else e.message for e in errs)
         out.append((position, reason, errs))
-    return _Reading(accepted, out)
+    return _Reading(accepted, out, _count(body.get("duplicates")))
+
+
+def _count(value: Any) -> int:
+    """A whole number >= 0 as JSON gives it (``3`` or ``3.0``, not ``true``), else 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, float) and not value.is_integer():
+        return 0
+    return int(value) if value >= 0 else 0
 
 
 def not_sent(batch: List[Prepared], endpoint: Endpoint, kind: str, message: str, status: Optional[int], errors: Sequence[FieldError] = ()) -> List[Failure]:
@@ -147,6 +158,7 @@ def send_batch(transport: Transport, endpoint: Endpoint, batch: List[Prepared], 
             message = f"{endpoint.path}: the 200 answer does not account for the items sent; they may or may not be recorded"
             outcome.failures = not_sent(batch, endpoint, "protocol", message, s.status)
             return outcome
+        outcome.duplicates = reading.duplicates
         for position, value in reading.accepted:
             outcome.accepted.append((batch[position], value))
         for position, reason, errs in reading.failed:
@@ -162,6 +174,7 @@ def send_batch(transport: Transport, endpoint: Endpoint, batch: List[Prepared], 
             o = send_batch(transport, endpoint, part, counters)
             outcome.accepted.extend(o.accepted)
             outcome.failures.extend(o.failures)
+            outcome.duplicates += o.duplicates
             outcome.fatal = outcome.fatal or o.fatal
         return outcome
     described = f"{endpoint.path}: {describe_answer(s.status, s.body, s.text)}"

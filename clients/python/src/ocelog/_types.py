@@ -76,6 +76,9 @@ class BatchResult:
         requests: HTTP requests made, retries and splits included.
         retries: requests sent again after a 429, a network error, a timeout or a 5xx.
         aborted: the reason when the call stopped early (a 401/403 answer), else None.
+        duplicates: of the recorded items, those the service had already recorded under their
+            idempotency keys and answered as first recorded (the sum of the batch answers'
+            ``duplicates``, docs/api.md#idempotency-keys); they count in ``processed`` too.
     """
 
     processed: int = 0
@@ -87,11 +90,35 @@ class BatchResult:
     requests: int = 0
     retries: int = 0
     aborted: Optional[str] = None
+    duplicates: int = 0
 
     @property
     def ok(self) -> bool:
         """True when every item was recorded."""
         return not self.failures
+
+
+@dataclass(frozen=True)
+class BatchNotice:
+    """Given to the ``on_batch`` callback of :meth:`Client.send_events` and
+    :meth:`Client.upsert_objects` once a batch request is settled (docs/clients.md#python). Times in
+    seconds.
+
+    Attributes:
+        path: the endpoint, ``/v1/event/batch`` or ``/v1/object/batch``.
+        items: items the batch carried (at most 100).
+        accepted: of those, items recorded (duplicates included).
+        failed: of those, items not recorded.
+        requests: HTTP requests the batch took, retries and 413 splits included.
+        duration: seconds from the batch's start to its answer, retries and waits included.
+    """
+
+    path: str
+    items: int
+    accepted: int
+    failed: int
+    requests: int
+    duration: float
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 import urllib.parse
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ._batch import BATCH_MAX, EVENTS, OBJECTS, Endpoint, Outcome, Prepared, not_sent, send_batch
 from ._encode import TimeLike, dumps, event_input, iso_time, normalize_event, normalize_object, object_input, types_input
@@ -30,7 +31,7 @@ from ._errors import ProtocolError
 from ._queue import Sender
 from ._retry import RetryPolicy
 from ._transport import Counters, RetryNotice, Transport
-from ._types import Accepted, BatchResult, ClientStats, Failure
+from ._types import Accepted, BatchNotice, BatchResult, ClientStats, Failure
 
 __version__ = "0.1.0"
 
@@ -270,28 +271,42 @@ class Client:
 
     # -- ingestion: many items ---------------------------------------------------------------------
 
-    def send_events(self, events: Iterable[Mapping[str, Any]]) -> BatchResult:
+    def send_events(self, events: Iterable[Mapping[str, Any]], *, on_batch: Optional[Callable[[BatchNotice], None]] = None) -> BatchResult:
         """Records any number of events through ``POST /v1/event/batch``: batches of at most 100,
         read lazily from ``events`` and sent with at most ``concurrency`` in flight.
 
         Args:
             events: dicts in the API's event input shape ``{event, objects, timestamp?,
-                end_timestamp?, properties?}``; times may be aware ``datetime`` values.
+                end_timestamp?, properties?, idempotency_key?}``; times may be aware ``datetime``
+                values.
+            on_batch: called with a :class:`~ocelog.BatchNotice` after each batch request is
+                settled (not for items refused before sending, nor for batches never sent after a
+                401/403), in the calling thread, one call at a time, as the batches finish; e.g.
+                to show the progress of a long import (docs/clients.md#python).
 
         Returns:
             A :class:`~ocelog.BatchResult`: every index of ``events`` is in ``accepted`` (with its
-            event id; ``event_ids`` lists them in input order) or in ``failures``. Never raises for
-            an item: a naive datetime fails its item with kind ``invalid``; a 401/403 stops the call
-            and sets ``aborted``.
-        """
-        return self._bulk(EVENTS, events, normalize_event)
+            event id; ``event_ids`` lists them in input order) or in ``failures``; ``duplicates``
+            counts the accepted items whose idempotency keys were already recorded. Never raises
+            for an item: a naive datetime fails its item with kind ``invalid``; a 401/403 stops
+            the call and sets ``aborted``.
 
-    def upsert_objects(self, objects: Iterable[Mapping[str, Any]]) -> BatchResult:
+        Raises:
+            Exception: whatever ``on_batch`` raises, once the requests in flight have finished; no
+                further batch is sent. Batches already answered stay recorded on the service (each
+                is durable once answered), and so do the accepted items of those in flight; send
+                the items again with the same idempotency keys to resume without recording any
+                twice (their answers count them in ``duplicates``).
+        """
+        return self._bulk(EVENTS, events, normalize_event, on_batch)
+
+    def upsert_objects(self, objects: Iterable[Mapping[str, Any]], *, on_batch: Optional[Callable[[BatchNotice], None]] = None) -> BatchResult:
         """Creates or merges any number of objects through ``POST /v1/object/batch``, as
-        :meth:`send_events`.
+        :meth:`send_events` (``on_batch`` and its errors too).
 
         Args:
-            objects: dicts ``{type, id, properties?}``.
+            objects: dicts ``{type, id, properties?, timestamp?, relationships?, idempotency_key?}``.
+            on_batch: as in :meth:`send_events`.
 
         Returns:
             A :class:`~ocelog.BatchResult` whose ``objects`` lists the object results
@@ -300,9 +315,15 @@ class Client:
         Note: batches run concurrently, so two updates of one object in different batches merge in
         either order; send such updates in separate calls, or use the queue (one batch at a time).
         """
-        return self._bulk(OBJECTS, objects, normalize_object)
+        return self._bulk(OBJECTS, objects, normalize_object, on_batch)
 
-    def _bulk(self, endpoint: Endpoint, items: Iterable[Mapping[str, Any]], normalize: Callable[[Mapping[str, Any]], Dict[str, Any]]) -> BatchResult:
+    def _bulk(
+        self,
+        endpoint: Endpoint,
+        items: Iterable[Mapping[str, Any]],
+        normalize: Callable[[Mapping[str, Any]], Dict[str, Any]],
+        on_batch: Optional[Callable[[BatchNotice], None]],
+    ) -> BatchResult:
         result = BatchResult()
         accepted: List[Tuple[Prepared, Any]] = []
         lock = threading.Lock()
@@ -325,16 +346,19 @@ class Client:
             if batch:
                 yield batch
 
-        def send(batch: List[Prepared]) -> None:
+        def send(batch: List[Prepared]) -> BatchNotice:
+            started = time.monotonic()
             counters = Counters()
             outcome: Outcome = send_batch(self._transport, endpoint, batch, counters)
             with lock:
                 accepted.extend(outcome.accepted)
                 result.failures.extend(outcome.failures)
+                result.duplicates += outcome.duplicates
                 result.requests += counters.requests
                 result.retries += counters.retries
                 if outcome.fatal is not None and result.aborted is None:
                     result.aborted = outcome.fatal
+            return BatchNotice(endpoint.path, len(batch), len(outcome.accepted), len(outcome.failures), counters.requests, time.monotonic() - started)
 
         def stopped(batch: List[Prepared]) -> bool:
             with lock:
@@ -343,23 +367,32 @@ class Client:
                     result.failures.extend(not_sent(batch, endpoint, "aborted", f"not sent: {reason}", None))
             return reason is not None
 
+        # on_batch runs in this (the caller's) thread, one call at a time, so an exception it raises
+        # leaves this method: no further batch is started, and leaving the pool's block waits for
+        # the requests in flight (their items are recorded by the service all the same).
+        def settled(notice: BatchNotice) -> None:
+            if on_batch is not None:
+                on_batch(notice)
+
         if self._concurrency == 1:
             for batch in batches():
                 if not stopped(batch):
-                    send(batch)
+                    settled(send(batch))
         else:
             with concurrent.futures.ThreadPoolExecutor(max_workers=self._concurrency, thread_name_prefix="ocelog-bulk") as pool:
-                pending: set = set()
+                pending: Set["concurrent.futures.Future[BatchNotice]"] = set()
                 for batch in batches():
                     if stopped(batch):
                         continue
                     pending.add(pool.submit(send, batch))
-                    if len(pending) >= self._concurrency:
-                        done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                        for f in done:
-                            f.result()
+                    done = {f for f in pending if f.done()}
+                    if not done and len(pending) >= self._concurrency:
+                        done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                    pending -= done
+                    for f in done:
+                        settled(f.result())
                 for f in concurrent.futures.as_completed(pending):
-                    f.result()
+                    settled(f.result())
 
         accepted.sort(key=lambda a: a[0].index)
         result.failures.sort(key=lambda f: f.index)
