@@ -11,8 +11,9 @@ import { defineConfig } from 'vitest/config'
  *   else those suites skip and say why, or fail with OCELOG_REQUIRE_ENGINES=1 (docs/operations.md#engines-in-tests);
  * - client: the TypeScript client's own tests (clients/typescript/test, its own vitest config);
  * - e2e: the built service and CLI as processes, and what reads the build's output (needs `npm run build`).
- * `npm run test:fast` runs unit, api, integration and client (nothing there needs a build), without the property tests and the files
- * that spend most of their time on the real OCEL 2.0 logs (*.logs.test.ts); `npm test` runs every project and file.
+ * `npm run test:fast` runs unit, api, integration and client (nothing there needs a build), without the property tests, the files
+ * that spend most of their time on the real OCEL 2.0 logs (*.logs.test.ts) and the long concurrency stress tests (*.stress.test.ts);
+ * `npm test` runs every project and file.
  */
 const tier = (name: string, include: string[], globalSetup: string[] = []) => ({ extends: true as const, test: { name, include, globalSetup } })
 /** One PostgreSQL server per run for the tiers whose suites use it (test/helpers/postgres-global-setup.ts). */
