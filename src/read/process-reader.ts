@@ -263,6 +263,14 @@ export class ProcessReader {
   }
 
   /**
+   * Runs `read` with the answer's `as_of` (ReadModelQuery.asOf), both in one snapshot of the read
+   * models (ReadModelQuery.consistentRead), so that what the projector applies meanwhile is in neither.
+   */
+  private asOf<T>(read: (as_of: number) => Promise<T>): Promise<T> {
+    return this.query.consistentRead(async () => read(await this.query.asOf()))
+  }
+
+  /**
    * The object-centric directly-follows graph of `datasetId` (`GET /v1/process/map`).
    * @param params `object_type` (one or repeated; default all types), `from`, `to`, `max_edges`
    *   (with it, each type keeps its most frequent edges and `edges_left_out` counts the others).
@@ -273,8 +281,7 @@ export class ProcessReader {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
     const maxEdges = parseMaxEdges(params.max_edges)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const { object_types, median_relative_error } = await this.query.processMap(datasetId, { ...window, objectTypes })
       return {
         dataset_id: datasetId,
@@ -295,8 +302,7 @@ export class ProcessReader {
     const objectTypes = objectTypeList(params.object_type, parameterNames.objectType ?? 'object_type')
     const window = parseWindow(params)
     const slowest = parseSlowest(params.slowest)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const activities = await this.query.performance(datasetId, { ...window, objectTypes, slowest })
       return { dataset_id: datasetId, as_of, activities }
     })
@@ -314,8 +320,7 @@ export class ProcessReader {
     const window = parseWindow(params)
     const limit = params.limit === undefined ? defaultLimit : parseLimit(params.limit)
     const after = params.cursor === undefined ? undefined : decodeVariantsCursor(params.cursor)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const page = await this.query.variants(datasetId, { ...window, objectType, limit, ...(after === undefined ? {} : { after }) })
       return {
         dataset_id: datasetId,
@@ -336,8 +341,7 @@ export class ProcessReader {
    */
   async typeRelations(datasetId: string, params: { from?: string; to?: string }): Promise<TypeRelationsResponse> {
     const window = parseWindow(params)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       return { dataset_id: datasetId, as_of, ...(await this.query.typeRelations(datasetId, window)) }
     })
   }
@@ -354,8 +358,7 @@ export class ProcessReader {
     const a = parseWindow({ from: params.a_from, to: params.a_to }, { from: 'a_from', to: 'a_to' })
     const b = parseWindow({ from: params.b_from, to: params.b_to }, { from: 'b_from', to: 'b_to' })
     const maxEdges = parseMaxEdges(params.max_edges)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const [mapA, mapB, perfA, perfB] = [
         (await this.query.processMap(datasetId, { ...a, objectTypes })).object_types,
         (await this.query.processMap(datasetId, { ...b, objectTypes })).object_types,
@@ -372,8 +375,7 @@ export class ProcessReader {
 
   /** Counts of the dataset (`GET /v1/process/summary`); `log_position` is the last record of its stream. */
   async summary(datasetId: string): Promise<SummaryResponse> {
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const log_position = await this.log.lastPosition(datasetId)
       const counts = await this.query.summary(datasetId)
       return { dataset_id: datasetId, as_of, log_position, ...counts }
@@ -382,8 +384,7 @@ export class ProcessReader {
 
   /** Event types with counts and attributes (`GET /v1/process/event-types`). */
   async eventTypes(datasetId: string): Promise<EventTypesResponse> {
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const event_types = await this.query.eventTypes(datasetId)
       return { dataset_id: datasetId, as_of, event_types, total: event_types.length, truncated: false, next_cursor: null }
     })
@@ -391,8 +392,7 @@ export class ProcessReader {
 
   /** Object types with counts and attributes (`GET /v1/process/object-types`). */
   async objectTypes(datasetId: string): Promise<ObjectTypesResponse> {
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const object_types = await this.query.objectTypes(datasetId)
       return { dataset_id: datasetId, as_of, object_types, total: object_types.length, truncated: false, next_cursor: null }
     })
@@ -405,8 +405,7 @@ export class ProcessReader {
   async object(datasetId: string, type: string, id: string): Promise<ObjectResponse> {
     nonEmpty('type', type)
     nonEmpty('id', id)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const detail = await this.query.object(datasetId, type, id, READ_LIMIT_MAX)
       if (detail === null) throw new NotFoundError(`no object of type "${type}" with id "${id}" in this dataset`)
       return { dataset_id: datasetId, as_of, ...detail }
@@ -424,8 +423,7 @@ export class ProcessReader {
     const window = parseWindow(params)
     const limit = parseLimit(params.limit)
     const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor)
-    return this.query.consistentRead(async () => {
-      const as_of = await this.query.asOf()
+    return this.asOf(async (as_of) => {
       const page = await this.query.events(datasetId, {
         ...window,
         limit,

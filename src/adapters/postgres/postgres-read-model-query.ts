@@ -101,7 +101,7 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   }
 
   async asOf(): Promise<number> {
-    const [row] = await this.rows<{ p: number | null }>('SELECT MIN(position) AS p FROM ocelog.rm_checkpoints', [])
+    const [row] = await this.rows<{ p: number }>(`SELECT ${AS_OF_SQL} AS p`, [])
     return row?.p ?? 0
   }
 
