@@ -1,13 +1,17 @@
 /**
- * The PostgreSQL read-model store refreshes the planner's statistics at the head of the log after a
- * bulk of records (PostgresReadModelStore.atHead), on the run's server: before the threshold the
- * read models' tables are never analyzed by it, after it they are.
+ * The planner and the PostgreSQL read-model store, on the run's server:
+ * - the store refreshes the planner's statistics at the head of the log after a bulk of records
+ *   (PostgresReadModelStore.atHead): before the threshold the read models' tables are never analyzed
+ *   by it, after it they are;
+ * - under the apply transaction's settings (PLAN_WRITES_BY_KEY) a batch's read of membership counts
+ *   probes the key, where the default costs scan the whole table.
  */
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPostgresPool } from '../../src/adapters/postgres/connection.js'
 import { PostgresEventLog } from '../../src/adapters/postgres/postgres-event-log.js'
-import { PostgresReadModelStore } from '../../src/adapters/postgres/postgres-read-model-store.js'
+import { MEMBERSHIPS_READ_SQL } from '../../src/adapters/postgres/postgres-df-writes.js'
+import { PLAN_WRITES_BY_KEY, PostgresReadModelStore } from '../../src/adapters/postgres/postgres-read-model-store.js'
 import { migrate } from '../../src/adapters/postgres/schema.js'
 import { Projector } from '../../src/projector/runner.js'
 import { Ingest } from '../../src/write/ingest.js'
@@ -53,5 +57,39 @@ describe.skipIf(admin === null)('PostgreSQL read-model statistics', () => {
     await ingest.recordEvents(events(20, 20), testContext('ds'))
     await new Projector(log, store).catchUp()
     await expect.poll(analyzed, { timeout: 5000, interval: 100 }).toBe(1)
+  })
+})
+
+describe.skipIf(admin === null)('PostgreSQL plans of the batch writes', () => {
+  it('reads a batch of membership counts by index probes under PLAN_WRITES_BY_KEY, not by a scan of the table', async () => {
+    // 200,000 counts of 20,000 objects, analyzed; a batch asks for 5,000 of them.
+    await pool.query(
+      `INSERT INTO ocelog.rm_df_memberships (dataset_id, object_id, a, b, n)
+       SELECT 'ds', md5(o::text)::uuid, 'a' || (k % 10)::text, '', 1 FROM generate_series(1, 20000) o, generate_series(1, 10) k`,
+    )
+    await pool.query('ANALYZE ocelog.rm_df_memberships')
+    const keys = Array.from({ length: 5000 }, (_, i) => i * 4 + 1)
+    const ids = await pool.query<{ id: string }>('SELECT md5(o::text)::uuid::text AS id FROM unnest($1::int[]) AS o', [keys])
+    const params = [keys.map(() => 'ds'), ids.rows.map((r) => r.id), keys.map(() => 'a3'), keys.map(() => '')]
+    const plan = async (settings: string): Promise<string> => {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        if (settings !== '') await client.query(settings)
+        const r = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${MEMBERSHIPS_READ_SQL}`, params)
+        const found = await client.query(MEMBERSHIPS_READ_SQL, params)
+        expect(found.rowCount).toBe(5000)
+        await client.query('ROLLBACK')
+        return r.rows.map((row) => row['QUERY PLAN']).join('\n')
+      } finally {
+        client.release()
+      }
+    }
+    const byKey = await plan(PLAN_WRITES_BY_KEY)
+    expect(byKey).toMatch(/Index (Only )?Scan using rm_df_memberships_pkey/)
+    expect(byKey).not.toMatch(/Seq Scan on rm_df_memberships/)
+    // Why the settings exist: the default costs scan the 200,000 rows for 5,000 keys.
+    expect(await plan('')).toMatch(/Seq Scan on rm_df_memberships/)
+    await pool.query('TRUNCATE ocelog.rm_df_memberships')
   })
 })

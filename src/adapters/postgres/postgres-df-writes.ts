@@ -105,6 +105,11 @@ async function linkRun(client: pg.PoolClient, byObject: ReadonlyMap<string, read
 const membershipKey = (object: string, a: string, b: string): string => object + KEY_SEP + a + KEY_SEP + b
 const eventKey = (dataset: string, t: number, pos: number): string => dataset + KEY_SEP + String(t) + KEY_SEP + String(pos)
 
+/** The membership counts of the keys $1..$4 (dataset, object, a, b): one probe of the key per asked key, under PLAN_WRITES_BY_KEY. */
+export const MEMBERSHIPS_READ_SQL = `SELECT m.object_id, m.a, m.b, m.n FROM ocelog.rm_df_memberships m
+     JOIN unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS k(dataset_id, object_id, a, b)
+       ON m.dataset_id = k.dataset_id AND m.object_id = k.object_id AND m.a = k.a AND m.b = k.b`
+
 /**
  * The membership counts a run's aggregateChanges asks for (membershipsAsked), by membershipKey:
  * only those keys, one index probe each on the key (dataset_id, object_id, a, b), rather than every
@@ -115,9 +120,7 @@ async function readMemberships(client: pg.PoolClient, linking: DfLinking<string>
   const out = new Map<string, number>()
   if (asked.length === 0) return out
   const { rows } = await client.query<{ object_id: string; a: string; b: string; n: number }>(
-    `SELECT m.object_id, m.a, m.b, m.n FROM ocelog.rm_df_memberships m
-     JOIN unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS k(dataset_id, object_id, a, b)
-       ON m.dataset_id = k.dataset_id AND m.object_id = k.object_id AND m.a = k.a AND m.b = k.b`,
+    MEMBERSHIPS_READ_SQL,
     columns(asked, [(k) => datasetOf(k.object), (k) => k.object, (k) => k.a, (k) => k.b]),
   )
   for (const r of rows) out.set(membershipKey(r.object_id, r.a, r.b), r.n)

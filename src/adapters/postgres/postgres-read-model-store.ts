@@ -36,6 +36,16 @@ import { columns } from './unnest.js'
  */
 export const ANALYZE_AFTER_RECORDS = 100_000
 
+/**
+ * The planner settings of an apply transaction. The batch writes join the batch's keys (an
+ * `unnest` of a few thousand rows) to tables that grow to millions; PostgreSQL's default costs then
+ * often prefer a hash join over a sequential scan of the whole table (seen on the membership counts,
+ * the relinked steps and the objects' merges), so each batch's cost grew with the table rather
+ * than with the batch. With hash and merge joins off, each join is a nested loop of index probes on
+ * the table's key. Set with SET LOCAL, so they end with the transaction.
+ */
+export const PLAN_WRITES_BY_KEY = 'SET LOCAL enable_hashjoin TO off; SET LOCAL enable_mergejoin TO off'
+
 export class PostgresReadModelStore implements ReadModelStore {
   /** Records applied since this store last ran ANALYZE (or since it was made). */
   private appliedSinceAnalyze = 0
@@ -71,7 +81,9 @@ export class PostgresReadModelStore implements ReadModelStore {
     await inTransaction(this.pool, async (client) => {
       // Derived data: a crash of the server may lose the last applied batches, never their
       // consistency (each carries its checkpoint), and the projector applies them again.
-      await client.query('SET LOCAL synchronous_commit TO off')
+      // Every write of a batch finds its rows by key: a nested loop of index probes over the
+      // batch's keys (PLAN_WRITES_BY_KEY), never a scan of the table.
+      await client.query(`SET LOCAL synchronous_commit TO off; ${PLAN_WRITES_BY_KEY}`)
       for (const part of parts) await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
       // The objects' identities are read by the object types' counts and the objects' replay rule; a
       // batch of neither (the process runner's) leaves them to the runner that has them.
