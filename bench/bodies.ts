@@ -140,9 +140,10 @@ const BASE_YEAR = '"2024-'
  * events reach every object in time order, as a sender's clock moves. The worst case rewinds time
  * at each cycle instead: after its first cycle every event arrives late for its customer and 48
  * items, the most costly arrival for the directly-follows read model (docs/performance.md). The
- * object batch makes fresh ids.
+ * object batch makes fresh ids. `firstCycle` starts a live feed's timestamps that many years on, so
+ * that a later load of the same data continues the feed in time rather than rewinding it.
  */
-export function bodySource(scenario: Scenario, seed: number, tag: string): () => string {
+export function bodySource(scenario: Scenario, seed: number, tag: string, firstCycle = 0): () => string {
   if (scenario === 'objects') return objectBatchBodies(tag, seed)
   const pool =
     scenario === 'single' ? singleEventBodies(POOL_SIZES.single, seed) : eventBatchBodies(POOL_SIZES[scenario], 100, scenario === 'worst' ? 50 : 3, seed)
@@ -150,7 +151,7 @@ export function bodySource(scenario: Scenario, seed: number, tag: string): () =>
   let i = 0
   return () => {
     const body = pool[i % pool.length] ?? ''
-    const cycle = Math.floor(i / pool.length)
+    const cycle = firstCycle + Math.floor(i / pool.length)
     i++
     return advance && cycle > 0 ? body.replaceAll(BASE_YEAR, `"${String(2024 + cycle)}-`) : body
   }

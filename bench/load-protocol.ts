@@ -22,6 +22,8 @@ export interface LoadJob {
    */
   pacedRate?: number
   seed: number
+  /** The live feed's first cycle (bodySource's `firstCycle`; default 0): a later load of the same data continues in time. */
+  firstCycle?: number
   /** Makes the object batch's new ids unique per run. */
   tag: string
 }

@@ -77,7 +77,7 @@ function runOnce(job: LoadJob, durationSec: number, next: () => string, onRespon
 
 async function run(id: number, job: LoadJob): Promise<LoadResult> {
   const shape = SCENARIO_SHAPES[job.scenario]
-  const next = bodySource(job.scenario, job.seed, job.tag)
+  const next = bodySource(job.scenario, job.seed, job.tag, job.firstCycle)
   let setupItems = 0
   if (job.scenario === 'objects') {
     for (const body of knownObjectBodies()) {
