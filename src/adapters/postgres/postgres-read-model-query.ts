@@ -38,6 +38,8 @@ import type { PerformanceActivity } from '../../schemas/analysis.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectRelationship, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, compareText, withAttributes } from '../../core/process-map-rows.js'
+import { declaredTypesSql } from '../sql/declared-types-sql.js'
+import { POSTGRES } from '../sql/dialect.js'
 import { inTransaction } from './connection.js'
 import { postgresPerformance, postgresTypeRelations, postgresVariants } from './postgres-analysis-query.js'
 import { readAuditChain, readAuditChainAt } from './postgres-audit-chain-query.js'
@@ -50,6 +52,9 @@ import { AS_OF_SQL, qualifierOfStored, type SerialClient, SqlParams, type SqlRea
  */
 const attributeTypeSql = (value: string): string =>
   `CASE json_typeof(${value}) WHEN 'boolean' THEN 'true' WHEN 'number' THEN 'real' ELSE json_typeof(${value}) END`
+
+/** The declared types' reads (shared with SQLite). */
+const DECLARED_TYPES = declaredTypesSql(POSTGRES)
 
 type TypeRow = Parameters<typeof withAttributes>[0][number]
 
@@ -122,16 +127,8 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   }
 
   async declaredTypes(datasetId: string): Promise<DeclaredTypes> {
-    // Byte order, as SQLite's BINARY collation orders them.
-    const types = await this.sql.rows<{ kind: string; name: string }>(
-      'SELECT kind, name FROM ocelog.rm_declared_types WHERE dataset_id = $1 ORDER BY kind COLLATE "C", name COLLATE "C"',
-      [datasetId],
-    )
-    const attributes = await this.sql.rows<{ kind: string; type_name: string; name: string; type: string }>(
-      `SELECT kind, type_name, name, type FROM ocelog.rm_declared_attributes WHERE dataset_id = $1
-       ORDER BY kind COLLATE "C", type_name COLLATE "C", name COLLATE "C"`,
-      [datasetId],
-    )
+    const types = await this.sql.rows<{ kind: string; name: string }>(DECLARED_TYPES.types, [datasetId])
+    const attributes = await this.sql.rows<{ kind: string; type_name: string; name: string; type: string }>(DECLARED_TYPES.attributes, [datasetId])
     return groupDeclaredTypes(types, attributes)
   }
 

@@ -38,7 +38,12 @@ import { readDeclaredTypes } from './sqlite-declared-types.js'
 import type { DeclaredTypes } from '../../../schemas/read-models.js'
 import type { AuditChainEntry } from '../../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
+import { checkpointsSql } from '../../sql/checkpoints-sql.js'
+import { SQLITE } from '../../sql/dialect.js'
 import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
+
+/** The answers' `as_of` (the lowest checkpoint, 0 when none), as a scalar subquery shared with PostgreSQL. */
+const CHECKPOINTS_AS_OF = checkpointsSql(SQLITE).asOf
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
@@ -96,8 +101,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
   }
 
   async asOf(): Promise<number> {
-    const row = this.db.prepare('SELECT MIN(position) AS p FROM rm_checkpoints').get() as { p: number | null }
-    return row.p ?? 0
+    return this.db.prepare<[], number>(`SELECT ${CHECKPOINTS_AS_OF} AS p`).pluck().get() ?? 0
   }
 
   async summary(datasetId: string): Promise<DatasetCounts> {
