@@ -40,6 +40,7 @@ import type { EventObjectLink, EventView, ObjectRelationship, TypeInfo } from '.
 import { type AttributeTypeRow, compareText, withAttributes } from '../../core/process-map-rows.js'
 import { declaredTypesSql } from '../sql/declared-types-sql.js'
 import { POSTGRES } from '../sql/dialect.js'
+import { typesSql } from '../sql/types-sql.js'
 import { inTransaction } from './connection.js'
 import { postgresPerformance, postgresTypeRelations, postgresVariants } from './postgres-analysis-query.js'
 import { readAuditChain, readAuditChainAt } from './postgres-audit-chain-query.js'
@@ -55,6 +56,10 @@ const attributeTypeSql = (value: string): string =>
 
 /** The declared types' reads (shared with SQLite). */
 const DECLARED_TYPES = declaredTypesSql(POSTGRES)
+
+/** The types' lists (shared with SQLite). */
+const EVENT_TYPES = typesSql(POSTGRES, 'rm_event_types')
+const OBJECT_TYPES = typesSql(POSTGRES, 'rm_object_types')
 
 type TypeRow = Parameters<typeof withAttributes>[0][number]
 
@@ -133,12 +138,12 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   }
 
   async eventTypes(datasetId: string): Promise<TypeInfo[]> {
-    return this.typeInfos('rm_event_types', datasetId, 'e.event_type', 'ocelog.rm_events e, json_each(e.properties) j WHERE e.dataset_id = $1')
+    return this.typeInfos(EVENT_TYPES.list, datasetId, 'e.event_type', 'ocelog.rm_events e, json_each(e.properties) j WHERE e.dataset_id = $1')
   }
 
   async objectTypes(datasetId: string): Promise<TypeInfo[]> {
     return this.typeInfos(
-      'rm_object_types',
+      OBJECT_TYPES.list,
       datasetId,
       'o.type',
       `ocelog.rm_object_changes c JOIN ocelog.rm_objects o ON o.dataset_id = c.dataset_id AND o.object_id = c.object_id, json_each(c.attributes) j
@@ -147,13 +152,13 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   }
 
   /**
-   * The types of `table` (rm_event_types, rm_object_types) by name, each with the attributes seen
+   * The types that `list` reads (TypesSql.list of rm_event_types or rm_object_types) by name, each with the attributes seen
    * on it: the keys `j.key` and value types `j.value` of the rows `from` gives (a FROM clause and
    * its WHERE, `$1` the dataset), grouped by `owner` (the type's name).
    */
-  private async typeInfos(table: string, datasetId: string, owner: string, from: string): Promise<TypeInfo[]> {
+  private async typeInfos(list: string, datasetId: string, owner: string, from: string): Promise<TypeInfo[]> {
     const [types, attributes] = await Promise.all([
-      this.rows<TypeRow>(`SELECT name, count, first_seen_at, last_seen_at FROM ocelog.${table} WHERE dataset_id = $1 ORDER BY name COLLATE "C"`, [datasetId]),
+      this.rows<TypeRow>(list, [datasetId]),
       this.rows<AttributeTypeRow>(`SELECT ${owner} AS owner, j.key AS name, ${attributeTypeSql('j.value')} AS type FROM ${from} GROUP BY 1, 2, 3`, [datasetId]),
     ])
     return withAttributes(types, attributes)

@@ -26,6 +26,7 @@ import {
 import { KEY_SEP } from '../../core/keys.js'
 import { attributeValues, declaredTypesSql, storedAttributePositions, typeKeyValues, typeValues } from '../sql/declared-types-sql.js'
 import { POSTGRES } from '../sql/dialect.js'
+import { typesSql } from '../sql/types-sql.js'
 import { writeDirectlyFollows } from './postgres-df-writes.js'
 import { columns } from './unnest.js'
 
@@ -254,8 +255,8 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: PostgresSlice
  * attributes, position −1), which the other projections share.
  */
 export const SLICE_CLEARS: { readonly [K in ProjectionName]: string } = {
-  event_types: 'DELETE FROM ocelog.rm_event_types',
-  object_types: 'DELETE FROM ocelog.rm_object_types',
+  event_types: typesSql(POSTGRES, 'rm_event_types').clear,
+  object_types: typesSql(POSTGRES, 'rm_object_types').clear,
   objects: `UPDATE ocelog.rm_objects SET properties = '{}'::jsonb, updated_at = created_at, position = -1; DELETE FROM ocelog.rm_object_changes`,
   events: 'DELETE FROM ocelog.rm_events; DELETE FROM ocelog.rm_event_objects',
   object_relationships: 'DELETE FROM ocelog.rm_object_relationships',
