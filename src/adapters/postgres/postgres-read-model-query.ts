@@ -38,6 +38,9 @@ import type { PerformanceActivity } from '../../schemas/analysis.js'
 import type { Properties } from '../../schemas/api.js'
 import type { EventObjectLink, EventView, ObjectRelationship, TypeInfo } from '../../schemas/process.js'
 import { type AttributeTypeRow, compareText, withAttributes } from '../../core/process-map-rows.js'
+import { declaredTypesSql } from '../sql/declared-types-sql.js'
+import { POSTGRES } from '../sql/dialect.js'
+import { typesSql } from '../sql/types-sql.js'
 import { inTransaction } from './connection.js'
 import { postgresPerformance, postgresTypeRelations, postgresVariants } from './postgres-analysis-query.js'
 import { readAuditChain, readAuditChainAt } from './postgres-audit-chain-query.js'
@@ -50,6 +53,13 @@ import { AS_OF_SQL, qualifierOfStored, type SerialClient, SqlParams, type SqlRea
  */
 const attributeTypeSql = (value: string): string =>
   `CASE json_typeof(${value}) WHEN 'boolean' THEN 'true' WHEN 'number' THEN 'real' ELSE json_typeof(${value}) END`
+
+/** The declared types' reads (shared with SQLite). */
+const DECLARED_TYPES = declaredTypesSql(POSTGRES)
+
+/** The types' lists (shared with SQLite). */
+const EVENT_TYPES = typesSql(POSTGRES, 'rm_event_types')
+const OBJECT_TYPES = typesSql(POSTGRES, 'rm_object_types')
 
 type TypeRow = Parameters<typeof withAttributes>[0][number]
 
@@ -122,26 +132,18 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   }
 
   async declaredTypes(datasetId: string): Promise<DeclaredTypes> {
-    // Byte order, as SQLite's BINARY collation orders them.
-    const types = await this.sql.rows<{ kind: string; name: string }>(
-      'SELECT kind, name FROM ocelog.rm_declared_types WHERE dataset_id = $1 ORDER BY kind COLLATE "C", name COLLATE "C"',
-      [datasetId],
-    )
-    const attributes = await this.sql.rows<{ kind: string; type_name: string; name: string; type: string }>(
-      `SELECT kind, type_name, name, type FROM ocelog.rm_declared_attributes WHERE dataset_id = $1
-       ORDER BY kind COLLATE "C", type_name COLLATE "C", name COLLATE "C"`,
-      [datasetId],
-    )
+    const types = await this.sql.rows<{ kind: string; name: string }>(DECLARED_TYPES.types, [datasetId])
+    const attributes = await this.sql.rows<{ kind: string; type_name: string; name: string; type: string }>(DECLARED_TYPES.attributes, [datasetId])
     return groupDeclaredTypes(types, attributes)
   }
 
   async eventTypes(datasetId: string): Promise<TypeInfo[]> {
-    return this.typeInfos('rm_event_types', datasetId, 'e.event_type', 'ocelog.rm_events e, json_each(e.properties) j WHERE e.dataset_id = $1')
+    return this.typeInfos(EVENT_TYPES.list, datasetId, 'e.event_type', 'ocelog.rm_events e, json_each(e.properties) j WHERE e.dataset_id = $1')
   }
 
   async objectTypes(datasetId: string): Promise<TypeInfo[]> {
     return this.typeInfos(
-      'rm_object_types',
+      OBJECT_TYPES.list,
       datasetId,
       'o.type',
       `ocelog.rm_object_changes c JOIN ocelog.rm_objects o ON o.dataset_id = c.dataset_id AND o.object_id = c.object_id, json_each(c.attributes) j
@@ -150,13 +152,13 @@ export class PostgresReadModelQuery implements ReadModelQuery {
   }
 
   /**
-   * The types of `table` (rm_event_types, rm_object_types) by name, each with the attributes seen
+   * The types that `list` reads (TypesSql.list of rm_event_types or rm_object_types) by name, each with the attributes seen
    * on it: the keys `j.key` and value types `j.value` of the rows `from` gives (a FROM clause and
    * its WHERE, `$1` the dataset), grouped by `owner` (the type's name).
    */
-  private async typeInfos(table: string, datasetId: string, owner: string, from: string): Promise<TypeInfo[]> {
+  private async typeInfos(list: string, datasetId: string, owner: string, from: string): Promise<TypeInfo[]> {
     const [types, attributes] = await Promise.all([
-      this.rows<TypeRow>(`SELECT name, count, first_seen_at, last_seen_at FROM ocelog.${table} WHERE dataset_id = $1 ORDER BY name COLLATE "C"`, [datasetId]),
+      this.rows<TypeRow>(list, [datasetId]),
       this.rows<AttributeTypeRow>(`SELECT ${owner} AS owner, j.key AS name, ${attributeTypeSql('j.value')} AS type FROM ${from} GROUP BY 1, 2, 3`, [datasetId]),
     ])
     return withAttributes(types, attributes)

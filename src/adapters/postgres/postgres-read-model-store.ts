@@ -24,6 +24,8 @@ import { KEY_SEP } from '../../core/keys.js'
 import type { ReadModelStore } from '../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
+import { checkpointsSql, positionOf, type ProjectionStateRow, projectionStateOf } from '../sql/checkpoints-sql.js'
+import { POSTGRES } from '../sql/dialect.js'
 import { inTransaction } from './connection.js'
 import { READ_MODEL_TABLES } from './read-models-schema.js'
 import { type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
@@ -45,6 +47,9 @@ export const ANALYZE_AFTER_RECORDS = 100_000
  * the table's key. Set with SET LOCAL, so they end with the transaction.
  */
 export const PLAN_WRITES_BY_KEY = 'SET LOCAL enable_hashjoin TO off; SET LOCAL enable_mergejoin TO off'
+
+/** The checkpoints' and stops' statements (shared with SQLite). */
+const CHECKPOINTS = checkpointsSql(POSTGRES)
 
 export class PostgresReadModelStore implements ReadModelStore {
   /** Records applied since this store last ran ANALYZE (or since it was made). */
@@ -71,9 +76,8 @@ export class PostgresReadModelStore implements ReadModelStore {
   }
 
   async checkpoint(name: string): Promise<number | null> {
-    const { rows } = await this.pool.query<{ position: string }>('SELECT position FROM ocelog.rm_checkpoints WHERE projector = $1', [name])
-    const row = rows[0]
-    return row === undefined ? null : Number(row.position)
+    const { rows } = await this.pool.query<{ position: string }>(CHECKPOINTS.position, [name])
+    return positionOf(rows[0])
   }
 
   async apply(batch: ChangeBatch): Promise<void> {
@@ -92,12 +96,7 @@ export class PostgresReadModelStore implements ReadModelStore {
       for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
       for (const part of parts) {
-        await client.query('UPDATE ocelog.rm_checkpoints SET position = $2, version = $3, updated_at = $4 WHERE projector = $1', [
-          part.checkpoint,
-          batch.to,
-          part.version,
-          now,
-        ])
+        await client.query(CHECKPOINTS.put, [part.checkpoint, batch.to, part.version, now])
       }
     })
     this.appliedSinceAnalyze += batch.recordCount
@@ -122,17 +121,18 @@ export class PostgresReadModelStore implements ReadModelStore {
       )
       if (inserted.rowCount === 1) return
     }
-    const { rows } = await client.query<{ position: string }>('SELECT position FROM ocelog.rm_checkpoints WHERE projector = $1 FOR UPDATE', [name])
-    const row = rows[0]
-    const current = row === undefined ? null : Number(row.position)
+    const { rows } = await client.query<{ position: string }>(`${CHECKPOINTS.position} FOR UPDATE`, [name])
+    const current = positionOf(rows[0])
     if (current !== expected) throw new CheckpointConflictError(name, expected, current)
   }
 
   async clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void> {
     await inTransaction(this.pool, async (client) => {
       await client.query(SLICE_CLEARS[projection])
-      await client.query('DELETE FROM ocelog.rm_checkpoints WHERE projector = ANY($1::text[])', [[...checkpoints]])
-      await client.query('DELETE FROM ocelog.rm_projection_stops WHERE projector = ANY($1::text[])', [[...checkpoints]])
+      for (const name of checkpoints) {
+        await client.query(CHECKPOINTS.remove, [name])
+        await client.query(CHECKPOINTS.removeStop, [name])
+      }
     })
   }
 
@@ -141,31 +141,16 @@ export class PostgresReadModelStore implements ReadModelStore {
   }
 
   async projections(): Promise<ProjectionState[]> {
-    const { rows } = await this.pool.query<{ name: string; position: string | null; version: number | null; updated_at: string | null; stop: string | null }>(
-      `SELECT n.name, c.position, c.version, c.updated_at, s.stop
-       FROM (SELECT projector AS name FROM ocelog.rm_checkpoints UNION SELECT projector FROM ocelog.rm_projection_stops) AS n
-       LEFT JOIN ocelog.rm_checkpoints c ON c.projector = n.name
-       LEFT JOIN ocelog.rm_projection_stops s ON s.projector = n.name
-       ORDER BY n.name COLLATE "C"`,
-    )
-    return rows.map((r) => ({
-      projection: r.name,
-      position: r.position === null ? null : Number(r.position),
-      version: r.version,
-      updated_at: r.updated_at,
-      stopped: r.stop === null ? null : (JSON.parse(r.stop) as ProjectionStop),
-    }))
+    const { rows } = await this.pool.query<ProjectionStateRow>(CHECKPOINTS.projections)
+    return rows.map(projectionStateOf)
   }
 
   async recordStop(stop: ProjectionStop): Promise<void> {
-    await this.pool.query(
-      'INSERT INTO ocelog.rm_projection_stops (projector, stop) VALUES ($1, $2) ON CONFLICT (projector) DO UPDATE SET stop = EXCLUDED.stop',
-      [stop.projection, JSON.stringify(stop)],
-    )
+    await this.pool.query(CHECKPOINTS.putStop, [stop.projection, JSON.stringify(stop)])
   }
 
   async clearStop(name: string): Promise<void> {
-    await this.pool.query('DELETE FROM ocelog.rm_projection_stops WHERE projector = $1', [name])
+    await this.pool.query(CHECKPOINTS.removeStop, [name])
   }
 
   /** The pool is shared with the log and closed by the composition root. */

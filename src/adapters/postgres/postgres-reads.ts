@@ -5,6 +5,8 @@
  */
 import pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
+import { checkpointsSql } from '../sql/checkpoints-sql.js'
+import { POSTGRES } from '../sql/dialect.js'
 import { isPostgresUnavailable } from './connection.js'
 
 /**
@@ -13,7 +15,7 @@ import { isPostgresUnavailable } from './connection.js'
  * at or below it, so that, in one snapshot, an answer that joins what two runners keep holds no
  * record past its `as_of` while one runner is ahead (docs/read-models.md#the-read-models-on-postgresql).
  */
-export const AS_OF_SQL = '(SELECT COALESCE(MIN(position), 0) FROM ocelog.rm_checkpoints)'
+export const AS_OF_SQL = checkpointsSql(POSTGRES).asOf
 
 /** Runs one read statement and gives its rows. */
 export interface SqlReader {

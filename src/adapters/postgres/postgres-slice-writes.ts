@@ -24,8 +24,14 @@ import {
   typeChangeToApply,
 } from '../../core/read-model-changes.js'
 import { KEY_SEP } from '../../core/keys.js'
+import { attributeValues, declaredTypesSql, storedAttributePositions, typeKeyValues, typeValues } from '../sql/declared-types-sql.js'
+import { POSTGRES } from '../sql/dialect.js'
+import { typesSql } from '../sql/types-sql.js'
 import { writeDirectlyFollows } from './postgres-df-writes.js'
 import { columns } from './unnest.js'
+
+/** The declared types' statements (shared with SQLite). */
+const DECLARED_TYPES = declaredTypesSql(POSTGRES)
 
 /** A qualifier as the key columns hold it: '' when none was sent (docs/read-models.md#the-read-models-on-postgresql). */
 export const storedQualifier = (qualifier: string | null): string => qualifier ?? ''
@@ -219,29 +225,15 @@ async function writeAuditChain(ctx: PostgresSliceContext, { slice }: SliceBatch<
 /**
  * declared_types (docs/read-models.md#declared_types): each type's row with the highest position
  * that declared it, and the attributes the replay rule keeps (declaredAttributesToApply over the
- * stored positions), an attribute row never overwritten by an earlier record's.
+ * stored positions), an attribute row never overwritten by an earlier record's; the statements are
+ * SQLite's too (src/adapters/sql/declared-types-sql.ts).
  */
 async function writeDeclaredTypes(ctx: PostgresSliceContext, { slice }: SliceBatch<'declared_types'>): Promise<void> {
   for (const t of slice.values()) {
-    await ctx.client.query(
-      `INSERT INTO ocelog.rm_declared_types AS d (dataset_id, kind, name, position) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (dataset_id, kind, name) DO UPDATE SET position = GREATEST(d.position, EXCLUDED.position)`,
-      [t.datasetId, t.kind, t.name, t.maxPosition],
-    )
-    const { rows } = await ctx.client.query<{ name: string; position: string }>(
-      'SELECT name, position FROM ocelog.rm_declared_attributes WHERE dataset_id = $1 AND kind = $2 AND type_name = $3',
-      [t.datasetId, t.kind, t.name],
-    )
-    const stored = new Map(rows.map((r) => [r.name, Number(r.position)]))
-    const kept = declaredAttributesToApply(t, (name) => stored.get(name))
-    if (kept.length === 0) continue
-    await ctx.client.query(
-      `INSERT INTO ocelog.rm_declared_attributes AS a (dataset_id, kind, type_name, name, type, position)
-       SELECT $1, $2, $3, n, ty, p FROM unnest($4::text[], $5::text[], $6::bigint[]) AS v(n, ty, p)
-       ON CONFLICT (dataset_id, kind, type_name, name) DO UPDATE SET type = EXCLUDED.type, position = EXCLUDED.position
-       WHERE a.position < EXCLUDED.position`,
-      [t.datasetId, t.kind, t.name, ...columns(kept, [(a) => a.name, (a) => a.type, (a) => a.position])],
-    )
+    await ctx.client.query(DECLARED_TYPES.putType, typeValues(t))
+    const { rows } = await ctx.client.query<{ name: string; position: string }>(DECLARED_TYPES.attributePositions, typeKeyValues(t))
+    const stored = storedAttributePositions(rows)
+    for (const a of declaredAttributesToApply(t, (name) => stored.get(name))) await ctx.client.query(DECLARED_TYPES.putAttribute, attributeValues(t, a))
   }
 }
 
@@ -263,12 +255,12 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: PostgresSlice
  * attributes, position −1), which the other projections share.
  */
 export const SLICE_CLEARS: { readonly [K in ProjectionName]: string } = {
-  event_types: 'DELETE FROM ocelog.rm_event_types',
-  object_types: 'DELETE FROM ocelog.rm_object_types',
+  event_types: typesSql(POSTGRES, 'rm_event_types').clear,
+  object_types: typesSql(POSTGRES, 'rm_object_types').clear,
   objects: `UPDATE ocelog.rm_objects SET properties = '{}'::jsonb, updated_at = created_at, position = -1; DELETE FROM ocelog.rm_object_changes`,
   events: 'DELETE FROM ocelog.rm_events; DELETE FROM ocelog.rm_event_objects',
   object_relationships: 'DELETE FROM ocelog.rm_object_relationships',
   audit_chain: 'DELETE FROM ocelog.rm_audit_chain',
   directly_follows: 'DELETE FROM ocelog.rm_df_steps; DELETE FROM ocelog.rm_df_memberships; DELETE FROM ocelog.rm_df_aggregates',
-  declared_types: 'DELETE FROM ocelog.rm_declared_types; DELETE FROM ocelog.rm_declared_attributes',
+  declared_types: DECLARED_TYPES.clear,
 }

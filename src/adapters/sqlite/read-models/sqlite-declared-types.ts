@@ -1,8 +1,9 @@
 /**
- * The `declared_types` read model in SQLite (docs/read-models.md#declared_types): its tables, its
- * write by the replay rule (declaredAttributesToApply, src/core/read-model-changes.ts), its clearing
- * and its read. Shared by the store (sqlite-slice-writes.ts) and the query (sqlite-read-model-query.ts);
- * the statements are plain SQL that PostgreSQL reads too (`ON CONFLICT … DO UPDATE … WHERE`).
+ * The `declared_types` read model in SQLite (docs/read-models.md#declared_types): its tables, and
+ * the runs of its statements, which are written once for SQLite and PostgreSQL
+ * (src/adapters/sql/declared-types-sql.ts): its write by the replay rule (declaredAttributesToApply,
+ * src/core/read-model-changes.ts), its clearing and its read. Used by the store
+ * (sqlite-slice-writes.ts) and the query (sqlite-read-model-query.ts).
  *
  * - `rm_declared_types`: one row per (dataset, kind, name), kind `event` or `object`, with the
  *   highest position of a record that declared the type;
@@ -14,6 +15,8 @@ import type Database from 'better-sqlite3'
 import { type DeclaredTypeChanges, declaredAttributesToApply } from '../../../core/read-model-changes.js'
 import { groupDeclaredTypes } from '../../../core/declared-types.js'
 import type { DeclaredTypes } from '../../../schemas/read-models.js'
+import { attributeValues, declaredTypesSql, storedAttributePositions, typeKeyValues, typeValues } from '../../sql/declared-types-sql.js'
+import { SQLITE } from '../../sql/dialect.js'
 import type { SqliteDatabase } from '../log/database.js'
 
 /** The tables, made with the others (read-models-database.ts). */
@@ -32,29 +35,22 @@ CREATE TABLE rm_declared_attributes (
 /** The tables of DECLARED_TYPES_SCHEMA, in the order they are dropped. */
 export const DECLARED_TYPES_TABLES = ['rm_declared_types', 'rm_declared_attributes'] as const
 
+/** The statements, rendered for SQLite. */
+const SQL = declaredTypesSql(SQLITE)
+
 /** The statements of the write, prepared once per store. */
 export interface DeclaredTypesStatements {
-  putType: Database.Statement
+  putType: Database.Statement<[string, string, string, number]>
   attributePositions: Database.Statement<[string, string, string], { name: string; position: number }>
-  putAttribute: Database.Statement
+  putAttribute: Database.Statement<[string, string, string, string, string, number]>
 }
 
 /** Prepares DeclaredTypesStatements on `db`. */
 export function prepareDeclaredTypesStatements(db: SqliteDatabase): DeclaredTypesStatements {
   return {
-    putType: db.prepare(
-      `INSERT INTO rm_declared_types (dataset_id, kind, name, position) VALUES (?, ?, ?, ?)
-       ON CONFLICT (dataset_id, kind, name) DO UPDATE SET position = max(position, excluded.position)`,
-    ),
-    attributePositions: db.prepare<[string, string, string], { name: string; position: number }>(
-      'SELECT name, position FROM rm_declared_attributes WHERE dataset_id = ? AND kind = ? AND type_name = ?',
-    ),
-    // Guarded like the rule it follows: a row set by a later record is never overwritten.
-    putAttribute: db.prepare(
-      `INSERT INTO rm_declared_attributes (dataset_id, kind, type_name, name, type, position) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (dataset_id, kind, type_name, name) DO UPDATE SET type = excluded.type, position = excluded.position
-       WHERE rm_declared_attributes.position < excluded.position`,
-    ),
+    putType: db.prepare<[string, string, string, number]>(SQL.putType),
+    attributePositions: db.prepare<[string, string, string], { name: string; position: number }>(SQL.attributePositions),
+    putAttribute: db.prepare<[string, string, string, string, string, number]>(SQL.putAttribute),
   }
 }
 
@@ -64,29 +60,23 @@ export function prepareDeclaredTypesStatements(db: SqliteDatabase): DeclaredType
  */
 export function writeDeclaredTypes(st: DeclaredTypesStatements, slice: DeclaredTypeChanges): void {
   for (const t of slice.values()) {
-    st.putType.run(t.datasetId, t.kind, t.name, t.maxPosition)
-    const stored = new Map(st.attributePositions.all(t.datasetId, t.kind, t.name).map((r) => [r.name, r.position]))
-    for (const a of declaredAttributesToApply(t, (name) => stored.get(name))) st.putAttribute.run(t.datasetId, t.kind, t.name, a.name, a.type, a.position)
+    st.putType.run(...typeValues(t))
+    const stored = storedAttributePositions(st.attributePositions.all(...typeKeyValues(t)))
+    for (const a of declaredAttributesToApply(t, (name) => stored.get(name))) st.putAttribute.run(...attributeValues(t, a))
   }
 }
 
 /** Empties the read model for its projection's rebuild alone. */
 export function clearDeclaredTypes(db: SqliteDatabase): void {
-  db.exec('DELETE FROM rm_declared_types; DELETE FROM rm_declared_attributes')
+  db.exec(SQL.clear)
 }
 
 /**
  * The declared types of `datasetId` (ReadModelQuery.declaredTypes): event and object types by name,
- * each with its attributes by name (code-unit order, as `ORDER BY` on SQLite's BINARY collation).
+ * each with its attributes by name (byte order).
  */
 export function readDeclaredTypes(db: SqliteDatabase, datasetId: string): DeclaredTypes {
-  const types = db
-    .prepare<[string], { kind: string; name: string }>('SELECT kind, name FROM rm_declared_types WHERE dataset_id = ? ORDER BY kind, name')
-    .all(datasetId)
-  const attributes = db
-    .prepare<[string], { kind: string; type_name: string; name: string; type: string }>(
-      'SELECT kind, type_name, name, type FROM rm_declared_attributes WHERE dataset_id = ? ORDER BY kind, type_name, name',
-    )
-    .all(datasetId)
+  const types = db.prepare<[string], { kind: string; name: string }>(SQL.types).all(datasetId)
+  const attributes = db.prepare<[string], { kind: string; type_name: string; name: string; type: string }>(SQL.attributes).all(datasetId)
   return groupDeclaredTypes(types, attributes)
 }

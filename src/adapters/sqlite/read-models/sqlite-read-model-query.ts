@@ -38,7 +38,17 @@ import { readDeclaredTypes } from './sqlite-declared-types.js'
 import type { DeclaredTypes } from '../../../schemas/read-models.js'
 import type { AuditChainEntry } from '../../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
+import { checkpointsSql } from '../../sql/checkpoints-sql.js'
+import { SQLITE } from '../../sql/dialect.js'
+import { typesSql } from '../../sql/types-sql.js'
 import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
+
+/** The answers' `as_of` (the lowest checkpoint, 0 when none), as a scalar subquery shared with PostgreSQL. */
+const CHECKPOINTS_AS_OF = checkpointsSql(SQLITE).asOf
+
+/** The types' lists, shared with PostgreSQL. */
+const EVENT_TYPES = typesSql(SQLITE, 'rm_event_types')
+const OBJECT_TYPES = typesSql(SQLITE, 'rm_object_types')
 
 /** `isoOfEpochMs` of a nullable time column. */
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOfEpochMs(ms))
@@ -96,8 +106,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
   }
 
   async asOf(): Promise<number> {
-    const row = this.db.prepare('SELECT MIN(position) AS p FROM rm_checkpoints').get() as { p: number | null }
-    return row.p ?? 0
+    return this.db.prepare<[], number>(`SELECT ${CHECKPOINTS_AS_OF} AS p`).pluck().get() ?? 0
   }
 
   async summary(datasetId: string): Promise<DatasetCounts> {
@@ -121,9 +130,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
   }
 
   async eventTypes(datasetId: string): Promise<TypeInfo[]> {
-    const types = this.db
-      .prepare('SELECT name, count, first_seen_at, last_seen_at FROM rm_event_types WHERE dataset_id = ? ORDER BY name')
-      .all(datasetId) as TypeSqlRow[]
+    const types = this.db.prepare<[string], TypeSqlRow>(EVENT_TYPES.list).all(datasetId)
     const attributes = this.db
       .prepare(
         `SELECT ${nameSql('e.event_type_id')} AS owner, j.key AS name, j.type AS type
@@ -134,9 +141,7 @@ export class SqliteReadModelQuery implements ReadModelQuery {
   }
 
   async objectTypes(datasetId: string): Promise<TypeInfo[]> {
-    const types = this.db
-      .prepare('SELECT name, count, first_seen_at, last_seen_at FROM rm_object_types WHERE dataset_id = ? ORDER BY name')
-      .all(datasetId) as TypeSqlRow[]
+    const types = this.db.prepare<[string], TypeSqlRow>(OBJECT_TYPES.list).all(datasetId)
     const attributes = this.db
       .prepare(
         `SELECT o.type AS owner, j.key AS name, j.type AS type

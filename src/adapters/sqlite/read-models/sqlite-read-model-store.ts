@@ -20,11 +20,16 @@ import {
 import type { ReadModelStore } from '../../../ports/read-model-store.js'
 import { CheckpointConflictError } from '../../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../../schemas/projections.js'
+import { checkpointsSql, positionOf, type ProjectionStateRow, projectionStateOf } from '../../sql/checkpoints-sql.js'
+import { SQLITE } from '../../sql/dialect.js'
 import type { SqliteDatabase } from '../log/database.js'
 import { DfObjectMemory } from './df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
+
+/** The checkpoints' and stops' statements (shared with PostgreSQL). */
+const CHECKPOINTS = checkpointsSql(SQLITE)
 
 /** The statements of `apply` besides the slices' own: datasets, objects' identities, checkpoints. */
 function prepareApplyStatements(db: SqliteDatabase) {
@@ -51,11 +56,8 @@ function prepareApplyStatements(db: SqliteDatabase) {
       'INSERT INTO rm_objects (rid, did, object_id, type, external_id, properties, created_at, updated_at, position, first_position) VALUES',
       10,
     ),
-    getCheckpoint: db.prepare<[string], { position: number }>('SELECT position FROM rm_checkpoints WHERE projector = ?'),
-    putCheckpoint: db.prepare(
-      `INSERT INTO rm_checkpoints (projector, position, version, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (projector) DO UPDATE SET position = excluded.position, version = excluded.version, updated_at = excluded.updated_at`,
-    ),
+    getCheckpoint: db.prepare<[string], { position: number }>(CHECKPOINTS.position),
+    putCheckpoint: db.prepare<[string, number, number, string]>(CHECKPOINTS.put),
   }
 }
 
@@ -137,8 +139,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   constructor(private readonly db: SqliteDatabase) {}
 
   async checkpoint(name: string): Promise<number | null> {
-    const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(name) as { position: number } | undefined
-    return row?.position ?? null
+    return positionOf(this.db.prepare<[string], { position: number }>(CHECKPOINTS.position).get(name))
   }
 
   async apply(batch: ChangeBatch): Promise<void> {
@@ -159,7 +160,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.seenDataVersion = version
       }
       for (const part of parts) {
-        const current = st.getCheckpoint.get(part.checkpoint)?.position ?? null
+        const current = positionOf(st.getCheckpoint.get(part.checkpoint))
         if (current !== part.expected) throw new CheckpointConflictError(part.checkpoint, part.expected, current)
       }
       const { stored: objects, firstNewRid } = writeIdentities(st, batch.objects, sliceOf(batch.slices, 'objects')?.slice, didOf)
@@ -195,9 +196,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.dfMemory.clear()
     db.transaction(() => {
       SLICE_CLEARS[projection](db)
-      const names = JSON.stringify(checkpoints)
-      db.prepare('DELETE FROM rm_checkpoints WHERE projector IN (SELECT value FROM json_each(?))').run(names)
-      db.prepare('DELETE FROM rm_projection_stops WHERE projector IN (SELECT value FROM json_each(?))').run(names)
+      const remove = db.prepare<[string]>(CHECKPOINTS.remove)
+      const removeStop = db.prepare<[string]>(CHECKPOINTS.removeStop)
+      for (const name of checkpoints) {
+        remove.run(name)
+        removeStop.run(name)
+      }
     }).immediate()
   }
 
@@ -223,32 +227,15 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async projections(): Promise<ProjectionState[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT name, c.position AS position, c.version AS version, c.updated_at AS updated_at, s.stop AS stop
-         FROM (SELECT projector AS name FROM rm_checkpoints UNION SELECT projector FROM rm_projection_stops) AS n
-         LEFT JOIN rm_checkpoints AS c ON c.projector = n.name
-         LEFT JOIN rm_projection_stops AS s ON s.projector = n.name
-         ORDER BY name`,
-      )
-      .all() as { name: string; position: number | null; version: number | null; updated_at: string | null; stop: string | null }[]
-    return rows.map((r) => ({
-      projection: r.name,
-      position: r.position,
-      version: r.version,
-      updated_at: r.updated_at,
-      stopped: r.stop === null ? null : (JSON.parse(r.stop) as ProjectionStop),
-    }))
+    return this.db.prepare<[], ProjectionStateRow>(CHECKPOINTS.projections).all().map(projectionStateOf)
   }
 
   async recordStop(stop: ProjectionStop): Promise<void> {
-    this.db
-      .prepare('INSERT INTO rm_projection_stops (projector, stop) VALUES (?, ?) ON CONFLICT (projector) DO UPDATE SET stop = excluded.stop')
-      .run(stop.projection, JSON.stringify(stop))
+    this.db.prepare<[string, string]>(CHECKPOINTS.putStop).run(stop.projection, JSON.stringify(stop))
   }
 
   async clearStop(name: string): Promise<void> {
-    this.db.prepare('DELETE FROM rm_projection_stops WHERE projector = ?').run(name)
+    this.db.prepare<[string]>(CHECKPOINTS.removeStop).run(name)
   }
 
   async close(): Promise<void> {}

@@ -25,6 +25,8 @@ import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareD
 import { clearDeclaredTypes, type DeclaredTypesStatements, prepareDeclaredTypesStatements, writeDeclaredTypes } from './sqlite-declared-types.js'
 import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
 import { joinKey } from '../../../core/keys.js'
+import { SQLITE } from '../../sql/dialect.js'
+import { typesSql } from '../../sql/types-sql.js'
 
 function upsertTypesStatement(db: SqliteDatabase, table: 'rm_event_types' | 'rm_object_types') {
   return db.prepare(
@@ -285,8 +287,8 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: SliceWriteCon
  * identity (its row id, which other read models hold) and clears the rest of the row.
  */
 export const SLICE_CLEARS: { readonly [K in ProjectionName]: (db: SqliteDatabase) => void } = {
-  event_types: (db) => db.exec('DELETE FROM rm_event_types'),
-  object_types: (db) => db.exec('DELETE FROM rm_object_types'),
+  event_types: (db) => db.exec(typesSql(SQLITE, 'rm_event_types').clear),
+  object_types: (db) => db.exec(typesSql(SQLITE, 'rm_object_types').clear),
   objects: (db) => db.exec(`UPDATE rm_objects SET properties = '{}', updated_at = created_at, position = 0; DELETE FROM rm_object_changes`),
   events: (db) => db.exec('DELETE FROM rm_events; DELETE FROM rm_event_objects'),
   object_relationships: (db) => db.exec('DELETE FROM rm_object_relationships'),
