@@ -1,6 +1,6 @@
 /**
  * The SQLite store keeps the directly-follows write's memory of objects true
- * (src/adapters/sqlite/read-models/df-object-memory.ts): after another connection changed the file, and after a
+ * (src/core/df-object-memory.ts): after another connection changed the file, and after a
  * transaction that did not commit, the next batch reads the file again. A stale memory would take
  * the steps of these tests for replays (they are the steps it remembers) and write none of them.
  */

@@ -1,5 +1,5 @@
 /**
- * The directly-follows write's memory of objects (src/adapters/sqlite/read-models/df-object-memory.ts): the
+ * The directly-follows write's memory of objects (src/core/df-object-memory.ts): the
  * stored neighbours a trace's tail answers, the tail a run leaves, and the bound on objects held.
  */
 import { describe, expect, it } from 'vitest'
@@ -11,7 +11,7 @@ import {
   nextTail,
   TAIL_STEPS,
   type TraceTail,
-} from '../../src/adapters/sqlite/read-models/df-object-memory.js'
+} from '../../src/core/df-object-memory.js'
 import type { DfStep } from '../../src/core/directly-follows.js'
 
 /** A step of object 1 at time `t` (ms) and log position `pos`. */

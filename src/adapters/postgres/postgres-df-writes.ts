@@ -12,11 +12,14 @@
  *    each a multi-row statement.
  * The rules' object key is the object's `object_id` (a UUID of dataset, type and id, so unique
  * across datasets); an activity's rows have `b` = ''.
+ * With the store's memory of objects (PostgresDfMemory), the neighbours of an object whose new steps
+ * come after its remembered tail are not read, nor the membership counts it remembers.
  */
 import type pg from 'pg'
 import {
   aggregateChanges,
   applyDelta,
+  joinLinkings,
   type DfAggregate,
   type DfKey,
   type DfLinking,
@@ -34,6 +37,7 @@ import {
   stepsByObject,
   dfStepsOf,
 } from '../../core/directly-follows.js'
+import { type DfObjectMemory, EMPTY_TAIL, linkAfterTails, neighboursFromTail, nextTail, type TraceTail } from '../../core/df-object-memory.js'
 import { KEY_SEP } from '../../core/keys.js'
 import type { DirectlyFollowsEvent } from '../../core/read-model-changes.js'
 import { statsOfStored } from '../../core/duration-stats.js'
@@ -61,12 +65,27 @@ function stepOfRow(r: StepSqlRow): DfStep<string> {
 }
 
 /**
- * The stored neighbours of each asked step in its object's trace, by object id: for each, the step
- * just before it and the two at or after it, in one statement (two LATERAL index probes per step).
+ * The stored neighbours of each candidate step in its object's trace, by object id: from the
+ * object's tail when `tails` holds them (neighboursFromTail), else the step just before it and the
+ * two at or after it, read in one statement for all such candidates (two LATERAL index probes each).
+ * @param tails each object's tail before the run where known; filled with those a read shows.
  */
-async function readNeighbours(client: pg.PoolClient, asks: readonly DfStep<string>[]): Promise<Map<string, DfNeighbours<string>>> {
+async function readNeighbours(
+  client: pg.PoolClient,
+  candidates: readonly DfStep<string>[],
+  tails: Map<string, TraceTail<string>>,
+): Promise<Map<string, DfNeighbours<string>>> {
   const out = new Map<string, DfNeighbours<string>>()
-  for (const a of asks) out.set(a.object, { before: null, at: null, next: null })
+  const asks: DfStep<string>[] = []
+  for (const c of candidates) {
+    const tail = tails.get(c.object)
+    const remembered = tail === undefined ? undefined : neighboursFromTail(tail, c)
+    if (remembered !== undefined) out.set(c.object, remembered)
+    else {
+      out.set(c.object, { before: null, at: null, next: null })
+      asks.push(c)
+    }
+  }
   if (asks.length === 0) return out
   const { rows } = await client.query<StepSqlRow & { side: number }>(
     `SELECT n.*
@@ -91,18 +110,43 @@ async function readNeighbours(client: pg.PoolClient, asks: readonly DfStep<strin
     else if (n.at === null) n.at = step
     else n.next = step
   }
+  // A read that found nothing at or after its step shows the object's last stored step: its tail.
+  for (const a of asks) {
+    const n = out.get(a.object)
+    if (n !== undefined && n.at === null && !tails.has(a.object)) tails.set(a.object, n.before === null ? EMPTY_TAIL : { steps: [n.before], whole: false })
+  }
   return out
 }
 
-/** Step 1 of the rules (linkByClusters): a round of neighbour reads per cluster rank. */
-async function linkRun(client: pg.PoolClient, byObject: ReadonlyMap<string, readonly DfStep<string>[]>): Promise<DfLinking<string>> {
-  const walk = linkByClusters(byObject)
+/**
+ * Step 1 of the rules. An object whose remembered tail (`memory`) ends before its new steps is linked
+ * with no read (linkAppends); the others by linkByClusters, a round of neighbour reads per cluster rank.
+ * @param tails filled with each object's tail before the run, where known.
+ */
+async function linkRun(
+  client: pg.PoolClient,
+  byObject: ReadonlyMap<string, readonly DfStep<string>[]>,
+  tails: Map<string, TraceTail<string>>,
+  memory: PostgresDfMemory | undefined,
+): Promise<DfLinking<string>> {
+  const { appended, rest } = linkAfterTails(byObject, (object) => memory?.get(object)?.tail, tails)
+  if (rest.size === 0) return appended
+  const walk = linkByClusters(rest)
   let round = walk.next()
-  while (round.done !== true) round = walk.next(await readNeighbours(client, round.value))
-  return round.value
+  while (round.done !== true) round = walk.next(await readNeighbours(client, round.value, tails))
+  return joinLinkings([appended, round.value])
 }
 
-const membershipKey = (object: string, a: string, b: string): string => object + KEY_SEP + a + KEY_SEP + b
+/** The key of an object's membership count of (a, b) in its map (PostgresDfMemory). */
+const pairKey = (a: string, b: string): string => a + KEY_SEP + b
+
+/**
+ * The PostgreSQL store's memory of objects (DfObjectMemory by object id and pairKey): an object's
+ * memberships map holds the counts known of it, 0 for a row known not to exist; a key it lacks is
+ * read. Kept true by the store (PostgresReadModelStore: cleared unless the runner's checkpoint row is
+ * still the one its last transaction wrote).
+ */
+export type PostgresDfMemory = DfObjectMemory<string, string>
 const eventKey = (dataset: string, t: number, pos: number): string => dataset + KEY_SEP + String(t) + KEY_SEP + String(pos)
 
 /** The membership counts of the keys $1..$4 (dataset, object, a, b): one probe of the key per asked key, under PLAN_WRITES_BY_KEY. */
@@ -111,19 +155,32 @@ export const MEMBERSHIPS_READ_SQL = `SELECT m.object_id, m.a, m.b, m.n FROM ocel
        ON m.dataset_id = k.dataset_id AND m.object_id = k.object_id AND m.a = k.a AND m.b = k.b`
 
 /**
- * The membership counts a run's aggregateChanges asks for (membershipsAsked), by membershipKey:
- * only those keys, one index probe each on the key (dataset_id, object_id, a, b), rather than every
- * membership of the run's objects (a long-lived object's grow with its distinct couples).
+ * The membership counts a run's aggregateChanges asks for (membershipsAsked), by object and pairKey
+ * (0: no row): those `memory` holds, and the others read, one index probe each on the key
+ * (dataset_id, object_id, a, b), rather than every membership of the run's objects (a long-lived
+ * object's grow with its distinct couples).
  */
-async function readMemberships(client: pg.PoolClient, linking: DfLinking<string>, datasetOf: (object: string) => string): Promise<Map<string, number>> {
-  const asked = membershipsAsked(linking)
-  const out = new Map<string, number>()
-  if (asked.length === 0) return out
+async function readMemberships(
+  client: pg.PoolClient,
+  linking: DfLinking<string>,
+  datasetOf: (object: string) => string,
+  memory: PostgresDfMemory | undefined,
+): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>()
+  const unknown: { object: string; a: string; b: string }[] = []
+  for (const k of membershipsAsked(linking)) {
+    const remembered = memory?.get(k.object)?.memberships?.get(pairKey(k.a, k.b))
+    let of = out.get(k.object)
+    if (of === undefined) out.set(k.object, (of = new Map()))
+    of.set(pairKey(k.a, k.b), remembered ?? 0)
+    if (remembered === undefined) unknown.push(k)
+  }
+  if (unknown.length === 0) return out
   const { rows } = await client.query<{ object_id: string; a: string; b: string; n: number }>(
     MEMBERSHIPS_READ_SQL,
-    columns(asked, [(k) => datasetOf(k.object), (k) => k.object, (k) => k.a, (k) => k.b]),
+    columns(unknown, [(k) => datasetOf(k.object), (k) => k.object, (k) => k.a, (k) => k.b]),
   )
-  for (const r of rows) out.set(membershipKey(r.object_id, r.a, r.b), r.n)
+  for (const r of rows) out.get(r.object_id)?.set(pairKey(r.a, r.b), r.n)
   return out
 }
 
@@ -303,28 +360,66 @@ async function writeMemberships(client: pg.PoolClient, changes: readonly Members
 }
 
 /**
+ * Puts in `memory` what the run leaves of each object it inserted steps of, unless the object had no
+ * stored step before the run (most objects live for a few events; one that comes back is remembered
+ * from its second run on): the end of its trace (nextTail, when its tail before the run was known)
+ * and the membership counts known of it, with the run's changes.
+ */
+function remember(
+  memory: PostgresDfMemory,
+  linking: DfLinking<string>,
+  tails: ReadonlyMap<string, TraceTail<string>>,
+  known: ReadonlyMap<string, Map<string, number>>,
+  changes: readonly MembershipChange<string>[],
+): void {
+  const inserted = new Map<string, DfStep<string>[]>()
+  for (const { step } of linking.inserts) {
+    const list = inserted.get(step.object)
+    if (list === undefined) inserted.set(step.object, [step])
+    else list.push(step)
+  }
+  for (const [object, steps] of inserted) {
+    if (linking.newObjects.has(object)) {
+      memory.delete(object)
+      continue
+    }
+    const before = tails.get(object)
+    const counts = memory.get(object)?.memberships ?? new Map<string, number>()
+    for (const [k, n] of known.get(object) ?? []) counts.set(k, n)
+    memory.set(object, { tail: before === undefined ? undefined : nextTail(before, steps), memberships: counts })
+  }
+  for (const m of changes) memory.get(m.object)?.memberships?.set(pairKey(m.a, m.b), m.after)
+  memory.trim()
+}
+
+/**
  * Writes a run's directly-follows slice (log order) in the store's transaction `client`: the reads,
  * the rules of src/core/directly-follows.ts, then the steps, membership counts and aggregates. A run
  * whose steps are all stored already (a replay) reads their neighbours and writes nothing.
+ * @param memory what earlier transactions left of the objects (PostgresDfMemory), updated in place with
+ *   this run's writes: the caller clears it when the transaction does not commit. Without it, every
+ *   object's neighbours and asked membership counts are read.
  * @throws from the rules when the stored read model contradicts itself (a membership below 0, a duration removed that was never added).
  */
-export async function writeDirectlyFollows(client: pg.PoolClient, events: readonly DirectlyFollowsEvent[]): Promise<void> {
+export async function writeDirectlyFollows(client: pg.PoolClient, events: readonly DirectlyFollowsEvent[], memory?: PostgresDfMemory): Promise<void> {
   if (events.length === 0) return
   const steps = dfStepsOf(events)
-  const linking = await linkRun(client, stepsByObject(steps))
+  const tails = new Map<string, TraceTail<string>>()
+  const linking = await linkRun(client, stepsByObject(steps), tails, memory)
   if (linking.inserts.length === 0) return
   const datasets = new Map(steps.map((s) => [s.object, s.dataset]))
   const datasetOf = (object: string): string => datasets.get(object) ?? ''
   const storedEventSteps = await readEventSteps(client, linking.storedTargets)
   const eventSteps = (n: DfStep<string>): EventStepRow<string>[] => storedEventSteps.get(eventKey(n.dataset, n.t, n.pos)) ?? []
-  const memberships = await readMemberships(client, linking, datasetOf)
-  const changes = aggregateChanges(linking, (object, a, b) => memberships.get(membershipKey(object, a, b)) ?? 0, eventSteps)
+  const memberships = await readMemberships(client, linking, datasetOf, memory)
+  const changes = aggregateChanges(linking, (object, a, b) => memberships.get(object)?.get(pairKey(a, b)) ?? 0, eventSteps)
   const stored = await readAggregates(
     client,
     changes.deltas.map((d) => d.key),
   )
   await writeSteps(client, linking)
   await writeMemberships(client, changes.memberships, datasetOf)
+  if (memory !== undefined) remember(memory, linking, tails, memberships, changes.memberships)
   // One delta per key (aggregateChanges): each aggregate is replaced by its new value, or deleted when
   // empty; an edge whose kept extremes a removal emptied is refilled from its stored steps, written above.
   const next = changes.deltas.map((d) => ({ key: d.key, agg: applyDelta(stored.get(dfKeyString(d.key)), d) }))

@@ -12,6 +12,10 @@
  *    transactions take the rows' locks in one order), and each one's stored positions;
  * 3. each projection's slice (postgres-slice-writes.ts), in PROJECTION_NAMES order;
  * 4. the checkpoints move to `batch.to`, with the projections' versions.
+ * Between its transactions the store remembers, per directly-follows checkpoint, the tails and
+ * membership counts of recurring objects (PostgresDfMemory). It trusts that memory only while the
+ * checkpoint's row still carries the `xmin` its own last commit gave it, which no other writer
+ * (a projector that took the lease over, a rebuild) can leave in place; else it clears it first.
  * A transaction that dies midway leaves nothing: the checkpoint still holds `expected`, and the
  * next apply of the same records applies them whole. The transactions commit with
  * `synchronous_commit = off`, as the embedded read models run with `synchronous=NORMAL`: a crash of
@@ -26,8 +30,10 @@ import { CheckpointConflictError } from '../../ports/read-model-store.js'
 import type { ProjectionState, ProjectionStop } from '../../schemas/projections.js'
 import { checkpointsSql, positionOf, type ProjectionStateRow, projectionStateOf } from '../sql/checkpoints-sql.js'
 import { POSTGRES } from '../sql/dialect.js'
+import { DF_MEMORY_OBJECTS, DfObjectMemory } from '../../core/df-object-memory.js'
 import { inTransaction } from './connection.js'
 import { READ_MODEL_TABLES } from './read-models-schema.js'
+import type { PostgresDfMemory } from './postgres-df-writes.js'
 import { type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
 import { columns } from './unnest.js'
 
@@ -51,18 +57,43 @@ export const PLAN_WRITES_BY_KEY = 'SET LOCAL enable_hashjoin TO off; SET LOCAL e
 /** The checkpoints' and stops' statements (shared with SQLite). */
 const CHECKPOINTS = checkpointsSql(POSTGRES)
 
+/**
+ * The directly-follows write's memory of objects for one checkpoint (a runner's, or a shard's), and
+ * the `xmin` of the checkpoint's row as this store's last committed transaction left it: the
+ * transaction id that wrote the row. When the row holds another, another transaction (a projector
+ * that took the lease over, a rebuild, a reset) wrote since, and the memory is cleared.
+ */
+interface DfMemoryOf {
+  memory: PostgresDfMemory
+  xmin: string | null
+}
+
 export class PostgresReadModelStore implements ReadModelStore {
   /** Records applied since this store last ran ANALYZE (or since it was made). */
   private appliedSinceAnalyze = 0
+  /** The directly-follows memories, by checkpoint name. */
+  private readonly dfMemories = new Map<string, DfMemoryOf>()
 
   /**
    * @param pool the service's pool (openPostgresPool), migrated (schema.ts); not closed by this store.
    * @param options.analyzeAfterRecords records applied before atHead runs ANALYZE (default ANALYZE_AFTER_RECORDS).
+   * @param options.dfMemoryObjects objects the directly-follows write remembers between transactions,
+   *   per checkpoint (DfObjectMemory; default DF_MEMORY_OBJECTS; 0 remembers nothing).
    */
   constructor(
     private readonly pool: pg.Pool,
-    private readonly options: { analyzeAfterRecords?: number } = {},
+    private readonly options: { analyzeAfterRecords?: number; dfMemoryObjects?: number } = {},
   ) {}
+
+  /** The directly-follows memory of checkpoint `name`, made empty when missing. */
+  private dfMemoryOf(name: string): DfMemoryOf {
+    let m = this.dfMemories.get(name)
+    if (m === undefined) {
+      m = { memory: new DfObjectMemory(this.options.dfMemoryObjects ?? DF_MEMORY_OBJECTS), xmin: null }
+      this.dfMemories.set(name, m)
+    }
+    return m
+  }
 
   /**
    * At the head of the log after at least ANALYZE_AFTER_RECORDS records: ANALYZE of the read
@@ -82,24 +113,57 @@ export class PostgresReadModelStore implements ReadModelStore {
 
   async apply(batch: ChangeBatch): Promise<void> {
     const parts = Object.values(batch.slices)
+    const dfPart = batch.slices.directly_follows
+    const df = dfPart === undefined ? undefined : this.dfMemoryOf(dfPart.checkpoint)
+    let written: string | null = null
+    try {
+      written = await this.applyIn(batch, parts, df)
+    } catch (error) {
+      // Rolled back, or not known to have committed: the memory may hold this transaction's writes.
+      df?.memory.clear()
+      if (df !== undefined) df.xmin = null
+      throw error
+    }
+    if (df !== undefined) df.xmin = written
+    this.appliedSinceAnalyze += batch.recordCount
+  }
+
+  /**
+   * The transaction of `apply`.
+   * @returns the `xmin` of the directly-follows checkpoint's row as this transaction wrote it (null: no such slice).
+   */
+  private async applyIn(batch: ChangeBatch, parts: ChangeBatch['slices'][ProjectionName][], df: DfMemoryOf | undefined): Promise<string | null> {
+    let written: string | null = null
     await inTransaction(this.pool, async (client) => {
       // Derived data: a crash of the server may lose the last applied batches, never their
       // consistency (each carries its checkpoint), and the projector applies them again.
       // Every write of a batch finds its rows by key: a nested loop of index probes over the
       // batch's keys (PLAN_WRITES_BY_KEY), never a scan of the table.
       await client.query(`SET LOCAL synchronous_commit TO off; ${PLAN_WRITES_BY_KEY}`)
-      for (const part of parts) await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
+      for (const part of parts) {
+        if (part === undefined) continue
+        const xmin = await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
+        // Another transaction wrote the directly-follows checkpoint since this store's last one did.
+        if (df !== undefined && part.checkpoint === batch.slices.directly_follows?.checkpoint && (xmin === null || xmin !== df.xmin)) df.memory.clear()
+      }
       // The objects' identities are read by the object types' counts and the objects' replay rule; a
       // batch of neither (the process runner's) leaves them to the runner that has them.
       const identities = batch.slices.objects !== undefined || batch.slices.object_types !== undefined
-      const ctx: PostgresSliceContext = { client, objects: identities ? await writeIdentities(client, batch.objects) : new Map(), named: batch.objects }
+      const ctx: PostgresSliceContext = {
+        client,
+        objects: identities ? await writeIdentities(client, batch.objects) : new Map(),
+        named: batch.objects,
+        ...(df === undefined ? {} : { dfMemory: df.memory }),
+      }
       for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
       for (const part of parts) {
-        await client.query(CHECKPOINTS.put, [part.checkpoint, batch.to, part.version, now])
+        if (part === undefined) continue
+        const r = await client.query<{ xmin: string }>(`${CHECKPOINTS.put} RETURNING xmin::text AS xmin`, [part.checkpoint, batch.to, part.version, now])
+        if (part.checkpoint === batch.slices.directly_follows?.checkpoint) written = r.rows[0]?.xmin ?? null
       }
     })
-    this.appliedSinceAnalyze += batch.recordCount
+    return written
   }
 
   private async writeSlice<K extends ProjectionName>(ctx: PostgresSliceContext, batch: ChangeBatch, name: K): Promise<void> {
@@ -111,22 +175,28 @@ export class PostgresReadModelStore implements ReadModelStore {
    * Locks checkpoint `name` for this transaction and checks that it holds `expected`. A first
    * checkpoint (expected null) is inserted at −1 (moved to the batch's end at commit); a concurrent
    * insert of the same name waits on the key and then finds the row there.
+   * @returns the `xmin` of the row as it was (the transaction that last wrote it), null for a row inserted here.
    * @throws CheckpointConflictError when the stored position is not `expected`.
    */
-  private async takeCheckpoint(client: pg.PoolClient, name: string, expected: number | null, version: number): Promise<void> {
+  private async takeCheckpoint(client: pg.PoolClient, name: string, expected: number | null, version: number): Promise<string | null> {
     if (expected === null) {
       const inserted = await client.query(
         `INSERT INTO ocelog.rm_checkpoints (projector, position, version, updated_at) VALUES ($1, -1, $2, $3) ON CONFLICT (projector) DO NOTHING`,
         [name, version, new Date().toISOString()],
       )
-      if (inserted.rowCount === 1) return
+      if (inserted.rowCount === 1) return null
     }
-    const { rows } = await client.query<{ position: string }>(`${CHECKPOINTS.position} FOR UPDATE`, [name])
+    const { rows } = await client.query<{ position: string; xmin: string }>(
+      'SELECT position, xmin::text AS xmin FROM ocelog.rm_checkpoints WHERE projector = $1 FOR UPDATE',
+      [name],
+    )
     const current = positionOf(rows[0])
     if (current !== expected) throw new CheckpointConflictError(name, expected, current)
+    return rows[0]?.xmin ?? null
   }
 
   async clearProjection(projection: ProjectionName, checkpoints: readonly string[]): Promise<void> {
+    for (const name of checkpoints) this.dfMemories.delete(name)
     await inTransaction(this.pool, async (client) => {
       await client.query(SLICE_CLEARS[projection])
       for (const name of checkpoints) {
@@ -137,6 +207,7 @@ export class PostgresReadModelStore implements ReadModelStore {
   }
 
   async reset(): Promise<void> {
+    this.dfMemories.clear()
     await this.pool.query(`TRUNCATE ${READ_MODEL_TABLES.map((t) => `ocelog.${t}`).join(', ')}`)
   }
 

@@ -27,7 +27,7 @@ import { KEY_SEP } from '../../core/keys.js'
 import { attributeValues, declaredTypesSql, storedAttributePositions, typeKeyValues, typeValues } from '../sql/declared-types-sql.js'
 import { POSTGRES } from '../sql/dialect.js'
 import { typesSql } from '../sql/types-sql.js'
-import { writeDirectlyFollows } from './postgres-df-writes.js'
+import { type PostgresDfMemory, writeDirectlyFollows } from './postgres-df-writes.js'
 import { columns } from './unnest.js'
 
 /** The declared types' statements (shared with SQLite). */
@@ -51,6 +51,8 @@ export interface PostgresSliceContext {
   objects: ReadonlyMap<string, StoredObject>
   /** The objects the batch names (ChangeBatch.objects). */
   named: ReadonlyMap<string, NamedObject>
+  /** The directly-follows write's memory of objects, when the store keeps it true for this transaction. */
+  dfMemory?: PostgresDfMemory
 }
 
 const key = (datasetId: string, nameOrId: string): string => datasetId + KEY_SEP + nameOrId
@@ -245,7 +247,7 @@ export const SLICE_WRITES: { readonly [K in ProjectionName]: (ctx: PostgresSlice
   events: writeEvents,
   object_relationships: writeObjectRelationships,
   audit_chain: writeAuditChain,
-  directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.client, slice),
+  directly_follows: (ctx, { slice }) => writeDirectlyFollows(ctx.client, slice, ctx.dfMemory),
   declared_types: writeDeclaredTypes,
 }
 

@@ -8,10 +8,7 @@
 import {
   aggregateChanges,
   applyDelta,
-  compareSteps,
-  emptyLinking,
   joinLinkings,
-  linkAppends,
   type DfAggregate,
   type DfCounts,
   type DfLinking,
@@ -31,7 +28,7 @@ import type { DurationStats, StatsEnd } from '../../../core/duration-stats.js'
 import type { DirectlyFollowsEvent } from '../../../core/read-model-changes.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from '../log/database.js'
-import { type DfObjectMemory, EMPTY_TAIL, lastOfTail, neighboursFromTail, nextTail, type TraceTail } from './df-object-memory.js'
+import { type DfObjectMemory, EMPTY_TAIL, linkAfterTails, neighboursFromTail, nextTail, type TraceTail } from '../../../core/df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 
 /** The directly-follows tables (part of the read models' schema, read-models-database.ts). */
@@ -292,20 +289,7 @@ function linkObjects(
   tails: Map<number, TraceTail>,
   memory: DfMemoryContext | undefined,
 ): DfLinking<number> {
-  const appended = emptyLinking<number>()
-  const rest = new Map<number, readonly DfStep<number>[]>()
-  for (const [object, candidates] of byObject) {
-    const tail = knownTail(memory, object)
-    if (tail === undefined) {
-      rest.set(object, candidates)
-      continue
-    }
-    tails.set(object, tail)
-    const last = lastOfTail(tail)
-    const first = candidates[0]
-    if (first !== undefined && (last === null || compareSteps(first, last) > 0)) linkAppends(appended, object, candidates, last)
-    else rest.set(object, candidates)
-  }
+  const { appended, rest } = linkAfterTails(byObject, (object) => knownTail(memory, object), tails)
   if (rest.size === 0) return appended
   const walk = linkByClusters(rest)
   let round = walk.next()

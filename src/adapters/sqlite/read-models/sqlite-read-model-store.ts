@@ -23,7 +23,7 @@ import type { ProjectionState, ProjectionStop } from '../../../schemas/projectio
 import { checkpointsSql, positionOf, type ProjectionStateRow, projectionStateOf } from '../../sql/checkpoints-sql.js'
 import { SQLITE } from '../../sql/dialect.js'
 import type { SqliteDatabase } from '../log/database.js'
-import { DfObjectMemory } from './df-object-memory.js'
+import { DfObjectMemory } from '../../../core/df-object-memory.js'
 import { MultiRowStatement } from './multi-row.js'
 import { ensureQueryIndexes, epochMsOf, remakeReadModels, storedId } from './read-models-database.js'
 import { prepareSliceStatements, SLICE_CLEARS, SLICE_WRITES, type SliceWriteContext, type StoredObject } from './sqlite-slice-writes.js'
