@@ -7,6 +7,11 @@
  * It also checkpoints the log's WAL (the API thread's connection leaves that to it), and runs at a
  * lower CPU priority than the API thread (Linux: nice 10 for this thread only).
  *
+ * It applies every projection, or one runner's (`workerData.runner`, docs/architecture.md#projection-runners-and-leases:
+ * its projections, checkpoints and stops only), so that threads of different runners can share a data
+ * dir; of such threads one checkpoints the log (`checkpointsLog`). The service starts one thread of
+ * every projection; bench/runner-threads.ts measures one per runner.
+ *
  * Messages from the parent: `{type: 'appended', durablePosition}` after each commit of the log
  * (wakes the tail at once; records up to `durablePosition` are on disk, so reading them needs no
  * fdatasync here), `{type: 'stop'}` (finishes the run in hand, closes the files, exits). To the parent:
@@ -22,11 +27,16 @@ import type { EventLog } from '../ports/event-log.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
 import { projectorOptions } from './options.js'
 import { Projector, warnAndResetIfAhead } from './runner.js'
+import type { RunnerName } from './runners.js'
 
 /** What the parent passes as `workerData`. */
 export interface ProjectorWorkerData {
   dataDir: string
   logLevel: string
+  /** The runner this thread applies (src/projector/runners.ts); absent: every projection, in one Projector. */
+  runner?: RunnerName
+  /** Whether this thread checkpoints the log's WAL (absent: it does): one thread of the projector's does. */
+  checkpointsLog?: boolean
 }
 
 /**
@@ -100,8 +110,8 @@ const PROGRESS_MS = 5_000
 export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, createLogger: (level: string) => Logger): Promise<void> {
   const port = parentPort
   if (port === null) throw new Error('the projector thread runs as a worker thread (see src/projector/embedded.ts)')
-  const { dataDir, logLevel } = workerData as ProjectorWorkerData
-  const logger = createLogger(logLevel).child({ thread: 'projector' })
+  const { dataDir, logLevel, runner, checkpointsLog = true } = workerData as ProjectorWorkerData
+  const logger = createLogger(logLevel).child(runner === undefined ? { thread: 'projector' } : { thread: 'projector', runner })
   const abort = new AbortController()
   // A damaged read-models.db: the API thread moves it aside and starts this worker again on a fresh file; this one stops at once.
   const backends = open(dataDir, {
@@ -113,7 +123,7 @@ export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, cr
   })
   const { log, readModels: store } = backends
   await warnAndResetIfAhead(log, store, logger)
-  const projector = new Projector(log, store, projectorOptions('worker', { logger, isUnavailable: backends.isUnavailable }))
+  const projector = new Projector(log, store, projectorOptions('worker', { logger, isUnavailable: backends.isUnavailable, runner }))
   lowerThreadPriority(logger)
 
   // The API thread leaves the log's WAL checkpoints to this thread (embedded.ts), so that
@@ -126,7 +136,7 @@ export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, cr
       logger.warn({ err: error }, 'projector worker: checkpoint of the log failed; the next one retries')
     }
   }
-  const checkpoints = setInterval(checkpointLog, CHECKPOINT_MS)
+  const checkpoints = checkpointsLog ? setInterval(checkpointLog, CHECKPOINT_MS) : undefined
   port.on('message', (message: ToWorker) => {
     if (message.type === 'appended') log.wake(message.durablePosition)
     else abort.abort()

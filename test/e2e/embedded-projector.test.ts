@@ -7,11 +7,13 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase, type SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
 import { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
 import { Ingest } from '../../src/write/ingest.js'
 import type { EmbeddedProjector as EmbeddedProjectorClass } from '../../src/projector/embedded.js'
+import type { FromWorker, ProjectorWorkerData, ToWorker } from '../../src/projector/worker.js'
 import { requireBuild } from '../helpers/cli.js'
 import { testContext } from '../helpers/sqlite.js'
 
@@ -44,12 +46,12 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** The read models' checkpoint, read through a fresh connection (null before the first apply). */
-async function checkpoint(): Promise<number | null> {
+/** A projection's checkpoint (default `events`), read through a fresh connection (null before the first apply). */
+async function checkpoint(projection = 'events'): Promise<number | null> {
   const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models/read-models-database.js')
   const { db: rm } = openReadModelsDatabase(dir)
   try {
-    return (rm.prepare("SELECT position FROM rm_checkpoints WHERE projector = 'events'").get() as { position: number } | undefined)?.position ?? null
+    return (rm.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(projection) as { position: number } | undefined)?.position ?? null
   } finally {
     rm.close()
   }
@@ -116,4 +118,46 @@ describe('the embedded projector worker', () => {
     await new Promise((r) => setTimeout(r, 300))
     expect([projector.starts, lines.filter((l) => l.includes('exited'))]).toEqual([1, []])
   })
+})
+
+describe('the projector thread of one runner', () => {
+  /** Starts the compiled thread entry with `data`; collects its messages. */
+  function startThread(data: ProjectorWorkerData): { worker: Worker; messages: FromWorker[]; exited: Promise<number> } {
+    requireBuild()
+    const worker = new Worker(join(process.cwd(), 'dist/src/app/projector-thread.js'), { workerData: data })
+    const messages: FromWorker[] = []
+    worker.on('message', (m: FromWorker) => messages.push(m))
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve))
+    return { worker, messages, exited }
+  }
+
+  it('applies only its runner: the process thread goes on to the head while the entities thread stops on a record', async () => {
+    const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models/read-models-database.js')
+    const { db: rm } = openReadModelsDatabase(dir)
+    // A poison record for the entities runner alone: rm_events is written by it only.
+    rm.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type_id = (SELECT nid FROM rm_names WHERE name = 'Poison')
+             BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
+    rm.close()
+    const ingest = new Ingest(log)
+    for (const event of ['Create Order', 'Poison', 'Ship Order'])
+      await ingest.recordEvents([{ event, timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
+
+    const entities = startThread({ dataDir: dir, logLevel: 'silent', runner: 'entities' })
+    const processes = startThread({ dataDir: dir, logLevel: 'silent', runner: 'process', checkpointsLog: false })
+    try {
+      // The entities thread retries the record (100 + 200 + 400 + 800 ms), then stops, says so, and exits.
+      expect(await entities.exited).toBe(0)
+      expect(entities.messages).toEqual([
+        {
+          type: 'projection-stopped',
+          message: 'projection read-models/entities stopped at the record at position 2 of stream dataset-ds1 after 5 attempt(s): poisoned event type',
+        },
+      ])
+      await until(async () => (await checkpoint('directly_follows')) === 3, 'the process runner at the head')
+      expect([await checkpoint('events'), await checkpoint('objects'), processes.messages]).toEqual([1, 1, []])
+    } finally {
+      processes.worker.postMessage({ type: 'stop' } satisfies ToWorker)
+      expect(await processes.exited).toBe(0)
+    }
+  }, 30_000)
 })
