@@ -123,6 +123,21 @@ interface CatchUp {
   statements: { calls: number; ms: number; rows: number; query: string }[]
   /** Directly-follows steps the catch-up inserted, and stored steps it relinked (an event late for its object goes between two). */
   steps: { inserted: number; relinked: number }
+  /**
+   * The server's write-ahead log over the catch-up (pg_stat_wal, the whole server: the projector's
+   * transactions and autovacuum), per log record applied: its WAL records (a row's heap tuple and each
+   * of its index entries is one) and bytes, and the full-page images among them.
+   */
+  wal: { recordsPerRecord: number; bytesPerRecord: number; fullPageImages: number }
+}
+
+/** The server's WAL totals so far (pg_stat_wal, PostgreSQL 14 and later). */
+async function walTotals(pool: pg.Pool): Promise<{ records: number; bytes: number; fpi: number }> {
+  const r = await pool.query<{ records: string; bytes: string; fpi: string }>(
+    'SELECT wal_records AS records, wal_bytes AS bytes, wal_fpi AS fpi FROM pg_stat_wal',
+  )
+  const row = r.rows[0]
+  return { records: Number(row?.records ?? 0), bytes: Number(row?.bytes ?? 0), fpi: Number(row?.fpi ?? 0) }
 }
 
 interface MapTiming {
@@ -208,6 +223,7 @@ async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> 
     const head = Number((await pool.query<{ position: string }>('SELECT position FROM ocelog.log_head')).rows[0]?.position ?? 0)
     await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await pool.query('SELECT pg_stat_statements_reset()')
+    const walBefore = await walTotals(pool)
     const startedAt = performance.now()
     const child = startProjector(url, dataDir)
     let peak = 0
@@ -243,9 +259,15 @@ async function projectorCatchUp(url: string, dataDir: string): Promise<CatchUp> 
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
     )
     const steps = { inserted: Number(stepRows.rows[0]?.inserted ?? 0), relinked: Number(stepRows.rows[0]?.relinked ?? 0) }
+    const walAfter = await walTotals(pool)
+    const wal = {
+      recordsPerRecord: (walAfter.records - walBefore.records) / head,
+      bytesPerRecord: (walAfter.bytes - walBefore.bytes) / head,
+      fullPageImages: walAfter.fpi - walBefore.fpi,
+    }
     takeoverSeconds = await standbyTakeover(url, dataDir, child)
     await stopProcess(child)
-    return { records: head, seconds, recordsPerSec: head / seconds, peakRssMb: peak / 2 ** 20, takeoverSeconds, runnerSeconds, statements, steps }
+    return { records: head, seconds, recordsPerSec: head / seconds, peakRssMb: peak / 2 ** 20, takeoverSeconds, runnerSeconds, statements, steps, wal }
   } finally {
     await pool.end()
   }
@@ -307,6 +329,9 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
         .join(', ')}`,
     )
     log(`directly-follows steps: ${num(catchUp.steps.inserted)} inserted, ${num(catchUp.steps.relinked)} relinked`)
+    log(
+      `WAL per record applied: ${catchUp.wal.recordsPerRecord.toFixed(1)} WAL records, ${num(catchUp.wal.bytesPerRecord)} bytes (${num(catchUp.wal.fullPageImages)} full-page images in all)`,
+    )
     for (const t of catchUp.statements.slice(0, 8)) log(`  ${num(t.ms)} ms, ${num(t.calls)} calls, ${num(t.rows)} rows: ${t.query.slice(0, 100)}`)
     const map = await timeMap(url, 5)
     log(`all-time map at ${num(map.events)} events: median ${ms(map.medianMs)} of ${map.runMs.map((r) => r.toFixed(1)).join(', ')} ms`)
