@@ -27,6 +27,14 @@ describe('bench bodies', () => {
     expect(second?.map((t) => new Date(t).toISOString().slice(4))).toEqual(first?.map((t) => new Date(t).toISOString().slice(4)))
   })
 
+  it('starts a later load of the feed `firstCycle` years on, after every event of the loads before it', () => {
+    const [earlier] = cyclesOf(bodySource('batch', 2, 't'), 200, 1)
+    const [later] = cyclesOf(bodySource('batch', 3, 't', 100), 200, 1)
+    expect(new Date(Math.min(...(later ?? []))).toISOString()).toBe('2124-05-01T08:00:00.000Z')
+    expect(Math.min(...(later ?? []))).toBeGreaterThan(Math.max(...(earlier ?? [])))
+    expect(later?.map((t) => new Date(t).toISOString().slice(4))).toEqual(earlier?.map((t) => new Date(t).toISOString().slice(4)))
+  })
+
   it('moves the single-event pool on too', () => {
     const [first, second] = cyclesOf(bodySource('single', 1, 't'), 2000, 2)
     expect(Math.min(...(second ?? []))).toBeGreaterThan(Math.max(...(first ?? [])))
