@@ -150,4 +150,13 @@ describe('SqliteEventLog: an append made while a read syncs the WAL', () => {
     expect((await append).positions).toEqual([2])
     expect((await other.readAll(1, 10)).map((r) => r.position)).toEqual([2])
   })
+
+  it('is refused with LogUnavailableError once close() has resolved, and nothing is written', async () => {
+    const { log, other } = open()
+    expect((await log.append('d', [upsert('a')], [])).positions).toEqual([1])
+    await log.close()
+    await expect(log.append('d', [upsert('b')], [])).rejects.toBeInstanceOf(LogUnavailableError)
+    await expect(log.append('d', [upsert('c')], [])).rejects.toThrow(/closed/)
+    expect((await other.readAll(null, 10)).map((r) => r.position)).toEqual([1])
+  })
 })

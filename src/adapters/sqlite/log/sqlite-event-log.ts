@@ -65,6 +65,8 @@ function runQuietly(statement: Statement | null): void {
 
 export class SqliteEventLog implements EventLog {
   private readonly pending: PendingAppend[] = []
+  /** Set when close() has resolved: appends are refused from then on. */
+  private closed = false
   private scheduled = false
   private readonly appended = new EventEmitter()
   private readonly readBytesMax: number
@@ -122,6 +124,8 @@ export class SqliteEventLog implements EventLog {
   }
 
   append(datasetId: string, records: readonly NewRecord[], claims: readonly string[]): Promise<AppendResult> {
+    // After close() its WAL file's descriptor is gone: an append could be written and never synced.
+    if (this.closed) return Promise.reject(new LogUnavailableError('the SQLite log is closed: it takes no append'))
     return new Promise((resolve, reject) => {
       // Encoding is the caller's business, not the engine's: a record that cannot be encoded
       // rejects this call with its own error, and only what the engine throws below becomes
@@ -371,13 +375,14 @@ export class SqliteEventLog implements EventLog {
   /**
    * Writes the appends still pending, waits until every fdatasync asked for has returned (so every
    * append made before close() resolves is answered, those made while it waits too), then closes the
-   * WAL file's descriptor. The log is not to be used after it resolves.
+   * WAL file's descriptor. An append made after it resolves is refused (LogUnavailableError).
    */
   async close(): Promise<void> {
     while (this.pending.length > 0 || this.walSync?.busy === true) {
       if (this.pending.length > 0) this.flush()
       await this.walSync?.drained()
     }
+    this.closed = true
     await this.walSync?.close()
   }
 }
