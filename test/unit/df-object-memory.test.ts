@@ -3,15 +3,7 @@
  * stored neighbours a trace's tail answers, the tail a run leaves, and the bound on objects held.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  DfObjectMemory,
-  EMPTY_TAIL,
-  lastOfTail,
-  neighboursFromTail,
-  nextTail,
-  TAIL_STEPS,
-  type TraceTail,
-} from '../../src/core/df-object-memory.js'
+import { DfObjectMemory, EMPTY_TAIL, lastOfTail, neighboursFromTail, nextTail, TAIL_STEPS, type TraceTail } from '../../src/core/df-object-memory.js'
 import type { DfStep } from '../../src/core/directly-follows.js'
 
 /** A step of object 1 at time `t` (ms) and log position `pos`. */

@@ -170,8 +170,8 @@ async function readMemberships(
   const unknown: { object: string; a: string; b: string }[] = []
   for (const k of membershipsAsked(linking)) {
     const remembered = memory?.get(k.object)?.memberships?.get(pairKey(k.a, k.b))
-    let of = out.get(k.object)
-    if (of === undefined) out.set(k.object, (of = new Map()))
+    const of = out.get(k.object) ?? new Map<string, number>()
+    out.set(k.object, of)
     of.set(pairKey(k.a, k.b), remembered ?? 0)
     if (remembered === undefined) unknown.push(k)
   }
