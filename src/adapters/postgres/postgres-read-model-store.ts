@@ -229,11 +229,13 @@ export class PostgresReadModelStore implements ReadModelStore {
 }
 
 /**
- * The identity step: inserts every object the batch names that has no row yet (no attributes,
- * position −1, until the objects projection applies it), then reads each one's stored positions;
- * a row whose `first_position` is after the batch's (a runner or shard that applied later records
- * first) takes the lower one. Rows already there are not rewritten: most batches name objects
- * that exist.
+ * The identity step: reads the stored positions of every object the batch names, inserts those
+ * that have no row yet (no attributes, position −1, until the objects projection applies it) and
+ * reads theirs; a row whose `first_position` is after the batch's (a runner or shard that applied
+ * later records first) takes the lower one. Rows already there are not rewritten, and only the new
+ * objects are offered to the insert: most batches name objects that exist, and an insert with
+ * `ON CONFLICT DO NOTHING` tries each row it is given (903,106 tried for 31,000 new in the bench's
+ * catch-up, 5.6 s of it).
  * @returns by `<dataset>KEY_SEP<object id>`.
  */
 async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string, NamedObject>): Promise<Map<string, StoredObject>> {
@@ -241,18 +243,19 @@ async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string,
   if (named.size === 0) return out
   // Key order, so that two transactions take the rows' locks in one order.
   const objects = [...named.values()].sort((a, b) => (a.datasetId === b.datasetId ? (a.objectId < b.objectId ? -1 : 1) : a.datasetId < b.datasetId ? -1 : 1))
-  const keys = columns(objects, [(o) => o.datasetId, (o) => o.objectId])
-  await client.query(
-    `INSERT INTO ocelog.rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
-     SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
-     ON CONFLICT (dataset_id, object_id) DO NOTHING`,
-    [...keys, ...columns(objects, [(o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position])],
-  )
-  const { rows } = await client.query<{ dataset_id: string; object_id: string; position: string; first_position: string }>(
-    `SELECT o.dataset_id, o.object_id, o.position, o.first_position FROM ocelog.rm_objects o
-     JOIN unnest($1::text[], $2::uuid[]) AS k(dataset_id, object_id) ON o.dataset_id = k.dataset_id AND o.object_id = k.object_id`,
-    keys,
-  )
+  const rows = await identityRows(client, objects)
+  const found = new Set(rows.map((r) => r.object_id))
+  const missing = objects.filter((o) => !found.has(o.objectId))
+  if (missing.length > 0) {
+    // ON CONFLICT: another shard of the entities runner may insert the same object meanwhile.
+    await client.query(
+      `INSERT INTO ocelog.rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
+       SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
+       ON CONFLICT (dataset_id, object_id) DO NOTHING`,
+      columns(missing, [(o) => o.datasetId, (o) => o.objectId, (o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position]),
+    )
+    rows.push(...(await identityRows(client, missing)))
+  }
   const lower: NamedObject[] = []
   for (const r of rows) {
     const key = r.dataset_id + KEY_SEP + r.object_id
@@ -269,4 +272,17 @@ async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string,
     )
   }
   return out
+}
+
+/** The stored identity rows of `objects` (one probe each on the key). */
+async function identityRows(
+  client: pg.PoolClient,
+  objects: readonly NamedObject[],
+): Promise<{ dataset_id: string; object_id: string; position: string; first_position: string }[]> {
+  const { rows } = await client.query<{ dataset_id: string; object_id: string; position: string; first_position: string }>(
+    `SELECT o.dataset_id, o.object_id, o.position, o.first_position FROM ocelog.rm_objects o
+     JOIN unnest($1::text[], $2::uuid[]) AS k(dataset_id, object_id) ON o.dataset_id = k.dataset_id AND o.object_id = k.object_id`,
+    columns(objects, [(o) => o.datasetId, (o) => o.objectId]),
+  )
+  return rows
 }
