@@ -19,6 +19,7 @@ import { postgresProcessMap } from '../src/adapters/postgres/postgres-df-query.j
 import { sqlReader } from '../src/adapters/postgres/postgres-reads.js'
 import type { ProcessMapAnswer } from '../src/ports/read-model-query.js'
 import { positiveInt } from './int-options.js'
+import { median } from './report.js'
 
 interface Options {
   url: string
@@ -56,13 +57,6 @@ function serverCpuMs(dir: string): number {
   }
   // USER_HZ is 100 on Linux (proc(5)).
   return total * 10
-}
-
-/** The median of `values` (at least one), the mean of the two middle ones for an even count. */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const m = (sorted.length - 1) / 2
-  return ((sorted[Math.floor(m)] ?? 0) + (sorted[Math.ceil(m)] ?? 0)) / 2
 }
 
 /** The answer's activities, edges and a SHA-256 of its JSON (first 16 hex digits). */

@@ -17,7 +17,7 @@ import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
 import { createKey, embeddedEnv, ROOT, runCli, startService, stopProcess } from './processes.js'
-import { check, ms, num, type Table } from './report.js'
+import { check, median, ms, num, type Table } from './report.js'
 
 /**
  * The log measured, never copied into the repository: `derived/ocpa__running-example.ocel2.json` in the folder of real OCEL 2.0
@@ -55,12 +55,6 @@ interface ImportRun {
   events: number
   seconds: number
   eventsPerSec: number
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b)
-  const mid = (s.length - 1) / 2
-  return ((s[Math.floor(mid)] ?? 0) + (s[Math.ceil(mid)] ?? 0)) / 2
 }
 
 /** Waits until the read models' checkpoint has reached the head of the log (polling the file read-only). */

@@ -57,6 +57,13 @@ export function machineInfo(loadAtStart: number): Machine {
 }
 
 /** Thousands with a thin grouping, e.g. 12,345; one decimal below 100. */
+/** The median of `values` (the mean of the middle two for an even count; 0 for none). */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b)
+  const mid = (s.length - 1) / 2
+  return ((s[Math.floor(mid)] ?? 0) + (s[Math.ceil(mid)] ?? 0)) / 2
+}
+
 export function num(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—'
   if (Math.abs(value) < 100) return (Math.round(value * 10) / 10).toLocaleString('en-US')

@@ -10,7 +10,7 @@ import type { ProcessMapParams, ProcessReader } from '../src/read/process-reader
 import { generatedWindow, generateItems } from './generate.js'
 import { type LoadResult, loadGenerated } from './load-generated.js'
 import { CLI, exitedChildrenCpuSeconds } from './processes.js'
-import { check, ms, num, ratio, type Table, type TargetCheck } from './report.js'
+import { check, median, ms, num, ratio, type Table, type TargetCheck } from './report.js'
 
 /** The options of `bench:scale` (its --help). */
 export interface ScaleOptions {
@@ -39,13 +39,6 @@ export function log(line: string): void {
 
 /** The events a window map reads (about; 10% of a dataset smaller than 1,000,000 events). */
 const WINDOW_EVENTS = 100_000
-
-/** The median of `values` (the mean of the middle two for an even count; 0 for none). */
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b)
-  const mid = (s.length - 1) / 2
-  return ((s[Math.floor(mid)] ?? 0) + (s[Math.ceil(mid)] ?? 0)) / 2
-}
 
 /** `part` as a whole percentage of `whole`, e.g. `45%`. */
 export const pct = (part: number, whole: number): string => `${whole === 0 ? '0' : ((100 * part) / whole).toFixed(0)}%`
