@@ -372,12 +372,7 @@ function remember(
   known: ReadonlyMap<string, Map<string, number>>,
   changes: readonly MembershipChange<string>[],
 ): void {
-  const inserted = new Map<string, DfStep<string>[]>()
-  for (const { step } of linking.inserts) {
-    const list = inserted.get(step.object)
-    if (list === undefined) inserted.set(step.object, [step])
-    else list.push(step)
-  }
+  const inserted = stepsByObject(linking.inserts.map((l) => l.step))
   for (const [object, steps] of inserted) {
     if (linking.newObjects.has(object)) {
       memory.delete(object)

@@ -112,12 +112,11 @@ export class PostgresReadModelStore implements ReadModelStore {
   }
 
   async apply(batch: ChangeBatch): Promise<void> {
-    const parts = Object.values(batch.slices)
-    const dfPart = batch.slices.directly_follows
-    const df = dfPart === undefined ? undefined : this.dfMemoryOf(dfPart.checkpoint)
+    const dfCheckpoint = batch.slices.directly_follows?.checkpoint
+    const df = dfCheckpoint === undefined ? undefined : this.dfMemoryOf(dfCheckpoint)
     let written: string | null = null
     try {
-      written = await this.applyIn(batch, parts, df)
+      written = await this.applyIn(batch, df)
     } catch (error) {
       // Rolled back, or not known to have committed: the memory may hold this transaction's writes.
       df?.memory.clear()
@@ -132,7 +131,9 @@ export class PostgresReadModelStore implements ReadModelStore {
    * The transaction of `apply`.
    * @returns the `xmin` of the directly-follows checkpoint's row as this transaction wrote it (null: no such slice).
    */
-  private async applyIn(batch: ChangeBatch, parts: ChangeBatch['slices'][ProjectionName][], df: DfMemoryOf | undefined): Promise<string | null> {
+  private async applyIn(batch: ChangeBatch, df: DfMemoryOf | undefined): Promise<string | null> {
+    const parts = Object.values(batch.slices)
+    const dfCheckpoint = batch.slices.directly_follows?.checkpoint
     let written: string | null = null
     await inTransaction(this.pool, async (client) => {
       // Derived data: a crash of the server may lose the last applied batches, never their
@@ -141,10 +142,9 @@ export class PostgresReadModelStore implements ReadModelStore {
       // batch's keys (PLAN_WRITES_BY_KEY), never a scan of the table.
       await client.query(`SET LOCAL synchronous_commit TO off; ${PLAN_WRITES_BY_KEY}`)
       for (const part of parts) {
-        if (part === undefined) continue
         const xmin = await this.takeCheckpoint(client, part.checkpoint, part.expected, part.version)
         // Another transaction wrote the directly-follows checkpoint since this store's last one did.
-        if (df !== undefined && part.checkpoint === batch.slices.directly_follows?.checkpoint && (xmin === null || xmin !== df.xmin)) df.memory.clear()
+        if (df !== undefined && part.checkpoint === dfCheckpoint && (xmin === null || xmin !== df.xmin)) df.memory.clear()
       }
       // The objects' identities are read by the object types' counts and the objects' replay rule; a
       // batch of neither (the process runner's) leaves them to the runner that has them.
@@ -158,9 +158,8 @@ export class PostgresReadModelStore implements ReadModelStore {
       for (const name of PROJECTION_NAMES) await this.writeSlice(ctx, batch, name)
       const now = new Date().toISOString()
       for (const part of parts) {
-        if (part === undefined) continue
         const r = await client.query<{ xmin: string }>(`${CHECKPOINTS.put} RETURNING xmin::text AS xmin`, [part.checkpoint, batch.to, part.version, now])
-        if (part.checkpoint === batch.slices.directly_follows?.checkpoint) written = r.rows[0]?.xmin ?? null
+        if (part.checkpoint === dfCheckpoint) written = r.rows[0]?.xmin ?? null
       }
     })
     return written

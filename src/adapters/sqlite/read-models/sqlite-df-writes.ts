@@ -310,12 +310,7 @@ function remember(
   memberships: ReadonlyMap<number, Map<number, number>>,
   changes: readonly MembershipChange<number>[],
 ): void {
-  const inserted = new Map<number, DfStep<number>[]>()
-  for (const { step } of linking.inserts) {
-    const list = inserted.get(step.object)
-    if (list === undefined) inserted.set(step.object, [step])
-    else list.push(step)
-  }
+  const inserted = stepsByObject(linking.inserts.map((l) => l.step))
   for (const m of changes) {
     const of = memberships.get(m.object)
     if (of === undefined) continue
