@@ -347,3 +347,33 @@ describe('WalSync: drained() after a caller asks again from its callback', () =>
     await walSync.close()
   })
 })
+
+describe('WalSync: a caller whose callback throws', () => {
+  it('throws its error, yet the next fdatasync starts, its callers are answered and drained() resolves', async () => {
+    const walPath = join(dir, 'other.db-wal')
+    writeFileSync(walPath, '')
+    const held = heldFdatasync()
+    const walSync = new WalSync(walPath, held.sync)
+    const answers: string[] = []
+    walSync.request(() => {
+      answers.push('first')
+      throw new Error('a caller failed')
+    })
+    walSync.request(() => answers.push('second')) // asked during the first fdatasync: waits for the next
+    const drained = tracked(walSync.drained())
+    expect(held.calls).toBe(1)
+    expect(() => held.release()).toThrow('a caller failed')
+    expect(answers).toEqual(['first'])
+    expect(held.calls).toBe(2) // the throw did not stop the next fdatasync from starting
+    held.release()
+    await turns()
+    expect(answers).toEqual(['first', 'second'])
+    expect(walSync.busy).toBe(false)
+    expect(drained.settled).toBe(true)
+    // A caller asking after the throw is served by a new fdatasync, not refused: the error was the caller's, not the disk's.
+    const third = new Promise<Error | null>((resolve) => walSync.request(resolve))
+    held.release()
+    expect(await third).toBeNull()
+    await walSync.close()
+  })
+})

@@ -217,7 +217,8 @@ export class SqliteEventLog implements EventLog {
     const answer = (error: Error | null) => {
       for (const { p, result } of committed) {
         if (error === null) {
-          this.durableHead = Math.max(this.durableHead, ...result.positions)
+          // A loop, not Math.max(...positions): an append of a few hundred thousand records would overflow the call's arguments.
+          for (const position of result.positions) if (position > this.durableHead) this.durableHead = position
           p.resolve(result)
         } else p.reject(new LogUnavailableError(`append to ${streamName(p.datasetId)} was not made durable: ${error.message}`))
       }

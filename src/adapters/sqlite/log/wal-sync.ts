@@ -78,11 +78,23 @@ export class WalSync {
     const finish = (error: Error | null) => {
       if (error !== null) this.failure ??= new Error(`fdatasync of ${this.walPath} failed: ${error.message}`)
       this.inFlight = false
-      for (const done of batch) done(this.failure)
+      // Every caller is answered, and the next fdatasync started or the idle waiters told, even when a
+      // callback throws: one that stopped this loop would leave the others' commits unanswered and
+      // close() waiting for ever. The first error is thrown again afterwards, as it would have been.
+      let thrown: { error: unknown } | null = null
+      for (const done of batch) {
+        try {
+          done(this.failure)
+        } catch (caught) {
+          thrown ??= { error: caught }
+        }
+      }
       // A caller that asked again from its callback started the next fdatasync already: its end goes on from here.
-      if (this.inFlight) return
-      if (this.waiting.length > 0) this.start()
-      else for (const resolve of this.idle.splice(0)) resolve()
+      if (!this.inFlight) {
+        if (this.waiting.length > 0) this.start()
+        else for (const resolve of this.idle.splice(0)) resolve()
+      }
+      if (thrown !== null) throw thrown.error
     }
     try {
       this.fd ??= this.openWal()
