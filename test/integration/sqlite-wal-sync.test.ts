@@ -377,3 +377,39 @@ describe('WalSync: a caller whose callback throws', () => {
     await walSync.close()
   })
 })
+
+describe('WalSync: an fdatasync function that throws instead of calling back', () => {
+  /** An FdatasyncFn that throws at once, as `fs.fdatasync` does on an argument it refuses. */
+  const throwing: FdatasyncFn = () => {
+    throw new Error('refused at the call')
+  }
+
+  it('answers its caller with the error, leaves the WalSync idle, and drained() resolves', async () => {
+    const walPath = join(dir, 'other.db-wal')
+    writeFileSync(walPath, '')
+    const walSync = new WalSync(walPath, throwing)
+    const answers: Array<Error | null> = []
+    expect(() => walSync.request((error) => answers.push(error))).not.toThrow()
+    expect(answers.map((e) => e?.message)).toEqual([`fdatasync of ${walPath} failed: refused at the call`])
+    expect(walSync.busy).toBe(false)
+    const drained = tracked(walSync.drained())
+    await turns(1)
+    expect(drained.settled).toBe(true)
+    // The error is sticky, as a failed fdatasync's: the next caller gets it without a call.
+    const next = await new Promise<Error | null>((resolve) => walSync.request(resolve))
+    expect(next?.message).toBe(`fdatasync of ${walPath} failed: refused at the call`)
+    await walSync.close()
+  })
+
+  it('SqliteEventLog: the append is refused with LogUnavailableError and close() resolves', async () => {
+    const log = new SqliteEventLog(db, { fdatasync: throwing })
+    const append = tracked(log.append('d1', [upsert('a')], []))
+    await turns()
+    expect(append.settled).toBe(true)
+    expect(append.error).toBeInstanceOf(LogUnavailableError)
+    expect(String(append.error)).toMatch(/was not made durable: fdatasync of .*ocelog\.db-wal failed: refused at the call/)
+    const closed = tracked(log.close())
+    await turns()
+    expect(closed.settled).toBe(true)
+  })
+})

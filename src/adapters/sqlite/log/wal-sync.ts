@@ -102,7 +102,22 @@ export class WalSync {
       finish(error instanceof Error ? error : new Error(String(error)))
       return
     }
-    this.sync(this.fd, finish)
+    // A sync that throws instead of calling back (`fs.fdatasync` does on an argument it refuses) fails
+    // this fdatasync as an error it called back with would: else inFlight stayed set, this batch
+    // unanswered and close() waiting for ever. Only its first answer counts.
+    let answered = false
+    const once = (error: Error | null) => {
+      if (answered) return
+      answered = true
+      finish(error)
+    }
+    try {
+      this.sync(this.fd, once)
+    } catch (error) {
+      // Thrown by a caller's callback, after the sync answered: finish throws that again.
+      if (answered) throw error
+      once(error instanceof Error ? error : new Error(String(error)))
+    }
   }
 
   private openWal(): number {
