@@ -4,7 +4,7 @@
  * after an fdatasync that started after its commit. The fdatasync is held by hand here, so that the
  * order can be observed; a failing disk cannot be made here, so its error is passed in.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, fdatasync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -411,5 +411,27 @@ describe('WalSync: an fdatasync function that throws instead of calling back', (
     const closed = tracked(log.close())
     await turns()
     expect(closed.settled).toBe(true)
+  })
+})
+
+describe('WalSync.close()', () => {
+  it('closes the descriptor at once when idle, so a request made just after it is not synced on a closed descriptor', async () => {
+    const walPath = join(dir, 'other.db-wal')
+    writeFileSync(walPath, '')
+    const held = heldFdatasync(fdatasync)
+    const walSync = new WalSync(walPath, held.sync)
+    const first = new Promise<Error | null>((resolve) => walSync.request(resolve))
+    held.release()
+    expect(await first).toBeNull() // the descriptor is open now
+    // Idle, then a request in the same turn (a read past the durable head, say): its fdatasync must
+    // not run on a descriptor that close() closes meanwhile (EBADF, or another file that took the number).
+    const closing = walSync.close()
+    const second = new Promise<Error | null>((resolve) => walSync.request(resolve))
+    await turns()
+    expect(held.waiting).toBe(1)
+    held.release()
+    expect(await second).toBeNull()
+    await closing
+    await walSync.close()
   })
 })

@@ -65,9 +65,14 @@ export class WalSync {
     return new Promise((resolve) => this.idle.push(resolve))
   }
 
-  /** Closes the WAL file's descriptor, after drained(). */
+  /**
+   * Closes the WAL file's descriptor once no fdatasync runs or waits, looked at again after each
+   * wait: one asked for meanwhile is synced first. When idle it closes in the call itself, with no
+   * turn in between in which an fdatasync could start on the descriptor (one on a closed descriptor
+   * fails with EBADF, or syncs whatever file took its number).
+   */
   async close(): Promise<void> {
-    await this.drained()
+    while (this.busy) await this.drained()
     if (this.fd !== null) closeSync(this.fd)
     this.fd = null
   }
