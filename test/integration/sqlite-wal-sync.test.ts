@@ -415,7 +415,7 @@ describe('WalSync: an fdatasync function that throws instead of calling back', (
 })
 
 describe('WalSync.close()', () => {
-  it('closes the descriptor at once when idle, so a request made just after it is not synced on a closed descriptor', async () => {
+  it('closes the descriptor at once when idle, and refuses a request made just after it rather than sync a closed descriptor', async () => {
     const walPath = join(dir, 'other.db-wal')
     writeFileSync(walPath, '')
     const held = heldFdatasync(fdatasync)
@@ -423,15 +423,38 @@ describe('WalSync.close()', () => {
     const first = new Promise<Error | null>((resolve) => walSync.request(resolve))
     held.release()
     expect(await first).toBeNull() // the descriptor is open now
-    // Idle, then a request in the same turn (a read past the durable head, say): its fdatasync must
-    // not run on a descriptor that close() closes meanwhile (EBADF, or another file that took the number).
+    // Idle, then a request in the same turn (a read past the durable head, say): no fdatasync may
+    // run on a descriptor that close() closed (EBADF, or another file that took the number), and
+    // none on the WAL opened again (nothing would close it): the request is answered with an error.
     const closing = walSync.close()
     const second = new Promise<Error | null>((resolve) => walSync.request(resolve))
     await turns()
-    expect(held.waiting).toBe(1)
-    held.release()
-    expect(await second).toBeNull()
+    expect(held.waiting).toBe(0)
+    expect(held.calls).toBe(1)
+    expect(String(await second)).toMatch(/was closed/)
     await closing
     await walSync.close()
+  })
+})
+
+describe('WalSync: a request after close()', () => {
+  it('is answered with an error and opens no descriptor; a read of the log past its durable head then fails with LogUnavailableError', async () => {
+    const held = heldFdatasync()
+    const log = new SqliteEventLog(db, { fdatasync: held.sync })
+    const appended = log.append('d1', [upsert('a')], [])
+    await turns()
+    held.release()
+    await appended
+    // Another connection's commit: past this log's durable head, so a read of it asks for an fdatasync.
+    const otherDb = openDatabase(dir)
+    const other = new SqliteEventLog(otherDb)
+    await other.append('d1', [upsert('b')], [])
+    await other.close()
+    otherDb.close()
+    await log.close()
+    const calls = held.calls
+    await expect(log.readAll(null, 10)).rejects.toThrow(LogUnavailableError)
+    await expect(log.readAll(null, 10)).rejects.toThrow(/was closed/)
+    expect(held.calls).toBe(calls) // no fdatasync was started on a descriptor opened again
   })
 })

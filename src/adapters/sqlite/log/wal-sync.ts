@@ -28,6 +28,8 @@ export class WalSync {
   private waiting: Array<(error: Error | null) => void> = []
   private idle: Array<() => void> = []
   private failure: Error | null = null
+  /** Set by close(): later requests are answered with an error, not a new descriptor. */
+  private closed = false
 
   /**
    * @param walPath the WAL file (`<database>-wal`); opened, read-only, at the first request, when
@@ -42,12 +44,13 @@ export class WalSync {
 
   /**
    * Calls `done(null)` once every commit made before this call is on disk, or `done(error)` when
-   * that cannot be known: the fdatasync failed, now or before (see the class comment).
+   * that cannot be known: the fdatasync failed, now or before (see the class comment), or close()
+   * has run.
    */
   request(done: (error: Error | null) => void): void {
-    if (this.failure !== null) {
-      const failure = this.failure
-      queueMicrotask(() => done(failure))
+    const refusal = this.failure ?? (this.closed ? new Error(`the WAL ${this.walPath} was closed: its durability is no longer known here`) : null)
+    if (refusal !== null) {
+      queueMicrotask(() => done(refusal))
       return
     }
     this.waiting.push(done)
@@ -73,6 +76,8 @@ export class WalSync {
    */
   async close(): Promise<void> {
     while (this.busy) await this.drained()
+    // A request after this is refused (request): it would open the WAL again, and nothing would close it.
+    this.closed = true
     if (this.fd !== null) closeSync(this.fd)
     this.fd = null
   }
