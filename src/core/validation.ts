@@ -28,7 +28,7 @@ const FIELD_RULES: Record<string, string> = {
   timestamp: 'timestamp: ISO 8601 with Z or an offset, e.g. 2024-05-01T10:00:00Z',
   end_timestamp: 'end_timestamp: ISO 8601 with Z or an offset, e.g. 2024-05-01T10:00:00Z',
   properties: 'properties: a JSON object',
-  idempotency_key: `idempotency key: 1 to ${String(LIMITS.idempotencyKeyMax)} characters`,
+  idempotency_key: `idempotency key: 1 to ${String(LIMITS.idempotencyKeyMax)} characters, none of them U+0000`,
   relationships: `relationships: 0 to ${String(LIMITS.relationshipsPerObjectMax)} O2O relationships {type, id, qualifier?}`,
 }
 

@@ -74,6 +74,19 @@ describe('POST /v1/event with idempotency_key', () => {
     expect(res.map((r) => r.statusCode)).toEqual([422, 422])
     for (const r of res) expect(r.json().errors[0]).toMatchObject({ path: '/idempotency_key', message: expect.stringContaining('1 to 255 characters') })
   })
+
+  it('refuses a key holding U+0000 with 422 naming the rule, on a single item and on a batch item alone', async () => {
+    const single = await post('/v1/event', eventBody(1, { idempotency_key: 'a\u0000b' }))
+    expect(single.statusCode).toBe(422)
+    expect(single.json().errors[0]).toMatchObject({ path: '/idempotency_key', message: expect.stringContaining('none of them U+0000') })
+    const batch = await post('/v1/event/batch', {
+      events: [eventBody(1, { idempotency_key: 'nul\u0000key' }), eventBody(2, { idempotency_key: 'plain-nul-test' })],
+    })
+    expect(batch.statusCode).toBe(200)
+    const body = batch.json()
+    expect([body.processed, body.failed]).toEqual([1, 1])
+    expect(body.error_details).toEqual([{ index: 0, path: '/idempotency_key', message: expect.stringContaining('none of them U+0000') }])
+  })
 })
 
 describe('POST /v1/event/batch with idempotency keys', () => {

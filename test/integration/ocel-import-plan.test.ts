@@ -169,6 +169,11 @@ describe('planImport idempotency keys', () => {
     const long = eventKey('', 'x'.repeat(300))
     expect([long.length <= 255, long.startsWith('ocel:event-sha256:'), eventKey('', 'x'.repeat(300))]).toEqual([true, true, long])
   })
+
+  it('hashes an event id holding U+0000, which a key may not hold', () => {
+    const key = eventKey('', 'e\u00001')
+    expect([key.startsWith('ocel:event-sha256:'), key.includes('\u0000'), key === eventKey('', 'e\u00002')]).toEqual([true, false, false])
+  })
 })
 
 describe('planImport end_timestamp', () => {

@@ -31,7 +31,7 @@
  *
  * Idempotency keys (README § Exactly once), so that an import can be run again, or finished after
  * it was killed, without recording anything twice: an event's key is `ocel:<prefix>event:<its id in
- * the log>` (ids are unique in an OCEL 2.0 log; an id too long for a key is replaced by its sha256);
+ * the log>` (ids are unique in an OCEL 2.0 log; an id too long for a key, or holding U+0000, is replaced by its sha256);
  * an upsert's is `ocel:<prefix>object:<sha256>` of the object's id, the time of its values and the
  * item, so two equal values at different times stay two changes. `keyPrefix` keeps apart two
  * different logs that reuse event ids in one dataset.
@@ -50,7 +50,8 @@ import { joinKey } from '../../core/keys.js'
 /** The idempotency key of the log's event `id` (see module comment). */
 export function eventKey(prefix: string, id: string): string {
   const key = `ocel:${prefix}event:${id}`
-  return key.length <= LIMITS.idempotencyKeyMax ? key : `ocel:${prefix}event-sha256:${fingerprintOf({ id })}`
+  // A key holds no U+0000 (docs/api.md#idempotency-keys): an id with one is hashed, as a long one is.
+  return key.length <= LIMITS.idempotencyKeyMax && !id.includes('\u0000') ? key : `ocel:${prefix}event-sha256:${fingerprintOf({ id })}`
 }
 
 /** The idempotency key of an upsert of the log's object `source` (`<object id> @ <time>`), see module comment. */

@@ -32,8 +32,10 @@ export const Timestamp = Type.String({
 export const IdempotencyKey = Type.String({
   minLength: 1,
   maxLength: LIMITS.idempotencyKeyMax,
+  // No U+0000: PostgreSQL's text cannot hold it, and a key is the same rule on every backend.
+  pattern: '^[^\\u0000]*$',
   description:
-    'Ocelog extension: 1 to 255 characters, unique per dataset for ever. The same key with the same content is recorded once and answered as first recorded; with other content it is a conflict (409, or a failed batch item).',
+    'Ocelog extension: 1 to 255 characters, none of them U+0000, unique per dataset for ever. The same key with the same content is recorded once and answered as first recorded; with other content it is a conflict (409, or a failed batch item).',
 })
 
 export const ObjectTypeName = Type.String({ minLength: 1, maxLength: LIMITS.objectTypeMax })
