@@ -38,6 +38,13 @@ const turns = async (n = 3) => {
 
 const count = () => db.prepare('SELECT count(*) FROM records').pluck().get() as number
 
+/** A WalSync on an empty `other.db-wal` of the test's folder (a WAL of no database: WalSync only opens and syncs it). */
+function walSyncOn(sync: FdatasyncFn): { walPath: string; walSync: WalSync } {
+  const walPath = join(dir, 'other.db-wal')
+  writeFileSync(walPath, '')
+  return { walPath, walSync: new WalSync(walPath, sync) }
+}
+
 /** Whether `p` has settled, without waiting for it. */
 function tracked<T>(p: Promise<T>) {
   const state = { settled: false, value: undefined as T | undefined, error: undefined as unknown }
@@ -324,10 +331,8 @@ describe('SqliteEventLog: the durable head passed from the appending log (the em
 
 describe('WalSync: drained() after a caller asks again from its callback', () => {
   it('resolves only once the fdatasync that the callback started has returned too', async () => {
-    const walPath = join(dir, 'other.db-wal')
-    writeFileSync(walPath, '')
     const held = heldFdatasync()
-    const walSync = new WalSync(walPath, held.sync)
+    const { walSync } = walSyncOn(held.sync)
     const answers: string[] = []
     walSync.request(() => {
       answers.push('first')
@@ -350,10 +355,8 @@ describe('WalSync: drained() after a caller asks again from its callback', () =>
 
 describe('WalSync: a caller whose callback throws', () => {
   it('throws its error, yet the next fdatasync starts, its callers are answered and drained() resolves', async () => {
-    const walPath = join(dir, 'other.db-wal')
-    writeFileSync(walPath, '')
     const held = heldFdatasync()
-    const walSync = new WalSync(walPath, held.sync)
+    const { walSync } = walSyncOn(held.sync)
     const answers: string[] = []
     walSync.request(() => {
       answers.push('first')
@@ -385,9 +388,7 @@ describe('WalSync: an fdatasync function that throws instead of calling back', (
   }
 
   it('answers its caller with the error, leaves the WalSync idle, and drained() resolves', async () => {
-    const walPath = join(dir, 'other.db-wal')
-    writeFileSync(walPath, '')
-    const walSync = new WalSync(walPath, throwing)
+    const { walPath, walSync } = walSyncOn(throwing)
     const answers: Array<Error | null> = []
     expect(() => walSync.request((error) => answers.push(error))).not.toThrow()
     expect(answers.map((e) => e?.message)).toEqual([`fdatasync of ${walPath} failed: refused at the call`])
@@ -416,10 +417,8 @@ describe('WalSync: an fdatasync function that throws instead of calling back', (
 
 describe('WalSync.close()', () => {
   it('closes the descriptor at once when idle, and refuses a request made just after it rather than sync a closed descriptor', async () => {
-    const walPath = join(dir, 'other.db-wal')
-    writeFileSync(walPath, '')
     const held = heldFdatasync(fdatasync)
-    const walSync = new WalSync(walPath, held.sync)
+    const { walSync } = walSyncOn(held.sync)
     const first = new Promise<Error | null>((resolve) => walSync.request(resolve))
     held.release()
     expect(await first).toBeNull() // the descriptor is open now

@@ -184,9 +184,10 @@ class Client:
                 ``datetime``; default the service's time of receipt.
             end_timestamp: when it ended (needs ``timestamp``), as ``timestamp``.
             properties: the event's attributes, any JSON object.
-            idempotency_key: 1-255 characters, none of them U+0000, unique in the dataset for ever; default a new random
-                UUID. Sending the same key with the same content again answers with the event first
-                recorded and records nothing; with other content it raises ConflictError (409).
+            idempotency_key: 1-255 characters, none of them U+0000, unique in the dataset for ever;
+                default a new random UUID. Sending the same key with the same content again answers
+                with the event first recorded and records nothing; with other content it raises
+                ConflictError (409).
 
         Returns:
             ``{success, event_id, event_type, timestamp (UTC ISO 8601), objects_count, message}``.
