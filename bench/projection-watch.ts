@@ -5,6 +5,7 @@
  */
 import { lagOf } from '../src/core/lag.js'
 import { projectorCheckpoints, READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
+import { openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 
@@ -36,16 +37,18 @@ export class ProjectionWatch {
   private readonly checkpoint: Database.Statement<[string], { n: number; position: number | null }>
   private readonly firstAfter: Database.Statement<[number], { appended_at: string }>
 
-  /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` and `read-models.db` must exist). */
+  /** @param dataDir the service's OCELOG_DATA_DIR (its `ocelog.db` and read-models files must exist). */
   constructor(dataDir: string, projector = READ_MODELS_PROJECTION) {
     this.names = JSON.stringify(projectorCheckpoints(projector))
     this.db = new Database(join(dataDir, 'ocelog.db'), { readonly: true, fileMustExist: true })
     this.head = this.db.prepare('SELECT max(position) AS p FROM records')
     this.firstAfter = this.db.prepare('SELECT appended_at FROM records WHERE position > ? ORDER BY position LIMIT 1')
-    this.rmDb = new Database(join(dataDir, 'read-models.db'), { readonly: true, fileMustExist: true })
-    // The read models are as far as their lowest projection (0 while one has no checkpoint).
+    this.rmDb = openReadModelsReadOnly(dataDir)
+    // The read models are as far as their lowest projection (0 while one has no checkpoint), over both runners' files.
     this.checkpoint = this.rmDb.prepare(
-      'SELECT count(*) AS n, min(position) AS position FROM rm_checkpoints WHERE projector IN (SELECT value FROM json_each(?))',
+      `SELECT count(*) AS n, min(position) AS position
+       FROM (SELECT projector, position FROM main.rm_checkpoints UNION ALL SELECT projector, position FROM process.rm_checkpoints)
+       WHERE projector IN (SELECT value FROM json_each(?))`,
     )
   }
 

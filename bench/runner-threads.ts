@@ -3,9 +3,10 @@
  * records of a scenario (bench/bodies.ts, appended through the SQLite log port as the API records
  * them), then the read models catch up from nothing to the log's head, alternately
  * (a) with one worker thread of every projection and (b) with one worker thread per runner
- * (src/projector/runners.ts), both writing the same read-models.db. Each catch-up runs the
- * service's own worker body (src/app/projector-thread.ts) with the service's V8 limits, on a new
- * read-models.db; it ends when every projection's checkpoint is at the head.
+ * (src/projector/runners.ts), as the service runs them; each runner writes its own file
+ * (read-models.db, read-models-process.db) either way. Each catch-up runs the service's own worker
+ * body (src/app/projector-thread.ts) with the service's V8 limits, on new read-models files; it
+ * ends when every projection's checkpoint is at the head.
  *
  * Prints, per catch-up, records/s, when each runner reached the head, the process's CPU time (every
  * thread) and peak RSS (process.memoryUsage().rss, sampled every 50 ms), then the ratios b/a of each pair. The machine
@@ -20,7 +21,7 @@ import { Worker } from 'node:worker_threads'
 import { Command, Option } from 'commander'
 import { openDatabase } from '../src/adapters/sqlite/log/database.js'
 import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
-import { openReadModelsDatabase, READ_MODELS_FILE } from '../src/adapters/sqlite/read-models/read-models-database.js'
+import { openReadModelsDatabase, READ_MODELS_FILE_NAMES } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import type { RecordContext } from '../src/core/records.js'
 import { PROJECTION_NAMES } from '../src/core/read-model-changes.js'
 import { projectionCheckpoint, READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
@@ -88,11 +89,16 @@ function startWorker(data: ProjectorWorkerData): Worker {
 
 /** Catches the read models of `dataDir` up from nothing to `head` with `layout`'s threads. */
 async function catchUp(dataDir: string, head: number, layout: Layout): Promise<CatchUp> {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, READ_MODELS_FILE + suffix), { force: true })
+  for (const name of Object.values(READ_MODELS_FILE_NAMES)) for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, name + suffix), { force: true })
   // The API thread opens (makes) the file before the workers start, as `serve` does.
   const { db } = openReadModelsDatabase(dataDir)
-  const checkpoint = db.prepare<[string], number>('SELECT position FROM rm_checkpoints WHERE projector = ?').pluck()
-  const atHead = (runner: RunnerName) => runnerProjections(runner).every((p) => (checkpoint.get(projectionCheckpoint(READ_MODELS_PROJECTION, p)) ?? 0) >= head)
+  const checkpoint = db
+    .prepare<[{ p: string }], number>(
+      'SELECT position FROM main.rm_checkpoints WHERE projector = @p UNION ALL SELECT position FROM process.rm_checkpoints WHERE projector = @p',
+    )
+    .pluck()
+  const atHead = (runner: RunnerName) =>
+    runnerProjections(runner).every((p) => (checkpoint.get({ p: projectionCheckpoint(READ_MODELS_PROJECTION, p) }) ?? 0) >= head)
   const startRss = process.memoryUsage().rss
   let peakRss = startRss
   const started = performance.now()

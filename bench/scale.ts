@@ -18,11 +18,10 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { Command } from 'commander'
 import { anyInt, positiveInt, wholeInt } from './int-options.js'
 import { openDatabase } from '../src/adapters/sqlite/log/database.js'
-import { openReadModelsDatabase } from '../src/adapters/sqlite/read-models/read-models-database.js'
+import { openReadModelsDatabase, openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
@@ -32,14 +31,14 @@ import { loggedProjectorRun, log, type ProjectorSpawn, runScaleSteps, type Scale
 import { measurePostgres, summarisePostgres } from './scale-postgres.js'
 import { messageOf } from '../src/core/errors.js'
 
-/** The read models' checkpoint in `dataDir`, read-only; null before the first apply or while the file is made. */
+/** The read models' checkpoint in `dataDir` (the highest of both runners' files), read-only; null before the first apply or while the files are made. */
 function checkpointOf(dataDir: string): number | null {
-  const file = join(dataDir, 'read-models.db')
-  if (!existsSync(file)) return null
+  if (!existsSync(join(dataDir, 'read-models.db'))) return null
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true })
+    const db = openReadModelsReadOnly(dataDir)
     try {
-      return (db.prepare('SELECT max(position) AS p FROM rm_checkpoints').get() as { p: number | null } | undefined)?.p ?? null
+      const sql = 'SELECT max(position) AS p FROM (SELECT position FROM main.rm_checkpoints UNION ALL SELECT position FROM process.rm_checkpoints)'
+      return (db.prepare(sql).get() as { p: number | null } | undefined)?.p ?? null
     } finally {
       db.close()
     }
@@ -101,10 +100,10 @@ async function measure(o: ScaleOptions, dataDir: string): Promise<ScaleMeasureme
       }),
     weigh: (events) => {
       const logBytes = fileBytes(join(dataDir, 'ocelog.db'))
-      const rmBytes = fileBytes(join(dataDir, 'read-models.db'))
+      const rmBytes = fileBytes(join(dataDir, 'read-models.db')) + fileBytes(join(dataDir, 'read-models-process.db'))
       const bytes = { log: logBytes, readModels: rmBytes, logPerEvent: logBytes / events, readModelsPerEvent: rmBytes / events }
       log(
-        `files: ocelog.db ${num(logBytes / 2 ** 20)} MiB (${num(bytes.logPerEvent)} B/event), read-models.db ${num(rmBytes / 2 ** 20)} MiB (${num(bytes.readModelsPerEvent)} B/event)`,
+        `files: ocelog.db ${num(logBytes / 2 ** 20)} MiB (${num(bytes.logPerEvent)} B/event), read models ${num(rmBytes / 2 ** 20)} MiB (${num(bytes.readModelsPerEvent)} B/event)`,
       )
       return Promise.resolve(bytes)
     },
@@ -123,7 +122,7 @@ function summarise(m: ScaleMeasurements): Table {
     allMapCheck: 'all-time map ≤ 100 ms',
     windowMapCheck: 'window map ≤ 300 ms',
     logBytes: 'log on disk (ocelog.db, object upserts included)',
-    readModelBytes: 'read models on disk (read-models.db)',
+    readModelBytes: 'read models on disk (read-models.db and read-models-process.db)',
     readModelBytesTarget: '≤ 0.6× the log',
     readModelBytesCheck: check('read models ≤ 0.6× the log bytes', m.bytes.readModels / m.bytes.log, 'max', 0.6, '×'),
   })

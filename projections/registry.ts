@@ -140,8 +140,12 @@ function buildBatch(
   })
   const folded = lowest === undefined ? [] : recordsAfter(lowest)
   const named = new Map<string, NamedObject>()
-  for (const record of folded) nameObjects(named, record)
-  return { to, slices, objects: named, recordCount: folded.length }
+  const datasets = new Map<string, number>()
+  for (const record of folded) {
+    nameObjects(named, record)
+    if (!datasets.has(record.datasetId)) datasets.set(record.datasetId, record.position)
+  }
+  return { to, slices, objects: named, datasets, recordCount: folded.length }
 }
 
 function setSlice<K extends ProjectionName>(slices: { [P in K]?: SliceBatch<P> }, name: K, batch: SliceBatch<K>): void {

@@ -103,7 +103,7 @@ export function installMetrics(app: FastifyInstance, source: MetricsSource): voi
   if (recoveredCount !== undefined) {
     new Counter({
       name: 'ocelog_read_models_recovered_total',
-      help: 'Damaged read-models.db files moved aside (read-models.db.corrupt-<time>) and rebuilt from the log by this process',
+      help: 'Damaged read-models files moved aside (read-models.db.corrupt-<time>, read-models-process.db.corrupt-<time>) and rebuilt from the log by this process',
       registers,
       collect() {
         this.reset()

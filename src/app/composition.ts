@@ -9,7 +9,7 @@ import { EngineUnavailableError } from '../core/errors.js'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
 import { openCheckedLog, openDatabase } from '../adapters/sqlite/log/database.js'
-import { openReadModelsDatabase, READ_MODELS_FILE } from '../adapters/sqlite/read-models/read-models-database.js'
+import { openReadModelsDatabase, PROCESS_READ_MODELS_FILE, READ_MODELS_FILE } from '../adapters/sqlite/read-models/read-models-database.js'
 import { SqliteEventLog } from '../adapters/sqlite/log/sqlite-event-log.js'
 import { SqliteKeyStore } from '../adapters/sqlite/log/sqlite-key-store.js'
 import { type HealingReadModels, isSqliteDamage, openHealingReadModels, watchForDamage } from '../adapters/sqlite/read-models/read-models-recovery.js'
@@ -54,7 +54,7 @@ export async function openBackends(config: Config): Promise<Backends> {
   }
   return {
     mode: 'embedded',
-    describe: `SQLite ${config.dataDir}/ocelog.db (read models in ${READ_MODELS_FILE})`,
+    describe: `SQLite ${config.dataDir}/ocelog.db (read models in ${READ_MODELS_FILE} and ${PROCESS_READ_MODELS_FILE})`,
     log,
     readModels: healing.store,
     query: healing.query,
@@ -66,6 +66,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     async close() {
       await log.close()
       db.close()
+      await healing.store.close()
       healing.database.close()
     },
   }
@@ -83,20 +84,23 @@ export function openEmbeddedProjectorBackends(dataDir: string, options: Embedded
   const db = openDatabase(dataDir, { cacheKiB: 2048 })
   const readModels = openReadModelsDatabase(dataDir)
   const log = new SqliteEventLog(db, { readBytesMax: options.readBytesMax })
+  const store = new SqliteReadModelStore(readModels.db)
   return {
     log,
-    // A damaged read-models.db (SQLITE_CORRUPT, …): the API thread moves it aside and starts the
-    // worker again on a fresh file (read-models-recovery.ts); the worker stops at once.
-    readModels: watchForDamage(new SqliteReadModelStore(readModels.db), options.onReadModelsDamaged),
+    // A damaged read-models file (SQLITE_CORRUPT, …): the API thread moves the files aside and starts the
+    // worker again on fresh ones (read-models-recovery.ts); the worker stops at once.
+    readModels: watchForDamage(store, options.onReadModelsDamaged),
     isUnavailable: (error) => isSqliteUnavailable(error) || isSqliteDamage(error),
     checkpointLog: () => db.pragma('wal_checkpoint(PASSIVE)'),
     async close() {
       await log.close()
       db.close()
-      try {
-        readModels.db.close()
-      } catch {
-        // a damaged file may fail to close; the API thread replaces it
+      for (const close of [() => store.close(), async () => readModels.db.close()]) {
+        try {
+          await close()
+        } catch {
+          // a damaged file may fail to close; the API thread replaces it
+        }
       }
     },
   }

@@ -62,7 +62,7 @@ function startProjector(config: Config, backends: Backends, app: FastifyInstance
       healing.writers = embedded
     }
     embedded.start()
-    return { projector: embedded, projecting: Promise.resolve(), where: 'worker thread' }
+    return { projector: embedded, projecting: Promise.resolve(), where: 'worker threads' }
   }
   const { log, readModels, isUnavailable } = backends
   if (backends.leases !== undefined) {

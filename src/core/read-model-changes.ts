@@ -66,6 +66,8 @@ export interface NamedObject {
   firstSeenAt: string
   /** Position of the first record of the run that names it. */
   position: number
+  /** Its place among the objects that record names, from 0 (projections/named-objects.ts gives the order; below 101, docs/api.md#limits). */
+  index: number
 }
 
 /** The slice of the `objects` projection (read models `objects` and `object_changes`). */
@@ -200,6 +202,8 @@ export interface ChangeBatch {
   slices: SliceBatches
   /** Every object named by a record that some projection of the batch folded, by object id (unique across datasets: UUIDv5 of dataset, type and id). */
   objects: Map<string, NamedObject>
+  /** The position of the first record of each dataset among the records some projection of the batch folded, by dataset id. */
+  datasets: Map<string, number>
   /** Records folded into at least one slice. */
   recordCount: number
 }

@@ -8,6 +8,7 @@
  * records up to the highest of them, and the read models up to the lowest over their projections.
  */
 import { PROJECTION_NAMES, type ProjectionName } from '../core/read-model-changes.js'
+import { SHARD_SUFFIX } from '../core/runner-groups.js'
 import type { ProjectionState } from '../schemas/projections.js'
 import { datasetHash, type Shard } from './shards.js'
 
@@ -15,8 +16,6 @@ export type { Shard }
 
 /** The name of the projector that keeps the service's read models (Projector's default), in logs and stops; shards are `read-models-<i>-of-<n>`. */
 export const READ_MODELS_PROJECTION = 'read-models'
-
-const SHARDED = /^(.+)-(\d+)-of-(\d+)$/
 
 /**
  * The name of `base` on `shard`: `base` alone when unsharded (no shard, or one of one), else
@@ -59,7 +58,7 @@ export function lowestCheckpoint(projections: readonly ProjectionState[], names:
 
 /** The base name and shard of a checkpoint name (checkpointName's inverse); no shard for an unsharded one. */
 export function parseCheckpointName(name: string): { base: string; shard?: Shard } {
-  const m = SHARDED.exec(name)
+  const m = SHARD_SUFFIX.exec(name)
   if (m === null) return { base: name }
   return { base: m[1] ?? name, shard: { index: Number(m[2]), count: Number(m[3]) } }
 }

@@ -1,16 +1,20 @@
 /**
- * The embedded default's projector, run in a worker thread (worker.ts, entered by src/app/projector-thread.ts) beside the API
- * (README § Architecture). The API thread tells it of each commit of the log with a message, so
- * the read models follow at once without a poll, and it never runs projection code itself.
+ * The embedded default's projector: one worker thread per projection runner (worker.ts, entered by
+ * src/app/projector-thread.ts; runners.ts), beside the API (README § Architecture). Each runner writes
+ * a read-models file of its own (read-models-database.ts), so the runners apply side by side, one
+ * per core. The API thread tells every worker of each commit of the log with a message, so the read
+ * models follow at once without a poll, and it never runs projection code itself.
  *
  * A worker that crashes (an uncaught error, an exit it did not ask for) is logged and started
  * again after a back-off: 100 ms, doubling up to 30 s, back to 100 ms once a worker has run for a
- * minute. A projection that stopped on a record it cannot apply is not restarted: the worker has
- * logged and recorded the stop (`ocelog status`), and a restart of the service tries the record again.
+ * minute; the other runners' workers go on. A runner that stopped on a record it cannot apply is not
+ * restarted: its worker has logged and recorded the stop (`ocelog status`), the other runners go on,
+ * and a restart of the service tries the record again.
  */
 import { getHeapStatistics } from 'node:v8'
 import { type ResourceLimits, Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import { RUNNER_NAMES, type RunnerName } from './runners.js'
 import type { FromWorker, ProjectorWorkerData, ToWorker } from './worker.js'
 
 /**
@@ -41,8 +45,10 @@ export interface EmbeddedProjectorOptions {
   /** First back-off after a crash, ms (default 100); it doubles up to `maxRestartDelayMs` (default 30,000). */
   restartDelayMs?: number
   maxRestartDelayMs?: number
-  /** The worker found read-models.db damaged and stopped; the callee moves the file aside and calls `resume` (read-models-recovery.ts). */
+  /** A worker found a read-models file damaged and stopped; the callee moves the files aside and calls `resume` (read-models-recovery.ts). */
   onReadModelsDamaged?: (message: string) => void
+  /** The runners, one worker thread each (default: every runner, RUNNER_NAMES). */
+  runners?: readonly RunnerName[]
 }
 
 /**
@@ -75,68 +81,54 @@ const DEFAULT_WAL_AUTOCHECKPOINT = 1000
 /** A worker that ran this long resets the back-off. */
 const HEALTHY_MS = 60_000
 
-export class EmbeddedProjector {
-  private worker: Worker | null = null
-  private stopping = false
+/**
+ * One runner's worker thread: started, restarted after a crash with a back-off, paused and stopped
+ * by EmbeddedProjector.
+ */
+class RunnerWorker {
+  worker: Worker | null = null
   private startedAt = 0
   private delay: number
   private restartTimer: NodeJS.Timeout | null = null
-  private wakePending = false
-  /** Paused (a damaged read-models.db being replaced): the worker is not restarted until `resume`. */
-  private paused = false
-  private readonly offCommit: () => void
-  /** Workers started (the first one included); for tests and logs. */
+  private exitedNow: (() => void) | null = null
+  /** Workers started (the first one included). */
   starts = 0
-  /** The projection's stop message, once it stopped on a record it cannot apply. */
+  /** The runner's stop message, once it stopped on a record it cannot apply. */
   stoppedWith: string | null = null
 
-  constructor(private readonly options: EmbeddedProjectorOptions) {
+  constructor(
+    private readonly owner: EmbeddedProjector,
+    private readonly options: EmbeddedProjectorOptions,
+    readonly runner: RunnerName,
+  ) {
     this.delay = options.restartDelayMs ?? 100
-    // One message per turn of the event loop at most: group commits within it need one wake-up.
-    // It carries the log's durable position, so the worker's reads up to it need no fdatasync of their own.
-    this.offCommit = options.log.onCommit(() => {
-      if (this.wakePending || this.worker === null) return
-      this.wakePending = true
-      setImmediate(() => {
-        this.wakePending = false
-        this.worker?.postMessage({ type: 'appended', durablePosition: options.log.durablePosition } satisfies ToWorker)
-      })
-    })
   }
 
-  /** The running worker's V8 limits (worker_threads' `resourceLimits`, in MiB), or null while none runs. */
-  get workerLimits(): ResourceLimits | null {
-    const limits = this.worker?.resourceLimits
-    return limits === undefined || Object.keys(limits).length === 0 ? null : limits
-  }
-
-  /** Starts the worker (it catches up from its checkpoint, then follows the log). */
   start(): void {
-    if (this.stopping || this.worker !== null) return
-    const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel }
+    if (this.owner.stopping || this.owner.paused || this.worker !== null || this.stoppedWith !== null) return
+    // Every runner's thread checkpoints the log's WAL (a PASSIVE checkpoint finds little left after
+    // another's), so that the WAL stays bounded while any runner runs, one stopped on a bad record or not.
+    const data: ProjectorWorkerData = { dataDir: this.options.dataDir, logLevel: this.options.logLevel, runner: this.runner, checkpointsLog: true }
     const worker = new Worker(this.options.entry ?? new URL('../app/projector-thread.js', import.meta.url), {
       workerData: data,
       resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(), maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     })
     this.worker = worker
-    this.options.log.walAutocheckpoint(0)
     this.starts += 1
     this.startedAt = Date.now()
+    this.owner.workerStarted()
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'projection-stopped') this.stoppedWith = message.message
-      if (message.type === 'read-models-damaged') {
-        this.paused = true
-        this.options.onReadModelsDamaged?.(message.message)
-      }
+      if (message.type === 'read-models-damaged') this.owner.damaged(message.message)
     })
-    worker.on('error', (error) => this.options.logger.error({ err: error }, 'projector worker: crashed'))
+    worker.on('error', (error) => this.options.logger.error({ err: error, runner: this.runner }, `projector worker ${this.runner}: crashed`))
     worker.on('exit', (code) => {
       this.worker = null
-      this.options.log.walAutocheckpoint(DEFAULT_WAL_AUTOCHECKPOINT)
+      this.owner.workerExited()
       this.exitedNow?.()
-      if (this.stopping || this.paused || this.stoppedWith !== null) return
+      if (this.owner.stopping || this.owner.paused || this.stoppedWith !== null) return
       if (Date.now() - this.startedAt >= HEALTHY_MS) this.delay = this.options.restartDelayMs ?? 100
-      this.options.logger.error(`projector worker: exited with code ${String(code)}; starting it again in ${String(this.delay)} ms`)
+      this.options.logger.error(`projector worker ${this.runner}: exited with code ${String(code)}; starting it again in ${String(this.delay)} ms`)
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null
         this.start()
@@ -145,43 +137,114 @@ export class EmbeddedProjector {
     })
   }
 
-  private exitedNow: (() => void) | null = null
+  post(message: ToWorker): void {
+    this.worker?.postMessage(message)
+  }
 
-  /** Stops the worker without restarting it (read-models.db is being replaced), until `resume`. */
-  async pause(): Promise<void> {
-    this.paused = true
+  /**
+   * Asks the worker to finish its run and close its files, and waits for its exit; terminates it
+   * after STOP_TIMEOUT_MS. Cancels a pending restart.
+   */
+  async stop(warn: boolean): Promise<void> {
     if (this.restartTimer !== null) clearTimeout(this.restartTimer)
+    this.restartTimer = null
     const worker = this.worker
     if (worker === null) return
     const exited = new Promise<void>((resolve) => (this.exitedNow = resolve))
     worker.postMessage({ type: 'stop' } satisfies ToWorker)
-    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS)
+    const timer = setTimeout(() => {
+      if (warn) this.options.logger.warn(`projector worker ${this.runner}: did not stop within ${String(STOP_TIMEOUT_MS / 1000)} s; terminating it`)
+      void worker.terminate()
+    }, STOP_TIMEOUT_MS)
     await exited
     this.exitedNow = null
     clearTimeout(timer)
   }
+}
 
-  /** Starts the worker again after `pause` (on the fresh read-models.db, from its checkpoint). */
+export class EmbeddedProjector {
+  /** Set by `stop`: no worker starts again. */
+  stopping = false
+  /** Paused (damaged read-models files being replaced): no worker starts until `resume`. */
+  paused = false
+  private wakePending = false
+  private running = 0
+  private readonly offCommit: () => void
+  private readonly workers: RunnerWorker[]
+
+  constructor(private readonly options: EmbeddedProjectorOptions) {
+    const runners = options.runners ?? RUNNER_NAMES
+    this.workers = runners.map((runner) => new RunnerWorker(this, options, runner))
+    // One message per turn of the event loop at most: group commits within it need one wake-up.
+    // It carries the log's durable position, so the workers' reads up to it need no fdatasync of their own.
+    this.offCommit = options.log.onCommit(() => {
+      if (this.wakePending || this.running === 0) return
+      this.wakePending = true
+      setImmediate(() => {
+        this.wakePending = false
+        const message: ToWorker = { type: 'appended', durablePosition: options.log.durablePosition }
+        for (const w of this.workers) w.post(message)
+      })
+    })
+  }
+
+  /** Workers started (the first ones included), over every runner; for tests and logs. */
+  get starts(): number {
+    return this.workers.reduce((n, w) => n + w.starts, 0)
+  }
+
+  /** The stop messages of the runners that stopped on a record they cannot apply, by runner (empty: none stopped). */
+  get stoppedWith(): Partial<Record<RunnerName, string>> {
+    return Object.fromEntries(this.workers.filter((w) => w.stoppedWith !== null).map((w) => [w.runner, w.stoppedWith]))
+  }
+
+  /** A running worker's V8 limits (worker_threads' `resourceLimits`, in MiB; every worker is given the same), or null while none runs. */
+  get workerLimits(): ResourceLimits | null {
+    const limits = this.workers.find((w) => w.worker !== null)?.worker?.resourceLimits
+    return limits === undefined || Object.keys(limits).length === 0 ? null : limits
+  }
+
+  /** Starts every runner's worker (each catches up from its checkpoints, then follows the log). */
+  start(): void {
+    for (const w of this.workers) w.start()
+  }
+
+  /** @internal a worker started: while any runs, the log leaves its WAL checkpoints to them. */
+  workerStarted(): void {
+    this.running += 1
+    if (this.running === 1) this.options.log.walAutocheckpoint(0)
+  }
+
+  /** @internal a worker exited: with none left, SQLite's default WAL auto-checkpoint is back. */
+  workerExited(): void {
+    this.running -= 1
+    if (this.running === 0) this.options.log.walAutocheckpoint(DEFAULT_WAL_AUTOCHECKPOINT)
+  }
+
+  /** @internal a worker found a read-models file damaged: every worker stops until `resume`. */
+  damaged(message: string): void {
+    if (this.paused) return
+    this.paused = true
+    this.options.onReadModelsDamaged?.(message)
+  }
+
+  /** Stops every worker without restarting them (the read-models files are being replaced), until `resume`. */
+  async pause(): Promise<void> {
+    this.paused = true
+    await Promise.all(this.workers.map((w) => w.stop(false)))
+  }
+
+  /** Starts the workers again after `pause` (on the fresh read-models files, from their checkpoints); a runner's stop is cleared. */
   resume(): void {
     this.paused = false
-    this.stoppedWith = null
+    for (const w of this.workers) w.stoppedWith = null
     this.start()
   }
 
-  /** Asks the worker to finish its run and close its files; terminates it after STOP_TIMEOUT_MS. */
+  /** Asks every worker to finish its run and close its files; terminates one after STOP_TIMEOUT_MS. */
   async stop(): Promise<void> {
     this.stopping = true
     this.offCommit()
-    if (this.restartTimer !== null) clearTimeout(this.restartTimer)
-    const worker = this.worker
-    if (worker === null) return
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
-    worker.postMessage({ type: 'stop' } satisfies ToWorker)
-    const timer = setTimeout(() => {
-      this.options.logger.warn(`projector worker: did not stop within ${String(STOP_TIMEOUT_MS / 1000)} s; terminating it`)
-      void worker.terminate()
-    }, STOP_TIMEOUT_MS)
-    await exited
-    clearTimeout(timer)
+    await Promise.all(this.workers.map((w) => w.stop(true)))
   }
 }

@@ -7,35 +7,11 @@
  *   audit chain and the declared types;
  * - `process`: the directly-follows read model, which the process map and the analysis reads use.
  */
+import { RUNNER_NAMES, runnerOf, type RunnerName, isRunnerName, runnerProjections } from '../core/runner-groups.js'
 import { PROJECTION_NAMES, type ProjectionName } from '../core/read-model-changes.js'
 import { checkpointName, parseCheckpointName, type Shard } from './checkpoints.js'
 
-export type RunnerName = 'entities' | 'process'
-
-/** The runner of each projection (a projection missing here does not compile). */
-const RUNNER_OF: { readonly [K in ProjectionName]: RunnerName } = {
-  event_types: 'entities',
-  object_types: 'entities',
-  objects: 'entities',
-  events: 'entities',
-  object_relationships: 'entities',
-  audit_chain: 'entities',
-  declared_types: 'entities',
-  directly_follows: 'process',
-}
-
-/** Every runner, in the order a projector process offers to take them. */
-export const RUNNER_NAMES: readonly RunnerName[] = ['entities', 'process']
-
-/** The projections of `runner`, in PROJECTION_NAMES order. */
-export function runnerProjections(runner: RunnerName): ProjectionName[] {
-  return PROJECTION_NAMES.filter((p) => RUNNER_OF[p] === runner)
-}
-
-/** Whether `text` names a runner. */
-export function isRunnerName(text: string): text is RunnerName {
-  return (RUNNER_NAMES as readonly string[]).includes(text)
-}
+export { isRunnerName, RUNNER_NAMES, type RunnerName, runnerOf, runnerProjections }
 
 /** The lease of `runner` on `shard`: the runner's name, with the shard's suffix (checkpointName). */
 export function leaseName(runner: RunnerName, shard?: Shard): string {
@@ -49,6 +25,6 @@ export function leaseName(runner: RunnerName, shard?: Shard): string {
  */
 export function runnerOfCheckpoint(name: string): string | null {
   const { base, shard } = parseCheckpointName(name)
-  const runner = (RUNNER_OF as Readonly<Record<string, RunnerName | undefined>>)[base]
-  return runner === undefined ? null : leaseName(runner, shard)
+  if (!(PROJECTION_NAMES as readonly string[]).includes(base)) return null
+  return leaseName(runnerOf(base as ProjectionName), shard)
 }

@@ -51,10 +51,29 @@ async function checkpoint(projection = 'events'): Promise<number | null> {
   const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models/read-models-database.js')
   const { db: rm } = openReadModelsDatabase(dir)
   try {
-    return (rm.prepare('SELECT position FROM rm_checkpoints WHERE projector = ?').get(projection) as { position: number } | undefined)?.position ?? null
+    // Each runner's checkpoints are in its own file: read-models.db, and read-models-process.db attached as `process`.
+    const sql = 'SELECT position FROM main.rm_checkpoints WHERE projector = @p UNION ALL SELECT position FROM process.rm_checkpoints WHERE projector = @p'
+    return (rm.prepare(sql).get({ p: projection }) as { position: number } | undefined)?.position ?? null
   } finally {
     rm.close()
   }
+}
+
+/**
+ * Three events of ds1 (positions 1 to 3), the second a poison record for the entities runner alone: a
+ * trigger on rm_events, which only that runner writes, refuses it.
+ * @returns the ingest over the log, for more events.
+ */
+async function poisonForEntities(): Promise<Ingest> {
+  const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models/read-models-database.js')
+  const { db: rm } = openReadModelsDatabase(dir)
+  rm.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type_id = (SELECT nid FROM rm_names WHERE name = 'Poison')
+           BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
+  rm.close()
+  const ingest = new Ingest(log)
+  for (const event of ['Create Order', 'Poison', 'Ship Order'])
+    await ingest.recordEvents([{ event, timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
+  return ingest
 }
 
 async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
@@ -74,16 +93,18 @@ describe('the embedded projector worker', () => {
     const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log, restartDelayMs: 50 })
     projector.start()
     try {
-      await until(async () => projector.starts >= 3, 'three starts')
-      const restarts = lines.filter((l) => l.startsWith('projector worker: exited with code 1; starting it again in'))
-      expect(restarts.slice(0, 2)).toEqual([
-        'projector worker: exited with code 1; starting it again in 50 ms',
-        'projector worker: exited with code 1; starting it again in 100 ms',
+      // One worker per runner, each with its own back-off.
+      const restarts = () => lines.filter((l) => l.startsWith('projector worker entities: exited with code 1; starting it again in'))
+      await until(async () => restarts().length >= 2, 'two restarts of the entities worker')
+      expect(restarts().slice(0, 2)).toEqual([
+        'projector worker entities: exited with code 1; starting it again in 50 ms',
+        'projector worker entities: exited with code 1; starting it again in 100 ms',
       ])
-      expect(lines).toContain('projector worker: crashed')
+      expect(lines).toContain('projector worker entities: crashed')
+      expect(lines).toContain('projector worker process: crashed')
 
       rmSync(join(dir, 'read-models.db'), { recursive: true })
-      await until(async () => (await checkpoint()) === 1, 'the first record projected')
+      await until(async () => (await checkpoint()) === 1 && (await checkpoint('directly_follows')) === 1, 'the first record projected by both runners')
       // Each commit wakes the worker: the next record is projected without a restart.
       const starts = projector.starts
       await new Ingest(log).recordEvents([{ event: 'Ship Order', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
@@ -92,7 +113,7 @@ describe('the embedded projector worker', () => {
     } finally {
       await projector.stop()
     }
-    expect(projector.stoppedWith).toBeNull()
+    expect(projector.stoppedWith).toEqual({})
   }, 30_000)
 
   it("runs with the API thread's old generation and a 24 MiB young generation", async () => {
@@ -113,11 +134,32 @@ describe('the embedded projector worker', () => {
     const EmbeddedProjector = await loadBuilt()
     const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log })
     projector.start()
-    await until(async () => (await checkpoint()) !== null || projector.starts === 1, 'the worker to start')
+    await until(async () => (await checkpoint()) !== null || projector.starts === 2, 'the workers to start')
     await projector.stop()
     await new Promise((r) => setTimeout(r, 300))
-    expect([projector.starts, lines.filter((l) => l.includes('exited'))]).toEqual([1, []])
+    // One worker per runner, each started once.
+    expect([projector.starts, lines.filter((l) => l.includes('exited'))]).toEqual([2, []])
   })
+})
+
+describe('the embedded projector, one worker per runner', () => {
+  it('goes on with the process runner to the head while the entities runner stops on a record, and says which stopped', async () => {
+    const EmbeddedProjector = await loadBuilt()
+    const ingest = await poisonForEntities()
+    const projector: EmbeddedProjectorClass = new EmbeddedProjector({ dataDir: dir, logLevel: 'silent', logger, log, restartDelayMs: 50 })
+    projector.start()
+    try {
+      await until(async () => projector.stoppedWith.entities !== undefined, 'the entities runner to stop')
+      await until(async () => (await checkpoint('directly_follows')) === 3, 'the process runner at the head')
+      // A commit after the stop still wakes the process runner; the stopped runner is not started again.
+      await ingest.recordEvents([{ event: 'Bill Order', timestamp: '2024-01-01T11:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
+      await until(async () => (await checkpoint('directly_follows')) === 4, 'the process runner at the new head')
+      expect([await checkpoint('events'), projector.starts, Object.keys(projector.stoppedWith)]).toEqual([1, 2, ['entities']])
+      expect(projector.stoppedWith.entities).toContain('stopped at the record at position 2 of stream dataset-ds1')
+    } finally {
+      await projector.stop()
+    }
+  }, 30_000)
 })
 
 describe('the projector thread of one runner', () => {
@@ -132,15 +174,7 @@ describe('the projector thread of one runner', () => {
   }
 
   it('applies only its runner: the process thread goes on to the head while the entities thread stops on a record', async () => {
-    const { openReadModelsDatabase } = await import('../../src/adapters/sqlite/read-models/read-models-database.js')
-    const { db: rm } = openReadModelsDatabase(dir)
-    // A poison record for the entities runner alone: rm_events is written by it only.
-    rm.exec(`CREATE TRIGGER poison BEFORE INSERT ON rm_events WHEN NEW.event_type_id = (SELECT nid FROM rm_names WHERE name = 'Poison')
-             BEGIN SELECT RAISE(ABORT, 'poisoned event type'); END`)
-    rm.close()
-    const ingest = new Ingest(log)
-    for (const event of ['Create Order', 'Poison', 'Ship Order'])
-      await ingest.recordEvents([{ event, timestamp: '2024-01-01T10:00:00Z', objects: [{ type: 'order', id: 'o1' }] }], testContext('ds1'))
+    await poisonForEntities()
 
     const entities = startThread({ dataDir: dir, logLevel: 'silent', runner: 'entities' })
     const processes = startThread({ dataDir: dir, logLevel: 'silent', runner: 'process', checkpointsLog: false })

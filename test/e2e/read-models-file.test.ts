@@ -130,7 +130,7 @@ describe('read-models.db', () => {
     expect(mapsBefore.window.median_relative_error).toBe(0)
     expect(mapsBefore.window.object_types.map((m) => m.object_type)).toEqual(['item', 'order', 'package'])
     expect(mapsBefore.all.object_types.find((m) => m.object_type === 'package')?.edges.some((e) => e.waiting !== null)).toBe(true)
-    expect(first.lines()).toContain('"projector":"worker thread"')
+    expect(first.lines()).toContain('"projector":"worker threads"')
     await stop(first.child)
 
     for (const name of readdirSync(dataDir).filter((n) => n.startsWith('read-models.db'))) rmSync(join(dataDir, name))

@@ -41,13 +41,14 @@ export async function loadReadDataset(url: string, key: string): Promise<void> {
   await waitForEvents(url, key, READ_EVENTS.length)
 }
 
-/** Polls the summary until the dataset holds `count` events (the projector runs in the service). */
+/** Polls the summary until the dataset holds `count` events and every runner has applied its stream (`as_of` ≥ `log_position`; the projector runs in the service). */
 export async function waitForEvents(url: string, key: string, count: number, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const res = await fetch(`${url}/v1/process/summary`, { headers: { authorization: `Bearer ${key}` } })
-    const body = (await res.json()) as { events?: number }
-    if (body.events === count) return
+    const body = (await res.json()) as { events?: number; as_of?: number; log_position?: number | null }
+    // Every runner has applied the dataset's stream (as_of is the lowest runner's position), not only the entities runner.
+    if (body.events === count && (body.as_of ?? 0) >= (body.log_position ?? 0)) return
     if (Date.now() > deadline) throw new Error(`the read models hold ${String(body.events)} events, not ${String(count)}, after ${String(timeoutMs)} ms`)
     await new Promise((r) => setTimeout(r, 50))
   }

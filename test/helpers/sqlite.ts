@@ -27,15 +27,18 @@ export function openSqliteFixture(prefix: string, logOptions: SqliteEventLogOpti
   const db = openDatabase(dir)
   const rmDb = openReadModelsDatabase(dir).db
   const log = new SqliteEventLog(db, logOptions)
+  const store = new SqliteReadModelStore(rmDb)
   return {
     dir,
     db,
     rmDb,
     log,
-    store: new SqliteReadModelStore(rmDb),
+    store,
     ingest: new Ingest(log),
     close() {
       db.close()
+      // The store's connections close at once (its close is synchronous inside).
+      void store.close()
       rmDb.close()
       rmSync(dir, { recursive: true, force: true })
     },

@@ -79,6 +79,7 @@ export async function makeTestApp(
       await rateLimiter.close()
       await log.close()
       db.close()
+      await readModels.close()
       rmDb.close()
       rmSync(dir, { recursive: true, force: true })
     },

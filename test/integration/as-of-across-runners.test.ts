@@ -79,12 +79,15 @@ function sqliteEngine(): Engine {
     },
     query: new SqliteReadModelQuery(queryDb),
     async snapshotCheckpoints() {
-      // The query's own connection, inside its BEGIN: the snapshot its reads see.
-      const rows = queryDb.prepare('SELECT projector, position FROM rm_checkpoints').all() as { projector: string; position: number }[]
+      // The query's own connection, inside its BEGIN: the snapshot its reads see, of both runners' files.
+      const rows = queryDb
+        .prepare('SELECT projector, position FROM main.rm_checkpoints UNION ALL SELECT projector, position FROM process.rm_checkpoints')
+        .all() as { projector: string; position: number }[]
       return new Map(rows.map((r) => [r.projector, r.position]))
     },
     async close() {
       for (const log of logs) await log.close()
+      for (const { store } of Object.values(this.runners)) await store.close()
       for (const db of [...logDbs, entitiesDb, processDb, queryDb]) db.close()
       await fx.log.close()
       fx.close()

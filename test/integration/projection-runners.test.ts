@@ -11,6 +11,7 @@ import { PROJECTION_NAMES } from '../../src/core/read-model-changes.js'
 import { Projector } from '../../src/projector/runner.js'
 import { leaseName, RUNNER_NAMES, runnerProjections } from '../../src/projector/runners.js'
 import { openSqliteFixture, type SqliteFixture, testContext } from '../helpers/sqlite.js'
+import { ridOf } from '../../src/adapters/sqlite/read-models/read-models-database.js'
 
 let fx: SqliteFixture
 beforeEach(() => {
@@ -89,5 +90,62 @@ describe('projection runners', () => {
     expect(await checkpoints()).toMatchObject({ directly_follows: 3, events: 3 })
     const steps = fx.rmDb.prepare('SELECT count(*) AS n FROM rm_df_steps').get() as { n: number }
     expect(steps.n).toBe(3)
+  })
+
+  it('write a file each, with the row ids of the log in both, whatever their runs: the readers join the files on them', async () => {
+    await fx.ingest.upsertObjects(
+      [
+        {
+          type: 'customer',
+          id: 'c1',
+          relationships: [
+            { type: 'order', id: 'o9', qualifier: 'placed' },
+            { type: 'order', id: 'o1' },
+          ],
+        },
+      ],
+      testContext('ds2'),
+    )
+    await events('ds1', 'Create Order', 'Pick', 'Ship Order')
+    await fx.ingest.recordEvents(
+      [
+        {
+          event: 'Bill',
+          timestamp: '2024-01-01T11:00:00Z',
+          objects: [
+            { type: 'order', id: 'o1' },
+            { type: 'invoice', id: 'i1' },
+          ],
+        },
+      ],
+      testContext('ds2'),
+    )
+    // Runs of one record and of the whole log: identities are made in other transactions in each file.
+    await new Projector(fx.log, fx.store, { runner: 'entities', settleMs: 0, maxBatch: 1 }).catchUp()
+    await new Projector(fx.log, fx.store, { runner: 'process', settleMs: 0 }).catchUp()
+    const identities = (schema: string) => ({
+      datasets: fx.rmDb.prepare(`SELECT did, dataset_id FROM ${schema}.rm_datasets ORDER BY did`).all(),
+      objects: fx.rmDb.prepare(`SELECT rid, did, type, external_id, first_position FROM ${schema}.rm_objects ORDER BY rid`).all(),
+    })
+    const entities = identities('main')
+    expect(identities('process')).toEqual(entities)
+    // A dataset's row id is its first record's position; an object's is that record's position × 128 + its index in the record.
+    expect(entities.datasets).toEqual([
+      { did: 1, dataset_id: 'ds2' },
+      { did: 2, dataset_id: 'ds1' },
+    ])
+    expect(entities.objects).toEqual([
+      { rid: 128, did: 1, type: 'customer', external_id: 'c1', first_position: 1 },
+      { rid: 129, did: 1, type: 'order', external_id: 'o9', first_position: 1 },
+      { rid: 130, did: 1, type: 'order', external_id: 'o1', first_position: 1 },
+      { rid: 256, did: 2, type: 'order', external_id: 'o1', first_position: 2 },
+      { rid: 641, did: 1, type: 'invoice', external_id: 'i1', first_position: 5 },
+    ])
+    // Each runner's read models are in its own file only.
+    const tableIn = (schema: string, table: string) => fx.rmDb.prepare(`SELECT count(*) FROM ${schema}.sqlite_schema WHERE name = ?`).pluck().get(table)
+    expect([tableIn('main', 'rm_df_steps'), tableIn('process', 'rm_df_steps'), tableIn('main', 'rm_events'), tableIn('process', 'rm_events')]).toEqual([
+      0, 1, 1, 0,
+    ])
+    expect(() => ridOf(1, 128)).toThrow(RangeError)
   })
 })

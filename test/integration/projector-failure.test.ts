@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { datasetHash, Projector, type ProjectorOptions } from '../../src/projector/runner.js'
 import type { SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
 import type { SqliteEventLog } from '../../src/adapters/sqlite/log/sqlite-event-log.js'
-import type { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
 import { isSqliteUnavailable } from '../../src/adapters/sqlite/unavailable.js'
 import { ProjectionStoppedError } from '../../src/core/errors.js'
@@ -182,8 +182,8 @@ describe('Projector.catchUp on a record it cannot apply', () => {
 describe('Projector.run while an engine is away', () => {
   it('waits with doubling waits capped at 5 s, without limit, then goes on', async () => {
     await events('ds1', 'Create Order', 'Ship Order')
-    // Another connection holds the write lock; the store's connection gives up at once (SQLITE_BUSY).
-    rmDb.pragma('busy_timeout = 0')
+    // Another connection holds the write lock; the store's connections give up at once (SQLITE_BUSY).
+    const store = new SqliteReadModelStore(rmDb, { busyTimeoutMs: 0 })
     const holder = new Database(join(dir, 'read-models.db'))
     holder.prepare('BEGIN IMMEDIATE').run()
     const waits: number[] = []
@@ -198,6 +198,7 @@ describe('Projector.run while an engine is away', () => {
     abort.abort()
     expect(await running).toBeNull()
     holder.close()
+    await store.close()
     expect(waits).toEqual([100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000, 5000])
     expect((await rows('ds1')).events.length).toBe(2)
   })

@@ -9,6 +9,7 @@ import { closeSync, existsSync, openSync, readdirSync, writeSync } from 'node:fs
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { HealingReadModels, moveReadModelsAside, openCheckedReadModels } from '../../src/adapters/sqlite/read-models/read-models-recovery.js'
+import type { SqliteDatabase } from '../../src/adapters/sqlite/log/database.js'
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-models/sqlite-read-model-store.js'
 import { ReadModelsRebuildingError } from '../../src/core/errors.js'
 import { lowestCheckpoint, projectorCheckpoints } from '../../src/projector/checkpoints.js'
@@ -25,6 +26,16 @@ beforeEach(async () => {
   for (let i = 0; i < 30; i++) await f.log.append(ds, [eventRecord(ds, 'Pick', [{ type: 'order', id: `o${String(i % 4)}` }])], [])
 })
 afterEach(() => f.close())
+
+/** Catches read models up with the log through a store of their own connection `db`, closed after. */
+async function catchUpOn(db: SqliteDatabase): Promise<void> {
+  const store = new SqliteReadModelStore(db)
+  try {
+    await new Projector(f.log, store).catchUp()
+  } finally {
+    await store.close()
+  }
+}
 
 const aside = (): string[] => readdirSync(f.dir).filter((n) => n.startsWith('read-models.db.corrupt-'))
 
@@ -73,7 +84,7 @@ describe('HealingReadModels', () => {
     const paused: string[] = []
     healing.writers = { pause: async () => void paused.push('pause'), resume: () => void paused.push('resume') }
     try {
-      await new Projector(f.log, new SqliteReadModelStore(healing.database)).catchUp()
+      await catchUpOn(healing.database)
       expect((await healing.query.summary(ds)).events).toBe(30)
       const head = (await f.log.lastPosition()) ?? 0
 
@@ -89,7 +100,7 @@ describe('HealingReadModels', () => {
       expect(empty).toMatchObject({ kind: 'read_models_rebuilding', position: 0, head })
 
       // The projector (here in process) rebuilds the new file from the log.
-      await new Projector(f.log, new SqliteReadModelStore(healing.database)).catchUp()
+      await catchUpOn(healing.database)
       expect((await healing.query.summary(ds)).events).toBe(30)
       expect(await healing.progress()).toBeNull()
     } finally {

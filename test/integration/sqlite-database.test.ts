@@ -92,12 +92,29 @@ describe('openDatabase', () => {
 describe('openReadModelsDatabase', () => {
   it('makes read-models.db when it is missing, and says so', () => {
     const first = openReadModelsDatabase(dir)
-    expect([first.made, first.db.pragma('user_version', { simple: true })]).toEqual(['read-models.db is missing', READ_MODELS_SCHEMA_VERSION])
+    expect([first.made, first.db.pragma('user_version', { simple: true })]).toEqual([
+      'read-models.db is missing; read-models-process.db is missing',
+      READ_MODELS_SCHEMA_VERSION,
+    ])
     expect(tables(first.db)).toContain('rm_object_relationships')
     first.db.prepare("INSERT INTO rm_checkpoints VALUES ('events', 7, 1, 'now')").run()
     first.db.close()
     const again = openReadModelsDatabase(dir)
     expect([again.made, again.db.prepare('SELECT position FROM rm_checkpoints').get()]).toEqual([null, { position: 7 }])
+    again.db.close()
+  })
+
+  it('makes the process file alone when only it is missing, and keeps the entities file and its checkpoints', () => {
+    const first = openReadModelsDatabase(dir)
+    first.db.prepare("INSERT INTO main.rm_checkpoints VALUES ('events', 7, 1, 'now')").run()
+    first.db.prepare("INSERT INTO process.rm_checkpoints VALUES ('directly_follows', 7, 1, 'now')").run()
+    first.db.close()
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, `read-models-process.db${suffix}`), { force: true })
+    const again = openReadModelsDatabase(dir)
+    const checkpoints = again.db.prepare('SELECT projector FROM main.rm_checkpoints UNION ALL SELECT projector FROM process.rm_checkpoints').pluck().all()
+    expect([again.made, checkpoints]).toEqual(['read-models-process.db is missing', ['events']])
+    expect(tables(again.db)).toContain('rm_events')
+    expect(again.db.prepare("SELECT name FROM process.sqlite_schema WHERE type = 'table' AND name = 'rm_df_steps'").pluck().get()).toBe('rm_df_steps')
     again.db.close()
   })
 
@@ -110,7 +127,7 @@ describe('openReadModelsDatabase', () => {
     old.close()
     const opened = openReadModelsDatabase(dir)
     expect(opened.made).toBe(
-      `read-models.db had schema version ${String(READ_MODELS_SCHEMA_VERSION + 1)}; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`,
+      `read-models.db had schema version ${String(READ_MODELS_SCHEMA_VERSION + 1)}; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}; read-models-process.db is missing`,
     )
     expect([opened.db.pragma('user_version', { simple: true }), opened.db.prepare('SELECT count(*) AS n FROM rm_checkpoints').get()]).toEqual([
       READ_MODELS_SCHEMA_VERSION,
@@ -130,7 +147,9 @@ describe('openReadModelsDatabase', () => {
     old.pragma('user_version = 1')
     old.close()
     const opened = openReadModelsDatabase(dir)
-    expect(opened.made).toBe(`read-models.db had schema version 1; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`)
+    expect(opened.made).toBe(
+      `read-models.db had schema version 1; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}; read-models-process.db is missing`,
+    )
     const columns = (table: string) => (opened.db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((c) => c.name)
     expect(columns('rm_event_objects')).toEqual(['seq', 'position', 'rid', 'qualifier_id'])
     expect(columns('rm_datasets')).toEqual(['did', 'dataset_id'])

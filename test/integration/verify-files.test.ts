@@ -45,7 +45,11 @@ describe('verifyLogFile and verifyReadModelsFile', () => {
       ['integrity_check', true],
       ['records', true],
     ])
-    expect(verifyReadModelsFile(f.dir, log.head)).toMatchObject([{ check: 'read models', ok: true }])
+    // One check per runner's file.
+    expect(verifyReadModelsFile(f.dir, log.head)).toMatchObject([
+      { check: 'read models', ok: true, detail: expect.stringMatching(/^read-models\.db: 7 checkpoint/) as unknown },
+      { check: 'read models', ok: true, detail: expect.stringMatching(/^read-models-process\.db: 1 checkpoint/) as unknown },
+    ])
   })
 
   it('name the first record that is not in its own dataset’s stream', () => {
@@ -67,6 +71,9 @@ describe('verifyLogFile and verifyReadModelsFile', () => {
 
   it('name rm_checkpoints when the read models are beyond the log’s head', () => {
     const checks = verifyReadModelsFile(f.dir, at(5))
-    expect(checks).toMatchObject([{ check: 'read models', ok: false, table: 'rm_checkpoints', position: at(11) }])
+    expect(checks).toMatchObject([
+      { check: 'read models', ok: false, table: 'rm_checkpoints', position: at(11), detail: expect.stringMatching(/^read-models\.db: /) as unknown },
+      { check: 'read models', ok: false, table: 'rm_checkpoints', position: at(11), detail: expect.stringMatching(/^read-models-process\.db: /) as unknown },
+    ])
   })
 })

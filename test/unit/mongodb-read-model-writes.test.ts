@@ -226,7 +226,7 @@ describe('slice writes', () => {
     const keyOf = (collection: keyof typeof READ_MODEL_INDEXES) => Object.keys(READ_MODEL_INDEXES[collection][0]?.key ?? {}).sort()
     const filterOf = <T extends Document>(op: AnyBulkWriteOperation<T> | undefined) =>
       op !== undefined && 'updateOne' in op ? Object.keys(op.updateOne.filter).sort() : []
-    expect(filterOf(identityWrite({ datasetId: ds, objectId: 'x', type: 't', externalId: 'i', firstSeenAt: T1, position: 1 }))).toEqual(
+    expect(filterOf(identityWrite({ datasetId: ds, objectId: 'x', type: 't', externalId: 'i', firstSeenAt: T1, position: 1, index: 0 }))).toEqual(
       keyOf('objects').slice(0, 2),
     )
     expect(filterOf(w.eventTypes[0])).toEqual(keyOf('event_types'))

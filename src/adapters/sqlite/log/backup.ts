@@ -1,7 +1,7 @@
 /**
  * Online backup and restore of the embedded default's log file (README § Operations,
  * docs/operations.md § Backup and restore): `ocelog.db` holds the log, the keys and the claims,
- * the only data that cannot be rebuilt; `read-models.db` is not copied (it is rebuilt from the log).
+ * the only data that cannot be rebuilt; the read models (`read-models.db`, `read-models-process.db`) are not copied (they are rebuilt from the log).
  *
  * The copy goes through SQLite's online backup API (sqlite.org/backup.html, better-sqlite3's
  * `backup()`), page by page, inside one read transaction of the source connection: in WAL mode
@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CliError } from '../../../core/errors.js'
 import { MIGRATIONS, type SqliteDatabase } from './database.js'
-import { READ_MODELS_FILE } from '../read-models/read-models-database.js'
+import { READ_MODELS_FILE_NAMES } from '../read-models/read-models-database.js'
 
 /** The log's file name inside OCELOG_DATA_DIR. */
 export const LOG_FILE = 'ocelog.db'
@@ -149,7 +149,7 @@ export interface RestoreSummary {
  * Brings `<dataDir>/ocelog.db` back from the backup `file`: checks it first (checkLogFile), refuses
  * a data dir whose log is in use (isLive) and, unless `force`, one that has a log at all; with
  * `force` the earlier log is kept as `ocelog.db.before-restore-<time>`, never deleted. The copy is
- * made beside the target and renamed into place; `read-models.db` is removed, to be rebuilt from the
+ * made beside the target and renamed into place; the read models' files are removed, to be rebuilt from the
  * restored log at the next start.
  * @throws CliError naming what was refused or what the check found.
  */
@@ -174,6 +174,7 @@ export async function restoreLog(file: string, dataDir: string, force: boolean, 
     source.close()
   }
   renameSync(staging, target)
-  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `${READ_MODELS_FILE}${suffix}`), { force: true })
+  for (const name of Object.values(READ_MODELS_FILE_NAMES))
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `${name}${suffix}`), { force: true })
   return { file: target, head: check.head, records: check.records, movedAside }
 }

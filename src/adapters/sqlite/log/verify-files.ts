@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { STREAM_PREFIX } from '../../../schemas/records.js'
 import type { SqliteDatabase } from './database.js'
-import { READ_MODELS_FILE } from '../read-models/read-models-database.js'
+import { READ_MODELS_FILE_KINDS, READ_MODELS_FILE_NAMES } from '../read-models/read-models-database.js'
 import { type RecordRow, rowToRecord } from '../../log-reads.js'
 import { messageOf } from '../../../core/errors.js'
 
@@ -118,40 +118,40 @@ function decodeProblem(row: RecordRow): string | null {
 }
 
 /**
- * The read models' checks (read-models.db, disposable): SQLite's `quick_check`, and no checkpoint
- * beyond the log's `head`. A missing file passes (it is made and rebuilt at the next start).
+ * The read models' checks (read-models.db and read-models-process.db, disposable), one result per
+ * file: SQLite's `quick_check`, and no checkpoint beyond the log's `head`. A missing file passes (it
+ * is made and rebuilt at the next start).
  */
 export function verifyReadModelsFile(dataDir: string, head: number | null): CheckResult[] {
-  const path = join(dataDir, READ_MODELS_FILE)
-  if (!existsSync(path))
-    return [{ check: 'read models', ok: true, detail: `${READ_MODELS_FILE} is missing; it is made and rebuilt from the log at the next start` }]
+  return READ_MODELS_FILE_KINDS.map((kind) => verifyReadModelsOne(join(dataDir, READ_MODELS_FILE_NAMES[kind]), READ_MODELS_FILE_NAMES[kind], head))
+}
+
+function verifyReadModelsOne(path: string, name: string, head: number | null): CheckResult {
+  if (!existsSync(path)) return { check: 'read models', ok: true, detail: `${name} is missing; it is made and rebuilt from the log at the next start` }
   let db: SqliteDatabase
   try {
     db = openReadOnly(path)
   } catch (error) {
-    return [failure('read models', error)]
+    return { ...failure('read models', error), detail: `${name}: ${failure('read models', error).detail}` }
   }
   try {
     const rows = db.pragma('quick_check(1)') as { quick_check: string }[]
     const first = rows[0]?.quick_check ?? 'ok'
-    if (first !== 'ok')
-      return [{ check: 'read models', ok: false, detail: `${READ_MODELS_FILE}: ${first}; the service moves it aside and rebuilds it at its next start` }]
+    if (first !== 'ok') return { check: 'read models', ok: false, detail: `${name}: ${first}; the service moves it aside and rebuilds it at its next start` }
     const checkpoints = db.prepare('SELECT projector, position FROM rm_checkpoints ORDER BY projector').all() as { projector: string; position: number }[]
     const ahead = checkpoints.find((c) => c.position > (head ?? 0))
     if (ahead !== undefined) {
-      return [
-        {
-          check: 'read models',
-          ok: false,
-          detail: `checkpoint of ${ahead.projector} is at position ${String(ahead.position)}, beyond the log's head ${String(head ?? 'none')} (read models of another log?)`,
-          table: 'rm_checkpoints',
-          position: ahead.position,
-        },
-      ]
+      return {
+        check: 'read models',
+        ok: false,
+        detail: `${name}: checkpoint of ${ahead.projector} is at position ${String(ahead.position)}, beyond the log's head ${String(head ?? 'none')} (read models of another log?)`,
+        table: 'rm_checkpoints',
+        position: ahead.position,
+      }
     }
-    return [{ check: 'read models', ok: true, detail: `${String(checkpoints.length)} checkpoint(s), none beyond the log's head` }]
+    return { check: 'read models', ok: true, detail: `${name}: ${String(checkpoints.length)} checkpoint(s), none beyond the log's head` }
   } catch (error) {
-    return [{ ...failure('read models', error), detail: `${READ_MODELS_FILE}: ${failure('read models', error).detail}` }]
+    return { ...failure('read models', error), detail: `${name}: ${failure('read models', error).detail}` }
   } finally {
     db.close()
   }

@@ -1,7 +1,16 @@
 /**
- * The embedded default's read models in their own SQLite file, `<OCELOG_DATA_DIR>/read-models.db`
- * (README § Read models), beside the log's `ocelog.db`: log appends and projection never wait on one
- * write lock, and the file is disposable.
+ * The embedded default's read models in SQLite files of their own, one per projection runner
+ * (docs/architecture.md#projection-runners-and-leases; README § Read models), beside the log's
+ * `ocelog.db`: `<OCELOG_DATA_DIR>/read-models.db` (the `entities` runner's read models) and
+ * `read-models-process.db` (the `process` runner's: directly-follows). Log appends and each runner's
+ * writes never wait on one write lock (SQLite has one writer per file), and the files are disposable.
+ *
+ * - Readers open `read-models.db` with `read-models-process.db` attached as schema `process`
+ *   (openReadModelsDatabase): a read transaction holds one snapshot of each file, and a table's name
+ *   is that of exactly one file, but for the identity tables both hold (`rm_checkpoints`,
+ *   `rm_projection_stops`, `rm_datasets`, `rm_objects`), which readers take from the main file.
+ * - The two files hold the same row ids for datasets and objects, because each is a function of
+ *   the log alone (didOfPosition, ridOf): a reader joins the two files on them.
  *
  * - Disposable: everything in it is derived from the log. A missing file, or one of another schema
  *   version, is (re)made empty at open; its projectors then find no checkpoint and replay the whole
@@ -17,11 +26,29 @@ import type { SqliteDatabase } from '../log/database.js'
 import { DECLARED_TYPES_SCHEMA, DECLARED_TYPES_TABLES } from './sqlite-declared-types.js'
 import { DF_PROJECTOR_INDEXES, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
 
-/** The file's name inside OCELOG_DATA_DIR. */
+/** The `entities` runner's file, inside OCELOG_DATA_DIR; readers open it with the other attached. */
 export const READ_MODELS_FILE = 'read-models.db'
 
-/** The schema version this build writes (SQLite's user_version); a file of another version is remade and rebuilt from the log. */
-export const READ_MODELS_SCHEMA_VERSION = 18
+/** The `process` runner's file (directly-follows), inside OCELOG_DATA_DIR. */
+export const PROCESS_READ_MODELS_FILE = 'read-models-process.db'
+
+/** The schema name under which readers' connections attach PROCESS_READ_MODELS_FILE. */
+export const PROCESS_SCHEMA = 'process'
+
+/** The read models' files, one per projection runner (src/projector/runners.ts). */
+export type ReadModelsFileKind = 'entities' | 'process'
+
+/** Every file, in the order they are opened. */
+export const READ_MODELS_FILE_KINDS: readonly ReadModelsFileKind[] = ['entities', 'process']
+
+/** The name of each file inside OCELOG_DATA_DIR. */
+export const READ_MODELS_FILE_NAMES: { readonly [K in ReadModelsFileKind]: string } = { entities: READ_MODELS_FILE, process: PROCESS_READ_MODELS_FILE }
+
+/**
+ * The schema version this build writes (SQLite's user_version, the same in both files); a file of
+ * another version is remade and rebuilt from the log. 19: a file per runner, and row ids of the log.
+ */
+export const READ_MODELS_SCHEMA_VERSION = 19
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024
@@ -31,8 +58,10 @@ const CACHE_KIB = 16 * 1024
  * is the pages it dirties per transaction, and an index keyed by a random UUID dirties one page per
  * row; so the wide text keys of the records (dataset id, object id, event id) are stored once, and
  * every other row and index holds integers:
- * - `rm_datasets.did`: a dataset's row id in this file, in order of first appearance in the log;
- * - `rm_objects.rid`: an object's row id, assigned in order of first appearance in the log;
+ * - `rm_datasets.did`: a dataset's row id, the log position of its first record (didOf in the store);
+ * - `rm_objects.rid`: an object's row id, ridOf(the position of the first record that names it, its
+ *   index among that record's objects): in order of first appearance in the log, and the same in
+ *   both files;
  * - events and E2O rows are keyed by the event's log position (unique in the embedded log), so
  *   they are appended in key order;
  * - every time column (`time`, `end_time`, `received_at`, `created_at`, `updated_at`): milliseconds
@@ -64,7 +93,7 @@ const CACHE_KIB = 16 * 1024
  * and external id, which identify an object as its object id does: UUIDv5 of the three).
  * The readers' indexes are QUERY_INDEXES, made apart (ensureQueryIndexes).
  */
-const SCHEMA = `
+const IDENTITY_SCHEMA = `
 CREATE TABLE rm_checkpoints (
   projector   TEXT PRIMARY KEY,
   position    INTEGER NOT NULL,
@@ -79,6 +108,16 @@ CREATE TABLE rm_datasets (
   did        INTEGER PRIMARY KEY,
   dataset_id TEXT NOT NULL UNIQUE
 );
+CREATE TABLE rm_objects (
+  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id BLOB NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
+  properties TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, position INTEGER NOT NULL,
+  first_position INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
+`
+
+/** The `entities` runner's tables besides the identities (read-models.db). */
+const ENTITY_SCHEMA = `
 CREATE TABLE rm_names (
   nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE
 );
@@ -93,12 +132,6 @@ CREATE TABLE rm_object_types (
   first_seen_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, count INTEGER NOT NULL, position INTEGER NOT NULL,
   PRIMARY KEY (dataset_id, name)
 );
-CREATE TABLE rm_objects (
-  rid INTEGER PRIMARY KEY, did INTEGER NOT NULL, object_id BLOB NOT NULL, type TEXT NOT NULL, external_id TEXT NOT NULL,
-  properties TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, position INTEGER NOT NULL,
-  first_position INTEGER NOT NULL
-);
-CREATE UNIQUE INDEX rm_objects_by_type_id ON rm_objects (did, type, external_id);
 CREATE TABLE rm_object_changes (
   rid INTEGER NOT NULL, position INTEGER NOT NULL, time INTEGER NOT NULL, attributes TEXT NOT NULL,
   PRIMARY KEY (rid, position)
@@ -122,6 +155,44 @@ CREATE TABLE rm_audit_heads (
   did INTEGER PRIMARY KEY, position INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL
 );
 `
+
+/** The identity tables, which both files hold (IDENTITY_SCHEMA), in the order they are dropped. */
+const IDENTITY_TABLES = ['rm_checkpoints', 'rm_projection_stops', 'rm_datasets', 'rm_objects'] as const
+
+/** The tables of ENTITY_SCHEMA, in the order they are dropped. */
+const ENTITY_TABLES = [
+  'rm_names',
+  'rm_event_types',
+  'rm_object_types',
+  'rm_object_changes',
+  'rm_events',
+  'rm_event_objects',
+  'rm_object_relationships',
+  'rm_audit_chain',
+  'rm_audit_heads',
+] as const
+
+/** Each file's schema and tables: the identities, and its runner's read models. */
+const FILE_LAYOUT: { readonly [K in ReadModelsFileKind]: { schema: string; tables: readonly string[] } } = {
+  entities: { schema: IDENTITY_SCHEMA + ENTITY_SCHEMA + DECLARED_TYPES_SCHEMA, tables: [...IDENTITY_TABLES, ...ENTITY_TABLES, ...DECLARED_TYPES_TABLES] },
+  process: { schema: IDENTITY_SCHEMA + DF_SCHEMA, tables: [...IDENTITY_TABLES, ...DF_TABLES] },
+}
+
+/** Row ids per log position (ridOf). */
+const RID_SPAN = 128
+
+/**
+ * An object's row id (`rm_objects.rid`, the same in both files): `position` × 128 + `index`, where
+ * `position` is the log position of the first record that names the object and `index` its place
+ * among that record's objects (below 128: a record names at most 101, an upsert and its 100 O2O
+ * targets, docs/api.md#limits). Exact up to position 2^46.
+ * @throws RangeError when `index` is out of 0..127.
+ */
+export function ridOf(position: number, index: number): number {
+  if (!Number.isInteger(index) || index < 0 || index >= RID_SPAN)
+    throw new RangeError(`object index ${String(index)} of a record is outside 0..${String(RID_SPAN - 1)}`)
+  return position * RID_SPAN + index
+}
 
 /**
  * E2O and O2O rows without a qualifier hold this name's id in their key (the key needs a value; the
@@ -217,29 +288,41 @@ export function lastE2oSeq(db: SqliteDatabase): number {
 
 /**
  * The indexes the projector itself reads (never dropped for a rebuild), sorted: objects by their
- * identity, and the directly-follows steps by object and by edge (DF_PROJECTOR_INDEXES).
+ * identity (in both files), and the directly-follows steps by object and by edge (DF_PROJECTOR_INDEXES).
  */
 export const PROJECTOR_INDEXES: readonly string[] = [...DF_PROJECTOR_INDEXES, 'rm_objects_by_type_id']
 
-/** The names of the file's own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted. */
+/** Whether `db` has the process file attached (a readers' connection, openReadModelsDatabase). */
+export function hasProcessAttached(db: SqliteDatabase): boolean {
+  return (db.pragma('database_list') as { name: string }[]).some((d) => d.name === PROCESS_SCHEMA)
+}
+
+/**
+ * The names of the read models' own indexes (`rm_…`, SQLite's automatic key indexes left out), sorted
+ * and without repeats: of the file `db` opened, and of the attached process file on a readers' connection.
+ */
 export function readModelIndexes(db: SqliteDatabase): string[] {
-  const rows = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%' ORDER BY name").all() as { name: string }[]
+  const schemas = hasProcessAttached(db) ? ['main', PROCESS_SCHEMA] : ['main']
+  const sql = schemas.map((schema) => `SELECT name FROM ${schema}.sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'`).join(' UNION ')
+  const rows = db.prepare(`${sql} ORDER BY name`).all() as { name: string }[]
   return rows.map((r) => r.name)
 }
 
-/** The query indexes (QUERY_INDEXES) the file lacks: one read of sqlite_schema. */
+/** The query indexes (QUERY_INDEXES, all of the entities file) that the main file of `db` lacks: one read of sqlite_schema. */
 function missingQueryIndexes(db: SqliteDatabase): { name: string; sql: string }[] {
-  const present = new Set(readModelIndexes(db))
+  const rows = db.prepare("SELECT name FROM main.sqlite_schema WHERE type = 'index' AND name LIKE 'rm_%'").all() as { name: string }[]
+  const present = new Set(rows.map((r) => r.name))
   return QUERY_INDEXES.filter((i) => !present.has(i.name))
 }
 
-/** Whether the file holds every query index (QUERY_INDEXES): false during a rebuild, until the replay reaches the head. */
+/** Whether the entities file (the main file of `db`) holds every query index (QUERY_INDEXES): false during a rebuild, until the replay reaches the head. */
 export function hasQueryIndexes(db: SqliteDatabase): boolean {
   return missingQueryIndexes(db).length === 0
 }
 
 /**
- * Makes the query indexes (QUERY_INDEXES) that the file lacks, in one transaction.
+ * Makes the query indexes (QUERY_INDEXES) that the entities file (the main file of `db`, a
+ * connection without the process file attached) lacks, in one transaction.
  * @returns the names of the indexes it made (none when all were there: one read of sqlite_schema).
  */
 export function ensureQueryIndexes(db: SqliteDatabase): string[] {
@@ -252,8 +335,9 @@ export function ensureQueryIndexes(db: SqliteDatabase): string[] {
 }
 
 export interface ReadModelsFile {
+  /** A readers' connection (openReadModelsDatabase: the process file attached), or a runner's file alone (openReadModelsFile). */
   db: SqliteDatabase
-  /** Why the file was made at this open (then its read models are rebuilt from the log), or null when it was there and current. */
+  /** Why a file was made at this open (then its read models are rebuilt from the log), or null when both were there and current. */
   made: string | null
 }
 
@@ -270,62 +354,95 @@ function connect(path: string): SqliteDatabase {
 }
 
 /**
- * Opens `<dataDir>/read-models.db`, making it (empty, at READ_MODELS_SCHEMA_VERSION) when it is
- * missing, and making it again when it holds another schema version. Safe when several processes
- * open it at once on a current file; remaking a file of an old version assumes no other process
- * of the old build still has it open (an upgrade stops the old processes first).
+ * Opens one runner's file, `<dataDir>/<READ_MODELS_FILE_NAMES[kind]>`, alone: the connection a
+ * runner's store writes through (a connection with a file attached would take both files' write
+ * locks in each of its write transactions). Makes the file (empty, at READ_MODELS_SCHEMA_VERSION)
+ * when it is missing, and makes it again when it holds another schema version. Safe when several
+ * processes open it at once on a current file; remaking a file of an old version assumes no other
+ * process of the old build still has it open (an upgrade stops the old processes first).
  * @throws when the folder cannot be created or the file cannot be opened or written.
  */
-export function openReadModelsDatabase(dataDir: string): ReadModelsFile {
+export function openReadModelsFile(dataDir: string, kind: ReadModelsFileKind): ReadModelsFile {
   mkdirSync(dataDir, { recursive: true })
-  const path = join(dataDir, READ_MODELS_FILE)
-  let made: string | null = existsSync(path) ? null : `${READ_MODELS_FILE} is missing`
+  const name = READ_MODELS_FILE_NAMES[kind]
+  const path = join(dataDir, name)
+  let made: string | null = existsSync(path) ? null : `${name} is missing`
   let db = connect(path)
   const version = Number(db.pragma('user_version', { simple: true }))
   if (version !== 0 && version !== READ_MODELS_SCHEMA_VERSION) {
     db.close()
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true })
-    made = `${READ_MODELS_FILE} had schema version ${String(version)}; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`
+    made = `${name} had schema version ${String(version)}; this build writes version ${String(READ_MODELS_SCHEMA_VERSION)}`
     db = connect(path)
   }
+  // A current file needs no write lock (another connection may hold it for long, as a runner's transaction does).
+  if (version === READ_MODELS_SCHEMA_VERSION) return { db, made }
   db.transaction(() => {
     // Another process may have made it between our read and this write lock.
     if (Number(db.pragma('user_version', { simple: true })) === READ_MODELS_SCHEMA_VERSION) return
-    made ??= `${READ_MODELS_FILE} was empty`
-    db.exec(SCHEMA + DF_SCHEMA + DECLARED_TYPES_SCHEMA)
+    made ??= `${name} was empty`
+    db.exec(FILE_LAYOUT[kind].schema)
     db.pragma(`user_version = ${String(READ_MODELS_SCHEMA_VERSION)}`)
   }).immediate()
   return { db, made }
 }
 
-/** The tables of SCHEMA, in the order they are dropped. */
-const TABLES = [
-  'rm_checkpoints',
-  'rm_projection_stops',
-  'rm_datasets',
-  'rm_names',
-  'rm_event_types',
-  'rm_object_types',
-  'rm_objects',
-  'rm_object_changes',
-  'rm_events',
-  'rm_event_objects',
-  'rm_object_relationships',
-  'rm_audit_chain',
-  'rm_audit_heads',
-  ...DF_TABLES,
-  ...DECLARED_TYPES_TABLES,
-]
+/**
+ * Opens the read models for readers: `<dataDir>/read-models.db`, with `read-models-process.db`
+ * attached as schema `process` (PROCESS_SCHEMA), each made or remade first as openReadModelsFile
+ * does. The stores' writes go through connections of their own (SqliteReadModelStore).
+ * @returns the connection, and why a file was made (both reasons, when both were).
+ * @throws when the folder cannot be created or a file cannot be opened or written.
+ */
+export function openReadModelsDatabase(dataDir: string): ReadModelsFile {
+  const processFile = openReadModelsFile(dataDir, 'process')
+  processFile.db.close()
+  const entities = openReadModelsFile(dataDir, 'entities')
+  try {
+    attachProcessFile(entities.db, dataDir)
+  } catch (error) {
+    entities.db.close()
+    throw error
+  }
+  const made = [entities.made, processFile.made].filter((m) => m !== null)
+  return { db: entities.db, made: made.length === 0 ? null : made.join('; ') }
+}
 
 /**
- * Empties the file as a new one would be (README: a rebuild is a fresh file plus a replay of the
- * log): drops every read-model table, checkpoints and stops included, and makes them again, in one
- * transaction, without the query indexes (made when the replay reaches the log's head,
- * ensureQueryIndexes). Dropping is one step per table where deleting rows is one per row.
+ * Opens the read models read-only, as openReadModelsDatabase's readers see them (the process file
+ * attached as `process`), without making or remaking either file: for tools that watch a running
+ * service's data dir (the bench).
+ * @throws when a file is missing or cannot be opened.
  */
-export function remakeReadModels(db: SqliteDatabase): void {
+export function openReadModelsReadOnly(dataDir: string): SqliteDatabase {
+  const db = new Database(join(dataDir, READ_MODELS_FILE), { readonly: true, fileMustExist: true })
+  try {
+    if (!existsSync(join(dataDir, PROCESS_READ_MODELS_FILE))) throw new Error(`${PROCESS_READ_MODELS_FILE} is missing in ${dataDir}`)
+    attachProcessFile(db, dataDir)
+  } catch (error) {
+    db.close()
+    throw error
+  }
+  return db
+}
+
+/** Attaches `<dataDir>/read-models-process.db` to `db` as schema `process`, with the same page cache as a file of its own. */
+function attachProcessFile(db: SqliteDatabase, dataDir: string): void {
+  db.prepare(`ATTACH DATABASE ? AS ${PROCESS_SCHEMA}`).run(join(dataDir, PROCESS_READ_MODELS_FILE))
+  db.pragma(`${PROCESS_SCHEMA}.cache_size = -${String(CACHE_KIB)}`)
+}
+
+/**
+ * Empties one runner's file (`db`, opened by openReadModelsFile) as a new one would be (README: a
+ * rebuild is a fresh file plus a replay of the log): drops every table of the file, checkpoints and
+ * stops included, and makes them again, in one transaction, without the query indexes (made when
+ * the replay reaches the log's head, ensureQueryIndexes). Dropping is one step per table where
+ * deleting rows is one per row.
+ */
+export function remakeReadModels(db: SqliteDatabase, kind: ReadModelsFileKind): void {
+  const layout = FILE_LAYOUT[kind]
   db.transaction(() => {
-    for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`)
-    db.exec(SCHEMA + DF_SCHEMA + DECLARED_TYPES_SCHEMA)
+    for (const table of layout.tables) db.exec(`DROP TABLE IF EXISTS ${table}`)
+    db.exec(layout.schema)
   }).immediate()
 }

@@ -16,7 +16,7 @@ import type { ReadModelQuery } from '../../../ports/read-model-query.js'
 import type { ReadModelStore } from '../../../ports/read-model-store.js'
 import type { SqliteDatabase } from '../log/database.js'
 import { startCheck } from '../start-check.js'
-import { openReadModelsDatabase, READ_MODELS_FILE, type ReadModelsFile } from './read-models-database.js'
+import { openReadModelsDatabase, READ_MODELS_FILE, READ_MODELS_FILE_KINDS, READ_MODELS_FILE_NAMES, type ReadModelsFile } from './read-models-database.js'
 import { SqliteReadModelQuery } from './sqlite-read-model-query.js'
 import { SqliteReadModelStore } from './sqlite-read-model-store.js'
 
@@ -32,19 +32,24 @@ export function isSqliteDamage(error: unknown): boolean {
 }
 
 /**
- * Renames `<dataDir>/read-models.db` and its -wal and -shm to `read-models.db.corrupt-<time>` (time:
- * ISO 8601 UTC without colons, e.g. `20261126T101500123Z`), keeping them for a post-mortem.
- * @returns the new path of the main file.
+ * Renames the read models' files (`<dataDir>/read-models.db` and `read-models-process.db`, each with
+ * its -wal and -shm) to `<name>.corrupt-<time>` (time: ISO 8601 UTC without colons, e.g.
+ * `20261126T101500123Z`), keeping them for a post-mortem. Both go, whichever was damaged: they are
+ * rebuilt from the log together.
+ * @returns the new path of read-models.db's main file.
  * @throws the file system's error when a rename fails.
  */
 export function moveReadModelsAside(dataDir: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:.]/g, '')
-  const from = join(dataDir, READ_MODELS_FILE)
-  const to = `${from}.corrupt-${stamp}`
-  for (const suffix of ['', '-wal', '-shm']) {
-    if (existsSync(`${from}${suffix}`)) renameSync(`${from}${suffix}`, `${to}${suffix}`)
-  }
-  return to
+  const moved = READ_MODELS_FILE_KINDS.map((kind) => {
+    const from = join(dataDir, READ_MODELS_FILE_NAMES[kind])
+    const to = `${from}.corrupt-${stamp}`
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(`${from}${suffix}`)) renameSync(`${from}${suffix}`, `${to}${suffix}`)
+    }
+    return to
+  })
+  return moved[0] ?? join(dataDir, `${READ_MODELS_FILE}.corrupt-${stamp}`)
 }
 
 /** What opening read-models.db found: the file, and when it was damaged, what and where it went. */
@@ -54,9 +59,9 @@ export interface CheckedReadModelsFile extends ReadModelsFile {
 }
 
 /**
- * Opens `<dataDir>/read-models.db` as openReadModelsDatabase does, after a check (startCheck);
- * a file that cannot be opened or fails the check is moved aside (moveReadModelsAside) and made
- * anew, so that the projector rebuilds it from the log.
+ * Opens the read models as openReadModelsDatabase does, after a check of both files (startCheck of
+ * the connection, which checks the attached file too); files that cannot be opened or fail the check
+ * are moved aside (moveReadModelsAside) and made anew, so that the projector rebuilds them from the log.
  * @throws when the fresh file cannot be made either (the folder is not writable, the disk is full).
  */
 export function openCheckedReadModels(dataDir: string): CheckedReadModelsFile {
@@ -215,10 +220,12 @@ export class HealingReadModels {
     this.logger?.error(`${READ_MODELS_FILE} is damaged (${message}); moving it aside and rebuilding the read models from the log`)
     try {
       await this.writers?.pause()
-      try {
-        this.db.close()
-      } catch {
-        // A connection to a damaged file may fail to close; it is replaced either way.
+      for (const close of [() => this.currentStore.close(), () => this.db.close()]) {
+        try {
+          await close()
+        } catch {
+          // A connection to a damaged file may fail to close; it is replaced either way.
+        }
       }
       const movedTo = moveReadModelsAside(this.dataDir)
       const file = openReadModelsDatabase(this.dataDir)

@@ -38,13 +38,26 @@ import { readDeclaredTypes } from './sqlite-declared-types.js'
 import type { DeclaredTypes } from '../../../schemas/read-models.js'
 import type { AuditChainEntry } from '../../../schemas/audit.js'
 import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite-analysis-query.js'
-import { checkpointsSql } from '../../sql/checkpoints-sql.js'
 import { SQLITE } from '../../sql/dialect.js'
 import { typesSql } from '../../sql/types-sql.js'
-import { EVENT_E2O_ROWS, epochMsOf, idTextSql, isoOfEpochMs, nameIdSql, nameSql, objectEventsSql, qualifierOf, storedIdsSql } from './read-models-database.js'
+import {
+  EVENT_E2O_ROWS,
+  epochMsOf,
+  PROCESS_SCHEMA,
+  idTextSql,
+  isoOfEpochMs,
+  nameIdSql,
+  nameSql,
+  objectEventsSql,
+  qualifierOf,
+  storedIdsSql,
+} from './read-models-database.js'
 
-/** The answers' `as_of` (the lowest checkpoint, 0 when none), as a scalar subquery shared with PostgreSQL. */
-const CHECKPOINTS_AS_OF = checkpointsSql(SQLITE).asOf
+/**
+ * The answers' `as_of`: the lowest checkpoint of both files (each runner's), 0 when there is none
+ * (docs/architecture.md#projection-runners-and-leases: a reader sees the lowest position of the runners it reads).
+ */
+const AS_OF = `SELECT COALESCE(MIN(position), 0) FROM (SELECT position FROM main.rm_checkpoints UNION ALL SELECT position FROM ${PROCESS_SCHEMA}.rm_checkpoints)`
 
 /** The types' lists, shared with PostgreSQL. */
 const EVENT_TYPES = typesSql(SQLITE, 'rm_event_types')
@@ -99,14 +112,22 @@ type TypeSqlRow = Parameters<typeof withAttributes>[0][number]
 export class SqliteReadModelQuery implements ReadModelQuery {
   constructor(private readonly db: SqliteDatabase) {}
 
-  /** The dataset's row id in this file, or null when the projector has written nothing of it yet. */
+  /**
+   * The dataset's row id (the same in both files), or null when no runner has written anything of it
+   * yet: from the entities file, else from the process file when its runner is ahead.
+   */
   private did(datasetId: string): number | null {
-    const row = this.db.prepare('SELECT did FROM rm_datasets WHERE dataset_id = ?').get(datasetId) as { did: number } | undefined
-    return row?.did ?? null
+    const did = this.db
+      .prepare<[{ d: string }], number>(
+        `SELECT did FROM main.rm_datasets WHERE dataset_id = @d UNION ALL SELECT did FROM ${PROCESS_SCHEMA}.rm_datasets WHERE dataset_id = @d LIMIT 1`,
+      )
+      .pluck()
+      .get({ d: datasetId })
+    return did ?? null
   }
 
   async asOf(): Promise<number> {
-    return this.db.prepare<[], number>(`SELECT ${CHECKPOINTS_AS_OF} AS p`).pluck().get() ?? 0
+    return this.db.prepare<[], number>(AS_OF).pluck().get() ?? 0
   }
 
   async summary(datasetId: string): Promise<DatasetCounts> {

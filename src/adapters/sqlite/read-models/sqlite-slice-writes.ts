@@ -62,50 +62,67 @@ export interface SliceStatements {
   declaredTypes: DeclaredTypesStatements
 }
 
-/** Prepares SliceStatements on `db` (once per store; the tables are never dropped under them but by `reset`). */
+/**
+ * Prepares SliceStatements on `db` (once per store; the tables are never dropped under them but by
+ * `reset`), each at its first use: a runner's file holds only its own projections' tables
+ * (read-models-database.ts), so a statement of another runner's table is never prepared on it.
+ */
 export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
-  // Objects whose attributes changed: attributes, last-seen time and position.
-  const changeObjects = new MultiRowStatement(
-    db,
-    'WITH v (rid, properties, updated_at, position) AS (VALUES',
-    4,
-    ') UPDATE rm_objects SET properties = v.properties, updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
-  )
-  // Objects only named again: their last-seen time and position, without reading or writing their attributes.
-  const touchObjects = new MultiRowStatement(
-    db,
-    'WITH v (rid, updated_at, position) AS (VALUES',
-    3,
-    ') UPDATE rm_objects SET updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
-  )
-  const putChanges = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4)
-  const putEvents = new MultiRowStatement(
-    db,
-    'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type_id, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
-    11,
-  )
-  // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
-  const putE2O = new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier_id) VALUES', 4, '', 200)
-  const putO2O = new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier_id, time, position) VALUES', 5)
-  const eventsBetween = db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck()
   const typeStatements = (table: 'rm_event_types' | 'rm_object_types'): TypeStatements => ({
     upsert: upsertTypesStatement(db, table),
     position: db.prepare<[string, string], { position: number }>(`SELECT position FROM ${table} WHERE dataset_id = ? AND name = ?`),
   })
-  return {
-    changeObjects,
-    touchObjects,
-    putChanges,
-    putEvents,
-    putE2O,
-    putO2O,
-    eventsBetween,
-    eventTypes: typeStatements('rm_event_types'),
-    objectTypes: typeStatements('rm_object_types'),
-    auditChain: prepareAuditChainStatements(db),
-    directlyFollows: prepareDfStatements(db),
-    declaredTypes: prepareDeclaredTypesStatements(db),
+  return lazily<SliceStatements>({
+    // Objects whose attributes changed: attributes, last-seen time and position.
+    changeObjects: () =>
+      new MultiRowStatement(
+        db,
+        'WITH v (rid, properties, updated_at, position) AS (VALUES',
+        4,
+        ') UPDATE rm_objects SET properties = v.properties, updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
+      ),
+    // Objects only named again: their last-seen time and position, without reading or writing their attributes.
+    touchObjects: () =>
+      new MultiRowStatement(
+        db,
+        'WITH v (rid, updated_at, position) AS (VALUES',
+        3,
+        ') UPDATE rm_objects SET updated_at = v.updated_at, position = v.position FROM v WHERE rm_objects.rid = v.rid',
+      ),
+    putChanges: () => new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_changes (rid, position, time, attributes) VALUES', 4),
+    putEvents: () =>
+      new MultiRowStatement(
+        db,
+        'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type_id, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
+        11,
+      ),
+    // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
+    putE2O: () => new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier_id) VALUES', 4, '', 200),
+    putO2O: () => new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier_id, time, position) VALUES', 5),
+    eventsBetween: () => db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck(),
+    eventTypes: () => typeStatements('rm_event_types'),
+    objectTypes: () => typeStatements('rm_object_types'),
+    auditChain: () => prepareAuditChainStatements(db),
+    directlyFollows: () => prepareDfStatements(db),
+    declaredTypes: () => prepareDeclaredTypesStatements(db),
+  })
+}
+
+/** An object whose every property is made by its function at its first read, then kept (statements of tables a file may lack). */
+export function lazily<T extends object>(make: { readonly [K in keyof T]: () => T[K] }): T {
+  const out = {} as T
+  for (const key of Object.keys(make) as (keyof T)[]) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      get: () => {
+        const value = make[key]()
+        Object.defineProperty(out, key, { value, enumerable: true })
+        return value
+      },
+      configurable: true,
+    })
   }
+  return out
 }
 
 /** An object's row as the batch's identity step left it (sqlite-read-model-store.ts). */
