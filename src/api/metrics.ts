@@ -13,8 +13,8 @@
  * - `ocelog_runner_lag_records{runner}` and `ocelog_runner_lag_seconds{runner}`: the largest lag of
  *   the projections each runner applies (docs/architecture.md#projection-runners-and-leases; a
  *   sharded runner by its lease name, `process-0-of-2`);
- * - `ocelog_read_models_recovered_total`: damaged read-models.db files moved aside and rebuilt from
- *   the log by this process (embedded default; README § Operations);
+ * - `ocelog_read_models_recovered_total`: damaged read-models files moved aside (both files each time)
+ *   and rebuilt from the log by this process (embedded default; README § Operations);
  * - `ocelog_http_requests_total{method,route,status}` and `ocelog_http_request_duration_seconds{…}`
  *   (route is the route pattern, `unmatched` for unknown paths);
  * - prom-client's default process metrics (`process_*`, `nodejs_*`).

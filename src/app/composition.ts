@@ -73,11 +73,12 @@ export async function openBackends(config: Config): Promise<Backends> {
 }
 
 /**
- * The embedded projector's worker thread's backends (src/projector/worker.ts), on the data dir's
+ * An embedded projector worker thread's backends (src/projector/worker.ts), on the data dir's
  * files: its own connection to ocelog.db (reading the log in order and checkpointing its WAL:
- * SQLite's default 2 MiB page cache does) and to read-models.db.
+ * SQLite's default 2 MiB page cache does) and to the read-models files (a store writing each file
+ * through a connection of its own).
  * @param options `readBytesMax`: largest read of the log, in characters of stored JSON (SqliteEventLog's
- *   option); `onReadModelsDamaged`: called once when read-models.db turns out damaged (read-models-recovery.ts).
+ *   option); `onReadModelsDamaged`: called once when a read-models file turns out damaged (read-models-recovery.ts).
  * @throws when a file cannot be opened (the worker then crashes and is started again).
  */
 export function openEmbeddedProjectorBackends(dataDir: string, options: EmbeddedProjectorOpenOptions): EmbeddedProjectorBackends {

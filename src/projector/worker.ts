@@ -1,23 +1,24 @@
 /**
  * The embedded projector's worker thread (`node:worker_threads`; started by embedded.ts,
- * README § Architecture). It opens its own connections to the data dir's two files (the log's
- * ocelog.db, read; read-models.db, written), so the API's event loop never runs projection code and
- * a second core does the projecting.
+ * README § Architecture). It opens its own connections to the data dir's files (the log's
+ * ocelog.db, read; the read-models files, written), so the API's event loop never runs projection
+ * code and another core does the projecting.
  *
- * It also checkpoints the log's WAL (the API thread's connection leaves that to it), and runs at a
- * lower CPU priority than the API thread (Linux: nice 10 for this thread only).
+ * It also checkpoints the log's WAL unless told not to (`checkpointsLog`; the API thread's connection
+ * leaves that to the workers), and runs at a lower CPU priority than the API thread (Linux: nice 10
+ * for this thread only).
  *
  * It applies every projection, or one runner's (`workerData.runner`, docs/architecture.md#projection-runners-and-leases:
  * its projections, checkpoints and stops only), so that threads of different runners can share a data
- * dir; of such threads one checkpoints the log (`checkpointsLog`). The service starts one thread of
- * every projection; bench/runner-threads.ts measures one per runner.
+ * dir. The service starts one thread per runner (embedded.ts), each checkpointing the log;
+ * bench/runner-threads.ts measures that against one thread of every projection.
  *
  * Messages from the parent: `{type: 'appended', durablePosition}` after each commit of the log
  * (wakes the tail at once; records up to `durablePosition` are on disk, so reading them needs no
  * fdatasync here), `{type: 'stop'}` (finishes the run in hand, closes the files, exits). To the parent:
  * `{type: 'projection-stopped', message}` when the projection stopped on a record it cannot apply
  * (then the worker exits, and is not restarted: see README § Operations); `{type: 'read-models-damaged',
- * message}` when read-models.db turned out damaged (the parent moves it aside and starts a worker again).
+ * message}` when a read-models file turned out damaged (the parent moves the files aside and starts the workers again).
  */
 import { readlinkSync } from 'node:fs'
 import { setPriority } from 'node:os'
@@ -35,7 +36,7 @@ export interface ProjectorWorkerData {
   logLevel: string
   /** The runner this thread applies (src/projector/runners.ts); absent: every projection, in one Projector. */
   runner?: RunnerName
-  /** Whether this thread checkpoints the log's WAL (absent: it does): one thread of the projector's does. */
+  /** Whether this thread checkpoints the log's WAL (absent: it does); the service's runner threads all do. */
   checkpointsLog?: boolean
 }
 

@@ -26,7 +26,7 @@ export interface SqlDialect {
   byteOrder(column: string): string
 }
 
-/** SQLite (better-sqlite3): the read models' own file, `read-models.db`. */
+/** SQLite (better-sqlite3): the read models' own files, `read-models.db` and `read-models-process.db`. */
 export const SQLITE: SqlDialect = {
   engine: 'sqlite',
   table: (name) => name,

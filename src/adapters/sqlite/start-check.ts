@@ -1,7 +1,7 @@
 /**
  * The check that each embedded file gets as it is opened (README § Operations, docs/operations.md §
  * A damaged file): the log's ocelog.db (openCheckedLog, which refuses a damaged log) and
- * read-models.db (openCheckedReadModels, which moves a damaged file aside and makes it anew).
+ * read-models files (openCheckedReadModels, which moves them aside and makes them anew when one is damaged).
  */
 import { existsSync, statSync } from 'node:fs'
 import type Database from 'better-sqlite3'

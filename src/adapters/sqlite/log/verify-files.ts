@@ -1,6 +1,6 @@
 /**
  * `ocelog verify` of the embedded default's files (README § Operations, docs/operations.md §
- * Verify): read-only checks of the log's `ocelog.db` and of `read-models.db`, each naming the first
+ * Verify): read-only checks of the log's `ocelog.db` and of each read-models file, each naming the first
  * bad position or table. Opens the files itself (never through the service's start checks, which
  * refuse a damaged log), read-only, and changes nothing.
  */

@@ -1,9 +1,10 @@
 /**
  * Read models that heal themselves (README § Operations, docs/operations.md § A damaged file): the
- * embedded default's `read-models.db` holds nothing but what the projector derived from the log,
- * so a file that cannot be opened, fails SQLite's quick check, or raises SQLITE_CORRUPT,
- * SQLITE_NOTADB or an I/O error later is moved aside (`read-models.db.corrupt-<time>`, with its
- * -wal and -shm) and made anew; the projector then rebuilds it from the log. While it rebuilds, the
+ * embedded default's read-models files (`read-models.db`, `read-models-process.db`) hold nothing but
+ * what the projector derived from the log, so when one cannot be opened, fails SQLite's quick check,
+ * or raises SQLITE_CORRUPT, SQLITE_NOTADB or an I/O error later, both are moved aside
+ * (`<name>.corrupt-<time>`, with their -wal and -shm) and made anew; the projector then rebuilds them
+ * from the log. While it rebuilds, the
  * read side answers ReadModelsRebuildingError (503 with Retry-After and the rebuild's progress),
  * never a 500. The log's `ocelog.db` is never touched here.
  */
@@ -115,7 +116,7 @@ export function watchForDamage<T extends object>(store: T, onDamage: (error: unk
   })
 }
 
-/** What writes read-models.db besides the API thread (the embedded projector's worker): stopped before the file moves, started after. */
+/** What writes the read-models files besides the API thread (the embedded projector's workers): stopped before the files move, started after. */
 export interface ReadModelsWriters {
   pause(): Promise<void>
   resume(): void
