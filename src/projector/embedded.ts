@@ -248,3 +248,58 @@ export class EmbeddedProjector {
     await Promise.all(this.workers.map((w) => w.stop(true)))
   }
 }
+
+/** One runner's catch-up by runOnceInThreads. */
+export interface RunnerCatchUp {
+  runner: RunnerName
+  /** Records the runner applied, in `seconds` (its thread's own time), up to `position` (null: an empty log). */
+  records: number
+  seconds: number
+  position: number | null
+}
+
+/**
+ * Applies what the log holds now with each of `runners` in a worker thread of its own, side by side
+ * (`ocelog project --once`/`--rebuild` on the embedded default, docs/architecture.md#projection-runners-and-leases):
+ * each runner writes its own read-models file, so the runners use a core each. Each thread runs
+ * the service's thread entry with `once` (worker.ts) and the service's V8 limits.
+ * @returns each runner's catch-up, in `runners` order, once every thread is done.
+ * @throws Error naming the runner and the cause when one failed (a record it cannot apply, a file it
+ *   cannot open) or its thread exited without an answer; the other threads finish first.
+ */
+export async function runOnceInThreads(options: { dataDir: string; logLevel: string; runners: readonly RunnerName[]; entry?: URL }): Promise<RunnerCatchUp[]> {
+  const one = (runner: RunnerName): Promise<RunnerCatchUp> =>
+    new Promise((resolve, reject) => {
+      const data: ProjectorWorkerData = {
+        dataDir: options.dataDir,
+        logLevel: options.logLevel,
+        runner,
+        checkpointsLog: false,
+        once: { sideBySide: options.runners.length },
+      }
+      const worker = new Worker(options.entry ?? new URL('../app/projector-thread.js', import.meta.url), {
+        workerData: data,
+        resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(), maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      })
+      let answer: FromWorker | null = null
+      worker.on('message', (message: FromWorker) => {
+        if (message.type === 'caught-up' || message.type === 'failed') answer = message
+      })
+      worker.on('error', (error) => {
+        answer ??= { type: 'failed', message: error.message }
+      })
+      worker.on('exit', (code) => {
+        const got = answer as FromWorker | null
+        if (got?.type === 'caught-up') resolve({ runner, records: got.records, seconds: got.seconds, position: got.position })
+        else if (got?.type === 'failed') reject(new Error(`runner ${runner}: ${got.message}`))
+        else reject(new Error(`runner ${runner}: its thread exited with code ${String(code)} before it caught up`))
+      })
+    })
+  const settled = await Promise.allSettled(options.runners.map(one))
+  const done: RunnerCatchUp[] = []
+  for (const s of settled) {
+    if (s.status === 'rejected') throw s.reason
+    done.push(s.value)
+  }
+  return done
+}

@@ -26,7 +26,8 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { EventLog } from '../ports/event-log.js'
 import type { ReadModelStore } from '../ports/read-model-store.js'
-import { projectorOptions } from './options.js'
+import { messageOf } from '../core/errors.js'
+import { projectorOptions, sharedProcessOptions } from './options.js'
 import { Projector, warnAndResetIfAhead } from './runner.js'
 import type { RunnerName } from './runners.js'
 
@@ -38,6 +39,12 @@ export interface ProjectorWorkerData {
   runner?: RunnerName
   /** Whether this thread checkpoints the log's WAL (absent: it does); the service's runner threads all do. */
   checkpointsLog?: boolean
+  /**
+   * Apply what the log holds now, then say `caught-up` (or `failed`) and exit, instead of following
+   * the log (`ocelog project --once`/`--rebuild` on the embedded default, runOnceInThreads): runs as a
+   * projector process's (sharedProcessOptions over `sideBySide` threads), at the process's priority.
+   */
+  once?: { sideBySide: number }
 }
 
 /**
@@ -66,7 +73,13 @@ export type OpenEmbeddedProjectorBackends = (dataDir: string, options: EmbeddedP
 
 /** Messages between the parent and the worker. */
 export type ToWorker = { type: 'appended'; durablePosition: number } | { type: 'stop' }
-export type FromWorker = { type: 'projection-stopped'; message: string } | { type: 'read-models-damaged'; message: string }
+export type FromWorker =
+  | { type: 'projection-stopped'; message: string }
+  | { type: 'read-models-damaged'; message: string }
+  /** `once`: the runner is at the log's head; `records` applied in `seconds`, up to `position`. */
+  | { type: 'caught-up'; records: number; seconds: number; position: number | null }
+  /** `once`: the catch-up failed (a record it cannot apply, an engine away); the message says why. */
+  | { type: 'failed'; message: string }
 
 /**
  * Largest read of the log, in characters of stored JSON (SqliteEventLog's `readBytesMax`): 1,000
@@ -111,7 +124,7 @@ const PROGRESS_MS = 5_000
 export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, createLogger: (level: string) => Logger): Promise<void> {
   const port = parentPort
   if (port === null) throw new Error('the projector thread runs as a worker thread (see src/projector/embedded.ts)')
-  const { dataDir, logLevel, runner, checkpointsLog = true } = workerData as ProjectorWorkerData
+  const { dataDir, logLevel, runner, checkpointsLog = true, once } = workerData as ProjectorWorkerData
   const logger = createLogger(logLevel).child(runner === undefined ? { thread: 'projector' } : { thread: 'projector', runner })
   const abort = new AbortController()
   // A damaged read-models.db: the API thread moves it aside and starts this worker again on a fresh file; this one stops at once.
@@ -123,6 +136,21 @@ export async function runProjectorThread(open: OpenEmbeddedProjectorBackends, cr
     },
   })
   const { log, readModels: store } = backends
+  if (once !== undefined) {
+    const projector = new Projector(log, store, sharedProcessOptions(once.sideBySide, { logger, isUnavailable: backends.isUnavailable, runner }))
+    try {
+      const started = performance.now()
+      const records = await projector.catchUp()
+      const seconds = (performance.now() - started) / 1000
+      port.postMessage({ type: 'caught-up', records, seconds, position: projector.position } satisfies FromWorker)
+    } catch (error) {
+      port.postMessage({ type: 'failed', message: messageOf(error) } satisfies FromWorker)
+    } finally {
+      await backends.close()
+      port.close()
+    }
+    return
+  }
   await warnAndResetIfAhead(log, store, logger)
   const projector = new Projector(log, store, projectorOptions('worker', { logger, isUnavailable: backends.isUnavailable, runner }))
   lowerThreadPriority(logger)

@@ -144,6 +144,43 @@ describe('ocelog replay and project', () => {
     expect(rebuilt.code).toBe(0)
   })
 
+  it('rebuilds with each runner in a thread of its own, one line per runner and one for the run, and names a runner that fails', async () => {
+    const head = (JSON.parse((await ocelog(['status', '--json'])).stdout) as { head: number }).head
+    const rebuilt = await ocelog(['project', '--rebuild'], { LOG_LEVEL: 'info' })
+    expect(rebuilt.code).toBe(0)
+    const lines = rebuilt.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; records?: number; position?: number; runners?: number })
+      .filter((l) => l.msg.includes(': rebuilt: '))
+    expect(lines.map((l) => l.msg.replace(/\d+ record/, 'N record'))).toEqual([
+      'read-models/entities: rebuilt: N record(s)',
+      'read-models/process: rebuilt: N record(s)',
+      'read-models: rebuilt: N record(s), 2 runners side by side',
+    ])
+    expect(lines.map((l) => [l.records, l.position])).toEqual([
+      [head, head],
+      [head, head],
+      [head, head],
+    ])
+
+    // A record the entities runner cannot apply: the run exits 1 naming that runner; the process runner still reached the head.
+    const rm = openReadModelsDatabase(dataDir).db
+    // The entities runner applies the log again from its start (its checkpoints gone), into rm_events, which refuses every row.
+    rm.exec(`DELETE FROM main.rm_checkpoints; DELETE FROM rm_events;
+             CREATE TRIGGER poison BEFORE INSERT ON rm_events BEGIN SELECT RAISE(ABORT, 'poisoned'); END`)
+    try {
+      const failed = await ocelog(['project', '--once'])
+      expect(failed.code).toBe(1)
+      expect(failed.stderr).toContain('runner entities: projection read-models/entities stopped at the record at position')
+      const checkpoint = rm.prepare("SELECT position FROM process.rm_checkpoints WHERE projector = 'directly_follows'").pluck().get()
+      expect(checkpoint).toBe(head)
+    } finally {
+      rm.exec('DROP TRIGGER IF EXISTS poison')
+      rm.close()
+    }
+  })
+
   it('keeps `ocelog project` running, projects what another process appends, and stops on SIGTERM', async () => {
     const k = JSON.parse((await ocelog(['keys', 'create', '--name', 'worker', '--json'])).stdout)
     const worker = spawn(process.execPath, [CLI, 'project'], { env: { ...process.env, OCELOG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: 'ignore' })

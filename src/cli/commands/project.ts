@@ -1,5 +1,7 @@
 import type { Command } from 'commander'
 import type { Logger } from 'pino'
+import { READ_MODELS_PROJECTION } from '../../projector/checkpoints.js'
+import { runOnceInThreads } from '../../projector/embedded.js'
 import { sharedProcessOptions } from '../../projector/options.js'
 import { Projector, type Shard, warnAndResetIfAhead } from '../../projector/runner.js'
 import { runLeasedRunners } from '../../projector/leased-runners.js'
@@ -75,6 +77,33 @@ async function runOnce(
   }
 }
 
+/**
+ * `--once` or `--rebuild` of every runner on the embedded default: each runner in a worker thread of
+ * its own, side by side, as `serve` runs them (runOnceInThreads; each writes its own read-models
+ * file). A rebuild first empties both files. Logs one line per runner, then one for the whole run:
+ * `records` (the most any runner applied) over the run's wall time.
+ */
+async function runOnceThreaded(b: Backends, dataDir: string, logLevel: string, logger: Logger, rebuild: boolean): Promise<void> {
+  const started = performance.now()
+  if (rebuild) await b.readModels.reset()
+  const done = await runOnceInThreads({ dataDir, logLevel, runners: RUNNER_NAMES })
+  const verb = rebuild ? 'rebuilt' : 'caught up'
+  for (const r of done) {
+    const name = `${READ_MODELS_PROJECTION}/${r.runner}`
+    logger.info(
+      { projector: name, records: r.records, seconds: r.seconds, recordsPerSecond: Math.round(r.records / Math.max(r.seconds, 1e-6)), position: r.position },
+      `${name}: ${verb}: ${String(r.records)} record(s)`,
+    )
+  }
+  const seconds = (performance.now() - started) / 1000
+  const records = Math.max(0, ...done.map((r) => r.records))
+  const position = Math.min(...done.map((r) => r.position ?? 0))
+  logger.info(
+    { projector: READ_MODELS_PROJECTION, records, seconds, recordsPerSecond: Math.round(records / Math.max(seconds, 1e-6)), position, runners: done.length },
+    `${READ_MODELS_PROJECTION}: ${verb}: ${String(records)} record(s), ${String(done.length)} runners side by side`,
+  )
+}
+
 export function registerProject(program: Command): void {
   program
     .command('project')
@@ -105,7 +134,12 @@ export function registerProject(program: Command): void {
           )
         // A rebuild resets the read models anyway; a run from the checkpoint must not start past the log's head.
         if (opts.rebuild !== true) await warnAndResetIfAhead(b.log, b.readModels, logger)
-        if (opts.rebuild === true || opts.once === true) return runOnce(b, logger, make, runners, shard, opts.rebuild === true)
+        if (opts.rebuild === true || opts.once === true) {
+          // The embedded default: every runner in a thread of its own (each writes a file of its own).
+          if (b.mode === 'embedded' && shard === undefined && runners === undefined)
+            return runOnceThreaded(b, cfg.dataDir, cfg.logLevel, logger, opts.rebuild === true)
+          return runOnce(b, logger, make, runners, shard, opts.rebuild === true)
+        }
         const abort = new AbortController()
         process.once('SIGINT', () => abort.abort())
         process.once('SIGTERM', () => abort.abort())
