@@ -279,7 +279,7 @@ async function measure(o: Options, tmp: string): Promise<Measurements> {
   // pg_stat_statements: where the projector's catch-up spends the server's time (CatchUp.statements).
   const server = await startPostgresServer({ shared_buffers: '256MB', max_wal_size: '2GB', shared_preload_libraries: 'pg_stat_statements' })
   try {
-    // The embedded default, as `npm start` runs it (its projector in a worker thread).
+    // The embedded default, as `npm start` runs it (its projector in worker threads, one per runner).
     const embeddedDir = join(tmp, 'embedded')
     const embeddedToken = await createKey(embeddedDir)
     const embedded = await startService(embeddedDir, embeddedToken)

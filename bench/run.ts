@@ -268,7 +268,7 @@ async function startedService(dataDir: string, o: Options, name: string): Promis
   const projector = o.split ? startProjector(dataDir, profile('projector')) : null
   log(
     `service (${name}) up at ${api.url}, pid ${String(api.pid)}` +
-      (projector === null ? ' (projector in a worker thread)' : `, projector pid ${String(projector.pid)}`) +
+      (projector === null ? ' (projector in worker threads, one per runner)' : `, projector pid ${String(projector.pid)}`) +
       `, data in ${dataDir}`,
   )
   const service: Service = {
@@ -783,7 +783,7 @@ async function main(): Promise<void> {
     .option('--cpu-prof <dir>', 'run the service with node --cpu-prof, writing .cpuprofile files to <dir>')
     .option(
       '--split',
-      'run the projector as its own process (`ocelog serve --no-projector` + a projector process) instead of in a worker thread of the API process',
+      'run the projector as its own process (`ocelog serve --no-projector` + a projector process) instead of in worker threads of the API process',
       false,
     )
     .option('--keep', 'keep the temporary data folders (their paths are printed)', false)
@@ -808,7 +808,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0
   const tmp = mkdtempSync(join(tmpdir(), 'ocelog-bench-'))
   log(
-    `Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; projector ${o.split ? 'in its own process (split layout)' : 'in a worker thread of the API process (embedded default)'}; ` +
+    `Ocelog benchmark: scenarios ${o.scenarios.join(', ')}; projector ${o.split ? 'in its own process (split layout)' : 'in worker threads of the API process, one per runner (embedded default)'}; ` +
       `load average ${loadAtStart.toFixed(2)}`,
   )
   let m: Measurements

@@ -132,7 +132,7 @@ describe('a damaged read-models.db', () => {
         expect(a.retryAfter).toBe('5')
         expect(a.body.rebuild?.head).toBeGreaterThanOrEqual(a.body.rebuild?.position ?? -1)
       }
-      expect(service.lines()).toContain('read-models.db is damaged')
+      expect(service.lines()).toContain("the read models' files are damaged")
       expect(await metric('ocelog_read_models_recovered_total')).toBe(1)
       // Ingest was never affected: the log holds every acknowledged event.
       expect(JSON.parse(await cli(['status', '--json'])) as { head: number }).toMatchObject({ head: 3100 })
@@ -149,7 +149,7 @@ describe('a damaged read-models.db', () => {
       const { statuses } = await readUntil(3100)
       expect(statuses.has(500)).toBe(false)
       expect(corruptFiles()).toHaveLength(1)
-      expect(service.lines()).toContain('read-models.db was damaged')
+      expect(service.lines()).toContain("the read models' files were damaged")
       expect(await metric('ocelog_read_models_recovered_total')).toBe(1)
     } finally {
       await stop(service.child)

@@ -49,7 +49,7 @@ describe('openCheckedReadModels', () => {
     try {
       expect(file.damaged?.error).toContain('SQLITE_NOTADB')
       expect(file.damaged?.movedTo).toMatch(/read-models\.db\.corrupt-\d{8}T\d{9}Z$/)
-      expect(file.made).toContain('read-models.db was damaged')
+      expect(file.made).toContain("the read models' files were damaged")
       expect(aside()).toEqual([file.damaged?.movedTo.split('/').pop()])
       expect(existsSync(join(f.dir, 'ocelog.db'))).toBe(true)
     } finally {

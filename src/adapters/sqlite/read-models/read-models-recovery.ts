@@ -17,7 +17,14 @@ import type { ReadModelQuery } from '../../../ports/read-model-query.js'
 import type { ReadModelStore } from '../../../ports/read-model-store.js'
 import type { SqliteDatabase } from '../log/database.js'
 import { startCheck } from '../start-check.js'
-import { openReadModelsDatabase, READ_MODELS_FILE, READ_MODELS_FILE_KINDS, READ_MODELS_FILE_NAMES, type ReadModelsFile } from './read-models-database.js'
+import {
+  openReadModelsDatabase,
+  PROCESS_READ_MODELS_FILE,
+  READ_MODELS_FILE,
+  READ_MODELS_FILE_KINDS,
+  READ_MODELS_FILE_NAMES,
+  type ReadModelsFile,
+} from './read-models-database.js'
 import { SqliteReadModelQuery } from './sqlite-read-model-query.js'
 import { SqliteReadModelStore } from './sqlite-read-model-store.js'
 
@@ -83,7 +90,11 @@ export function openCheckedReadModels(dataDir: string): CheckedReadModelsFile {
   }
   const movedTo = moveReadModelsAside(dataDir)
   const file = openReadModelsDatabase(dataDir)
-  return { db: file.db, made: `${READ_MODELS_FILE} was damaged (${problem}); moved it aside to ${movedTo}`, damaged: { error: problem, movedTo } }
+  return {
+    db: file.db,
+    made: `the read models' files were damaged (${problem}); moved them aside (${READ_MODELS_FILE} to ${movedTo}, ${PROCESS_READ_MODELS_FILE} beside it)`,
+    damaged: { error: problem, movedTo },
+  }
 }
 
 /**
@@ -189,7 +200,7 @@ export class HealingReadModels {
     const position = (await this.applied(this.currentStore)) ?? 0
     if (position >= rebuild.head) {
       this.rebuilding = null
-      this.logger?.info(`${READ_MODELS_FILE}: rebuilt from the log up to position ${String(position)}; reads answer again`)
+      this.logger?.info(`read models: rebuilt from the log up to position ${String(position)}; reads answer again`)
       return null
     }
     return { position, head: rebuild.head }
@@ -218,7 +229,7 @@ export class HealingReadModels {
   }
 
   private async recover(message: string): Promise<void> {
-    this.logger?.error(`${READ_MODELS_FILE} is damaged (${message}); moving it aside and rebuilding the read models from the log`)
+    this.logger?.error(`the read models' files are damaged (${message}); moving them aside and rebuilding the read models from the log`)
     try {
       await this.writers?.pause()
       for (const close of [() => this.currentStore.close(), () => this.db.close()]) {
@@ -234,9 +245,11 @@ export class HealingReadModels {
       this.currentQuery = new SqliteReadModelQuery(file.db)
       this.currentStore = new SqliteReadModelStore(file.db)
       this.recovered += 1
-      this.logger?.info(`${READ_MODELS_FILE}: the damaged file is at ${movedTo}; made it anew, the projector rebuilds it from the log`)
+      this.logger?.info(
+        `read models: moved aside (${READ_MODELS_FILE} to ${movedTo}, ${PROCESS_READ_MODELS_FILE} beside it); made anew, the projector rebuilds them from the log`,
+      )
     } catch (error) {
-      this.logger?.error({ err: error }, `${READ_MODELS_FILE}: could not be moved aside and made anew; the next damaged read tries again`)
+      this.logger?.error({ err: error }, `read models: could not be moved aside and made anew; the next damaged read tries again`)
     } finally {
       this.writers?.resume()
     }
