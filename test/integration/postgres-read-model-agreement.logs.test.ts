@@ -78,12 +78,14 @@ beforeAll(async () => {
   engines = { reference: new SqliteReadModelQuery(fx.rmDb), other: new PostgresReadModelQuery(pool), log: fx.log }
 }, 300_000)
 
+// Generous budgets: alone the real logs take seconds, but beside the whole suite on 2 cores this file has stalled for minutes in
+// CI, for a cause not found yet; a stall then costs time, not a failed run.
 afterAll(async () => {
   await fx?.log.close()
   fx?.close()
   await pool?.end()
   if (admin !== null && url !== '') await dropPostgresDatabase(admin, url)
-})
+}, 600_000)
 
 /** Compares every read of the log `name` and prints what was covered. */
 async function agree(name: string): Promise<void> {
@@ -102,7 +104,7 @@ describe('PostgreSQL read models answer as SQLite’s on the generated edge-case
 
 describeWithSharedOcel('PostgreSQL read models answer as SQLite’s on every real log', () => {
   for (const relative of REAL_LOGS) {
-    it.skipIf(admin === null)(`${relative}: every read, compare and the export`, { timeout: 120_000 }, async () => {
+    it.skipIf(admin === null)(`${relative}: every read, compare and the export`, { timeout: 600_000 }, async () => {
       await agree(relative)
     })
   }
