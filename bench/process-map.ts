@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase } from '../src/adapters/sqlite/log/database.js'
-import { openReadModelsDatabase, openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
+import { ALL_CHECKPOINTS_SQL, openReadModelsDatabase, openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
@@ -65,8 +65,7 @@ async function waitProjected(dataDir: string, timeoutMs: number): Promise<void> 
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const head = (db.prepare('SELECT MAX(position) AS p FROM records').get() as { p: number | null }).p ?? 0
-      const checkpoints = 'SELECT position FROM main.rm_checkpoints UNION ALL SELECT position FROM process.rm_checkpoints'
-      const at = (rmDb.prepare(`SELECT MIN(position) AS p FROM (${checkpoints})`).get() as { p: number | null }).p ?? 0
+      const at = (rmDb.prepare(`SELECT MIN(position) AS p FROM (${ALL_CHECKPOINTS_SQL})`).get() as { p: number | null }).p ?? 0
       if (at >= head) return
       if (Date.now() > deadline) throw new Error(`the projector did not catch up within ${String(timeoutMs / 1000)} s (${String(at)} of ${String(head)})`)
       await new Promise((r) => setTimeout(r, 200))

@@ -5,7 +5,7 @@
  */
 import { lagOf } from '../src/core/lag.js'
 import { projectorCheckpoints, READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
-import { openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
+import { ALL_CHECKPOINTS_SQL, openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 
@@ -47,7 +47,7 @@ export class ProjectionWatch {
     // The read models are as far as their lowest projection (0 while one has no checkpoint), over both runners' files.
     this.checkpoint = this.rmDb.prepare(
       `SELECT count(*) AS n, min(position) AS position
-       FROM (SELECT projector, position FROM main.rm_checkpoints UNION ALL SELECT projector, position FROM process.rm_checkpoints)
+       FROM (${ALL_CHECKPOINTS_SQL})
        WHERE projector IN (SELECT value FROM json_each(?))`,
     )
   }

@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads'
 import { Command, Option } from 'commander'
 import { openDatabase } from '../src/adapters/sqlite/log/database.js'
 import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
-import { openReadModelsDatabase, READ_MODELS_FILE_NAMES } from '../src/adapters/sqlite/read-models/read-models-database.js'
+import { ALL_CHECKPOINTS_SQL, openReadModelsDatabase, READ_MODELS_FILE_NAMES } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import type { RecordContext } from '../src/core/records.js'
 import { PROJECTION_NAMES } from '../src/core/read-model-changes.js'
 import { projectionCheckpoint, READ_MODELS_PROJECTION } from '../src/projector/checkpoints.js'
@@ -92,11 +92,7 @@ async function catchUp(dataDir: string, head: number, layout: Layout): Promise<C
   for (const name of Object.values(READ_MODELS_FILE_NAMES)) for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, name + suffix), { force: true })
   // The API thread opens (makes) the file before the workers start, as `serve` does.
   const { db } = openReadModelsDatabase(dataDir)
-  const checkpoint = db
-    .prepare<[{ p: string }], number>(
-      'SELECT position FROM main.rm_checkpoints WHERE projector = @p UNION ALL SELECT position FROM process.rm_checkpoints WHERE projector = @p',
-    )
-    .pluck()
+  const checkpoint = db.prepare<[{ p: string }], number>(`SELECT position FROM (${ALL_CHECKPOINTS_SQL}) WHERE projector = @p`).pluck()
   const atHead = (runner: RunnerName) =>
     runnerProjections(runner).every((p) => (checkpoint.get({ p: projectionCheckpoint(READ_MODELS_PROJECTION, p) }) ?? 0) >= head)
   const startRss = process.memoryUsage().rss

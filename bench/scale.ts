@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { Command } from 'commander'
 import { anyInt, positiveInt, wholeInt } from './int-options.js'
 import { openDatabase } from '../src/adapters/sqlite/log/database.js'
-import { openReadModelsDatabase, openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
+import { ALL_CHECKPOINTS_SQL, openReadModelsDatabase, openReadModelsReadOnly } from '../src/adapters/sqlite/read-models/read-models-database.js'
 import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
@@ -37,7 +37,7 @@ function checkpointOf(dataDir: string): number | null {
   try {
     const db = openReadModelsReadOnly(dataDir)
     try {
-      const sql = 'SELECT max(position) AS p FROM (SELECT position FROM main.rm_checkpoints UNION ALL SELECT position FROM process.rm_checkpoints)'
+      const sql = `SELECT max(position) AS p FROM (${ALL_CHECKPOINTS_SQL})`
       return (db.prepare(sql).get() as { p: number | null } | undefined)?.p ?? null
     } finally {
       db.close()

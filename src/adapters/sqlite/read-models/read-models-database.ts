@@ -22,6 +22,7 @@
 import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { RUNNER_NAMES, type RunnerName } from '../../../core/runner-groups.js'
 import type { SqliteDatabase } from '../log/database.js'
 import { DECLARED_TYPES_SCHEMA, DECLARED_TYPES_TABLES } from './sqlite-declared-types.js'
 import { DF_PROJECTOR_INDEXES, DF_SCHEMA, DF_TABLES } from './sqlite-df-writes.js'
@@ -35,11 +36,17 @@ export const PROCESS_READ_MODELS_FILE = 'read-models-process.db'
 /** The schema name under which readers' connections attach PROCESS_READ_MODELS_FILE. */
 export const PROCESS_SCHEMA = 'process'
 
-/** The read models' files, one per projection runner (src/projector/runners.ts). */
-export type ReadModelsFileKind = 'entities' | 'process'
+/** The read models' files, one per projection runner (src/core/runner-groups.ts): a file is named by its runner. */
+export type ReadModelsFileKind = RunnerName
 
 /** Every file, in the order they are opened. */
-export const READ_MODELS_FILE_KINDS: readonly ReadModelsFileKind[] = ['entities', 'process']
+export const READ_MODELS_FILE_KINDS: readonly ReadModelsFileKind[] = RUNNER_NAMES
+
+/**
+ * SQL: every checkpoint (`projector`, `position`) of both files, on a readers' connection
+ * (openReadModelsDatabase, openReadModelsReadOnly), as a subquery for the callers' own filters.
+ */
+export const ALL_CHECKPOINTS_SQL = `SELECT projector, position FROM main.rm_checkpoints UNION ALL SELECT projector, position FROM ${PROCESS_SCHEMA}.rm_checkpoints`
 
 /** The name of each file inside OCELOG_DATA_DIR. */
 export const READ_MODELS_FILE_NAMES: { readonly [K in ReadModelsFileKind]: string } = { entities: READ_MODELS_FILE, process: PROCESS_READ_MODELS_FILE }

@@ -41,6 +41,7 @@ import { sqlitePerformance, sqliteTypeRelations, sqliteVariants } from './sqlite
 import { SQLITE } from '../../sql/dialect.js'
 import { typesSql } from '../../sql/types-sql.js'
 import {
+  ALL_CHECKPOINTS_SQL,
   EVENT_E2O_ROWS,
   epochMsOf,
   PROCESS_SCHEMA,
@@ -57,7 +58,7 @@ import {
  * The answers' `as_of`: the lowest checkpoint of both files (each runner's), 0 when there is none
  * (docs/architecture.md#projection-runners-and-leases: a reader sees the lowest position of the runners it reads).
  */
-const AS_OF = `SELECT COALESCE(MIN(position), 0) FROM (SELECT position FROM main.rm_checkpoints UNION ALL SELECT position FROM ${PROCESS_SCHEMA}.rm_checkpoints)`
+const AS_OF = `SELECT COALESCE(MIN(position), 0) FROM (${ALL_CHECKPOINTS_SQL})`
 
 /** The types' lists, shared with PostgreSQL. */
 const EVENT_TYPES = typesSql(SQLITE, 'rm_event_types')
