@@ -16,17 +16,55 @@ export interface ServeSpawnOptions {
   args?: readonly string[]
 }
 
+/** Every `ocelog serve` this process started and that has not exited yet. */
+const running = new Set<ChildProcess>()
+let hooked = false
+
+/** SIGKILL to every child still running; synchronous, so an `exit` hook can call it. */
+function killRunning(): void {
+  for (const child of running) child.kill('SIGKILL')
+  running.clear()
+}
+
+/**
+ * Kills a test worker's `ocelog serve` children when the worker ends without stopping them (an
+ * assertion that failed before `stop()`, a killed run): on `exit`; on SIGTERM, SIGINT and SIGHUP
+ * (how vitest ends a worker, a CI timeout, Ctrl-C), after which the signal is raised again so the
+ * worker still dies of it; and when the IPC channel to the parent (vitest) closes.
+ */
+function hookWorkerEnd(): void {
+  if (hooked) return
+  hooked = true
+  process.on('exit', killRunning)
+  process.on('disconnect', killRunning)
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      killRunning()
+      process.off(signal, onSignal)
+      // With no other listener left, the signal's default action ends the process as it would have.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+    }
+    process.on(signal, onSignal)
+  }
+}
+
 /**
  * Starts `ocelog serve` as `npm start` runs it: its node flags (SERVICE_NODE_FLAGS) and environment
  * (SERVICE_ENV, over `env`), with `env` (OCELOG_DATA_DIR, PORT, HOST, …) otherwise. stderr is piped;
  * stdout (the service's log lines) is ignored unless `captureLog` pipes it too. The one way the
- * e2e tests start the service (test/helpers/service.ts builds on it).
+ * e2e tests start the service (test/helpers/service.ts builds on it). A child still running when
+ * this process ends (exit, SIGTERM, SIGINT, SIGHUP, or its parent's IPC channel closing) gets
+ * SIGKILL, so a test that fails before it stops its service leaves no process behind (README § Tests).
  */
 export function spawnServe(env: NodeJS.ProcessEnv, options: ServeSpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, 'serve', ...(options.args ?? [])], {
+  hookWorkerEnd()
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, 'serve', ...(options.args ?? [])], {
     env: { ...env, ...SERVICE_ENV },
     stdio: ['ignore', options.captureLog === true ? 'pipe' : 'ignore', 'pipe'],
   })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  return child
 }
 
 /**
