@@ -88,8 +88,12 @@ local all all scram-sha-256
 host  all all 127.0.0.1/32 scram-sha-256
 `
 
-/** Whether process `pid` exists and is not a zombie (`kill(pid, 0)`: ESRCH is gone, EPERM is alive). */
-function processAlive(pid: number): boolean {
+/**
+ * Whether process `pid` exists and is not a zombie (`kill(pid, 0)`: ESRCH is gone, EPERM is alive);
+ * false for what is not a positive integer (README § Tests).
+ */
+export function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
   } catch (error) {

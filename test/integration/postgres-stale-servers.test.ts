@@ -7,26 +7,21 @@
  * that are not the harness's.
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PostgresServer, postgresUnavailableReason, startPostgresServer, sweepStalePostgresServers } from '../helpers/postgres-server.js'
+import {
+  type PostgresServer,
+  postgresUnavailableReason,
+  processAlive as alive,
+  startPostgresServer,
+  sweepStalePostgresServers,
+} from '../helpers/postgres-server.js'
 
 const reason = postgresUnavailableReason()
 if (reason !== null) console.warn(`skipped: PostgreSQL stale servers: ${reason}`)
-
-/** Whether `pid` is a live process (a zombie counts as gone: nothing may reap a daemon's child here). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-  return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z'
-}
 
 /** The pid of a process that existed and has exited. */
 async function deadPid(): Promise<number> {
@@ -52,6 +47,23 @@ function ownerlessFolder(root: string, name: string, ageMs: number): string {
   return dir
 }
 
+/** The temp roots of this file (`ocelog-sweep-test-*`), each with the pid of the process that made it. */
+const ROOT_PREFIX = 'ocelog-sweep-test-'
+
+/**
+ * Sweeps the roots that a killed run of this file left (owner gone), servers and all; the roots of
+ * runs still going (other worktrees) are left alone.
+ */
+function sweepEarlierRoots(): void {
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(ROOT_PREFIX))) {
+    const dir = join(tmpdir(), name)
+    if (!existsSync(join(dir, 'owner.pid'))) continue // being made, or not this file's
+    if (alive(Number(readFileSync(join(dir, 'owner.pid'), 'utf8')))) continue
+    sweepStalePostgresServers({ root: dir })
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 let root = ''
 let stale: PostgresServer | undefined
 let live: PostgresServer | undefined
@@ -61,7 +73,9 @@ const logged: string[] = []
 
 beforeAll(async () => {
   if (reason !== null) return
-  root = mkdtempSync(join(tmpdir(), 'ocelog-sweep-test-'))
+  sweepEarlierRoots()
+  root = mkdtempSync(join(tmpdir(), ROOT_PREFIX))
+  writeFileSync(join(root, 'owner.pid'), String(process.pid))
   // The server runs as `postgres` when we are root: it must reach its folder under this root.
   chmodSync(root, 0o755)
   staleOwner = await deadPid()
