@@ -6,6 +6,9 @@
 import { type OcelogError, unreachable } from '../core/errors.js'
 import type { Status } from '../schemas/projections.js'
 
+/** What to do about a projection stopped on a record it cannot apply (README § Operations), after the stop's message. */
+export const PROJECTION_STOPPED_HINT = 'Fix the cause, then start the projector again: it retries that record'
+
 /**
  * The CLI message for one of Ocelog's errors: the one place that maps the error union to what a
  * person reads after `ocelog: ` (docs/architecture.md#errors). Exhaustive over `kind`.
@@ -30,7 +33,7 @@ export function cliMessage(error: OcelogError): string {
     case 'read_models_rebuilding':
       return `${error.message}; run the command again when the rebuild is done (ocelog status shows it)`
     case 'projection_stopped':
-      return `${error.message}. Fix the cause, then start the projector again: it retries that record`
+      return `${error.message}. ${PROJECTION_STOPPED_HINT}`
     default:
       return unreachable(error)
   }

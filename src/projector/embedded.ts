@@ -3,7 +3,9 @@
  * src/app/projector-thread.ts; runners.ts), beside the API (README § Architecture). Each runner writes
  * a read-models file of its own (read-models-database.ts), so the runners apply side by side, one
  * per core. The API thread tells every worker of each commit of the log with a message, so the read
- * models follow at once without a poll, and it never runs projection code itself.
+ * models follow at once without a poll, and it never runs projection code itself. `ocelog project`
+ * runs it too, beside `serve --no-projector` in another process: there no commit wakes the workers,
+ * and each worker's tail polls the log (SqliteEventLog's `pollMs`).
  *
  * A worker that crashes (an uncaught error, an exit it did not ask for) is logged and started
  * again after a back-off: 100 ms, doubling up to 30 s, back to 100 ms once a worker has run for a
@@ -35,7 +37,7 @@ export interface EmbeddedProjectorOptions {
   logLevel: string
   logger: Pick<Logger, 'info' | 'warn' | 'error'>
   /**
-   * The API thread's log: its commits wake the worker, and while a worker runs, the log leaves its
+   * The API thread's log: its commits wake the worker (none in `ocelog project`: the workers poll), and while a worker runs, the log leaves its
    * WAL checkpoints to the worker (`walAutocheckpoint(0)`), so that no request waits for one;
    * SQLite's default (1,000 pages) is back whenever no worker runs.
    */
@@ -49,6 +51,8 @@ export interface EmbeddedProjectorOptions {
   onReadModelsDamaged?: (message: string) => void
   /** The runners, one worker thread each (default: every runner, RUNNER_NAMES). */
   runners?: readonly RunnerName[]
+  /** A runner stopped on a record it cannot apply (its worker logged the stop and exits; it is not restarted): `message` is the stop's. */
+  onRunnerStopped?: (runner: RunnerName, message: string) => void
 }
 
 /**
@@ -118,7 +122,10 @@ class RunnerWorker {
     this.startedAt = Date.now()
     this.owner.workerStarted()
     worker.on('message', (message: FromWorker) => {
-      if (message.type === 'projection-stopped') this.stoppedWith = message.message
+      if (message.type === 'projection-stopped') {
+        this.stoppedWith = message.message
+        this.options.onRunnerStopped?.(this.runner, message.message)
+      }
       if (message.type === 'read-models-damaged') this.owner.damaged(message.message)
     })
     worker.on('error', (error) => this.options.logger.error({ err: error, runner: this.runner }, `projector worker ${this.runner}: crashed`))

@@ -1,5 +1,5 @@
 /** Runs the built `ocelog` CLI (dist/) as a real process, for e2e tests. */
-import { execFile, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -70,4 +70,33 @@ export async function runCliReaderLeaves(dataDir: string, args: string[]): Promi
   })
   const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)))
   return { code, stderr }
+}
+
+/** A CLI command left running (spawnCli): its process, its log's JSON lines so far, its stderr so far, and its exit code. */
+export interface RunningCli {
+  child: ChildProcess
+  /** The pino lines on stdout so far, parsed: `msg`, and `runner` on a projector worker's own lines. */
+  lines(): Array<{ msg: string; runner?: string }>
+  stderr(): string
+  exited: Promise<number | null>
+}
+
+/**
+ * Starts `ocelog <args>` as runCli does, with LOG_LEVEL=info (the log on stdout, for `lines`) and
+ * `extraEnv` on top, and leaves it running: for a command that follows the log (`ocelog project`).
+ * Stop it with `child.kill('SIGTERM')` and await `exited`.
+ */
+export function spawnCli(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { env: cliEnv(dataDir, { LOG_LEVEL: 'info', ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const lines = () =>
+    stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; runner?: string })
+  return { child, lines, stderr: () => stderr, exited }
 }

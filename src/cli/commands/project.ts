@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import type { Logger } from 'pino'
 import { READ_MODELS_PROJECTION } from '../../projector/checkpoints.js'
-import { runOnceInThreads } from '../../projector/embedded.js'
+import { type CommitFeed, EmbeddedProjector, runOnceInThreads } from '../../projector/embedded.js'
 import { sharedProcessOptions } from '../../projector/options.js'
 import { Projector, type Shard, warnAndResetIfAhead } from '../../projector/runner.js'
 import { runLeasedRunners } from '../../projector/leased-runners.js'
@@ -10,6 +10,7 @@ import { createLogger } from '../../app/logger.js'
 import type { Backends } from '../../app/backends.js'
 import type { Lease } from '../../ports/leases.js'
 import { CliError, withBackends } from '../context.js'
+import { PROJECTION_STOPPED_HINT } from '../text.js'
 
 function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text)
@@ -19,7 +20,7 @@ function parseShard(text: string): Shard {
   return { index, count }
 }
 
-/** The runners named by `--runner` (a comma-separated list), or undefined for every projection in one projector. */
+/** The runners named by `--runner` (a comma-separated list), or undefined for every runner. */
 function parseRunners(text: string | undefined): RunnerName[] | undefined {
   if (text === undefined) return undefined
   const names = text.split(',').map((n) => n.trim())
@@ -104,11 +105,67 @@ async function runOnceThreaded(b: Backends, dataDir: string, logLevel: string, l
   )
 }
 
+/** Resolves when `signal` aborts (at once if it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve()
+    else signal.addEventListener('abort', () => resolve(), { once: true })
+  })
+}
+
+/**
+ * Follow mode on the embedded default: each of `runners` in a worker thread of its own, as `serve`
+ * runs them (EmbeddedProjector, docs/architecture.md#the-embedded-projector), each writing its own
+ * read-models file. No thread of this process appends to the log, so no commit wakes the workers:
+ * each worker's tail polls the log (SqliteEventLog's `pollMs`, 250 ms) and so finds the records
+ * another process (`ocelog serve --no-projector`) appends within that. A damaged read-models file is
+ * moved aside and made anew as under `serve` (`b.healing`). A runner that stops on a record it cannot
+ * apply is logged (`projector worker <runner>: stopped …`) and the others go on (docs/operations.md#backup-restore-verify-digests-damaged-files, A projector process of its own).
+ * Returns when `signal` aborts or every runner has stopped, once every thread has finished its run.
+ * @throws CliError naming each runner that stopped on a record and its stop (then the CLI exits 1).
+ */
+async function followInThreads(
+  b: Backends,
+  feed: CommitFeed,
+  dataDir: string,
+  logLevel: string,
+  logger: Logger,
+  runners: readonly RunnerName[],
+  signal: AbortSignal,
+): Promise<void> {
+  let everyStopped = () => {}
+  const allStopped = new Promise<void>((resolve) => (everyStopped = resolve))
+  const healing = b.healing
+  const embedded = new EmbeddedProjector({
+    dataDir,
+    logLevel,
+    logger,
+    log: feed,
+    runners,
+    ...(healing === undefined ? {} : { onReadModelsDamaged: (message: string) => healing.damaged(new Error(message)) }),
+    onRunnerStopped: (runner, message) => {
+      logger.error({ runner, stop: message }, `projector worker ${runner}: stopped on a record it cannot apply; the other runners go on`)
+      if (Object.keys(embedded.stoppedWith).length === runners.length) everyStopped()
+    },
+  })
+  if (healing !== undefined) {
+    healing.logger = logger
+    healing.writers = embedded
+  }
+  embedded.start()
+  for (const runner of runners) logger.info({ runner }, `projector worker ${runner}: started; it polls the log for new records`)
+  await Promise.race([aborted(signal), allStopped])
+  await embedded.stop()
+  const stops = Object.entries(embedded.stoppedWith)
+  if (stops.length > 0) throw new CliError(`${stops.map(([runner, message]) => `runner ${runner}: ${message}`).join('; ')}. ${PROJECTION_STOPPED_HINT}`)
+  logger.info('projector stopped')
+}
+
 export function registerProject(program: Command): void {
   program
     .command('project')
     .description(
-      'Run a projector: tail the log from its checkpoints and keep the read models up to date. On PostgreSQL, each runner runs under a lease: start several processes, and the others wait as standbys',
+      'Run a projector: tail the log from its checkpoints and keep the read models up to date. On the embedded default (without --shard or a single --runner), each runner runs in a worker thread of its own, polling the log every 250 ms; a runner stopped on a record it cannot apply leaves the others going, and the process then exits 1 on SIGTERM or once every runner has stopped. On PostgreSQL, each runner runs under a lease: start several processes, and the others wait as standbys',
     )
     .option('--shard <i/n>', 'take only the datasets whose hash mod n is i (run n workers, one per shard)')
     .option('--runner <names>', `run only these projection runners, comma-separated: ${RUNNER_NAMES.join(', ')} (default: every one)`)
@@ -161,6 +218,9 @@ export function registerProject(program: Command): void {
           logger.info('projector stopped')
           return
         }
+        // The embedded default, every runner or several: a worker thread per runner, as `serve` runs them.
+        if (b.commitFeed !== undefined && shard === undefined && runners?.length !== 1)
+          return followInThreads(b, b.commitFeed, cfg.dataDir, cfg.logLevel, logger, runners ?? RUNNER_NAMES, abort.signal)
         const projector = make(runners?.length === 1 ? runners[0] : undefined)
         const stopped = await projector.run(abort.signal)
         if (stopped !== null) throw stopped
