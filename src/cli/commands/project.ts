@@ -78,22 +78,24 @@ async function runOnce(
   }
 }
 
+/** One runner's part of a side-by-side run: its projector's name, the records it applied, its seconds and where it ended. */
+interface RunnerDone {
+  name: string
+  records: number
+  seconds: number
+  position: number | null
+}
+
 /**
- * `--once` or `--rebuild` of every runner on the embedded default: each runner in a worker thread of
- * its own, side by side, as `serve` runs them (runOnceInThreads; each writes its own read-models
- * file). A rebuild first empties both files. Logs one line per runner, then one for the whole run:
- * `records` (the most any runner applied) over the run's wall time.
+ * Logs a side-by-side `--once`/`--rebuild`: one line per runner, then one for the whole run:
+ * `records` (the most any runner applied) over the run's wall time since `started` (performance.now(), ms).
  */
-async function runOnceThreaded(b: Backends, dataDir: string, logLevel: string, logger: Logger, rebuild: boolean): Promise<void> {
-  const started = performance.now()
-  if (rebuild) await b.readModels.reset()
-  const done = await runOnceInThreads({ dataDir, logLevel, runners: RUNNER_NAMES })
+function logSideBySide(logger: Logger, done: readonly RunnerDone[], started: number, rebuild: boolean): void {
   const verb = rebuild ? 'rebuilt' : 'caught up'
   for (const r of done) {
-    const name = `${READ_MODELS_PROJECTION}/${r.runner}`
     logger.info(
-      { projector: name, records: r.records, seconds: r.seconds, recordsPerSecond: Math.round(r.records / Math.max(r.seconds, 1e-6)), position: r.position },
-      `${name}: ${verb}: ${String(r.records)} record(s)`,
+      { projector: r.name, records: r.records, seconds: r.seconds, recordsPerSecond: Math.round(r.records / Math.max(r.seconds, 1e-6)), position: r.position },
+      `${r.name}: ${verb}: ${String(r.records)} record(s)`,
     )
   }
   const seconds = (performance.now() - started) / 1000
@@ -103,6 +105,59 @@ async function runOnceThreaded(b: Backends, dataDir: string, logLevel: string, l
     { projector: READ_MODELS_PROJECTION, records, seconds, recordsPerSecond: Math.round(records / Math.max(seconds, 1e-6)), position, runners: done.length },
     `${READ_MODELS_PROJECTION}: ${verb}: ${String(records)} record(s), ${String(done.length)} runners side by side`,
   )
+}
+
+/**
+ * `--once` or `--rebuild` of every runner on the embedded default: each runner in a worker thread of
+ * its own, side by side, as `serve` runs them (runOnceInThreads; each writes its own read-models
+ * file). A rebuild first empties both files. Logs as logSideBySide.
+ */
+async function runOnceThreaded(b: Backends, dataDir: string, logLevel: string, logger: Logger, rebuild: boolean): Promise<void> {
+  const started = performance.now()
+  if (rebuild) await b.readModels.reset()
+  const done = await runOnceInThreads({ dataDir, logLevel, runners: RUNNER_NAMES })
+  logSideBySide(
+    logger,
+    done.map((r) => ({ name: `${READ_MODELS_PROJECTION}/${r.runner}`, records: r.records, seconds: r.seconds, position: r.position })),
+    started,
+    rebuild,
+  )
+}
+
+/**
+ * `--once` or `--rebuild` of several runners on PostgreSQL, under their leases (takeLeasesNow): each
+ * runner's projector side by side in this process, on connections of their own, so that one runner's
+ * statements run on the server while this thread folds the other's records (one projector of every
+ * projection leaves both the server and this thread idle half the time: docs/operations.md#production-on-postgresql).
+ * A rebuild of every runner empties the read models once (`reset`, one TRUNCATE); of some, each runner
+ * drops its own (Projector.rebuild). Logs as logSideBySide.
+ * @throws CliError when another process holds one of the leases; a runner's stop or failure as Projector.catchUp throws it.
+ */
+async function runOnceSideBySide(
+  b: Backends,
+  logger: Logger,
+  make: (runner?: RunnerName, sideBySide?: number) => Projector,
+  runners: readonly RunnerName[],
+  shard: Shard | undefined,
+  rebuild: boolean,
+): Promise<void> {
+  const held = await takeLeasesNow(b, runners, shard)
+  try {
+    const started = performance.now()
+    const every = runners.length === RUNNER_NAMES.length
+    if (rebuild && every) await b.readModels.reset()
+    const done = await Promise.all(
+      runners.map(async (runner): Promise<RunnerDone> => {
+        const projector = make(runner, runners.length)
+        const began = performance.now()
+        const records = rebuild && !every ? await projector.rebuild() : await projector.catchUp()
+        return { name: projector.name, records, seconds: (performance.now() - began) / 1000, position: projector.position }
+      }),
+    )
+    logSideBySide(logger, done, started, rebuild)
+  } finally {
+    for (const lease of held) await lease.release()
+  }
 }
 
 /** Resolves when `signal` aborts (at once if it has). */
@@ -195,6 +250,9 @@ export function registerProject(program: Command): void {
           // The embedded default: every runner in a thread of its own (each writes a file of its own).
           if (b.mode === 'embedded' && shard === undefined && runners === undefined)
             return runOnceThreaded(b, cfg.dataDir, cfg.logLevel, logger, opts.rebuild === true)
+          // PostgreSQL: several runners side by side in this process.
+          if (b.mode === 'postgres' && (runners ?? RUNNER_NAMES).length > 1)
+            return runOnceSideBySide(b, logger, make, runners ?? RUNNER_NAMES, shard, opts.rebuild === true)
           return runOnce(b, logger, make, runners, shard, opts.rebuild === true)
         }
         const abort = new AbortController()
