@@ -6,10 +6,10 @@
  */
 import Database from 'better-sqlite3'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { CLI } from '../helpers/cli.js'
@@ -111,12 +111,18 @@ describeWithSharedOcel('ocelog import killed midway', () => {
   it('is finished by running it again: every event and upsert of the logistics log recorded once, and the export is the log', async () => {
     const path = join(OCEL_DIR, 'raw/ocpa__logistics.sqlite')
     const key = await service.createKey({ name: 'killed' })
-    const child = spawn(process.execPath, [CLI, 'import', path, '--url', service.url, '--key', key.key, '--json'], { stdio: 'ignore' })
+    // A killed import keeps its staging file for inspection: in a folder of the test's own, removed below.
+    const stagingDir = mkdtempSync(join(tmpdir(), 'ocelog-killed-import-'))
+    onTestFinished(() => rmSync(stagingDir, { recursive: true, force: true }))
+    const child = spawn(process.execPath, [CLI, 'import', path, '--url', service.url, '--key', key.key, '--json', '--staging-dir', stagingDir], {
+      stdio: 'ignore',
+    })
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
     // Kill it once part of the log is recorded, but not all of it.
     for (let n = 0; n < 2000; n = recordsOf(key.dataset_id)) await new Promise((r) => setTimeout(r, 50))
     child.kill('SIGKILL')
     expect(await exited).toBe('SIGKILL')
+    expect(readdirSync(stagingDir).filter((f) => f.startsWith('ocelog-import-'))).toHaveLength(1)
     const before = await settledRecordsOf(key.dataset_id)
     const summary = await service.importOcel(path, key.key)
     // The declarations (one request, recorded before any item) count as a record of the log.
