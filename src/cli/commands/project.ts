@@ -131,7 +131,8 @@ async function runOnceThreaded(b: Backends, dataDir: string, logLevel: string, l
  * projection leaves both the server and this thread idle half the time: docs/operations.md#production-on-postgresql).
  * A rebuild of every runner empties the read models once (`reset`, one TRUNCATE); of some, each runner
  * drops its own (Projector.rebuild). Logs as logSideBySide.
- * @throws CliError when another process holds one of the leases; a runner's stop or failure as Projector.catchUp throws it.
+ * @throws CliError when another process holds one of the leases; the first runner's stop or failure (as Projector.catchUp
+ *   throws it), once every runner has settled.
  */
 async function runOnceSideBySide(
   b: Backends,
@@ -146,7 +147,9 @@ async function runOnceSideBySide(
     const started = performance.now()
     const every = runners.length === RUNNER_NAMES.length
     if (rebuild && every) await b.readModels.reset()
-    const done = await Promise.all(
+    // Every runner settles before the leases go (as runOnceInThreads waits for every thread): a runner
+    // that fails must not leave the other writing after its lease is released.
+    const settled = await Promise.allSettled(
       runners.map(async (runner): Promise<RunnerDone> => {
         const projector = make(runner, runners.length)
         const began = performance.now()
@@ -154,6 +157,11 @@ async function runOnceSideBySide(
         return { name: projector.name, records, seconds: (performance.now() - began) / 1000, position: projector.position }
       }),
     )
+    const done: RunnerDone[] = []
+    for (const s of settled) {
+      if (s.status === 'rejected') throw s.reason
+      done.push(s.value)
+    }
     logSideBySide(logger, done, started, rebuild)
   } finally {
     for (const lease of held) await lease.release()
