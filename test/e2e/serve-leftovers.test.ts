@@ -11,24 +11,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { requireBuild } from '../helpers/cli.js'
+import { processAlive as alive } from '../helpers/postgres-server.js'
 
 const VITEST = join(process.cwd(), 'node_modules', 'vitest', 'vitest.mjs')
 const CONFIG = join(process.cwd(), 'test', 'fixtures', 'serve-left-running.vitest.config.ts')
-
-/** Whether `pid` is a live process (a zombie counts as gone: nothing may reap an orphan here). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z'
-  } catch {
-    return false
-  }
-}
 
 /** Polls until `check` holds or `timeoutMs` passes; whether it held. */
 async function eventually(check: () => boolean, timeoutMs: number): Promise<boolean> {
