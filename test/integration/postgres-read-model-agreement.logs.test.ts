@@ -25,6 +25,7 @@ import { parseTimeZone } from '../../src/ocel/import/time.js'
 import { Projector } from '../../src/projector/runner.js'
 import { freshDatasetId } from '../contract/fixtures.js'
 import { describeWithSharedOcel, ocelFixture, SHARED_OCEL_PRESENT } from '../helpers/fixtures.js'
+import { writeControlCharactersOcel } from '../helpers/control-characters-ocel.js'
 import { writeGeneratedOcel } from '../helpers/generated-ocel.js'
 import { loadOcel } from '../helpers/load-ocel.js'
 import { dropPostgresDatabase, freshPostgresDatabase, postgresAdminUrl } from '../helpers/postgres.js'
@@ -67,6 +68,7 @@ beforeAll(async () => {
   const generatedDir = mkdtempSync(join(tmpdir(), 'ocelog-pg-agreement-log-'))
   try {
     await load('generated', writeGeneratedOcel(generatedDir).json)
+    await load('control characters', writeControlCharactersOcel(generatedDir))
   } finally {
     rmSync(generatedDir, { recursive: true, force: true })
   }
@@ -99,6 +101,13 @@ describe('PostgreSQL read models answer as SQLite’s on the generated edge-case
   it.skipIf(admin === null)('for every read, all time and in a window, compare and the export', { timeout: 60_000 }, async () => {
     await agree('generated')
     expect(loaded.get('generated')?.expected.events).toBe(7)
+  })
+})
+
+describe('PostgreSQL read models answer as SQLite’s on names, ids and values holding U+0000 and U+0001', () => {
+  it.skipIf(admin === null)('for every read, all time and in a window, compare and the export', { timeout: 60_000 }, async () => {
+    await agree('control characters')
+    expect(loaded.get('control characters')?.expected).toStrictEqual({ events: 6, objects: 4 })
   })
 })
 

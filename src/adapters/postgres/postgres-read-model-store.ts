@@ -35,6 +35,7 @@ import { inTransaction } from './connection.js'
 import { READ_MODEL_TABLES } from './read-models-schema.js'
 import type { PostgresDfMemory } from './postgres-df-writes.js'
 import { type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
+import { encodeStrings, encodeText } from './text-codec.js'
 import { columns } from './unnest.js'
 
 /**
@@ -66,6 +67,19 @@ const CHECKPOINTS = checkpointsSql(POSTGRES)
 interface DfMemoryOf {
   memory: PostgresDfMemory
   xmin: string | null
+}
+
+/**
+ * The batch with its slices' strings as the read models store them (text-codec.ts: U+0000 and U+0001
+ * coded), but for the audit chain's canonical texts, which are hashed as the log holds them and never
+ * stored. The slices' map keys stay as the fold made them (`<dataset>KEY_SEP<name>`), and so do the
+ * named objects, which the object types' counts look up by such keys; writeIdentities codes their
+ * type and id as it writes them.
+ */
+function storedText(batch: ChangeBatch): ChangeBatch {
+  const { audit_chain: auditChain, ...others } = batch.slices
+  const slices = encodeStrings(others)
+  return { ...batch, slices: auditChain === undefined ? slices : { ...slices, audit_chain: auditChain } }
 }
 
 export class PostgresReadModelStore implements ReadModelStore {
@@ -111,7 +125,8 @@ export class PostgresReadModelStore implements ReadModelStore {
     return positionOf(rows[0])
   }
 
-  async apply(batch: ChangeBatch): Promise<void> {
+  async apply(sent: ChangeBatch): Promise<void> {
+    const batch = storedText(sent)
     const dfCheckpoint = batch.slices.directly_follows?.checkpoint
     const df = dfCheckpoint === undefined ? undefined : this.dfMemoryOf(dfCheckpoint)
     let written: string | null = null
@@ -251,7 +266,14 @@ async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string,
       `INSERT INTO ocelog.rm_objects (dataset_id, object_id, type, external_id, properties, created_at, updated_at, position, first_position)
        SELECT d, id, ty, x, '{}'::jsonb, c, c, -1, p FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS v(d, id, ty, x, c, p)
        ON CONFLICT (dataset_id, object_id) DO NOTHING`,
-      columns(missing, [(o) => o.datasetId, (o) => o.objectId, (o) => o.type, (o) => o.externalId, (o) => o.firstSeenAt, (o) => o.position]),
+      columns(missing, [
+        (o) => o.datasetId,
+        (o) => o.objectId,
+        (o) => encodeText(o.type),
+        (o) => encodeText(o.externalId),
+        (o) => o.firstSeenAt,
+        (o) => o.position,
+      ]),
     )
     rows.push(...(await identityRows(client, missing)))
   }

@@ -8,6 +8,7 @@ import { EngineUnavailableError } from '../../core/errors.js'
 import { checkpointsSql } from '../sql/checkpoints-sql.js'
 import { POSTGRES } from '../sql/dialect.js'
 import { isPostgresUnavailable } from './connection.js'
+import { decodeStrings, encodeStrings } from './text-codec.js'
 
 /**
  * The answer's `as_of` as a scalar subquery: the lowest checkpoint (0 when none), what `asOf` reads.
@@ -30,13 +31,23 @@ export interface SqlReader {
 const INT8 = 20
 const NUMERIC = 1700
 
+/** OIDs of the types that carry the records' strings (pg_type): text, varchar, json, jsonb and their arrays. */
+const TEXT_TYPES = new Set([25, 1043, 114, 3802, 1009, 1015, 199, 3807])
+
 /**
  * Type parsers of the reads: `bigint` (positions, counts, epoch ms) and `numeric` (SUM of bigint)
- * as numbers, all below 2^53 here; json and jsonb parsed; the rest as node-postgres parses them.
+ * as numbers, all below 2^53 here; text, json and jsonb (and their arrays) parsed as node-postgres
+ * parses them, then their strings back as they were sent (decodeStrings, text-codec.ts); the rest as
+ * node-postgres parses them.
  */
 const READ_TYPES: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 || oid === NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8 || oid === NUMERIC) return Number
+    const parse = pg.types.getTypeParser(oid, format) as (text: string) => unknown
+    if (!TEXT_TYPES.has(oid)) return parse
+    // Coded strings hold U+0001, which json and jsonb write as the escape \u0001.
+    return (text: string) => (text.includes('\u0001') || text.includes('\\u0001') ? decodeStrings(parse(text)) : parse(text))
+  }) as typeof pg.types.getTypeParser,
 }
 
 /**
@@ -55,7 +66,8 @@ export interface SerialClient {
 export function sqlReader(target: () => pg.Pool | SerialClient): SqlReader {
   return {
     async rows<R extends pg.QueryResultRow>(text: string, values: readonly unknown[]): Promise<R[]> {
-      const config: pg.QueryConfig = { text, values: [...values], types: READ_TYPES }
+      // Parameters compared with stored text are coded as it is (text-codec.ts).
+      const config: pg.QueryConfig = { text, values: encodeStrings([...values]), types: READ_TYPES }
       const on = target()
       let result: Promise<pg.QueryResult<R>>
       if ('tail' in on) {

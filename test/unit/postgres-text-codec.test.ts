@@ -1,0 +1,72 @@
+/**
+ * The PostgreSQL read models' code for U+0000 and U+0001 (src/adapters/postgres/text-codec.ts,
+ * docs/read-models.md#control-characters-on-postgresql): stored text holds no U+0000, reads give
+ * back what was sent, and text compared by its bytes orders coded as it orders plain.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { decodeStrings, decodeText, encodeStrings, encodeText } from '../../src/adapters/postgres/text-codec.js'
+
+/** Strings rich in the coded characters and their neighbours. */
+const text = fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u0002', 'a', 'é', '😀', '\uffff'), maxLength: 12 })
+
+/** Byte order of UTF-8, as `COLLATE "C"` compares text. */
+const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+
+describe('encodeText and decodeText', () => {
+  it('code U+0000 and U+0001 as two characters each, and nothing else', () => {
+    expect(encodeText('a\u0000b')).toBe('a\u0001\u0001b')
+    expect(encodeText('\u0001')).toBe('\u0001\u0002')
+    expect(encodeText('\u0002 plain é 😀')).toBe('\u0002 plain é 😀')
+    expect(decodeText('a\u0001\u0001b\u0001\u0002')).toBe('a\u0000b\u0001')
+  })
+
+  it('give back every string, and store none with U+0000', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        const stored = encodeText(s)
+        expect(stored.includes('\u0000')).toBe(false)
+        expect(decodeText(stored)).toBe(s)
+      }),
+    )
+  })
+
+  it('keep the byte order of any two strings, and their equality', () => {
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        expect(Math.sign(byBytes(encodeText(a), encodeText(b)))).toBe(Math.sign(byBytes(a, b)))
+      }),
+    )
+  })
+})
+
+describe('encodeStrings and decodeStrings', () => {
+  it('code the strings of arrays, plain objects (keys too), Map values and Sets, not Map keys', () => {
+    const sent = {
+      name: 'or\u0000der',
+      list: ['x\u0000', 1, null],
+      attributes: { 'st\u0000atus': 'op\u0001en', n: 2 },
+      byKey: new Map([['ds\u0000or\u0000der', { name: 'or\u0000der' }]]),
+      tags: new Set(['t\u0000']),
+    }
+    const stored = encodeStrings(sent)
+    expect(stored).toStrictEqual({
+      name: 'or\u0001\u0001der',
+      list: ['x\u0001\u0001', 1, null],
+      attributes: { 'st\u0001\u0001atus': 'op\u0001\u0002en', n: 2 },
+      byKey: new Map([['ds\u0000or\u0000der', { name: 'or\u0001\u0001der' }]]),
+      tags: new Set(['t\u0001\u0001']),
+    })
+    expect(decodeStrings(stored)).toStrictEqual(sent)
+  })
+
+  it('leave a part without coded strings as the same object, and keep shared parts shared', () => {
+    const plain = { name: 'order', rows: [{ id: 'a' }] }
+    expect(encodeStrings(plain)).toBe(plain)
+    const shared = { type: 'it\u0000em' }
+    const stored = encodeStrings({ a: shared, b: [shared], untouched: plain })
+    expect(stored.a).toStrictEqual({ type: 'it\u0001\u0001em' })
+    expect(stored.b[0]).toBe(stored.a)
+    expect(stored.untouched).toBe(plain)
+  })
+})
