@@ -19,7 +19,7 @@
  * edge a → b); what a held memberships map means (every count of the object, or those known) is the
  * store's to say.
  */
-import { compareSteps, type DfLinking, type DfNeighbours, type DfStep, emptyLinking, linkAppends } from './directly-follows-links.js'
+import { compareSteps, type DfLinking, type DfNeighbours, type DfStep, emptyLinking, isAscending, linkAppends } from './directly-follows-links.js'
 
 /** Objects remembered by default: the hot objects of a log (its customers, products, resources). */
 export const DF_MEMORY_OBJECTS = 16_384
@@ -69,13 +69,33 @@ export function neighboursFromTail<O>(tail: TraceTail<O>, c: { t: number; pos: n
  * The tail after a run inserted `inserted` (the object's new steps, any order) into the trace whose
  * tail was `tail`: the last TAIL_STEPS of the tail's steps and of the new steps after its first one
  * (a new step before it lies before every remembered step, and does not change the end of the trace
- * unless the tail was the whole trace).
+ * unless the tail was the whole trace). The two ascending lists are merged from their ends: the
+ * writes pass each object's steps ascending (stepsByObject), so a run copies and sorts nothing for
+ * the objects it remembers.
  */
-export function nextTail<O>(tail: TraceTail<O>, inserted: readonly DfStep<O>[]): TraceTail<O> {
-  const first = tail.steps[0]
-  const kept = tail.whole || first === undefined ? inserted : inserted.filter((s) => compareSteps(s, first) > 0)
-  const merged = [...tail.steps, ...kept].sort(compareSteps)
-  return { steps: merged.slice(-TAIL_STEPS), whole: tail.whole && merged.length <= TAIL_STEPS }
+export function nextTail<O>(tail: TraceTail<O>, unordered: readonly DfStep<O>[]): TraceTail<O> {
+  const inserted = isAscending(unordered) ? unordered : [...unordered].sort(compareSteps)
+  const old = tail.steps
+  const first = old[0]
+  // The new steps that count: all of them for a whole trace, else those after the tail's first step.
+  let from = 0
+  if (!tail.whole && first !== undefined) while (from < inserted.length && compareSteps(inserted[from] as DfStep<O>, first) <= 0) from++
+  const total = old.length + inserted.length - from
+  const steps: DfStep<O>[] = []
+  let i = old.length - 1
+  let j = inserted.length - 1
+  while (steps.length < TAIL_STEPS && (i >= 0 || j >= from)) {
+    const a = old[i]
+    const b = j >= from ? inserted[j] : undefined
+    if (b === undefined || (a !== undefined && compareSteps(a, b) > 0)) {
+      steps.push(a as DfStep<O>)
+      i--
+    } else {
+      steps.push(b)
+      j--
+    }
+  }
+  return { steps: steps.reverse(), whole: tail.whole && total <= TAIL_STEPS }
 }
 
 /**

@@ -91,6 +91,12 @@ export interface DfBounds<O> {
   last: DfStep<O>
 }
 
+/** Whether `steps` are in (t, pos) order. */
+export function isAscending(steps: readonly { t: number; pos: number }[]): boolean {
+  for (let i = 1; i < steps.length; i++) if (compareSteps(steps[i - 1] as { t: number; pos: number }, steps[i] as { t: number; pos: number }) > 0) return false
+  return true
+}
+
 /** Groups candidate steps by object, each ascending. */
 export function stepsByObject<O>(steps: readonly DfStep<O>[]): Map<O, DfStep<O>[]> {
   const byObject = new Map<O, DfStep<O>[]>()
@@ -99,7 +105,8 @@ export function stepsByObject<O>(steps: readonly DfStep<O>[]): Map<O, DfStep<O>[
     if (list === undefined) byObject.set(s.object, [s])
     else list.push(s)
   }
-  for (const list of byObject.values()) list.sort(compareSteps)
+  // Steps come mostly in log order, often one per object: a list already ascending is left as it is.
+  for (const list of byObject.values()) if (!isAscending(list)) list.sort(compareSteps)
   return byObject
 }
 

@@ -2,6 +2,7 @@
  * The directly-follows write's memory of objects (src/core/df-object-memory.ts): the
  * stored neighbours a trace's tail answers, the tail a run leaves, and the bound on objects held.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DfObjectMemory, EMPTY_TAIL, lastOfTail, neighboursFromTail, nextTail, TAIL_STEPS, type TraceTail } from '../../src/core/df-object-memory.js'
 import type { DfStep } from '../../src/core/directly-follows.js'
@@ -71,6 +72,31 @@ describe('nextTail', () => {
     expect(times(full)).toEqual([5, 10, 20, 30])
     expect(full.whole).toBe(false)
     expect(lastOfTail(EMPTY_TAIL)).toBeNull()
+  })
+})
+
+describe('nextTail by its definition', () => {
+  it('is the last steps of the tail and of the new steps after its first one, merged and sorted', () => {
+    // Distinct (t, pos) steps split between the stored tail (ascending, at most TAIL_STEPS) and a run's new ones (any order).
+    const split = fc
+      .uniqueArray(fc.integer({ min: 0, max: 60 }), { minLength: 0, maxLength: 12 })
+      .chain((ts) =>
+        fc.record({ ts: fc.shuffledSubarray(ts, { minLength: ts.length, maxLength: ts.length }), stored: fc.nat({ max: TAIL_STEPS }), whole: fc.boolean() }),
+      )
+    fc.assert(
+      fc.property(split, ({ ts, stored, whole }) => {
+        const tailSteps = ts
+          .slice(0, stored)
+          .sort((a, b) => a - b)
+          .map((t) => step(t))
+        const inserted = ts.slice(stored).map((t) => step(t))
+        const tail: TraceTail = { steps: tailSteps, whole }
+        const first = tailSteps[0]
+        const kept = whole || first === undefined ? inserted : inserted.filter((s) => s.t > first.t)
+        const merged = [...tailSteps, ...kept].sort((a, b) => a.t - b.t)
+        expect(nextTail(tail, inserted)).toEqual({ steps: merged.slice(-TAIL_STEPS), whole: whole && merged.length <= TAIL_STEPS })
+      }),
+    )
   })
 })
 

@@ -41,7 +41,8 @@ export class MultiRowStatement {
     let changed = 0
     for (let i = 0; i < rows.length; i += this.rowsPerStatement) {
       const chunk = rows.slice(i, i + this.rowsPerStatement)
-      changed += this.statement(chunk.length).run(...chunk.flat()).changes
+      // better-sqlite3 binds each array argument's items in turn: no flat copy of the rows.
+      changed += this.statement(chunk.length).run(...chunk).changes
     }
     return changed
   }
