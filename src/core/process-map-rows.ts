@@ -6,7 +6,7 @@
 import type { DfAggregate } from './directly-follows.js'
 import { type DurationSummary, MEDIAN_RELATIVE_ERROR, summarize } from './duration-stats.js'
 import type { AttributeInfo, MapActivity, MapEdge, ObjectTypeMap, Stats, TypeInfo } from '../schemas/process.js'
-import { joinKey, KEY_SEP } from './keys.js'
+import { joinKey } from './keys.js'
 
 /**
  * One aggregate row. `kind` says what it holds (durations in whole milliseconds):
@@ -239,8 +239,6 @@ export function rowsOfAggregates(aggregates: Iterable<NamedAggregate>): { rows: 
  */
 export function fillWindowEnds(rows: MapRow[]): void {
   const out = new Map<string, number>()
-  for (const r of rows) if (r.kind === 'edge') out.set(r.ot + KEY + r.k1, (out.get(r.ot + KEY + r.k1) ?? 0) + Number(r.c3))
-  for (const r of rows) if (r.kind === 'activity') r.c5 = Number(r.c3) - (out.get(r.ot + KEY + r.k1) ?? 0)
+  for (const r of rows) if (r.kind === 'edge') out.set(joinKey(r.ot, r.k1), (out.get(joinKey(r.ot, r.k1)) ?? 0) + Number(r.c3))
+  for (const r of rows) if (r.kind === 'activity') r.c5 = Number(r.c3) - (out.get(joinKey(r.ot, r.k1)) ?? 0)
 }
-
-const KEY = KEY_SEP

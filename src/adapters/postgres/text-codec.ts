@@ -7,38 +7,18 @@
  *
  *   U+0000 → U+0001 U+0001,   U+0001 → U+0001 U+0002,   any other character as it is.
  *
- * The code is prefix-free and keeps the order of the characters it writes (U+0000 < U+0001 < any
- * other, and so are their codes), so text compared by its bytes (`COLLATE "C"`) orders encoded as it
- * orders plain, and equal strings stay equal: the readers' orders, groups and joins are unchanged.
- * A string without U+0000 or U+0001, nearly every one, is stored and read as it is.
+ * The code (src/core/nul-code.ts) is prefix-free and keeps the order of text by its bytes, so text
+ * compared with `COLLATE "C"` orders coded as it orders plain, and equal strings stay equal: the
+ * readers' orders, groups and joins are unchanged. A string without U+0000 or U+0001, nearly every
+ * one, is stored and read as it is.
  */
+import { decodeNul, encodeNul, NEEDS_NUL_CODE } from '../../core/nul-code.js'
 
-const NUL = '\u0000'
-const SOH = '\u0001'
+/** A string as the read models store it (the module's code: encodeNul, src/core/nul-code.ts). */
+export const encodeText = encodeNul
 
-/** A string holding U+0000 or U+0001: the only ones the code changes. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it codes
-const NEEDS_CODE = /[\u0000\u0001]/
-/** A coded pair: U+0001 U+0001 (U+0000) or U+0001 U+0002 (U+0001). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are the code
-const CODED = /\u0001[\u0001\u0002]/g
-
-/** A string as the read models store it (the module's code). */
-export function encodeText(text: string): string {
-  if (!NEEDS_CODE.test(text)) return text
-  let out = ''
-  for (const c of text) out += c === NUL ? '\u0001\u0001' : c === SOH ? '\u0001\u0002' : c
-  return out
-}
-
-/**
- * A stored string back as it was sent: the inverse of encodeText.
- * @throws never: a lone U+0001 (not written by encodeText) is kept as it is.
- */
-export function decodeText(stored: string): string {
-  if (!stored.includes(SOH)) return stored
-  return stored.replace(CODED, (pair) => (pair === '\u0001\u0001' ? NUL : SOH))
-}
+/** A stored string back as it was sent (decodeNul). */
+export const decodeText = decodeNul
 
 /** Whether `value` is an object literal's kind (its prototype Object.prototype or null), not a class instance. */
 function isPlainObject(value: object): value is Record<string, unknown> {
@@ -86,7 +66,7 @@ export function mapStrings<T>(value: T, code: (text: string) => string): T {
  * (bench/HISTORY.md#control-characters-on-postgresql), against about 20 to copy.
  */
 export function holdsCodedCharacters(value: unknown): boolean {
-  if (typeof value === 'string') return NEEDS_CODE.test(value)
+  if (typeof value === 'string') return NEEDS_NUL_CODE.test(value)
   if (typeof value !== 'object' || value === null) return false
   if (Array.isArray(value)) {
     for (const x of value) if (holdsCodedCharacters(x)) return true
@@ -97,7 +77,7 @@ export function holdsCodedCharacters(value: unknown): boolean {
     return false
   }
   if (!isPlainObject(value)) return false
-  for (const k in value) if (NEEDS_CODE.test(k) || holdsCodedCharacters(value[k])) return true
+  for (const k in value) if (NEEDS_NUL_CODE.test(k) || holdsCodedCharacters(value[k])) return true
   return false
 }
 

@@ -1,11 +1,15 @@
 /**
- * The PostgreSQL read models' code for U+0000 and U+0001 (src/adapters/postgres/text-codec.ts,
- * docs/read-models.md#control-characters-on-postgresql): stored text holds no U+0000, reads give
- * back what was sent, and text compared by its bytes orders coded as it orders plain.
+ * The code for text without U+0000 (src/core/nul-code.ts), as the PostgreSQL read models store
+ * strings in it (src/adapters/postgres/text-codec.ts, docs/read-models.md#control-characters-on-postgresql)
+ * and composite keys join their parts in it (src/core/keys.ts): coded text holds no U+0000, decoding
+ * gives back what was coded, text compared by its bytes orders coded as it orders plain, and keys of
+ * different parts differ.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeStrings, decodeText, encodeStrings, encodeText } from '../../src/adapters/postgres/text-codec.js'
+import { joinKey } from '../../src/core/keys.js'
+import { fillWindowEnds, type MapRow } from '../../src/core/process-map-rows.js'
 
 /** Strings rich in the coded characters and their neighbours. */
 const text = fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u0002', 'a', 'é', '😀', '\uffff'), maxLength: 12 })
@@ -68,5 +72,40 @@ describe('encodeStrings and decodeStrings', () => {
     expect(stored.a).toStrictEqual({ type: 'it\u0001\u0001em' })
     expect(stored.b[0]).toBe(stored.a)
     expect(stored.untouched).toBe(plain)
+  })
+})
+
+describe('joinKey', () => {
+  it('makes different keys of different parts (as many), whatever NUL they hold', () => {
+    expect(joinKey('a\u0000b', 'c')).not.toBe(joinKey('a', 'b\u0000c'))
+    expect(joinKey('plain', 'parts', 3)).toBe('plain\u0000parts\u00003')
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 4 }).chain((n) => fc.tuple(fc.array(text, { minLength: n, maxLength: n }), fc.array(text, { minLength: n, maxLength: n }))),
+        ([a, b]) => {
+          fc.pre(JSON.stringify(a) !== JSON.stringify(b))
+          expect(joinKey(...a)).not.toBe(joinKey(...b))
+        },
+      ),
+    )
+  })
+
+  it('keeps the end counts of a window apart for object types and activities whose names meet at a NUL', () => {
+    const row = (kind: MapRow['kind'], ot: string, k1: string, c3: number): MapRow => ({
+      kind,
+      ot,
+      k1,
+      k2: '',
+      c1: 0,
+      c2: 0,
+      c3,
+      c4: 0,
+      c5: 0,
+      c6: 0,
+      c7: null,
+    })
+    const rows = [row('activity', 'a\u0000b', 'c', 5), row('activity', 'a', 'b\u0000c', 7), row('edge', 'a', 'b\u0000c', 2)]
+    fillWindowEnds(rows)
+    expect(rows.map((r) => r.c5)).toStrictEqual([5, 5, 0])
   })
 })
