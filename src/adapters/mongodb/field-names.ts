@@ -4,22 +4,28 @@
  * update operators, `$set` paths, some drivers and tools read them as operators or paths. So the
  * store keeps the keys of `properties` (objects, events) and `attributes` (object changes)
  * encoded, at every depth (nested objects, objects inside arrays): `%` → `%25`, `.` → `%2E`,
- * `$` → `%24`. The encoding is one to one, so a key read back is decoded to the key written, and
+ * `$` → `%24`, and U+0000, which BSON cannot hold in a field name at all ("must not contain null
+ * bytes"), → `%00`. The encoding is one to one, so a key read back is decoded to the key written, and
  * two keys never meet in one field. Only those fields are encoded: names, ids, types and the E2O
  * and O2O qualifiers are values, never field names, and stay as they are.
  */
 
-const ENCODE: Readonly<Record<string, string>> = { '%': '%25', '.': '%2E', $: '%24' }
-const DECODE: Readonly<Record<string, string>> = { '%25': '%', '%2E': '.', '%24': '$' }
+const ENCODE: Readonly<Record<string, string>> = { '%': '%25', '.': '%2E', $: '%24', '\u0000': '%00' }
+const DECODE: Readonly<Record<string, string>> = { '%25': '%', '%2E': '.', '%24': '$', '%00': '\u0000' }
 
-/** One key as a field name: `%`, `.` and `$` percent-encoded. */
+/** The characters encodeKey writes as `%` and two hex digits. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is one of the characters it encodes
+const ENCODED = /[%.$\u0000]/g
+
+/** One key as a field name: `%`, `.`, `$` and U+0000 percent-encoded. */
 export function encodeKey(key: string): string {
-  return /[%.$]/.test(key) ? key.replace(/[%.$]/g, (c) => ENCODE[c] ?? c) : key
+  ENCODED.lastIndex = 0
+  return ENCODED.test(key) ? key.replace(ENCODED, (c) => ENCODE[c] ?? c) : key
 }
 
 /** The key that encodeKey turned into `field`. */
 export function decodeKey(field: string): string {
-  return field.includes('%') ? field.replace(/%(25|2E|24)/g, (m) => DECODE[m] ?? m) : field
+  return field.includes('%') ? field.replace(/%(25|2E|24|00)/g, (m) => DECODE[m] ?? m) : field
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
