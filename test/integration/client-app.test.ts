@@ -190,6 +190,35 @@ describe('OcelogClient queue against the Ocelog app', () => {
     expect(client.stats()).toEqual(expect.objectContaining({ recorded: 2, failed: 1 }))
     expect(await t.log.readStream(key.dataset_id, null, 100)).toHaveLength(2)
   })
+
+  it('counts items enqueued again under their idempotency keys as duplicates among the recorded, and records each once', async () => {
+    const key = await t.newKey()
+    const errors: OcelogQueueError[] = []
+    const client = new OcelogClient({ baseUrl, apiKey: key.key, flushIntervalMs: NO_TIMER, onError: (e) => errors.push(e) })
+    const backlog = events(150, 7000).map((e, i) => ({ ...e, idempotency_key: `backlog-${String(i)}` }))
+    const objects = [0, 1].map((i) => ({ type: 'order', id: `o${String(7000 + i)}`, properties: { status: 'paid' }, idempotency_key: `object-${String(i)}` }))
+    const enqueueBacklog = async () => {
+      for (const e of backlog) await client.enqueueEvent(e)
+      for (const o of objects) await client.enqueueObject(o)
+    }
+    await enqueueBacklog()
+    await client.flush()
+    expect(client.stats()).toEqual(expect.objectContaining({ enqueued: 152, recorded: 152, duplicates: 0, failed: 0 }))
+
+    // The backlog again, as a sender re-sends it after a crash, then 20 new events: the 152 come back as duplicates.
+    await enqueueBacklog()
+    const fresh = events(20, 7150).map((e, i) => ({ ...e, idempotency_key: `fresh-${String(i)}` }))
+    for (const e of fresh) await client.enqueueEvent(e)
+    await client.flush()
+    expect(errors).toEqual([])
+    expect(client.stats()).toEqual(expect.objectContaining({ enqueued: 324, queued: 0, recorded: 324, duplicates: 152, failed: 0, dropped: 0 }))
+
+    const stored = await t.log.readStream(key.dataset_id, null, 100_000)
+    const keys = stored.map((r) => r.idempotency?.key)
+    expect(keys).toHaveLength(172)
+    expect(new Set(keys)).toEqual(new Set([...backlog, ...objects, ...fresh].map((item) => item.idempotency_key)))
+    await client.close()
+  })
 })
 
 describe('OcelogClient compress against the Ocelog app', () => {

@@ -53,7 +53,7 @@ interface FlushWaiter {
 }
 
 /** The queue's own counters: the part of ClientStats it knows. */
-export type QueueCounts = Pick<ClientStats, 'enqueued' | 'queued' | 'recorded' | 'failed' | 'dropped'>
+export type QueueCounts = Pick<ClientStats, 'enqueued' | 'queued' | 'recorded' | 'duplicates' | 'failed' | 'dropped'>
 
 /** How a queued item is named in messages: `event "place order"`, `object order/o-1001`. */
 function label(queued: QueuedItem): string {
@@ -78,6 +78,7 @@ export class SendQueue {
   private closing: Promise<void> | null = null
   private timer: ReturnType<typeof setInterval> | null = null
   private recorded = 0
+  private duplicates = 0
   private failed = 0
   private dropped = 0
   private readonly beforeExit = () => {
@@ -148,7 +149,14 @@ export class SendQueue {
 
   /** The queue's counters now (see ClientStats). */
   counts(): QueueCounts {
-    return { enqueued: this.lastSeq, queued: this.items.length + this.blocked.length, recorded: this.recorded, failed: this.failed, dropped: this.dropped }
+    return {
+      enqueued: this.lastSeq,
+      queued: this.items.length + this.blocked.length,
+      recorded: this.recorded,
+      duplicates: this.duplicates,
+      failed: this.failed,
+      dropped: this.dropped,
+    }
   }
 
   /** Starts the timer and the exit hook with the first enqueue, so a client that never queues has neither. */
@@ -206,6 +214,7 @@ export class SendQueue {
     try {
       const result = await this.sendBulk(batch)
       this.recorded += result.accepted
+      this.duplicates += result.duplicates
       for (const f of result.failures) {
         const entry = batch[f.index]
         if (entry === undefined) continue
@@ -224,14 +233,14 @@ export class SendQueue {
     }
   }
 
-  /** The batch through the bulk call of its type: how many items were recorded, and the failures by batch index. */
-  private async sendBulk(batch: Entry[]): Promise<{ accepted: number; failures: BulkResult<unknown, unknown>['failures'] }> {
+  /** The batch through the bulk call of its type: how many items were recorded, how many of those were duplicates, and the failures by batch index. */
+  private async sendBulk(batch: Entry[]): Promise<{ accepted: number; duplicates: number; failures: BulkResult<unknown, unknown>['failures'] }> {
     if (batch[0]?.queued.type === 'object') {
       const r = await this.sender.objects(batch.flatMap((e) => (e.queued.type === 'object' ? [e.queued.item] : [])))
-      return { accepted: r.accepted.length, failures: r.failures }
+      return { accepted: r.accepted.length, duplicates: r.duplicates, failures: r.failures }
     }
     const r = await this.sender.events(batch.flatMap((e) => (e.queued.type === 'event' ? [e.queued.item] : [])))
-    return { accepted: r.accepted.length, failures: r.failures }
+    return { accepted: r.accepted.length, duplicates: r.duplicates, failures: r.failures }
   }
 
   private report(error: OcelogQueueError): void {

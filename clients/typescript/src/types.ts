@@ -101,8 +101,14 @@ export interface ClientStats {
   enqueued: number
   /** Items waiting in the queue or for room in it, not yet sent. */
   queued: number
-  /** Queued items the service recorded. */
+  /** Queued items the service has: recorded by this send, or already recorded under their idempotency keys (`duplicates` included). */
   recorded: number
+  /**
+   * Of the `recorded` items, those the service had already recorded under their idempotency keys and answered as first recorded
+   * (the batch answers' `duplicates`, docs/api.md#idempotency-keys), e.g. a backlog sent again after a crash; `recorded - duplicates`
+   * items are new in the log.
+   */
+  duplicates: number
   /** Queued items that were sent and not recorded (each reported to onError). */
   failed: number
   /** Items discarded because the queue was full (`whenFull: 'drop'`). */

@@ -171,6 +171,22 @@ describe('OcelogClient queue', () => {
     await client.close()
   })
 
+  it('adds up the duplicates of every batch answer, the halves of a 413 split and object batches included', async () => {
+    server = await scripted((_req, body, n, res) => {
+      const items = body.events?.length ?? body.objects?.length ?? 0
+      if (items > 40) json(res, 413, { title: 'Request body too large', detail: 'too large' })
+      else acceptAll(res, body, n, { duplicates: body.objects !== undefined ? 2 : Math.floor(items / 5) })
+    })
+    const client = new OcelogClient({ baseUrl: server.url, apiKey: 'k', retry: fast, flushIntervalMs: NO_TIMER })
+    for (const e of events(100)) await client.enqueueEvent(e)
+    for (let i = 0; i < 3; i++) await client.enqueueObject({ type: 'order', id: `o${String(i)}` })
+    await client.flush()
+    expect(server.bodies.map((b) => b.events?.length ?? b.objects?.length)).toEqual([100, 50, 25, 25, 50, 25, 25, 3])
+    // Four event answers of 25 items with 5 duplicates each, and one object answer with 2.
+    expect(client.stats()).toEqual(expect.objectContaining({ enqueued: 103, recorded: 103, duplicates: 22, failed: 0 }))
+    await client.close()
+  })
+
   it('reports every item of a batch that outlasts the retries as retries-exhausted', async () => {
     server = await scripted((_req, _body, _n, res) => json(res, 503, { title: 'Service unavailable', detail: 'log unavailable' }))
     const errors: OcelogQueueError[] = []
@@ -226,7 +242,7 @@ describe('OcelogClient queue', () => {
   it('resolves flush at once when nothing was enqueued', async () => {
     const client = new OcelogClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' })
     await client.flush()
-    expect(client.stats()).toEqual({ enqueued: 0, queued: 0, recorded: 0, failed: 0, dropped: 0, requests: 0, retries: 0, rateLimited: 0 })
+    expect(client.stats()).toEqual({ enqueued: 0, queued: 0, recorded: 0, duplicates: 0, failed: 0, dropped: 0, requests: 0, retries: 0, rateLimited: 0 })
   })
 
   it('refuses queue options out of range', () => {

@@ -92,14 +92,14 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(JSON.stringify(body))
 }
 
-/** A 200 batch answer accepting every item of the body, with made-up ids `<request>-<i>`. */
-export function acceptAll(res: ServerResponse, body: ScriptedBody, n: number): void {
+/** A 200 batch answer accepting every item of the body, with made-up ids `<request>-<i>`; `fields` are added to it (e.g. `duplicates`). */
+export function acceptAll(res: ServerResponse, body: ScriptedBody, n: number, fields: Record<string, unknown> = {}): void {
   if (body.objects !== undefined) {
     const objects = body.objects.map((o, i) => {
       const { type, id } = o as { type: string; id: string }
       return { object_id: `${String(n)}-${String(i)}`, object_type: type, external_id: id, created: true }
     })
-    json(res, 200, { success: true, processed: objects.length, failed: 0, objects, errors: [], error_details: [] })
+    json(res, 200, { success: true, processed: objects.length, failed: 0, objects, errors: [], error_details: [], ...fields })
     return
   }
   const count = body.events?.length ?? 0
@@ -110,6 +110,7 @@ export function acceptAll(res: ServerResponse, body: ScriptedBody, n: number): v
     event_ids: Array.from({ length: count }, (_, i) => `${String(n)}-${String(i)}`),
     errors: [],
     error_details: [],
+    ...fields,
   })
 }
 
