@@ -1,4 +1,5 @@
-"""Queue and flush (enqueue_event, enqueue_object, flush, close), against a scripted http.server."""
+"""Queue and flush (enqueue_event, enqueue_object, flush, close), against a scripted http.server, and its
+duplicates counter against the built service (conftest.py)."""
 
 from __future__ import annotations
 
@@ -207,3 +208,30 @@ def test_interpreter_exit_flushes_the_queue():
         done = subprocess.run([sys.executable, "-c", script, server.url], env={**os.environ, "PYTHONPATH": SRC}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert sum(len(r.body["events"]) for r in server.requests) == 150
+
+
+def test_items_enqueued_again_under_their_keys_count_as_duplicates_among_the_recorded(service, key):
+    """Against the built service (conftest.py): a backlog enqueued twice, as a sender re-sends it after a crash."""
+
+    def enqueue_backlog(client):
+        for i in range(150):
+            client.enqueue_event("tick", [{"type": "sensor", "id": f"s-{i % 7}"}], timestamp="2024-05-01T10:00:00Z", properties={"seq": i}, idempotency_key=f"backlog-{i}")
+        for i in range(2):
+            client.enqueue_object("customer", f"c-{i}", {"tier": "gold"}, idempotency_key=f"object-{i}")
+
+    failures = []
+    with ocelog.Client(key["key"], service.url, flush_interval=60, on_error=failures.append) as client:
+        enqueue_backlog(client)
+        assert client.flush() is True
+        first = client.stats()
+        enqueue_backlog(client)
+        for i in range(150, 170):
+            client.enqueue_event("tick", [{"type": "sensor", "id": "s-0"}], timestamp="2024-05-01T10:00:00Z", properties={"seq": i}, idempotency_key=f"fresh-{i}")
+        assert client.flush() is True
+        second = client.stats()
+    assert failures == []
+    assert (first.enqueued, first.recorded, first.duplicates, first.failed) == (152, 152, 0, 0)
+    assert (second.enqueued, second.queued, second.recorded, second.duplicates, second.failed, second.dropped) == (324, 0, 324, 152, 0, 0)
+    keys = [r.get("idempotency_key") for r in service.replay(key["dataset_id"])]
+    expected = [f"backlog-{i}" for i in range(150)] + ["object-0", "object-1"] + [f"fresh-{i}" for i in range(150, 170)]
+    assert sorted(keys) == sorted(expected)

@@ -59,7 +59,8 @@ class Sender:
         self._in_flight_count = 0
         self._flush_target = 0  # send without waiting until this seq is answered
         self._in_flight = 0  # smallest seq of the batch being sent; 0 when none
-        self.recorded = 0
+        self.recorded = 0  # the service has them: new, or already recorded under their keys
+        self.duplicates = 0  # of those, already recorded under their keys
         self.failed = 0
         self.dropped = 0
         self._stopping = False
@@ -139,10 +140,11 @@ class Sender:
             self._exit_hook = None
         return flushed
 
-    def counts(self) -> "tuple[int, int]":
-        """(enqueued, waiting or in flight)."""
+    def counts(self) -> "tuple[int, int, int, int, int, int]":
+        """(enqueued, waiting or in flight, recorded, duplicates, failed, dropped), read together, so
+        ``recorded - duplicates`` never counts a batch's duplicates before they are added."""
         with self._cv:
-            return self._seq, len(self._items) + self._in_flight_count
+            return self._seq, len(self._items) + self._in_flight_count, self.recorded, self.duplicates, self.failed, self.dropped
 
     # -- the sender thread -------------------------------------------------------------------------
 
@@ -215,15 +217,17 @@ class Sender:
                 outcome = send_batch(self._transport, endpoint, [q.prepared for q in batch], Counters())
                 failures = outcome.failures
                 recorded = len(outcome.accepted)
+                duplicates = outcome.duplicates
             except Exception as error:  # never let the thread die: report the batch instead
                 log.exception("ocelog: sending a queued batch failed")
                 failures = [
                     Failure(q.prepared.index, "", f"{endpoint.path}: {type(error).__name__}: {error}", "protocol", None, (), q.prepared.item, endpoint.kind)
                     for q in batch
                 ]
-                recorded = 0
+                recorded = duplicates = 0
             with self._cv:
                 self.recorded += recorded
+                self.duplicates += duplicates
                 self.failed += len(failures)
             self._report(failures)
             with self._cv:

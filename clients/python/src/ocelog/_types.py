@@ -128,7 +128,12 @@ class ClientStats:
     Attributes:
         enqueued: items the queue took (dropped ones excluded).
         queued: items waiting in the queue, not yet answered (the batch in flight included).
-        recorded: queued items the service recorded.
+        recorded: queued items the service has: recorded by this send, or already recorded under
+            their idempotency keys (``duplicates`` included).
+        duplicates: of the ``recorded`` items, those the service had already recorded under their
+            idempotency keys and answered as first recorded (the batch answers' ``duplicates``,
+            docs/api.md#idempotency-keys), e.g. a backlog sent again after a crash;
+            ``recorded - duplicates`` items are new in the log.
         failed: queued items that were not recorded (each reported to ``on_error``).
         dropped: items discarded because the queue was full (``when_full="drop"``).
         requests: HTTP requests of every call of the client, retries and splits included.
@@ -140,6 +145,7 @@ class ClientStats:
     enqueued: int
     queued: int
     recorded: int
+    duplicates: int
     failed: int
     dropped: int
     requests: int

@@ -472,14 +472,15 @@ class Client:
 
     def stats(self) -> ClientStats:
         """The client's counters since it was made (see :class:`~ocelog.ClientStats`)."""
-        enqueued, queued = self._sender.counts()
+        enqueued, queued, recorded, duplicates, failed, dropped = self._sender.counts()
         t = self._transport
         return ClientStats(
             enqueued=enqueued,
             queued=queued,
-            recorded=self._sender.recorded,
-            failed=self._sender.failed,
-            dropped=self._sender.dropped,
+            recorded=recorded,
+            duplicates=duplicates,
+            failed=failed,
+            dropped=dropped,
             requests=t.requests,
             retries=t.retries,
             rate_limited=t.rate_limited,
