@@ -130,25 +130,26 @@ class ClientStats:
         queued: items waiting in the queue, not yet answered (the batch in flight included).
         recorded: queued items the service has: recorded by this send, or already recorded under
             their idempotency keys (``duplicates`` included).
-        duplicates: of the ``recorded`` items, those the service had already recorded under their
-            idempotency keys and answered as first recorded (the batch answers' ``duplicates``,
-            docs/api.md#idempotency-keys), e.g. a backlog sent again after a crash;
-            ``recorded - duplicates`` items are new in the log.
         failed: queued items that were not recorded (each reported to ``on_error``).
         dropped: items discarded because the queue was full (``when_full="drop"``).
         requests: HTTP requests of every call of the client, retries and splits included.
         retries: requests sent again after a 429, a network error, a timeout or a 5xx.
         rate_limited: 429 answers; each was waited out for its ``Retry-After``.
         rate_limit_wait_seconds: seconds the client paused for 429 answers, summed over them.
+        duplicates: of the ``recorded`` items, those the service had already recorded under their
+            idempotency keys and answered as first recorded (the batch answers' ``duplicates``,
+            docs/api.md#idempotency-keys), e.g. a backlog sent again after a crash;
+            ``recorded - duplicates`` items are new in the log. Last, so that the fields before it
+            keep their places.
     """
 
     enqueued: int
     queued: int
     recorded: int
-    duplicates: int
     failed: int
     dropped: int
     requests: int
     retries: int
     rate_limited: int
     rate_limit_wait_seconds: float
+    duplicates: int
