@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MIGRATIONS, openDatabase } from '../../src/adapters/sqlite/log/database.js'
 import { SqliteKeyStore } from '../../src/adapters/sqlite/log/sqlite-key-store.js'
-import { openReadModelsDatabase, READ_MODELS_SCHEMA_VERSION } from '../../src/adapters/sqlite/read-models/read-models-database.js'
+import { openReadModelsDatabase, READ_MODELS_PAGE_SIZE, READ_MODELS_SCHEMA_VERSION } from '../../src/adapters/sqlite/read-models/read-models-database.js'
 
 let dir: string
 beforeEach(() => {
@@ -97,6 +97,11 @@ describe('openReadModelsDatabase', () => {
       READ_MODELS_SCHEMA_VERSION,
     ])
     expect(tables(first.db)).toContain('rm_object_relationships')
+    // Both files made with pages of READ_MODELS_PAGE_SIZE.
+    expect([first.db.pragma('main.page_size', { simple: true }), first.db.pragma('process.page_size', { simple: true })]).toEqual([
+      READ_MODELS_PAGE_SIZE,
+      READ_MODELS_PAGE_SIZE,
+    ])
     first.db.prepare("INSERT INTO rm_checkpoints VALUES ('events', 7, 1, 'now')").run()
     first.db.close()
     const again = openReadModelsDatabase(dir)
