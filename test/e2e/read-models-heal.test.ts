@@ -80,6 +80,18 @@ async function readUntil(events: number): Promise<{ statuses: Set<number>; unava
   throw new Error(`summary never counted ${String(events)} events; statuses ${[...statuses].join(', ')}`)
 }
 
+/** The page numbers (1-based) of the index `rm_objects_by_type_id` in read-models.db, and the file's page size in bytes. */
+function identityIndexPages(): { pages: number[]; size: number } {
+  const db = new Database(join(dataDir, 'read-models.db'), { readonly: true })
+  try {
+    const size = Number(db.pragma('page_size', { simple: true }))
+    const pages = db.prepare<[], number>("SELECT pageno FROM dbstat WHERE name = 'rm_objects_by_type_id'").pluck().all()
+    return { pages, size }
+  } finally {
+    db.close()
+  }
+}
+
 function corruptFiles(): string[] {
   return readdirSync(dataDir).filter((n) => /^read-models\.db\.corrupt-\d{8}T\d{9}Z$/.test(n))
 }
@@ -120,7 +132,11 @@ describe('a damaged read-models.db', () => {
       rm.close()
       const size = statSync(join(dataDir, 'read-models.db')).size
       expect(size).toBeGreaterThan(1_000_000)
-      overwrite(join(dataDir, 'read-models.db'), Math.floor(size / 2 / 4096) * 4096, 8192 * 8)
+      // Damage every page of the objects' identity index, which the projector reads for the next batch's objects: pages in the
+      // file's middle, wherever the page size puts them (dbstat: sqlite.org/dbstat.html).
+      const pages = identityIndexPages()
+      expect(pages.pages.length).toBeGreaterThan(0)
+      for (const page of pages.pages) overwrite(join(dataDir, 'read-models.db'), (page - 1) * pages.size, pages.size)
       // A write by the projector makes every connection read the file again.
       await postBatch(30)
       const { statuses, unavailable } = await readUntil(3100)
