@@ -1,12 +1,14 @@
 /**
  * Attribute names as MongoDB field names (src/adapters/mongodb/field-names.ts), against the BSON
  * serializer that the MongoDB driver writes documents with: it refuses U+0000 in a field name, and
- * takes every name encodeKey writes. Runs without a MongoDB server (the serializer is the driver's own).
+ * takes every name encodeKey writes. And the idempotency claims' `_id`s, which are stored, keep the
+ * form earlier builds wrote. Runs without a MongoDB server (the serializer is the driver's own).
  */
 import fc from 'fast-check'
 import { BSON } from 'mongodb'
 import { describe, expect, it } from 'vitest'
 import { decodeKeys, encodeKeys } from '../../src/adapters/mongodb/field-names.js'
+import { claimId } from '../../src/adapters/mongodb/mongodb-idempotency-claims.js'
 
 describe('encodeKeys against BSON', () => {
   it('refuses a raw U+0000 in a field name, and serializes the encoded one', () => {
@@ -22,5 +24,12 @@ describe('encodeKeys against BSON', () => {
         expect(decodeKeys(stored)).toEqual(attributes)
       }),
     )
+  })
+})
+
+describe('the idempotency claims’ stored _id', () => {
+  it('is the dataset and the key joined by NUL as they are, a key holding U+0001 included', () => {
+    expect(claimId('ds-1', 'order-7')).toBe('ds-1\u0000order-7')
+    expect(claimId('ds-1', 'a\u0001b')).toBe('ds-1\u0000a\u0001b')
   })
 })

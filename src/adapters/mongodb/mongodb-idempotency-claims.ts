@@ -5,16 +5,19 @@
 import type { Collection, Db } from 'mongodb'
 import type { IdempotencyClaims, StoredKeyClaim } from '../../ports/idempotency-claims.js'
 import { takeClaims } from './claim-writes.js'
-import { joinKey } from '../../core/keys.js'
+import { KEY_SEP } from '../../core/keys.js'
 
 interface ClaimDocument extends StoredKeyClaim {
   _id: string
   dataset_id: string
 }
 
-/** The claim's `_id`: dataset and key, which hold no NUL. */
-function claimId(datasetId: string, key: string): string {
-  return joinKey(datasetId, key)
+/**
+ * The claim's `_id`: dataset and key joined by KEY_SEP as they are (neither holds U+0000: docs/api.md#idempotency-keys).
+ * Stored: not joinKey, whose code of U+0001 would give a key holding one another `_id` than the claims written before.
+ */
+export function claimId(datasetId: string, key: string): string {
+  return datasetId + KEY_SEP + key
 }
 
 export class MongoIdempotencyClaims implements IdempotencyClaims {
