@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeStrings, decodeText, encodeStrings, encodeText } from '../../src/adapters/postgres/text-codec.js'
+import { decodeStrings, encodeStrings } from '../../src/adapters/postgres/text-codec.js'
+import { decodeNul, encodeNul } from '../../src/core/nul-code.js'
 import { joinKey } from '../../src/core/keys.js'
 import { fillWindowEnds, type MapRow } from '../../src/core/process-map-rows.js'
 
@@ -17,20 +18,20 @@ const text = fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u0002', 'a'
 /** Byte order of UTF-8, as `COLLATE "C"` compares text. */
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
 
-describe('encodeText and decodeText', () => {
+describe('encodeNul and decodeNul', () => {
   it('code U+0000 and U+0001 as two characters each, and nothing else', () => {
-    expect(encodeText('a\u0000b')).toBe('a\u0001\u0001b')
-    expect(encodeText('\u0001')).toBe('\u0001\u0002')
-    expect(encodeText('\u0002 plain é 😀')).toBe('\u0002 plain é 😀')
-    expect(decodeText('a\u0001\u0001b\u0001\u0002')).toBe('a\u0000b\u0001')
+    expect(encodeNul('a\u0000b')).toBe('a\u0001\u0001b')
+    expect(encodeNul('\u0001')).toBe('\u0001\u0002')
+    expect(encodeNul('\u0002 plain é 😀')).toBe('\u0002 plain é 😀')
+    expect(decodeNul('a\u0001\u0001b\u0001\u0002')).toBe('a\u0000b\u0001')
   })
 
   it('give back every string, and store none with U+0000', () => {
     fc.assert(
       fc.property(text, (s) => {
-        const stored = encodeText(s)
+        const stored = encodeNul(s)
         expect(stored.includes('\u0000')).toBe(false)
-        expect(decodeText(stored)).toBe(s)
+        expect(decodeNul(stored)).toBe(s)
       }),
     )
   })
@@ -38,7 +39,7 @@ describe('encodeText and decodeText', () => {
   it('keep the byte order of any two strings, and their equality', () => {
     fc.assert(
       fc.property(text, text, (a, b) => {
-        expect(Math.sign(byBytes(encodeText(a), encodeText(b)))).toBe(Math.sign(byBytes(a, b)))
+        expect(Math.sign(byBytes(encodeNul(a), encodeNul(b)))).toBe(Math.sign(byBytes(a, b)))
       }),
     )
   })

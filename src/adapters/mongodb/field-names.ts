@@ -13,14 +13,10 @@
 const ENCODE: Readonly<Record<string, string>> = { '%': '%25', '.': '%2E', $: '%24', '\u0000': '%00' }
 const DECODE: Readonly<Record<string, string>> = { '%25': '%', '%2E': '.', '%24': '$', '%00': '\u0000' }
 
-/** The characters encodeKey writes as `%` and two hex digits. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is one of the characters it encodes
-const ENCODED = /[%.$\u0000]/g
-
 /** One key as a field name: `%`, `.`, `$` and U+0000 percent-encoded. */
 export function encodeKey(key: string): string {
-  ENCODED.lastIndex = 0
-  return ENCODED.test(key) ? key.replace(ENCODED, (c) => ENCODE[c] ?? c) : key
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is one of the characters it encodes
+  return /[%.$\u0000]/.test(key) ? key.replace(/[%.$\u0000]/g, (c) => ENCODE[c] ?? c) : key
 }
 
 /** The key that encodeKey turned into `field`. */

@@ -35,7 +35,8 @@ import { inTransaction } from './connection.js'
 import { READ_MODEL_TABLES } from './read-models-schema.js'
 import type { PostgresDfMemory } from './postgres-df-writes.js'
 import { type PostgresSliceContext, SLICE_CLEARS, SLICE_WRITES, type StoredObject } from './postgres-slice-writes.js'
-import { encodeStrings, encodeText } from './text-codec.js'
+import { encodeNul } from '../../core/nul-code.js'
+import { encodeStrings } from './text-codec.js'
 import { columns } from './unnest.js'
 
 /**
@@ -269,8 +270,8 @@ async function writeIdentities(client: pg.PoolClient, named: ReadonlyMap<string,
       columns(missing, [
         (o) => o.datasetId,
         (o) => o.objectId,
-        (o) => encodeText(o.type),
-        (o) => encodeText(o.externalId),
+        (o) => encodeNul(o.type),
+        (o) => encodeNul(o.externalId),
         (o) => o.firstSeenAt,
         (o) => o.position,
       ]),

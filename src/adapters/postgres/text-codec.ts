@@ -14,12 +14,6 @@
  */
 import { decodeNul, encodeNul, NEEDS_NUL_CODE } from '../../core/nul-code.js'
 
-/** A string as the read models store it (the module's code: encodeNul, src/core/nul-code.ts). */
-export const encodeText = encodeNul
-
-/** A stored string back as it was sent (decodeNul). */
-export const decodeText = decodeNul
-
 /** Whether `value` is an object literal's kind (its prototype Object.prototype or null), not a class instance. */
 function isPlainObject(value: object): value is Record<string, unknown> {
   const proto: unknown = Object.getPrototypeOf(value)
@@ -81,8 +75,8 @@ export function holdsCodedCharacters(value: unknown): boolean {
   return false
 }
 
-/** `value` with every string as the read models store it (encodeText; mapStrings says which): `value` itself when none needs it. */
-export const encodeStrings = <T>(value: T): T => (holdsCodedCharacters(value) ? mapStrings(value, encodeText) : value)
+/** `value` with every string as the read models store it (encodeNul; mapStrings says which): `value` itself when none needs it. */
+export const encodeStrings = <T>(value: T): T => (holdsCodedCharacters(value) ? mapStrings(value, encodeNul) : value)
 
-/** `value` with every stored string as it was sent (decodeText; mapStrings says which). */
-export const decodeStrings = <T>(value: T): T => mapStrings(value, decodeText)
+/** `value` with every stored string as it was sent (decodeNul; mapStrings says which). */
+export const decodeStrings = <T>(value: T): T => mapStrings(value, decodeNul)
