@@ -1,8 +1,8 @@
 /**
  * The planner and the PostgreSQL read-model store, on the run's server:
- * - the store refreshes the planner's statistics at the head of the log after a bulk of records
- *   (PostgresReadModelStore.atHead): before the threshold the read models' tables are never analyzed
- *   by it, after it they are;
+ * - the store refreshes the planner's statistics at the head of the log once the records applied
+ *   since its last ANALYZE reach a minimum and a share of the log's position then
+ *   (PostgresReadModelStore.atHead): short of either, the read models' tables are not analyzed by it;
  * - under the apply transaction's settings (PLAN_WRITES_BY_KEY) a batch's read of membership counts
  *   probes the key, where the default costs scan the whole table.
  */
@@ -43,20 +43,41 @@ async function analyzed(): Promise<number> {
 }
 
 describe.skipIf(admin === null)('PostgreSQL read-model statistics', () => {
-  it('runs ANALYZE at the head once the records applied since the last one reach the threshold', async () => {
+  it('runs ANALYZE at the head once the records applied since the last one reach the minimum and the growth share', async () => {
     const ingest = new Ingest(log)
-    const events = (n: number, from: number) =>
-      Array.from({ length: n }, (_, i) => ({ event: 'scan', timestamp: '2024-05-01T10:00:00Z', objects: [{ type: 'item', id: `i${String(from + i)}` }] }))
-    const store = new PostgresReadModelStore(pool, { analyzeAfterRecords: 30 })
-    await ingest.recordEvents(events(20, 0), testContext('ds'))
-    await new Projector(log, store).catchUp()
-    // The statistics collector reports with a delay: wait for it before each reading.
-    await pool.query('SELECT pg_stat_force_next_flush()').catch(() => {})
-    const before = await analyzed()
-    expect(before).toBe(0)
-    await ingest.recordEvents(events(20, 20), testContext('ds'))
-    await new Projector(log, store).catchUp()
-    await expect.poll(analyzed, { timeout: 5000, interval: 100 }).toBe(1)
+    let next = 0
+    const send = async (n: number): Promise<void> => {
+      const events = Array.from({ length: n }, (_, i) => ({
+        event: 'scan',
+        timestamp: '2024-05-01T10:00:00Z',
+        objects: [{ type: 'item', id: `i${String(next + i)}` }],
+      }))
+      next += n
+      await ingest.recordEvents(events, testContext('ds'))
+    }
+    // At least 30 records, and twice the log's position at the last ANALYZE.
+    const store = new PostgresReadModelStore(pool, { analyzeMinRecords: 30, analyzeGrowth: 2 })
+    const project = async (): Promise<number> => {
+      await new Projector(log, store).catchUp()
+      // The statistics collector reports with a delay: flush it before each reading.
+      await pool.query('SELECT pg_stat_force_next_flush()').catch(() => {})
+      return analyzed()
+    }
+    await send(20)
+    expect(await project()).toBe(0)
+    await send(20)
+    await expect.poll(project, { timeout: 5000, interval: 100 }).toBe(1)
+    // Past the minimum but short of twice the position at that ANALYZE: not yet.
+    const at = (await log.lastPosition()) ?? 0
+    expect(at).toBeGreaterThanOrEqual(40)
+    await send(2 * at - 1)
+    expect(await project()).toBe(1)
+    await send(1)
+    await expect.poll(project, { timeout: 5000, interval: 100 }).toBe(2)
+    // A reset (a rebuild) starts the rule again from empty tables: the minimum alone is due, not
+    // twice the position of the last ANALYZE (which the rebuild's records do not reach).
+    await store.reset()
+    await expect.poll(project, { timeout: 5000, interval: 100 }).toBe(3)
   })
 })
 

@@ -40,11 +40,17 @@ import { encodeStrings } from './text-codec.js'
 import { columns } from './unnest.js'
 
 /**
- * Records this store applies before it refreshes the planner's statistics at the head (atHead):
- * autovacuum analyzes a table only after 10% of it changed, so after a rebuild or a long catch-up
- * the reads would run on the plans of nearly empty tables until then.
+ * When this store refreshes the planner's statistics at the head (atHead): once the records it
+ * applied since the last ANALYZE reach both ANALYZE_MIN_RECORDS and ANALYZE_GROWTH times the log's
+ * position at that ANALYZE (at the first, the position it started from). Autovacuum's own rule is
+ * alike (`autovacuum_analyze_scale_factor`, 10%), but it runs only on its launcher's next round
+ * (`autovacuum_naptime`, a minute) and behind other work: reads made meanwhile after a burst are
+ * planned on the statistics of nearly empty tables, and one such plan of a read (an object's events,
+ * 18,211 events loaded) ran for over 9 minutes. docs/read-models.md § The read models on PostgreSQL.
  */
-export const ANALYZE_AFTER_RECORDS = 100_000
+export const ANALYZE_MIN_RECORDS = 1_000
+/** The share of the log's position at the last ANALYZE that must be applied since (ANALYZE_MIN_RECORDS). */
+export const ANALYZE_GROWTH = 0.2
 
 /**
  * The planner settings of an apply transaction. The batch writes join the batch's keys (an
@@ -86,18 +92,23 @@ function storedText(batch: ChangeBatch): ChangeBatch {
 export class PostgresReadModelStore implements ReadModelStore {
   /** Records applied since this store last ran ANALYZE (or since it was made). */
   private appliedSinceAnalyze = 0
+  /** The log's position at this store's last ANALYZE; before the first, the position its first batch started after. */
+  private analyzedAt: number | null = null
+  /** The position of the last batch this store applied (ChangeBatch.to). */
+  private appliedTo = 0
   /** The directly-follows memories, by checkpoint name. */
   private readonly dfMemories = new Map<string, DfMemoryOf>()
 
   /**
    * @param pool the service's pool (openPostgresPool), migrated (schema.ts); not closed by this store.
-   * @param options.analyzeAfterRecords records applied before atHead runs ANALYZE (default ANALYZE_AFTER_RECORDS).
+   * @param options.analyzeMinRecords at least these records applied before atHead runs ANALYZE (default ANALYZE_MIN_RECORDS).
+   * @param options.analyzeGrowth and this share of the position at the last ANALYZE (default ANALYZE_GROWTH).
    * @param options.dfMemoryObjects objects the directly-follows write remembers between transactions,
    *   per checkpoint (DfObjectMemory; default DF_MEMORY_OBJECTS; 0 remembers nothing).
    */
   constructor(
     private readonly pool: pg.Pool,
-    private readonly options: { analyzeAfterRecords?: number; dfMemoryObjects?: number } = {},
+    private readonly options: { analyzeMinRecords?: number; analyzeGrowth?: number; dfMemoryObjects?: number } = {},
   ) {}
 
   /** The directly-follows memory of checkpoint `name`, made empty when missing. */
@@ -111,14 +122,19 @@ export class PostgresReadModelStore implements ReadModelStore {
   }
 
   /**
-   * At the head of the log after at least ANALYZE_AFTER_RECORDS records: ANALYZE of the read
-   * models' tables (PostgreSQL's statistics sample a bounded number of rows per table), so that the
-   * read side's plans follow what a bulk catch-up wrote.
+   * At the head of the log, once the records applied since the last ANALYZE reach the larger of
+   * ANALYZE_MIN_RECORDS and ANALYZE_GROWTH of the position then: ANALYZE of the read models' tables,
+   * so that the read side's plans follow what a burst or a catch-up wrote. Each ANALYZE samples a
+   * bounded number of rows per table (300 × `default_statistics_target`), so its cost does not grow
+   * with the tables, and the growth rule keeps their number logarithmic in the log's size.
    */
   async atHead(): Promise<void> {
-    if (this.appliedSinceAnalyze < (this.options.analyzeAfterRecords ?? ANALYZE_AFTER_RECORDS)) return
-    this.appliedSinceAnalyze = 0
+    const since = this.analyzedAt ?? 0
+    const due = Math.max(this.options.analyzeMinRecords ?? ANALYZE_MIN_RECORDS, (this.options.analyzeGrowth ?? ANALYZE_GROWTH) * since)
+    if (this.appliedSinceAnalyze < due) return
     await this.pool.query(`ANALYZE ${READ_MODEL_TABLES.map((t) => `ocelog.${t}`).join(', ')}`)
+    this.appliedSinceAnalyze = 0
+    this.analyzedAt = this.appliedTo
   }
 
   async checkpoint(name: string): Promise<number | null> {
@@ -140,7 +156,9 @@ export class PostgresReadModelStore implements ReadModelStore {
       throw error
     }
     if (df !== undefined) df.xmin = written
+    this.analyzedAt ??= Math.max(0, batch.to - batch.recordCount)
     this.appliedSinceAnalyze += batch.recordCount
+    this.appliedTo = Math.max(this.appliedTo, batch.to)
   }
 
   /**
@@ -223,6 +241,9 @@ export class PostgresReadModelStore implements ReadModelStore {
 
   async reset(): Promise<void> {
     this.dfMemories.clear()
+    // Empty tables: the next ANALYZE is due once the rebuild has applied ANALYZE_MIN_RECORDS.
+    this.analyzedAt = null
+    this.appliedSinceAnalyze = 0
     await this.pool.query(`TRUNCATE ${READ_MODEL_TABLES.map((t) => `ocelog.${t}`).join(', ')}`)
   }
 
