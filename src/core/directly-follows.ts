@@ -30,6 +30,7 @@
 import { addDuration, type DurationStats, emptiedEnds, emptyStats, refillEnd, refillSize, removeDuration, type StatsEnd } from './duration-stats.js'
 import type { DfCouple, DfLinking, DfStep, EndMove, LinkedStep } from './directly-follows-links.js'
 import { KEY_SEP } from './keys.js'
+import { encodeNul } from './nul-code.js'
 
 export * from './directly-follows-links.js'
 
@@ -53,8 +54,12 @@ export interface DfKey {
 /** Separates the parts of a key (src/core/keys.ts). */
 const SEP = KEY_SEP
 
-/** The map key of a DfKey's parts. */
-const keyString = (dataset: string, ot: string, a: string, b: string): string => dataset + SEP + ot + SEP + a + SEP + b
+/**
+ * The map key of a DfKey's parts. Names may hold NUL (the API accepts any character), so the middle
+ * parts are written in the NUL-free code (src/core/nul-code.ts): a dataset id holds none, and the
+ * last part may, since the parts before it are found first. Two different keys never share a string.
+ */
+const keyString = (dataset: string, ot: string, a: string, b: string): string => dataset + SEP + encodeNul(ot) + SEP + encodeNul(a) + SEP + b
 
 /** The map key of a DfKey. */
 export const dfKeyString = (k: DfKey): string => keyString(k.dataset, k.ot, k.a, k.b)
@@ -131,7 +136,8 @@ function countMembership<O>(tally: Tally<O>, s: DfStep<O>, a: string, b: string,
     m = new Map()
     tally.counts.set(s.object, m)
   }
-  const k = a + SEP + b
+  // `a` coded, as in keyString: an activity holding NUL never meets another's pair.
+  const k = encodeNul(a) + SEP + b
   const c = m.get(k)
   if (c === undefined) m.set(k, { a, b, delta: by })
   else c.delta += by

@@ -451,6 +451,40 @@ describe('aggregateChanges', () => {
     expect(asked).toBeGreaterThan(200)
   })
 
+  it('keeps apart the aggregates and memberships of names that would meet at a NUL', () => {
+    // Joined with NUL as they are, (type "x\0y", activity "a") and (type "x", activity "y\0a") make one string, and so do the
+    // pairs of activities ("p\0q", "r") and ("p", "q\0r").
+    const traces = new Traces([])
+    const changes = traces.changes(
+      traces.link([
+        step('o1', 'a', 1000, 1, { ot: 'x\u0000y' }),
+        step('o2', 'y\u0000a', 1000, 2, { ot: 'x' }),
+        step('o3', 'p\u0000q', 1000, 3),
+        step('o3', 'r', 2000, 4),
+        step('o4', 'p', 1000, 5),
+        step('o4', 'q\u0000r', 2000, 6),
+      ]),
+    )
+    const activities = changes.deltas.filter((d) => d.key.b === '').map((d) => [d.key.ot, d.key.a, d.events])
+    expect(activities).toEqual([
+      ['x\u0000y', 'a', 1],
+      ['x', 'y\u0000a', 1],
+      ['order', 'p\u0000q', 1],
+      ['order', 'r', 1],
+      ['order', 'p', 1],
+      ['order', 'q\u0000r', 1],
+    ])
+    const edges = changes.deltas.filter((d) => d.key.b !== '').map((d) => [d.key.a, d.key.b, d.total, d.objects])
+    expect(edges).toEqual([
+      ['p\u0000q', 'r', 1, 1],
+      ['p', 'q\u0000r', 1, 1],
+    ])
+    expect(changes.memberships.filter((m) => m.b !== '').map((m) => [m.object, m.a, m.b, m.after])).toEqual([
+      ['o3', 'p\u0000q', 'r', 1],
+      ['o4', 'p', 'q\u0000r', 1],
+    ])
+  })
+
   it('counts an object in an activity or edge when its membership leaves 0, and no more after', () => {
     const traces = new Traces([[step('o1', 'A', 1000, 1), step('o1', 'B', 2000, 2)]])
     // o1 gets A→B again (B→A, then A→B; its end stays B); o2 is new with A (its start and end).
