@@ -64,6 +64,37 @@ export async function loadScaleDataset(eventLog: EventLog, o: ScaleOptions, port
   return load
 }
 
+/** A closing line of `ocelog project` (LOG_LEVEL=info): a runner's, or with `runners` the whole run's. */
+interface ClosingLine {
+  records?: number
+  seconds?: number
+  runners?: number
+}
+
+/**
+ * The closing line that tells when every read model was caught up: the whole run's line when the
+ * runners ran side by side (src/cli/commands/project.ts, logSideBySide: it follows one line per
+ * runner, and each runner's line tells only when that runner ended), else the slowest line.
+ */
+export function closingLine(out: string): { records: number; seconds: number } | undefined {
+  const lines: { records: number; seconds: number; runners?: number }[] = []
+  for (const l of out.split('\n')) {
+    if (!l.startsWith('{')) continue
+    try {
+      const parsed = JSON.parse(l) as ClosingLine
+      if (typeof parsed.records === 'number' && typeof parsed.seconds === 'number') lines.push({ ...parsed, records: parsed.records, seconds: parsed.seconds })
+    } catch {
+      // Not a log line.
+    }
+  }
+  const whole = lines.find((l) => typeof l.runners === 'number')
+  if (whole !== undefined) return whole
+  return lines.reduce<{ records: number; seconds: number } | undefined>(
+    (slowest, l) => (slowest === undefined || l.seconds > slowest.seconds ? l : slowest),
+    undefined,
+  )
+}
+
 /** One run of `ocelog project` as the projector reported it (its own clock, without the process start). */
 export interface ProjectorRun {
   records: number
@@ -118,17 +149,8 @@ export function runProjector(args: readonly string[], s: ProjectorSpawn, head: n
         reject(new Error(`ocelog ${args.join(' ')} exited ${String(code)}: ${err.trim() || out.trim().slice(-2000)}`))
         return
       }
-      const line = out
-        .split('\n')
-        .map((l) => {
-          try {
-            return JSON.parse(l) as { records?: number; seconds?: number }
-          } catch {
-            return {}
-          }
-        })
-        .find((l) => typeof l.records === 'number' && typeof l.seconds === 'number')
-      if (line?.records === undefined || line.seconds === undefined) {
+      const line = closingLine(out)
+      if (line === undefined) {
         reject(new Error(`ocelog ${args.join(' ')} printed no closing line: ${out.slice(-2000)}`))
         return
       }

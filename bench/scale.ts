@@ -31,13 +31,13 @@ import { loggedProjectorRun, log, type ProjectorSpawn, runScaleSteps, type Scale
 import { measurePostgres, summarisePostgres } from './scale-postgres.js'
 import { messageOf } from '../src/core/errors.js'
 
-/** The read models' checkpoint in `dataDir` (the highest of both runners' files), read-only; null before the first apply or while the files are made. */
+/** The read models' checkpoint in `dataDir` (the lowest of both runners' files: all are caught up to it), read-only; null before the first apply or while the files are made. */
 function checkpointOf(dataDir: string): number | null {
   if (!existsSync(join(dataDir, 'read-models.db'))) return null
   try {
     const db = openReadModelsReadOnly(dataDir)
     try {
-      const sql = `SELECT max(position) AS p FROM (${ALL_CHECKPOINTS_SQL})`
+      const sql = `SELECT min(position) AS p FROM (${ALL_CHECKPOINTS_SQL})`
       return (db.prepare(sql).get() as { p: number | null } | undefined)?.p ?? null
     } finally {
       db.close()
