@@ -29,8 +29,7 @@
  */
 import { addDuration, type DurationStats, emptiedEnds, emptyStats, refillEnd, refillSize, removeDuration, type StatsEnd } from './duration-stats.js'
 import type { DfCouple, DfLinking, DfStep, EndMove, LinkedStep } from './directly-follows-links.js'
-import { KEY_SEP } from './keys.js'
-import { encodeNul } from './nul-code.js'
+import { joinKey, KEY_SEP } from './keys.js'
 
 export * from './directly-follows-links.js'
 
@@ -54,12 +53,8 @@ export interface DfKey {
 /** Separates the parts of a key (src/core/keys.ts). */
 const SEP = KEY_SEP
 
-/**
- * The map key of a DfKey's parts. Names may hold NUL (the API accepts any character), so the middle
- * parts are written in the NUL-free code (src/core/nul-code.ts): a dataset id holds none, and the
- * last part may, since the parts before it are found first. Two different keys never share a string.
- */
-const keyString = (dataset: string, ot: string, a: string, b: string): string => dataset + SEP + encodeNul(ot) + SEP + encodeNul(a) + SEP + b
+/** The map key of a DfKey's parts (joinKey: names may hold NUL, and two different keys never share a string). */
+const keyString = (dataset: string, ot: string, a: string, b: string): string => joinKey(dataset, ot, a, b)
 
 /** The map key of a DfKey. */
 export const dfKeyString = (k: DfKey): string => keyString(k.dataset, k.ot, k.a, k.b)
@@ -109,7 +104,7 @@ export interface DfChanges<O> {
 
 /**
  * What aggregateChanges gathers as it goes: the changes to aggregates by key (keyString), in the
- * order first touched; the change to each object's membership counts, by `a SEP b`; and each
+ * order first touched; the change to each object's membership counts, by joinKey(a, b); and each
  * object's dataset and type (from one of its steps).
  */
 interface Tally<O> {
@@ -136,8 +131,7 @@ function countMembership<O>(tally: Tally<O>, s: DfStep<O>, a: string, b: string,
     m = new Map()
     tally.counts.set(s.object, m)
   }
-  // `a` coded, as in keyString: an activity holding NUL never meets another's pair.
-  const k = encodeNul(a) + SEP + b
+  const k = joinKey(a, b)
   const c = m.get(k)
   if (c === undefined) m.set(k, { a, b, delta: by })
   else c.delta += by

@@ -239,6 +239,10 @@ export function rowsOfAggregates(aggregates: Iterable<NamedAggregate>): { rows: 
  */
 export function fillWindowEnds(rows: MapRow[]): void {
   const out = new Map<string, number>()
-  for (const r of rows) if (r.kind === 'edge') out.set(joinKey(r.ot, r.k1), (out.get(joinKey(r.ot, r.k1)) ?? 0) + Number(r.c3))
+  for (const r of rows) {
+    if (r.kind !== 'edge') continue
+    const key = joinKey(r.ot, r.k1)
+    out.set(key, (out.get(key) ?? 0) + Number(r.c3))
+  }
   for (const r of rows) if (r.kind === 'activity') r.c5 = Number(r.c3) - (out.get(joinKey(r.ot, r.k1)) ?? 0)
 }
