@@ -168,8 +168,7 @@ describe('Projector on SQLite', () => {
     expect(readModelIndexes(rmDb)).toEqual(PROJECTOR_INDEXES)
     await store.atHead()
     expect(readModelIndexes(rmDb)).toEqual([
-      'rm_df_steps_by_edge_elapsed',
-      'rm_df_steps_by_edge_waiting',
+      'rm_df_steps_by_edge',
       'rm_df_steps_by_object',
       'rm_events_by_time',
       'rm_events_by_type',

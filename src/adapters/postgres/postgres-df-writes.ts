@@ -257,8 +257,8 @@ async function readAggregates(client: pg.PoolClient, keys: readonly DfKey[]): Pr
 /**
  * The values that refill one end of an edge's kept extremes (DfRefill): the `refill.count` smallest
  * or largest elapsed (`prev_dt`) or waiting (max(0, `prev_wait`)) times among the edge's stored
- * steps, in ms. One index seek (rm_df_steps_by_edge_elapsed or _waiting) reading at most that many
- * entries (docs/process-map.md#medians-of-the-all-time-map).
+ * steps, in ms. One scan of the edge's range of `rm_df_steps_by_edge` (index-only where the
+ * visibility map allows), of which a top-N sort keeps that many (docs/process-map.md#medians-of-the-all-time-map).
  */
 async function readRefill(client: pg.PoolClient, key: DfKey, refill: DfRefill): Promise<number[]> {
   const column = refill.stats === 'durations' ? 'prev_dt' : 'prev_wait'

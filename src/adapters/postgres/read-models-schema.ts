@@ -128,6 +128,20 @@ ALTER TABLE ocelog.rm_df_steps ALTER COLUMN object_id TYPE uuid USING object_id:
 ALTER TABLE ocelog.rm_df_memberships ALTER COLUMN object_id TYPE uuid USING object_id::uuid;
 `
 
+/**
+ * Migration 4: one index of each edge's couples in time order (`rm_df_steps_by_edge`, the elapsed
+ * and waiting times carried in it) instead of two ordered by those times. New steps mostly come in
+ * time order, so their entries go to the end of their edge's range instead of a place spread over
+ * the whole index; a refill of an edge's kept extremes reads the edge's range and keeps the values
+ * it needs (docs/process-map.md#medians-of-the-all-time-map).
+ */
+export const READ_MODELS_EDGE_INDEX_MIGRATION = `
+DROP INDEX ocelog.rm_df_steps_by_edge_elapsed;
+DROP INDEX ocelog.rm_df_steps_by_edge_waiting;
+CREATE INDEX rm_df_steps_by_edge ON ocelog.rm_df_steps (dataset_id, object_type, prev_act, activity, t, pos) INCLUDE (prev_dt, prev_wait)
+  WHERE prev_act IS NOT NULL;
+`
+
 /** Every read-model table, emptied by a full reset. */
 export const READ_MODEL_TABLES = [
   'rm_checkpoints',

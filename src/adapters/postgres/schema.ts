@@ -13,11 +13,11 @@
  *   append of its key instead of taking a position it would not fill.
  * - `datasets`, `api_keys`: the key store; `rate_limits`: rate-limiter-flexible's table.
  *
- * The read models: the `rm_*` tables of read-models-schema.ts (migration 2).
+ * The read models: the `rm_*` tables of read-models-schema.ts (migrations 2 to 4).
  */
 import type pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
-import { READ_MODELS_MIGRATION, READ_MODELS_UUID_MIGRATION } from './read-models-schema.js'
+import { READ_MODELS_EDGE_INDEX_MIGRATION, READ_MODELS_MIGRATION, READ_MODELS_UUID_MIGRATION } from './read-models-schema.js'
 
 /** The schema that holds every table of Ocelog's. */
 export const SCHEMA = 'ocelog'
@@ -92,6 +92,7 @@ CREATE TABLE ocelog.rate_limits (
 `,
   READ_MODELS_MIGRATION,
   READ_MODELS_UUID_MIGRATION,
+  READ_MODELS_EDGE_INDEX_MIGRATION,
 ]
 
 /** The schema version this build writes. */
@@ -99,11 +100,14 @@ export const SCHEMA_VERSION = MIGRATIONS.length
 
 /**
  * Makes or migrates the schema to SCHEMA_VERSION, under the migration lock.
+ * @param options.to the version to stop at (default SCHEMA_VERSION): tests of a migration make the
+ *   schema an earlier build left, then migrate it on.
  * @returns the version found before (0: a new database).
  * @throws EngineUnavailableError when the database holds a newer version than this build knows
  *   (a newer Ocelog migrated it: run that one), or a migration fails (its message, nothing applied).
  */
-export async function migrate(pool: pg.Pool): Promise<number> {
+export async function migrate(pool: pg.Pool, options: { to?: number } = {}): Promise<number> {
+  const to = Math.min(options.to ?? SCHEMA_VERSION, SCHEMA_VERSION)
   const client = await pool.connect()
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
@@ -115,7 +119,7 @@ export async function migrate(pool: pg.Pool): Promise<number> {
         throw new EngineUnavailableError(
           `the PostgreSQL schema ${SCHEMA} is at version ${String(found)}, newer than this build's ${String(SCHEMA_VERSION)}: run the Ocelog that migrated it`,
         )
-      for (let v = found; v < SCHEMA_VERSION; v++) {
+      for (let v = found; v < to; v++) {
         await client.query('BEGIN')
         try {
           await client.query(MIGRATIONS[v] ?? '')

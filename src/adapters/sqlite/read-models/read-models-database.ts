@@ -53,9 +53,10 @@ export const READ_MODELS_FILE_NAMES: { readonly [K in ReadModelsFileKind]: strin
 
 /**
  * The schema version this build writes (SQLite's user_version, the same in both files); a file of
- * another version is remade and rebuilt from the log. 19: a file per runner, and row ids of the log.
+ * another version is remade and rebuilt from the log. 19: a file per runner, and row ids of the log;
+ * 20: one index of each edge's directly-follows couples, in time order.
  */
-export const READ_MODELS_SCHEMA_VERSION = 19
+export const READ_MODELS_SCHEMA_VERSION = 20
 
 /** Page cache of one connection to the file, in KiB (SQLite's negative cache_size): the projector's random-keyed inserts stay in memory. */
 const CACHE_KIB = 16 * 1024

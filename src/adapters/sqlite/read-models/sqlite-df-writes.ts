@@ -43,8 +43,7 @@ CREATE TABLE rm_df_steps (
   PRIMARY KEY (did, t, pos, rid)
 ) WITHOUT ROWID;
 CREATE INDEX rm_df_steps_by_object ON rm_df_steps (rid, t, pos, act, run, kin);
-CREATE INDEX rm_df_steps_by_edge_elapsed ON rm_df_steps (did, ot, prev_act, act, prev_dt) WHERE prev_act IS NOT NULL;
-CREATE INDEX rm_df_steps_by_edge_waiting ON rm_df_steps (did, ot, prev_act, act, prev_wait) WHERE prev_wait IS NOT NULL;
+CREATE INDEX rm_df_steps_by_edge ON rm_df_steps (did, ot, prev_act, act, t, pos, prev_dt, prev_wait) WHERE prev_act IS NOT NULL;
 CREATE TABLE rm_df_memberships (
   rid INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (rid, a, b)
@@ -61,11 +60,12 @@ CREATE TABLE rm_df_aggregates (
 export const DF_TABLES = ['rm_df_names', 'rm_df_steps', 'rm_df_memberships', 'rm_df_aggregates'] as const
 
 /**
- * The indexes the projector itself reads, sorted; not query indexes: each object's steps in order
- * (`rm_df_steps_by_object`), and each edge's couples by elapsed and by raw waiting time (to refill
- * an edge's kept smallest or largest durations, writeDirectlyFollows).
+ * The indexes the projector itself reads, sorted; not query indexes: each edge's couples in time
+ * order with their elapsed and raw waiting times (`rm_df_steps_by_edge`, to refill an edge's kept
+ * smallest or largest durations, writeDirectlyFollows), and each object's steps in order
+ * (`rm_df_steps_by_object`).
  */
-export const DF_PROJECTOR_INDEXES = ['rm_df_steps_by_edge_elapsed', 'rm_df_steps_by_edge_waiting', 'rm_df_steps_by_object'] as const
+export const DF_PROJECTOR_INDEXES = ['rm_df_steps_by_edge', 'rm_df_steps_by_object'] as const
 
 /** Empties the directly-follows read model (its rebuild alone). */
 export function clearDirectlyFollows(db: SqliteDatabase): void {
@@ -114,7 +114,8 @@ export interface DfStatements {
 
 /**
  * The statement of an edge's `limit` smallest (ASC) or largest (DESC) elapsed (`prev_dt`) or waiting
- * (max(0, `prev_wait`)) times, along its index: one seek and at most `limit` index entries.
+ * (max(0, `prev_wait`)) times: one seek of `rm_df_steps_by_edge` and a read of the edge's entries,
+ * of which SQLite's sorter keeps `limit` (docs/process-map.md#medians-of-the-all-time-map).
  */
 function edgeValuesStatement(
   db: SqliteDatabase,
@@ -123,9 +124,9 @@ function edgeValuesStatement(
 ): Database.Statement<[number, number, number, number, number], number> {
   const sql =
     stats === 'durations'
-      ? `SELECT prev_dt FROM rm_df_steps INDEXED BY rm_df_steps_by_edge_elapsed
+      ? `SELECT prev_dt FROM rm_df_steps INDEXED BY rm_df_steps_by_edge
          WHERE did = ? AND ot = ? AND prev_act = ? AND act = ? ORDER BY prev_dt ${order} LIMIT ?`
-      : `SELECT max(0, prev_wait) FROM rm_df_steps INDEXED BY rm_df_steps_by_edge_waiting
+      : `SELECT max(0, prev_wait) FROM rm_df_steps INDEXED BY rm_df_steps_by_edge
          WHERE did = ? AND ot = ? AND prev_act = ? AND act = ? AND prev_wait IS NOT NULL ORDER BY prev_wait ${order} LIMIT ?`
   return db.prepare<[number, number, number, number, number], number>(sql).pluck()
 }
@@ -339,10 +340,10 @@ function remember(
  * Writes a run's directly-follows slice: steps, relinks and membership counts, then each aggregate
  * the run changes (applyDelta). An edge aggregate whose kept smallest or largest durations the run's
  * removed couples emptied (edgeRefills) is refilled from the edge's couples as just written, along
- * `rm_df_steps_by_edge_elapsed` (or `_waiting`): one index seek and at most EXTREMES (32) entries per
- * emptied end, and an end empties at most once per EXTREMES removals of its kept values (a refill
- * puts back EXTREMES of them, or all when fewer remain), so a removed couple costs amortised at most
- * one index entry read per end, whatever the edge's size (docs/process-map.md#medians-of-the-all-time-map).
+ * `rm_df_steps_by_edge`: one read of the edge's couples per emptied end, and an end empties at most
+ * once per EXTREMES (32) removals of its kept values (a refill puts back EXTREMES of them, or all when
+ * fewer remain), so a removed couple that late events chose at random costs amortised about one
+ * index entry read per end (docs/process-map.md#medians-of-the-all-time-map).
  * @param events the slice (log order).
  * @param didOf a dataset's row id; `ridOf` an object's (both made by the batch's identity step).
  * @param memory what earlier transactions left of the objects (DfObjectMemory), updated in place
