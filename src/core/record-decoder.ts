@@ -108,20 +108,30 @@ export function decodeRecord(encoded: EncodedRecord, options: DecodeOptions = {}
       throw fail(`its data is not JSON (${messageOf(error)})`)
     }
   }
-  const base = { position, stream, datasetId: stream.slice(STREAM_PREFIX.length), appendedAt }
+  // Each case writes the record's members in one literal (no spread of a shared base): one object per record.
+  const datasetId = stream.slice(STREAM_PREFIX.length)
   switch (key) {
     case 'EventRecorded v1':
       if (checkData && !checkEventRecordedV1.Check(data)) throw fail('its data does not match the EventRecorded v1 schema')
-      return { ...base, type: 'EventRecorded', version: 1, data: data as EventRecordedV1 }
+      return { position, stream, datasetId, appendedAt, type: 'EventRecorded', version: 1, data: data as EventRecordedV1 }
     case 'ObjectUpserted v1':
       if (checkData && !checkObjectUpsertedV1.Check(data)) throw fail('its data does not match the ObjectUpserted v1 schema')
-      return { ...base, type: 'ObjectUpserted', version: 2, upcastFrom: 1, data: upcastObjectUpsertedV1(data as ObjectUpsertedV1) }
+      return {
+        position,
+        stream,
+        datasetId,
+        appendedAt,
+        type: 'ObjectUpserted',
+        version: 2,
+        upcastFrom: 1,
+        data: upcastObjectUpsertedV1(data as ObjectUpsertedV1),
+      }
     case 'ObjectUpserted v2':
       if (checkData && !checkObjectUpsertedV2.Check(data)) throw fail('its data does not match the ObjectUpserted v2 schema')
-      return { ...base, type: 'ObjectUpserted', version: 2, data: data as ObjectUpsertedV2 }
+      return { position, stream, datasetId, appendedAt, type: 'ObjectUpserted', version: 2, data: data as ObjectUpsertedV2 }
     case 'TypesDeclared v1':
       if (checkData && !checkTypesDeclaredV1.Check(data)) throw fail('its data does not match the TypesDeclared v1 schema')
-      return { ...base, type: 'TypesDeclared', version: 1, data: data as TypesDeclaredV1 }
+      return { position, stream, datasetId, appendedAt, type: 'TypesDeclared', version: 1, data: data as TypesDeclaredV1 }
     default:
       return unhandledRecord(key)
   }
