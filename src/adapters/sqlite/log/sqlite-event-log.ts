@@ -50,6 +50,9 @@ export interface SqliteEventLogOptions {
   fdatasync?: FdatasyncFn
 }
 
+/** The columns of a RecordRow (log-reads.ts), which the reads select. */
+const RECORD_ROW_COLUMNS = 'position, stream, type, version, data, appended_at, idempotency_key, fingerprint'
+
 /** SQLite's `synchronous` levels (PRAGMA synchronous): NORMAL syncs the WAL only at checkpoints. */
 const SYNCHRONOUS_NORMAL = 1
 const SYNCHRONOUS_FULL = 2
@@ -102,8 +105,9 @@ export class SqliteEventLog implements EventLog {
     )
     this.selectByKey = db.prepare('SELECT * FROM records WHERE dataset_id = ? AND idempotency_key = ?')
     this.objectClaims = new SqliteObjectClaims(db)
-    this.selectAll = db.prepare('SELECT * FROM records WHERE position > ? ORDER BY position LIMIT ?')
-    this.selectStream = db.prepare('SELECT * FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?')
+    // The columns of a RecordRow only: `dataset_id` (the stream's) would be one more string made per record read.
+    this.selectAll = db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE position > ? ORDER BY position LIMIT ?`)
+    this.selectStream = db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?`)
     this.selectHead = db.prepare('SELECT max(position) AS position FROM records')
     this.selectFirstAfter = db.prepare('SELECT position, appended_at FROM records WHERE position > ? AND position <= ? ORDER BY position LIMIT 1')
     const level = Number(db.pragma('synchronous', { simple: true }))
