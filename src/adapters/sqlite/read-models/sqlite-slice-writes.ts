@@ -24,7 +24,6 @@ import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain
 import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { clearDeclaredTypes, type DeclaredTypesStatements, prepareDeclaredTypesStatements, writeDeclaredTypes } from './sqlite-declared-types.js'
 import { epochMsOf, lastE2oSeq, storedId, storedQualifier } from './read-models-database.js'
-import { joinKey } from '../../../core/keys.js'
 import { SQLITE } from '../../sql/dialect.js'
 import { typesSql } from '../../sql/types-sql.js'
 
@@ -209,21 +208,29 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
  */
 function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 'ridOf' | 'nameId'>, firstSeq: number): [number, number, number, number][] {
   const rows: [number, number, number, number][] = []
-  let seen = new Set<string>()
+  // The event's rows start here; a pair it names twice is found among them (an event names at most
+  // 50 objects: a scan of its own rows, without a key string or a set per event).
+  let eventStart = 0
   let position = -1
   for (const l of links) {
     if (l.position !== position) {
       position = l.position
-      seen = new Set<string>()
+      eventStart = rows.length
     }
     const rid = ctx.ridOf(l.object_id)
     const qualifier = ctx.nameId(storedQualifier(l.qualifier))
-    const key = joinKey(rid, String(qualifier))
-    if (seen.has(key)) continue
-    seen.add(key)
-    rows.push([firstSeq + rows.length, position, rid, qualifier])
+    if (!hasPair(rows, eventStart, rid, qualifier)) rows.push([firstSeq + rows.length, position, rid, qualifier])
   }
   return rows
+}
+
+/** Whether `rows` from index `from` on hold the pair (`rid`, `qualifier`) (columns 2 and 3). */
+function hasPair(rows: readonly (readonly [number, number, number, number])[], from: number, rid: number, qualifier: number): boolean {
+  for (let i = from; i < rows.length; i++) {
+    const row = rows[i]
+    if (row !== undefined && row[2] === rid && row[3] === qualifier) return true
+  }
+  return false
 }
 
 /** The positions of a run's events that rm_events already holds (one read of the run's position range, usually empty). */
