@@ -47,8 +47,14 @@ function touchObject(
   found.maxPosition = position
 }
 
+/** Whether `attributes` has no own enumerable key: seen without the array of keys Object.keys would make per record. */
+function isEmpty(attributes: Properties): boolean {
+  for (const key in attributes) if (Object.hasOwn(attributes, key)) return false
+  return true
+}
+
 function addObjectChange(cs: ObjectsSlice, datasetId: string, objectId: string, position: number, time: string, attributes: Properties): void {
-  if (Object.keys(attributes).length === 0) return
+  if (isEmpty(attributes)) return
   const last = cs.changes[cs.changes.length - 1]
   // One event may name the same object twice; its attribute changes share one position.
   if (last !== undefined && last.position === position && last.object_id === objectId && last.dataset_id === datasetId) {
