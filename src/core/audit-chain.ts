@@ -213,7 +213,7 @@ const attributes = (value: unknown): string =>
 /**
  * The number of own enumerable keys of `value` (JSON.parse makes only those), counted without the
  * array of them that Object.keys would make for each object of each record (about two thirds of
- * the canonical form's and hash's time, bench/HISTORY.md#the-entities-runners-allocations-cut).
+ * the canonical form's and hash's time, bench/HISTORY.md#the-entities-runners-allocations-cut-on-8b6b2a9).
  */
 function keyCount(value: object): number {
   let count = 0
