@@ -11,7 +11,10 @@
  * 3. the aggregates the changes touch; `applyDelta`; the steps' and membership counts' bulkWrites;
  *    for each edge whose kept smallest or largest durations the run emptied (`edgeRefills`), one
  *    read of that many of its steps along index `by_edge_elapsed` (or `by_edge_waiting`),
- *    `refillAggregate`; then the aggregates' bulkWrite (each bulkWrite unordered).
+ *    `refillAggregate`; then the aggregates' bulkWrite (each bulkWrite unordered). SQLite and
+ *    PostgreSQL index each edge's couples in time order instead (cheaper writes, a refill reads the
+ *    edge: docs/process-map.md#medians-of-the-all-time-map); MongoDB keeps the two value-ordered
+ *    indexes until the same change can be measured and tested against a MongoDB server.
  * Names (activities, object types) are stored as they are; the object key of the rules is the
  * object's `object_id` (a UUID of dataset, type and id, so unique across datasets).
  */
