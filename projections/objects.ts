@@ -6,6 +6,7 @@
  * O2O relationships are objects too, created on first reference.
  */
 import { mergeProperties } from '../src/core/merge.js'
+import { hasNoOwnKeys } from '../src/core/own-keys.js'
 import { KEY_SEP, type ObjectsSlice } from '../src/core/read-model-changes.js'
 import type { Properties } from '../src/schemas/api.js'
 import type { StoredRecord } from '../src/schemas/records.js'
@@ -47,14 +48,8 @@ function touchObject(
   found.maxPosition = position
 }
 
-/** Whether `attributes` has no own enumerable key: seen without the array of keys Object.keys would make per record. */
-function isEmpty(attributes: Properties): boolean {
-  for (const key in attributes) if (Object.hasOwn(attributes, key)) return false
-  return true
-}
-
 function addObjectChange(cs: ObjectsSlice, datasetId: string, objectId: string, position: number, time: string, attributes: Properties): void {
-  if (isEmpty(attributes)) return
+  if (hasNoOwnKeys(attributes)) return
   const last = cs.changes[cs.changes.length - 1]
   // One event may name the same object twice; its attribute changes share one position.
   if (last !== undefined && last.position === position && last.object_id === objectId && last.dataset_id === datasetId) {

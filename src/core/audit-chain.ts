@@ -20,6 +20,7 @@
  * which belong to the engine that holds the log (another engine, or a copy, gives other positions
  * and times to the same history); the order is in the chain itself.
  */
+import { hasNoOwnKeys, ownKeyCount } from './own-keys.js'
 import { unhandledRecord } from './record-decoder.js'
 import type { EventRecordedV1, ObjectUpsertedV2, RecordedEventObject, StoredRecord } from '../schemas/records.js'
 import { sha256Hex } from './sha256.js'
@@ -200,26 +201,9 @@ const text = (value: unknown): string => {
   return PLAIN_STRING.test(value) ? `"${value}"` : JSON.stringify(value)
 }
 
-/** Whether `value` has no own enumerable key: seen without the array of keys that Object.keys would make. */
-function isEmptyObject(value: object): boolean {
-  for (const key in value) if (Object.hasOwn(value, key)) return false
-  return true
-}
-
 /** RFC 8785 text of attributes (OCEL 2.0 attribute values): most are empty. */
 const attributes = (value: unknown): string =>
-  typeof value === 'object' && value !== null && isEmptyObject(value) && !Array.isArray(value) ? '{}' : canonicalJson(value)
-
-/**
- * The number of own enumerable keys of `value` (JSON.parse makes only those), counted without the
- * array of them that Object.keys would make for each object of each record (about two thirds of
- * the canonical form's and hash's time, bench/HISTORY.md#the-entities-runners-allocations-cut-on-8b6b2a9).
- */
-function keyCount(value: object): number {
-  let count = 0
-  for (const key in value) if (Object.hasOwn(value, key)) count++
-  return count
-}
+  typeof value === 'object' && value !== null && hasNoOwnKeys(value) && !Array.isArray(value) ? '{}' : canonicalJson(value)
 
 /**
  * RFC 8785 text of one object of an event or one O2O relationship's target (`id`, `object_id`,
@@ -239,7 +223,7 @@ function eventObjectText(o: RecordedEventObject): string | null {
     members++
     out += `,"qualifier":${text(o.qualifier)}`
   }
-  if (keyCount(o) !== members) return null
+  if (ownKeyCount(o) !== members) return null
   return `${out},"type":${text(o.type)}}`
 }
 
@@ -258,7 +242,7 @@ function arrayText<T>(items: readonly T[], item: (value: T) => string | null): s
 /** RFC 8785 text of an EventRecorded v1's data, or null when it has members its schema does not name. */
 function eventRecordedText(e: EventRecordedV1): string | null {
   const objects = arrayText(e.objects, eventObjectText)
-  if (objects === null || keyCount(e) !== (e.end_timestamp === undefined ? 8 : 9)) return null
+  if (objects === null || ownKeyCount(e) !== (e.end_timestamp === undefined ? 8 : 9)) return null
   return (
     `{${e.end_timestamp === undefined ? '' : `"end_timestamp":${text(e.end_timestamp)},`}"event_id":${text(e.event_id)},` +
     `"event_type":${text(e.event_type)},"key_id":${text(e.key_id)},"objects":${objects},"properties":${attributes(e.properties)},` +
@@ -269,7 +253,7 @@ function eventRecordedText(e: EventRecordedV1): string | null {
 /** RFC 8785 text of an ObjectUpserted v2's data, or null when it has members its schema does not name. */
 function objectUpsertedText(u: ObjectUpsertedV2): string | null {
   const relationships = arrayText(u.relationships, eventObjectText)
-  if (relationships === null || keyCount(u) !== 9) return null
+  if (relationships === null || ownKeyCount(u) !== 9) return null
   return (
     `{"id":${text(u.id)},"key_id":${text(u.key_id)},"object_id":${text(u.object_id)},"properties":${attributes(u.properties)},` +
     `"received_at":${text(u.received_at)},"relationships":${relationships},"request_id":${text(u.request_id)},` +

@@ -53,11 +53,8 @@ export interface DfKey {
 /** Separates the parts of a key (src/core/keys.ts). */
 const SEP = KEY_SEP
 
-/** The map key of a DfKey's parts (joinKey: names may hold NUL, and two different keys never share a string). */
-const keyString = (dataset: string, ot: string, a: string, b: string): string => joinKey(dataset, ot, a, b)
-
-/** The map key of a DfKey. */
-export const dfKeyString = (k: DfKey): string => keyString(k.dataset, k.ot, k.a, k.b)
+/** The map key of a DfKey (joinKey: names may hold NUL, and two different keys never share a string). */
+export const dfKeyString = (k: DfKey): string => joinKey(k.dataset, k.ot, k.a, k.b)
 
 /** The counts of an aggregate (DfAggregate) or of its change (DfDelta); their meaning is DfDelta's. */
 export interface DfCounts {
@@ -103,7 +100,7 @@ export interface DfChanges<O> {
 }
 
 /**
- * What aggregateChanges gathers as it goes: the changes to aggregates by key (keyString), in the
+ * What aggregateChanges gathers as it goes: the changes to aggregates by key (dfKeyString), in the
  * order first touched; the change to each object's membership counts, by joinKey(a, b); and each
  * object's dataset and type (from one of its steps).
  */
@@ -115,7 +112,7 @@ interface Tally<O> {
 
 /** The change to the aggregate of (dataset, ot, a, b) in `deltas` (DfKey), added with nothing in it when missing. */
 function deltaOf(deltas: Map<string, DfDelta>, dataset: string, ot: string, a: string, b: string): DfDelta {
-  const s = keyString(dataset, ot, a, b)
+  const s = joinKey(dataset, ot, a, b)
   let d = deltas.get(s)
   if (d === undefined) {
     d = { key: { dataset, ot, a, b }, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
