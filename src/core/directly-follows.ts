@@ -29,7 +29,7 @@
  */
 import { addDuration, type DurationStats, emptiedEnds, emptyStats, refillEnd, refillSize, removeDuration, type StatsEnd } from './duration-stats.js'
 import type { DfCouple, DfLinking, DfStep, EndMove, LinkedStep } from './directly-follows-links.js'
-import { joinKey, KEY_SEP } from './keys.js'
+import { innerMap, joinKey, KEY_SEP } from './keys.js'
 
 export * from './directly-follows-links.js'
 
@@ -99,38 +99,85 @@ export interface DfChanges<O> {
   memberships: MembershipChange<O>[]
 }
 
+/** One object's change to one membership count (MembershipChange): `a → b` (`b` '': activity `a`). */
+interface CountChange {
+  a: string
+  b: string
+  delta: number
+}
+
 /**
- * What aggregateChanges gathers as it goes: the changes to aggregates by key (dfKeyString), in the
- * order first touched; the change to each object's membership counts, by joinKey(a, b); and each
- * object's dataset and type (from one of its steps).
+ * The changes to aggregates (DfDelta), by key (dataset, ot, a, b) in nested maps (no key string is
+ * made per step: a run tallies several per step), and in `list` in the order first touched.
+ */
+class DeltaTable {
+  readonly list: DfDelta[] = []
+  private readonly byDataset = new Map<string, Map<string, Map<string, Map<string, DfDelta>>>>()
+
+  /** The change to the aggregate of (dataset, ot, a, b), added with nothing in it when missing. */
+  of(dataset: string, ot: string, a: string, b: string): DfDelta {
+    const byB = innerMap(innerMap(innerMap(this.byDataset, dataset), ot), a)
+    let d = byB.get(b)
+    if (d === undefined) {
+      d = { key: { dataset, ot, a, b }, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
+      byB.set(b, d)
+      this.list.push(d)
+    }
+    return d
+  }
+}
+
+/** The changes an object's list holds before it is indexed by (a, b) (ObjectCounts): most objects change a few counts a run. */
+const SCANNED_COUNTS = 8
+
+/** One object's changes to its membership counts, in the order first touched; indexed by (a, b) once there are more than SCANNED_COUNTS. */
+interface ObjectCounts {
+  list: CountChange[]
+  byA: Map<string, Map<string, CountChange>> | null
+}
+
+/** The change of `m` to the count of `a → b`, or undefined. */
+function countChangeOf(m: ObjectCounts, a: string, b: string): CountChange | undefined {
+  if (m.byA !== null) return m.byA.get(a)?.get(b)
+  for (const c of m.list) if (c.a === a && c.b === b) return c
+  return undefined
+}
+
+/** Adds `change` (of a new (a, b)) to `m`, indexing the list once it passes SCANNED_COUNTS. */
+function addCountChange(m: ObjectCounts, change: CountChange): void {
+  m.list.push(change)
+  if (m.byA !== null) innerMap(m.byA, change.a).set(change.b, change)
+  else if (m.list.length > SCANNED_COUNTS) {
+    const byA = new Map<string, Map<string, CountChange>>()
+    for (const c of m.list) innerMap(byA, c.a).set(c.b, c)
+    m.byA = byA
+  }
+}
+
+/**
+ * What aggregateChanges gathers as it goes: the changes to aggregates (DeltaTable); the change to
+ * each object's membership counts; and each object's dataset and type (from one of its steps).
  */
 interface Tally<O> {
-  deltas: Map<string, DfDelta>
-  counts: Map<O, Map<string, { a: string; b: string; delta: number }>>
+  deltas: DeltaTable
+  counts: Map<O, ObjectCounts>
   where: Map<O, { dataset: string; ot: string }>
 }
 
-/** The change to the aggregate of (dataset, ot, a, b) in `deltas` (DfKey), added with nothing in it when missing. */
-function deltaOf(deltas: Map<string, DfDelta>, dataset: string, ot: string, a: string, b: string): DfDelta {
-  const s = joinKey(dataset, ot, a, b)
-  let d = deltas.get(s)
-  if (d === undefined) {
-    d = { key: { dataset, ot, a, b }, events: 0, objects: 0, total: 0, starts: 0, ends: 0, couples: 0, add: [], remove: [], waitAdd: [], waitRemove: [] }
-    deltas.set(s, d)
-  }
-  return d
+/** A tally with nothing in it. */
+function emptyTally<O>(): Tally<O> {
+  return { deltas: new DeltaTable(), counts: new Map(), where: new Map() }
 }
 
 /** Adds `by` to the change of the membership count of `s`'s object in `a → b` (`b` '': activity `a`). */
 function countMembership<O>(tally: Tally<O>, s: DfStep<O>, a: string, b: string, by: number): void {
   let m = tally.counts.get(s.object)
   if (m === undefined) {
-    m = new Map()
+    m = { list: [], byA: null }
     tally.counts.set(s.object, m)
   }
-  const k = joinKey(a, b)
-  const c = m.get(k)
-  if (c === undefined) m.set(k, { a, b, delta: by })
+  const c = countChangeOf(m, a, b)
+  if (c === undefined) addCountChange(m, { a, b, delta: by })
   else c.delta += by
 }
 
@@ -140,29 +187,31 @@ function countMembership<O>(tally: Tally<O>, s: DfStep<O>, a: string, b: string,
  * when the event has an end time) once per event and object type.
  */
 function tallySteps<O>(tally: Tally<O>, inserts: readonly LinkedStep<O>[]): void {
-  const eventTypes = new Set<string>()
+  // The object types seen in each event (by position): a few per event.
+  const eventTypes = new Map<number, string[]>()
   for (const { step } of inserts) {
     tally.where.set(step.object, step)
-    const d = deltaOf(tally.deltas, step.dataset, step.ot, step.act, '')
+    const d = tally.deltas.of(step.dataset, step.ot, step.act, '')
     d.total += 1
     countMembership(tally, step, step.act, '', 1)
-    const eventType = `${String(step.pos)}${SEP}${step.ot}`
-    if (eventTypes.has(eventType)) continue
-    eventTypes.add(eventType)
+    const types = eventTypes.get(step.pos)
+    if (types === undefined) eventTypes.set(step.pos, [step.ot])
+    else if (types.includes(step.ot)) continue
+    else types.push(step.ot)
     d.events += 1
     if (step.te !== null) d.add.push(step.te - step.t)
   }
 }
 
 /** Tallies the moves of objects' first (`starts`) and last (`ends`) activities: −1 to the activity left, +1 to the one reached. */
-function tallyEndMoves(deltas: Map<string, DfDelta>, starts: readonly EndMove[], ends: readonly EndMove[]): void {
+function tallyEndMoves(deltas: DeltaTable, starts: readonly EndMove[], ends: readonly EndMove[]): void {
   for (const m of starts) {
-    if (m.from !== null) deltaOf(deltas, m.dataset, m.ot, m.from, '').starts -= 1
-    deltaOf(deltas, m.dataset, m.ot, m.to, '').starts += 1
+    if (m.from !== null) deltas.of(m.dataset, m.ot, m.from, '').starts -= 1
+    deltas.of(m.dataset, m.ot, m.to, '').starts += 1
   }
   for (const m of ends) {
-    if (m.from !== null) deltaOf(deltas, m.dataset, m.ot, m.from, '').ends -= 1
-    deltaOf(deltas, m.dataset, m.ot, m.to, '').ends += 1
+    if (m.from !== null) deltas.of(m.dataset, m.ot, m.from, '').ends -= 1
+    deltas.of(m.dataset, m.ot, m.to, '').ends += 1
   }
 }
 
@@ -173,7 +222,7 @@ function tallyEndMoves(deltas: Map<string, DfDelta>, starts: readonly EndMove[],
  */
 function tallyCouple<O>(tally: Tally<O>, { p, n }: DfCouple<O>, by: 1 | -1): void {
   tally.where.set(p.object, p)
-  const d = deltaOf(tally.deltas, p.dataset, p.ot, p.act, n.act)
+  const d = tally.deltas.of(p.dataset, p.ot, p.act, n.act)
   d.total += by
   const elapsed = n.t - p.t
   ;(by > 0 ? d.add : d.remove).push(elapsed)
@@ -186,7 +235,7 @@ function tallyCouple<O>(tally: Tally<O>, { p, n }: DfCouple<O>, by: 1 | -1): voi
  * new event is new (its steps are all in this run), so each distinct (object type, predecessor
  * event) of its steps adds one.
  */
-function tallyNewEventCouples<O>(deltas: Map<string, DfDelta>, inserts: readonly LinkedStep<O>[]): void {
+function tallyNewEventCouples<O>(deltas: DeltaTable, inserts: readonly LinkedStep<O>[]): void {
   const intoNew = new Map<number, LinkedStep<O>[]>()
   for (const linked of inserts) {
     const rows = intoNew.get(linked.step.pos)
@@ -194,17 +243,21 @@ function tallyNewEventCouples<O>(deltas: Map<string, DfDelta>, inserts: readonly
     else rows.push(linked)
   }
   for (const linked of intoNew.values()) {
-    const seen = linked.length > 1 ? new Set<string>() : null
-    for (const { step, prev } of linked) {
-      if (prev === null) continue
-      if (seen !== null) {
-        const k = step.ot + SEP + String(prev.pos)
-        if (seen.has(k)) continue
-        seen.add(k)
-      }
-      deltaOf(deltas, step.dataset, step.ot, prev.act, step.act).couples += 1
+    for (let i = 0; i < linked.length; i += 1) {
+      const { step, prev } = linked[i] as LinkedStep<O>
+      if (prev === null || sameCoupleBefore(linked, i, step.ot, prev.pos)) continue
+      deltas.of(step.dataset, step.ot, prev.act, step.act).couples += 1
     }
   }
+}
+
+/** Whether a step of `linked` (one event's new steps) before index `i` has type `ot` and predecessor event `prevPos`: at most 50 steps an event. */
+function sameCoupleBefore<O>(linked: readonly LinkedStep<O>[], i: number, ot: string, prevPos: number): boolean {
+  for (let j = 0; j < i; j += 1) {
+    const { step, prev } = linked[j] as LinkedStep<O>
+    if (prev !== null && prev.pos === prevPos && step.ot === ot) return true
+  }
+  return false
 }
 
 /**
@@ -212,12 +265,11 @@ function tallyNewEventCouples<O>(deltas: Map<string, DfDelta>, inserts: readonly
  * in DfLinking.storedTargets): each changed step is its type's only one in its event, so its
  * removed and added couples are its event's.
  */
-function tallyUnreadEventCouples<O>(deltas: Map<string, DfDelta>, linking: DfLinking<O>): void {
+function tallyUnreadEventCouples<O>(deltas: DeltaTable, linking: DfLinking<O>): void {
   const read = new Set<number>()
   for (const n of linking.storedTargets) read.add(n.pos)
-  for (const { p, n } of linking.removed) if (!read.has(n.pos)) deltaOf(deltas, n.dataset, n.ot, p.act, n.act).couples -= 1
-  for (const { step, prev } of linking.relinks)
-    if (prev !== null && !read.has(step.pos)) deltaOf(deltas, step.dataset, step.ot, prev.act, step.act).couples += 1
+  for (const { p, n } of linking.removed) if (!read.has(n.pos)) deltas.of(n.dataset, n.ot, p.act, n.act).couples -= 1
+  for (const { step, prev } of linking.relinks) if (prev !== null && !read.has(step.pos)) deltas.of(step.dataset, step.ot, prev.act, step.act).couples += 1
 }
 
 /** Adds to `into`, by edge key (dfKeyString), the distinct (object type, predecessor event) of one event's step rows: its event couples. */
@@ -243,7 +295,7 @@ function countDistinctCouples(
  * several objects): the distinct couples of each event's steps (`eventSteps`) before the run, and
  * after it (its relinked steps with their new predecessors); each edge changes by the difference.
  */
-function tallyReadEventCouples<O>(deltas: Map<string, DfDelta>, linking: DfLinking<O>, eventSteps: (target: DfStep<O>) => readonly EventStepRow<O>[]): void {
+function tallyReadEventCouples<O>(deltas: DeltaTable, linking: DfLinking<O>, eventSteps: (target: DfStep<O>) => readonly EventStepRow<O>[]): void {
   if (linking.storedTargets.length === 0) return
   const relinked = new Map<string, LinkedStep<O>>()
   for (const r of linking.relinks) relinked.set(`${String(r.step.pos)}${SEP}${String(r.step.object)}`, r)
@@ -264,7 +316,7 @@ function tallyReadEventCouples<O>(deltas: Map<string, DfDelta>, linking: DfLinki
     for (const k of new Set([...before.keys(), ...after.keys()])) {
       const change = (after.get(k) ?? 0) - (before.get(k) ?? 0)
       const key = edgeKeys.get(k)
-      if (change !== 0 && key !== undefined) deltaOf(deltas, key.dataset, key.ot, key.a, key.b).couples += change
+      if (change !== 0 && key !== undefined) deltas.of(key.dataset, key.ot, key.a, key.b).couples += change
     }
   }
 }
@@ -283,15 +335,15 @@ function membershipChanges<O>(tally: Tally<O>, newObjects: ReadonlySet<O>, membe
     const where = tally.where.get(object)
     if (where === undefined) continue
     const isNew = newObjects.has(object)
-    for (const { a, b, delta } of m.values()) {
+    for (const { a, b, delta } of m.list) {
       if (delta === 0) continue
       const before = isNew ? 0 : membershipOf(object, a, b)
       if (b === '' && before > 0) continue
       const after = b === '' ? 1 : before + delta
       if (after < 0) throw new Error(`directly-follows: membership of ${String(object)} in ${a} → ${b} would be ${String(after)}`)
       memberships.push({ object, a, b, before, after })
-      if (before === 0 && after > 0) deltaOf(tally.deltas, where.dataset, where.ot, a, b).objects += 1
-      if (before > 0 && after === 0) deltaOf(tally.deltas, where.dataset, where.ot, a, b).objects -= 1
+      if (before === 0 && after > 0) tally.deltas.of(where.dataset, where.ot, a, b).objects += 1
+      if (before > 0 && after === 0) tally.deltas.of(where.dataset, where.ot, a, b).objects -= 1
     }
   }
   return memberships
@@ -304,14 +356,14 @@ function membershipChanges<O>(tally: Tally<O>, newObjects: ReadonlySet<O>, membe
  * these (docs/read-models.md#the-read-models-on-postgresql).
  */
 export function membershipsAsked<O>(linking: DfLinking<O>): { object: O; a: string; b: string }[] {
-  const tally: Tally<O> = { deltas: new Map(), counts: new Map(), where: new Map() }
+  const tally = emptyTally<O>()
   tallySteps(tally, linking.inserts)
   for (const c of linking.added) tallyCouple(tally, c, 1)
   for (const c of linking.removed) tallyCouple(tally, c, -1)
   const asked: { object: O; a: string; b: string }[] = []
   for (const [object, m] of tally.counts) {
     if (!tally.where.has(object) || linking.newObjects.has(object)) continue
-    for (const { a, b, delta } of m.values()) if (delta !== 0) asked.push({ object, a, b })
+    for (const { a, b, delta } of m.list) if (delta !== 0) asked.push({ object, a, b })
   }
   return asked
 }
@@ -331,7 +383,7 @@ export function aggregateChanges<O>(
   membershipOf: (object: O, a: string, b: string) => number,
   eventSteps: (target: DfStep<O>) => readonly EventStepRow<O>[],
 ): DfChanges<O> {
-  const tally: Tally<O> = { deltas: new Map(), counts: new Map(), where: new Map() }
+  const tally = emptyTally<O>()
   tallySteps(tally, linking.inserts)
   tallyEndMoves(tally.deltas, linking.starts, linking.ends)
   for (const c of linking.added) tallyCouple(tally, c, 1)
@@ -340,7 +392,7 @@ export function aggregateChanges<O>(
   tallyUnreadEventCouples(tally.deltas, linking)
   tallyReadEventCouples(tally.deltas, linking, eventSteps)
   const memberships = membershipChanges(tally, linking.newObjects, membershipOf)
-  return { deltas: [...tally.deltas.values()], memberships }
+  return { deltas: tally.deltas.list, memberships }
 }
 
 /** One aggregate as stored: the counts of DfDelta, with `durations` (activities: run times; edges: elapsed) and edges' `waiting`. */

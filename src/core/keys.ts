@@ -13,3 +13,16 @@ export const KEY_SEP = '\u0000'
 export function joinKey(...parts: readonly (string | number)[]): string {
   return parts.map((p) => (typeof p === 'number' ? String(p) : encodeNul(p))).join(KEY_SEP)
 }
+
+/**
+ * The map under `key` of nested maps (a key of several parts without a joined string), added empty
+ * when missing.
+ */
+export function innerMap<K, J, V>(maps: Map<K, Map<J, V>>, key: K): Map<J, V> {
+  let map = maps.get(key)
+  if (map === undefined) {
+    map = new Map()
+    maps.set(key, map)
+  }
+  return map
+}

@@ -451,6 +451,22 @@ describe('aggregateChanges', () => {
     expect(asked).toBeGreaterThan(200)
   })
 
+  it("counts one object's memberships exactly when a run changes more than eight of them, some twice", () => {
+    // o1 has stored steps A1 → B1; the run appends A2…A12, then A2, A3 again and A1: 13 activities' counts and 14 edges',
+    // A2 → A3 twice, A2 and A3 after the ninth change.
+    const traces = new Traces([[step('o1', 'A1', 1000, 1), step('o1', 'B1', 2000, 2)]])
+    const acts = [...Array.from({ length: 11 }, (_, i) => `A${String(i + 2)}`), 'A2', 'A3', 'A1']
+    const changes = traces.changes(traces.link(acts.map((act, i) => step('o1', act, 3000 + 1000 * i, 3 + i))))
+    const memberships = changes.memberships.map((m) => `${m.a}>${m.b}:${String(m.before)}→${String(m.after)}`)
+    const edges = new Map<string, number>()
+    for (const [i, a] of ['B1', ...acts].slice(0, -1).entries()) edges.set(`${a}>${String(acts[i])}`, (edges.get(`${a}>${String(acts[i])}`) ?? 0) + 1)
+    expect(edges.get('A2>A3')).toBe(2)
+    expect(memberships.sort()).toEqual([...acts.slice(0, 11).map((a) => `${a}>:0→1`), ...[...edges].map(([e, n]) => `${e}:0→${String(n)}`)].sort())
+    // Each new activity and each new edge counts o1 once; A1 was stored.
+    const objects = changes.deltas.filter((d) => d.objects !== 0).map((d) => `${d.key.a}>${d.key.b}:${String(d.objects)}`)
+    expect(objects.sort()).toEqual([...acts.slice(0, 11).map((a) => `${a}>:1`), ...[...edges.keys()].map((e) => `${e}:1`)].sort())
+  })
+
   it('keeps apart the aggregates and memberships of names that would meet at a NUL', () => {
     // Joined with NUL as they are, (type "x\0y", activity "a") and (type "x", activity "y\0a") make one string, and so do the
     // pairs of activities ("p\0q", "r") and ("p", "q\0r").

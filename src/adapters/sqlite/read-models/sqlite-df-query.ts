@@ -11,6 +11,7 @@ import type { Statement } from 'better-sqlite3'
 import type { DurationStats } from '../../../core/duration-stats.js'
 import type { ProcessMapAnswer, ProcessMapFilter } from '../../../ports/read-model-query.js'
 import { assembleProcessMap, fillWindowEnds, type MapRow, type NamedAggregate, rowsOfAggregates } from '../../../core/process-map-rows.js'
+import { innerMap } from '../../../core/keys.js'
 import type { SqliteDatabase } from '../log/database.js'
 import { epochMsOf } from './read-models-database.js'
 import { type AggregateRow, NO_ACTIVITY } from './sqlite-df-writes.js'
@@ -254,7 +255,7 @@ class WindowGroups {
       this.eventEdges.length = 0
       this.eventCouples.length = 0
     }
-    const byAct = inner(this.activities, ot)
+    const byAct = innerMap(this.activities, ot)
     let a = byAct.get(act)
     if (a === undefined) {
       a = { events: 0, objects: [], total: 0, starts: 0, runs: [] }
@@ -276,7 +277,7 @@ class WindowGroups {
    * the event shows this edge with predecessor `couple` (pos − prev_pos).
    */
   private addCouple(ot: number, prevAct: number, act: number, rid: number, couple: number, elapsed: number, waiting: number): void {
-    const byNext = inner(inner(this.edges, ot), prevAct)
+    const byNext = innerMap(innerMap(this.edges, ot), prevAct)
     let e = byNext.get(act)
     if (e === undefined) {
       e = { objects: [], couples: 0, elapsed: [], waiting: [] }
@@ -399,14 +400,4 @@ export class DistinctCounter {
     }
     return count
   }
-}
-
-/** The map under `key` of nested maps, added empty when missing. */
-function inner<K, V>(maps: Map<number, Map<K, V>>, key: number): Map<K, V> {
-  let map = maps.get(key)
-  if (map === undefined) {
-    map = new Map()
-    maps.set(key, map)
-  }
-  return map
 }
