@@ -27,11 +27,34 @@ export interface RecordRow<P extends number | string = number> {
  * passes `{checkData: true}` to check it all the same).
  */
 export function rowToRecord(row: RecordRow<number | string>, options: DecodeOptions = { checkData: false }): StoredRecord {
-  const record = decodeRecord(
-    { position: Number(row.position), stream: row.stream, type: row.type, version: row.version, data: row.data, appendedAt: row.appended_at },
-    options,
-  )
-  if (row.idempotency_key !== null && row.fingerprint !== null) record.idempotency = { key: row.idempotency_key, fingerprint: row.fingerprint }
+  return recordOf(Number(row.position), row.stream, row.type, row.version, row.data, row.appended_at, row.idempotency_key, row.fingerprint, options)
+}
+
+/**
+ * A row of the records table as an array of its RecordRow columns in declaration order (position,
+ * stream, type, version, data, appended_at, idempotency_key, fingerprint): better-sqlite3's raw
+ * mode, which makes no object per row (about 0.8 µs less a record read).
+ */
+export type RecordTuple = readonly [number, string, string, number, string, string, string | null, string | null]
+
+/** A stored row read as a RecordTuple back into a record, as rowToRecord. */
+export function tupleToRecord(t: RecordTuple): StoredRecord {
+  return recordOf(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], { checkData: false })
+}
+
+function recordOf(
+  position: number,
+  stream: string,
+  type: string,
+  version: number,
+  data: string,
+  appendedAt: string,
+  key: string | null,
+  fingerprint: string | null,
+  options: DecodeOptions,
+): StoredRecord {
+  const record = decodeRecord({ position, stream, type, version, data, appendedAt }, options)
+  if (key !== null && fingerprint !== null) record.idempotency = { key, fingerprint }
   return record
 }
 

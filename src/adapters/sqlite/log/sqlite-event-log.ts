@@ -21,7 +21,7 @@ import { LogUnavailableError } from '../../../ports/event-log.js'
 import { claimsOfAppended, decideKey } from '../../../core/idempotency.js'
 import { isoNow } from '../../../core/timestamp.js'
 import { type NewRecord, type StoredRecord, streamName } from '../../../schemas/records.js'
-import { type RecordRow, rowToRecord, tailByPolling } from '../../log-reads.js'
+import { type RecordRow, type RecordTuple, rowToRecord, tailByPolling, tupleToRecord } from '../../log-reads.js'
 import type { SqliteDatabase } from './database.js'
 import { SqliteObjectClaims } from './sqlite-object-claims.js'
 import { type FdatasyncFn, WalSync } from './wal-sync.js'
@@ -76,8 +76,8 @@ export class SqliteEventLog implements EventLog {
   private readonly insertRecord: Statement<[string, string, string, number, string, string, string | null, string | null]>
   private readonly selectByKey: Statement<[string, string]>
   private readonly objectClaims: SqliteObjectClaims
-  private readonly selectAll: Statement<[number, number]>
-  private readonly selectStream: Statement<[string, number, number]>
+  private readonly selectAll: Statement<[number, number], RecordTuple>
+  private readonly selectStream: Statement<[string, number, number], RecordTuple>
   private readonly selectHead: Statement<[]>
   private readonly selectFirstAfter: Statement<[number, number]>
   private readonly pollMs: number
@@ -105,9 +105,14 @@ export class SqliteEventLog implements EventLog {
     )
     this.selectByKey = db.prepare('SELECT * FROM records WHERE dataset_id = ? AND idempotency_key = ?')
     this.objectClaims = new SqliteObjectClaims(db)
-    // The columns of a RecordRow only: `dataset_id` (the stream's) would be one more string made per record read.
-    this.selectAll = db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE position > ? ORDER BY position LIMIT ?`)
-    this.selectStream = db.prepare(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?`)
+    // The columns of a RecordRow only (`dataset_id`, the stream's, would be one more string made per
+    // record read), as arrays (RecordTuple): no object per row.
+    this.selectAll = db
+      .prepare<[number, number], RecordTuple>(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE position > ? ORDER BY position LIMIT ?`)
+      .raw(true)
+    this.selectStream = db
+      .prepare<[string, number, number], RecordTuple>(`SELECT ${RECORD_ROW_COLUMNS} FROM records WHERE stream = ? AND position > ? ORDER BY position LIMIT ?`)
+      .raw(true)
     this.selectHead = db.prepare('SELECT max(position) AS position FROM records')
     this.selectFirstAfter = db.prepare('SELECT position, appended_at FROM records WHERE position > ? AND position <= ? ORDER BY position LIMIT 1')
     const level = Number(db.pragma('synchronous', { simple: true }))
@@ -291,13 +296,12 @@ export class SqliteEventLog implements EventLog {
 
   /** Durable records only (see `durable`): a read past the durable head waits for an fdatasync of the WAL. */
   async readAll(after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    if (this.readBytesMax === Number.POSITIVE_INFINITY)
-      return this.durable((this.selectAll.all(after ?? 0, maxCount) as RecordRow[]).map((row) => rowToRecord(row)))
+    if (this.readBytesMax === Number.POSITIVE_INFINITY) return this.durable(this.selectAll.all(after ?? 0, maxCount).map(tupleToRecord))
     const out: StoredRecord[] = []
     let bytes = 0
-    for (const row of this.selectAll.iterate(after ?? 0, maxCount) as IterableIterator<RecordRow>) {
-      out.push(rowToRecord(row))
-      bytes += row.data.length
+    for (const row of this.selectAll.iterate(after ?? 0, maxCount)) {
+      out.push(tupleToRecord(row))
+      bytes += row[4].length
       if (bytes >= this.readBytesMax) break
     }
     return this.durable(out)
@@ -305,7 +309,7 @@ export class SqliteEventLog implements EventLog {
 
   /** Durable records only, as readAll. */
   async readStream(datasetId: string, after: number | null, maxCount: number): Promise<StoredRecord[]> {
-    return this.durable((this.selectStream.all(streamName(datasetId), after ?? 0, maxCount) as RecordRow[]).map((row) => rowToRecord(row)))
+    return this.durable(this.selectStream.all(streamName(datasetId), after ?? 0, maxCount).map(tupleToRecord))
   }
 
   tail(after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
