@@ -26,7 +26,7 @@ import { SqliteEventLog } from '../src/adapters/sqlite/log/sqlite-event-log.js'
 import { SqliteReadModelQuery } from '../src/adapters/sqlite/read-models/sqlite-read-model-query.js'
 import { ProcessReader } from '../src/read/process-reader.js'
 import { CLI, embeddedEnv, ROOT } from './processes.js'
-import { check, commitOf, num, printAndSave, Table } from './report.js'
+import { check, commitOf, freeResultName, num, printAndSave, Table } from './report.js'
 import { loggedProjectorRun, log, type ProjectorSpawn, runScaleSteps, type ScaleOptions, scaleRows, STARTED } from './scale-steps.js'
 import { measurePostgres, summarisePostgres } from './scale-postgres.js'
 import { messageOf } from '../src/core/errors.js'
@@ -177,7 +177,8 @@ async function main(): Promise<void> {
     if (o.keep) log(`data kept in ${dataDir}`)
     else rmSync(dataDir, { recursive: true, force: true })
   }
-  const name = `${new Date(STARTED).toISOString().slice(0, 10)}-${commit}-scale${o.postgres ? '-postgres' : ''}`
+  // A later run of the same day and commit takes the next free name (-2, -3, …): none is overwritten.
+  const name = freeResultName(o.out, `${new Date(STARTED).toISOString().slice(0, 10)}-${commit}-scale${o.postgres ? '-postgres' : ''}`)
   const file = printAndSave(
     result.table.rows,
     result.table.targets,
