@@ -112,9 +112,32 @@ export async function checkPostgres(pool: pg.Pool, shownUrl: string): Promise<vo
   }
 }
 
+/**
+ * `pool.connect()`, with an `error` listener on the connection until `release`: pg emits `error` on a
+ * checked-out connection that the server drops between two queries (a restart, `pg_ctl stop -m
+ * immediate`), which without a listener is an uncaught exception that ends the process; with it, the
+ * next query rejects (then 503 and retry) and `lost()` says the connection must not be reused.
+ */
+export async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; lost: () => boolean; release: (broken?: boolean) => void }> {
+  const client = await pool.connect()
+  let lost = false
+  const onError = () => {
+    lost = true
+  }
+  client.on('error', onError)
+  return {
+    client,
+    lost: () => lost,
+    release: (broken = false) => {
+      client.removeListener('error', onError)
+      client.release(broken || lost)
+    },
+  }
+}
+
 /** Runs `fn` in a transaction on one connection of `pool` (BEGIN … COMMIT, ROLLBACK on any error). */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect()
+  const { client, release } = await checkOut(pool)
   let broken = false
   try {
     await client.query('BEGIN')
@@ -129,7 +152,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     }
     throw error
   } finally {
-    // A connection whose ROLLBACK failed is gone or confused: the pool drops it instead of reusing it.
-    client.release(broken)
+    // A connection whose ROLLBACK failed, or that the server dropped, is gone or confused: the pool drops it instead of reusing it.
+    release(broken)
   }
 }

@@ -17,6 +17,7 @@
  */
 import type pg from 'pg'
 import { EngineUnavailableError } from '../../core/errors.js'
+import { checkOut } from './connection.js'
 import { READ_MODELS_EDGE_INDEX_MIGRATION, READ_MODELS_MIGRATION, READ_MODELS_UUID_MIGRATION } from './read-models-schema.js'
 
 /** The schema that holds every table of Ocelog's. */
@@ -108,7 +109,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length
  */
 export async function migrate(pool: pg.Pool, options: { to?: number } = {}): Promise<number> {
   const to = Math.min(options.to ?? SCHEMA_VERSION, SCHEMA_VERSION)
-  const client = await pool.connect()
+  const { client, release } = await checkOut(pool)
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
     try {
@@ -135,6 +136,6 @@ export async function migrate(pool: pg.Pool, options: { to?: number } = {}): Pro
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
     }
   } finally {
-    client.release()
+    release()
   }
 }
