@@ -116,9 +116,9 @@ export async function checkPostgres(pool: pg.Pool, shownUrl: string): Promise<vo
  * `pool.connect()`, with an `error` listener on the connection until `release`: pg emits `error` on a
  * checked-out connection that the server drops between two queries (a restart, `pg_ctl stop -m
  * immediate`), which without a listener is an uncaught exception that ends the process; with it, the
- * next query rejects (then 503 and retry) and `lost()` says the connection must not be reused.
+ * next query rejects (then 503 and retry) and `release` drops the connection instead of reusing it.
  */
-export async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; lost: () => boolean; release: (broken?: boolean) => void }> {
+export async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release: (broken?: boolean) => void }> {
   const client = await pool.connect()
   let lost = false
   const onError = () => {
@@ -127,7 +127,6 @@ export async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; 
   client.on('error', onError)
   return {
     client,
-    lost: () => lost,
     release: (broken = false) => {
       client.removeListener('error', onError)
       client.release(broken || lost)
