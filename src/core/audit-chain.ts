@@ -161,21 +161,7 @@ export function writtenForm(record: StoredRecord): WrittenRecord {
  * canonicalEnvelope, which defines the form. Both give the same text.
  */
 export function canonicalRecord(record: StoredRecord): string {
-  const shaped = canonicalShaped(record)
-  if (shaped === null) return canonicalEnvelope(record)
-  flatten(shaped)
-  return shaped
-}
-
-/**
- * Makes V8 store `text`, built by many concatenations, as one flat string now instead of a tree of
- * its parts (a rope), which a projector would hold for a whole run and the hash would flatten
- * anyway: a string-to-number conversion flattens its argument. Held ropes cost more in the garbage
- * collector than the writing saves (4.4 against 12 µs per record with the hash, bench/HISTORY.md#projector-costs).
- * No effect on the value.
- */
-function flatten(text: string): void {
-  Number(text)
+  return canonicalShaped(record) ?? canonicalEnvelope(record)
 }
 
 /** canonical(record) by the definition: the envelope as an object, then canonicalJson. */
@@ -281,6 +267,11 @@ function canonicalShaped(record: StoredRecord): string | null {
 /** One step of the chain: h_n from h_(n−1) (64 lowercase hex characters) and canonical(record_n). */
 export function chainStep(previous: string, canonical: string): string {
   return sha256Hex(previous + canonical)
+}
+
+/** h_n of `record` after h_(n−1) = `previous`: chainStep over canonicalRecord (the module comment). */
+export function chainRecord(previous: string, record: StoredRecord): string {
+  return chainStep(previous, canonicalRecord(record))
 }
 
 /** Whether `text` is a hash of the chain: 64 lowercase hex characters. */

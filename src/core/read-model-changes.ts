@@ -15,6 +15,7 @@
  */
 import type { EventObjectRow, EventRow, ObjectChangeRow, ObjectRelationshipRow } from '../schemas/read-models.js'
 import type { Properties } from '../schemas/api.js'
+import type { StoredRecord } from '../schemas/records.js'
 import { mergeProperties } from './merge.js'
 import { KEY_SEP } from './keys.js'
 
@@ -84,11 +85,16 @@ export interface EventsSlice {
   eventObjects: EventObjectRow[]
 }
 
-/** A record's canonical form (src/core/audit-chain.ts) for the audit chain, in log order. */
+/**
+ * A record for the audit chain, in log order. The store writes its canonical form
+ * (src/core/audit-chain.ts, chainRecord) when it chains it, not the fold: a canonical text held
+ * for the whole batch outlives the garbage collector's young generation and is copied twice before
+ * it dies, and a record whose link a replay finds written needs none.
+ */
 export interface AuditChainChange {
   datasetId: string
   position: number
-  canonical: string
+  record: StoredRecord
 }
 
 /**

@@ -1,12 +1,12 @@
 /**
  * Checks of a dataset's ingest history against its audit chain (README § Operations,
  * docs/operations.md § Digests), over the ports, so they work on every engine:
- * - `recomputeChain`: the chain recomputed from the log, record by record (canonicalRecord, chainStep);
+ * - `recomputeChain`: the chain recomputed from the log, record by record (chainRecord);
  * - `verifyDigest`: whether the history up to a position still gives the digest an auditor holds,
  *   and, comparing the recomputed chain with the audit read model's entry by entry, the first
  *   record where they part.
  */
-import { canonicalRecord, chainStep, GENESIS_HASH } from '../core/audit-chain.js'
+import { chainRecord, GENESIS_HASH } from '../core/audit-chain.js'
 import type { EventLog } from '../ports/event-log.js'
 import type { ReadModelQuery } from '../ports/read-model-query.js'
 import type { AuditChainEntry } from '../schemas/audit.js'
@@ -31,7 +31,7 @@ export async function* recomputeChain(
     const page = await log.readStream(datasetId, after, PAGE)
     for (const record of page) {
       if (through !== null && record.position > through) return
-      hash = chainStep(hash, canonicalRecord(record))
+      hash = chainRecord(hash, record)
       seq += 1
       yield { record, entry: { position: record.position, seq, hash } }
     }

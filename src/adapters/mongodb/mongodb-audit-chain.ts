@@ -4,7 +4,7 @@
  * (dataset_id, position). The same rows as the SQLite store's `rm_audit_chain`.
  */
 import type { ClientSession, Collection } from 'mongodb'
-import { chainStep, GENESIS_HASH } from '../../core/audit-chain.js'
+import { chainRecord, GENESIS_HASH } from '../../core/audit-chain.js'
 import type { AuditChainChange } from '../../core/read-model-changes.js'
 import type { AuditChainEntry } from '../../schemas/audit.js'
 
@@ -34,7 +34,7 @@ export async function writeAuditChain(c: Collection<AuditChainDoc>, changes: rea
     const docs: AuditChainDoc[] = []
     for (const r of run) {
       const h = held.get(r.position)
-      last = h === undefined ? { seq: last.seq + 1, hash: chainStep(last.hash, r.canonical) } : { seq: h.seq, hash: h.hash }
+      last = h === undefined ? { seq: last.seq + 1, hash: chainRecord(last.hash, r.record) } : { seq: h.seq, hash: h.hash }
       if (h === undefined) docs.push({ dataset_id: datasetId, position: r.position, ...last })
     }
     if (docs.length > 0) await c.insertMany(docs, { session, ordered: true })

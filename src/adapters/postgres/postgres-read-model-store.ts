@@ -78,8 +78,8 @@ interface DfMemoryOf {
 
 /**
  * The batch with its slices' strings as the read models store them (text-codec.ts: U+0000 and U+0001
- * coded), but for the audit chain's canonical texts, which are hashed as the log holds them and never
- * stored. The slices' map keys stay as the fold made them (`<dataset>KEY_SEP<name>`), and so do the
+ * coded), but for the audit chain's records, whose canonical texts are hashed as the log holds them
+ * and never stored. The slices' map keys stay as the fold made them (`<dataset>KEY_SEP<name>`), and so do the
  * named objects, which the object types' counts look up by such keys; writeIdentities codes their
  * type and id as it writes them.
  */

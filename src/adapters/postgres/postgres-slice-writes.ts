@@ -11,7 +11,7 @@
  * O2O rows are inserted with `ON CONFLICT DO NOTHING`, so the first write of a key stays.
  */
 import type pg from 'pg'
-import { chainStep, GENESIS_HASH } from '../../core/audit-chain.js'
+import { chainRecord, GENESIS_HASH } from '../../core/audit-chain.js'
 import {
   type AuditChainChange,
   countNewObjects,
@@ -212,7 +212,7 @@ async function writeAuditChain(ctx: PostgresSliceContext, { slice }: SliceBatch<
     let last = b === undefined ? { seq: 0, hash: GENESIS_HASH } : { seq: Number(b.seq), hash: b.hash }
     for (const r of run) {
       const h = held.get(r.position)
-      last = h ?? { seq: last.seq + 1, hash: chainStep(last.hash, r.canonical) }
+      last = h ?? { seq: last.seq + 1, hash: chainRecord(last.hash, r.record) }
       if (h === undefined) rows.push({ datasetId, position: r.position, ...last })
     }
   }

@@ -6,7 +6,7 @@
  * the store in the projector's transaction, read by the query port (`ocelog digest`, `ocelog verify
  * --digest`): a dataset's rows are found in position order among every dataset's.
  */
-import { chainStep, GENESIS_HASH } from '../../../core/audit-chain.js'
+import { chainRecord, GENESIS_HASH } from '../../../core/audit-chain.js'
 import type { AuditChainChange } from '../../../core/read-model-changes.js'
 import type { AuditChainEntry } from '../../../schemas/audit.js'
 import type Database from 'better-sqlite3'
@@ -102,7 +102,7 @@ export function writeAuditChain(st: AuditChainStatements, changes: readonly Audi
       const before = linkBefore(st, did, c.position)
       chain.last = before === undefined ? { position: 0, seq: 0, hash: GENESIS_HASH } : { ...before, hash: before.hash.toString('hex') }
     }
-    const next = { position: c.position, seq: chain.last.seq + 1, hash: chainStep(chain.last.hash, c.canonical) }
+    const next = { position: c.position, seq: chain.last.seq + 1, hash: chainRecord(chain.last.hash, c.record) }
     rows.push([did, c.position, next.seq, Buffer.from(next.hash, 'hex')])
     chain.last = next
     chain.added = true
