@@ -12,6 +12,7 @@
  * attributes are read and merged only when a record of the run set some.
  */
 import Database from 'better-sqlite3'
+import { LRUCache } from 'lru-cache'
 import {
   type ChangeBatch,
   KEY_SEP,
@@ -86,6 +87,22 @@ type ApplyStatements = ReturnType<typeof prepareApplyStatements>
 const LOOKUP_CHUNK = 500
 
 /**
+ * Objects' identity rows a runner's file store keeps between its transactions (IdentityCache): the
+ * hot objects of a log (its customers, products, resources), as DF_MEMORY_OBJECTS. An entry costs
+ * about 250 bytes (its id, the row's values, the cache's own entry).
+ */
+const IDENTITY_CACHE_OBJECTS = 16_384
+
+/**
+ * The identity rows (StoredObject) of the objects a file's recent transactions named, by object id:
+ * a cache of the file, never a source. The store keeps it true as it does the directly-follows
+ * memory (DfObjectMemory): the objects write updates each row it changes in place (writeObjects),
+ * and the store clears the cache when a transaction does not commit, when it clears a projection,
+ * and when another connection committed to the file since this one's last transaction.
+ */
+type IdentityCache = LRUCache<string, StoredObject>
+
+/**
  * The identity step of a batch: reads the stored rows of every object it names and makes the rows
  * of new ones, with row ids of the log (ridOf: the record that first named them and their index in
  * it, so the two files agree) and `first_position` that record. A new object that the objects
@@ -100,16 +117,24 @@ function writeIdentities(
   named: ReadonlyMap<string, NamedObject>,
   objects: ObjectsSlice | undefined,
   didOf: (datasetId: string) => number,
+  cache: IdentityCache,
 ): { stored: Map<string, StoredObject>; firstNewRid: number } {
-  const list = [...named.values()]
   const stored = new Map<string, StoredObject>()
+  const list: NamedObject[] = []
+  for (const o of named.values()) {
+    const row = cache.get(o.objectId)
+    if (row === undefined) list.push(o)
+    else stored.set(o.objectId, row)
+  }
   for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
     const chunk = list.slice(i, i + LOOKUP_CHUNK)
     const ids = JSON.stringify(chunk.map((o) => [didOf(o.datasetId), o.type, o.externalId]))
     for (const row of st.getObjects.all(ids)) {
       const named = chunk[row.i]
       if (named === undefined) throw new Error(`identity lookup answered index ${String(row.i)} of ${String(chunk.length)}`)
-      stored.set(named.objectId, { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position })
+      const found = { rid: row.rid, properties: row.properties, position: row.position, firstPosition: row.first_position }
+      stored.set(named.objectId, found)
+      cache.set(named.objectId, found)
     }
   }
   let firstNewRid = Number.POSITIVE_INFINITY
@@ -123,7 +148,9 @@ function writeIdentities(
     const updatedAt = epochMsOf(whole?.lastSeenAt ?? o.firstSeenAt)
     const position = whole?.maxPosition ?? 0
     put.push([rid, didOf(o.datasetId), storedId(o.objectId), o.type, o.externalId, properties, epochMsOf(o.firstSeenAt), updatedAt, position, o.position])
-    stored.set(o.objectId, { rid, properties, position, firstPosition: o.position })
+    const made = { rid, properties, position, firstPosition: o.position }
+    stored.set(o.objectId, made)
+    cache.set(o.objectId, made)
   }
   st.putObjects.run(put)
   return { stored, firstNewRid }
@@ -175,6 +202,8 @@ class RunnerFileStore {
   private applyStatements: ApplyStatements | null = null
   /** The directly-follows write's memory of objects between transactions (DfObjectMemory: a cache of this file, kept true here). */
   private readonly dfMemory = new DfObjectMemory()
+  /** The identity rows of recently named objects (IdentityCache: a cache of this file, kept true here). */
+  private readonly identities: IdentityCache = new LRUCache({ max: IDENTITY_CACHE_OBJECTS })
   /** The file's `data_version` as this connection last saw it in a transaction (null: not yet). */
   private seenDataVersion: number | null = null
 
@@ -196,11 +225,13 @@ class RunnerFileStore {
     const nameId = idCache(st.names)
 
     const memory = this.dfMemory
+    const identities = this.identities
     const transaction = db.transaction(() => {
       // Another connection committed since this one's last transaction: what the memory holds may be stale.
       const version = st.dataVersion.get() ?? null
       if (version !== this.seenDataVersion) {
         memory.clear()
+        identities.clear()
         this.seenDataVersion = version
       }
       for (const part of parts) {
@@ -208,7 +239,7 @@ class RunnerFileStore {
         if (current !== part.expected) throw new CheckpointConflictError(part.checkpoint, part.expected, current)
       }
       const didOf = registerDatasets(st, batch.datasets)
-      const { stored: objects, firstNewRid } = writeIdentities(st, batch.objects, sliceOf(batch.slices, 'objects')?.slice, didOf)
+      const { stored: objects, firstNewRid } = writeIdentities(st, batch.objects, sliceOf(batch.slices, 'objects')?.slice, didOf, identities)
       const ctx: SliceWriteContext = {
         db,
         st: st.slices,
@@ -230,8 +261,9 @@ class RunnerFileStore {
     try {
       transaction.immediate()
     } catch (error) {
-      // Rolled back: the memory may hold this transaction's writes.
+      // Rolled back: the memory and the identity cache may hold this transaction's writes.
       memory.clear()
+      identities.clear()
       throw error
     }
   }
@@ -239,6 +271,7 @@ class RunnerFileStore {
   clearProjection(projection: ProjectionName, checkpoints: readonly string[]): void {
     const db = this.db
     this.dfMemory.clear()
+    this.identities.clear()
     db.transaction(() => {
       SLICE_CLEARS[projection](db)
       const remove = db.prepare<[string]>(CHECKPOINTS.remove)
@@ -254,6 +287,7 @@ class RunnerFileStore {
     // The prepared statements name tables that are dropped and made again.
     this.applyStatements = null
     this.dfMemory.clear()
+    this.identities.clear()
     remakeReadModels(this.db, this.kind)
   }
 

@@ -145,7 +145,7 @@ export interface SliceWriteContext {
   nameId(name: string): number
   /** The row id of an object the batch names. @throws when it has no identity row. */
   ridOf(objectId: string): number
-  /** The stored rows of the objects the batch names, by object id. */
+  /** The stored rows of the objects the batch names, by object id: the objects write updates those it writes. */
   objects: ReadonlyMap<string, StoredObject>
   /** The objects the batch names (ChangeBatch.objects). */
   named: ReadonlyMap<string, NamedObject>
@@ -175,6 +175,7 @@ function writeObjectTypes(ctx: SliceWriteContext, part: SliceBatch<'object_types
  * Objects by the replay rule (objectChangeToApply) over the rows the identity step read or made:
  * attributes are read and merged only for objects whose attributes changed; rows only named again
  * get their last-seen time and position. Then the run's attribute history (`rm_object_changes`).
+ * Each row it writes is updated in place (`ctx.objects`' values), as the store's identity cache holds them.
  */
 function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>): void {
   const change: unknown[][] = []
@@ -185,15 +186,12 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
     const apply = objectChangeToApply(o, row.position)
     if (apply === null) continue
     if (apply.deltas.length > 0) {
-      change.push([
-        row.rid,
-        JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties)),
-        epochMsOf(o.lastSeenAt),
-        o.maxPosition,
-      ])
+      row.properties = JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties))
+      change.push([row.rid, row.properties, epochMsOf(o.lastSeenAt), o.maxPosition])
     } else {
       touch.push([row.rid, epochMsOf(o.lastSeenAt), o.maxPosition])
     }
+    row.position = o.maxPosition
   }
   ctx.st.changeObjects.run(change)
   ctx.st.touchObjects.run(touch)
