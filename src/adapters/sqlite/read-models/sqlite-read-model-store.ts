@@ -89,7 +89,7 @@ const LOOKUP_CHUNK = 500
 /**
  * Objects' identity rows a runner's file store keeps between its transactions (IdentityCache): the
  * hot objects of a log (its customers, products, resources), as DF_MEMORY_OBJECTS. An entry costs
- * about 250 bytes (its id, the row's values, the cache's own entry).
+ * about 200 bytes (its id, the row's values, the cache's own entry; bench/HISTORY.md#the-audit-chains-texts-hashed-as-written-and-recent-objects-identity-rows-kept-on-f26ef10).
  */
 const IDENTITY_CACHE_OBJECTS = 16_384
 
