@@ -103,11 +103,13 @@ const IDENTITY_CACHE_OBJECTS = 16_384
 type IdentityCache = LRUCache<string, StoredObject>
 
 /**
- * The identity step of a batch: reads the stored rows of every object it names and makes the rows
- * of new ones, with row ids of the log (ridOf: the record that first named them and their index in
- * it, so the two files agree) and `first_position` that record. A new object that the objects
+ * The identity step of a batch: takes the rows of the objects it names from `cache` (IdentityCache),
+ * reads the stored rows of the others and makes the rows of new ones, with row ids of the log
+ * (ridOf: the record that first named them and their index in it, so the two files agree) and
+ * `first_position` that record. A new object that the objects
  * projection's slice holds gets its whole row at once (then that slice's write finds it applied);
  * any other new object gets an empty one (no attributes, position 0) for the objects projection to fill.
+ * @param cache the file's recent identity rows: the rows this step reads or makes are put in it.
  * @returns every named object's row, by object id, and the smallest row id this step made (every
  *   object it did not make has a smaller one: it was first named before this batch's records;
  *   Infinity when it made none).
