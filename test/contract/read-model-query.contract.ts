@@ -427,6 +427,30 @@ export function readModelQueryContract(adapter: string, open: () => Promise<Read
         expect(page.events[1]?.objects.map((o) => o.qualifier)).toEqual(['checked', 'picked'])
       })
 
+      it('keeps one E2O link per (object, qualifier) of an event that names an object twice with one qualifier', async () => {
+        await loadEvents(ds, [
+          { type: 'Pick', objects: [item('i1', 'picked'), item('i2'), item('i1', 'picked'), item('i1', 'checked'), item('i2')], ts: at(0) },
+          { type: 'Pack', objects: [item('i1', 'packed'), item('i1', 'packed')], ts: at(1) },
+        ])
+        const page = await q.events(ds, { limit: 100 })
+        expect(page.events.map((e) => [e.event_type, e.objects.map((o) => [o.id, o.qualifier])])).toEqual([
+          [
+            'Pick',
+            [
+              ['i1', 'checked'],
+              ['i1', 'picked'],
+              ['i2', null],
+            ],
+          ],
+          ['Pack', [['i1', 'packed']]],
+        ])
+        const i1 = await q.object(ds, 'item', 'i1', 1000)
+        expect(i1?.trace.map((t) => [t.event_type, t.qualifiers])).toEqual([
+          ['Pick', ['checked', 'picked']],
+          ['Pack', ['packed']],
+        ])
+      })
+
       it('pages with no gap and no duplicate, ties on timestamp broken by position', async () => {
         // 7 events, several at the same timestamp, sent out of time order.
         const times = [3, 1, 1, 2, 1, 3, 0]

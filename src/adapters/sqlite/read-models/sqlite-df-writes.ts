@@ -29,7 +29,7 @@ import type { DirectlyFollowsEvent } from '../../../core/read-model-changes.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from '../log/database.js'
 import { type DfObjectMemory, EMPTY_TAIL, linkAfterTails, neighboursFromTail, nextTail, type TraceTail } from '../../../core/df-object-memory.js'
-import { MultiRowStatement } from './multi-row.js'
+import { MultiRowStatement, rowValues, type SqlValue } from './multi-row.js'
 
 /** The directly-follows tables (part of the read models' schema, read-models-database.ts). */
 export const DF_SCHEMA = `
@@ -148,7 +148,7 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
     putSteps: new MultiRowStatement(
       db,
       'INSERT OR IGNORE INTO rm_df_steps (did, t, pos, rid, ot, act, run, kin, prev_dt, prev_pos, prev_act, prev_wait) VALUES',
-      12,
+      STEP_COLUMNS,
     ),
     relink: db.prepare('UPDATE rm_df_steps SET prev_dt = ?, prev_pos = ?, prev_act = ?, prev_wait = ? WHERE did = ? AND t = ? AND pos = ? AND rid = ?'),
     putMemberships: new MultiRowStatement(db, 'INSERT INTO rm_df_memberships (rid, a, b, n) VALUES', 4, 'ON CONFLICT (rid, a, b) DO UPDATE SET n = excluded.n'),
@@ -188,13 +188,29 @@ function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): num
 const num = (idText: string): number => Number(idText)
 
 /**
- * A step's predecessor columns (`prev_dt`, `prev_pos`, `prev_act`, `prev_wait`): the elapsed time
+ * Sets `out[at…at + 3]` to a step's predecessor columns (`prev_dt`, `prev_pos`, `prev_act`, `prev_wait`): the elapsed time
  * t − t(p) and the raw waiting time t − end(p) (before max(0, …); null without an end) are stored as
  * differences, which take fewer bytes than times (docs/process-map.md#the-directly-follows-read-model).
+ * @returns the index after them.
  */
-function prevColumns(s: DfStep<number>, p: DfStep<number> | null): [number | null, number | null, number | null, number | null] {
-  if (p === null) return [null, null, null, null]
-  return [s.t - p.t, p.pos, num(p.act), p.te === null ? null : s.t - p.te]
+function setPrevColumns(out: SqlValue[], at: number, s: DfStep<number>, p: DfStep<number> | null): number {
+  if (p === null) {
+    out[at] = out[at + 1] = out[at + 2] = out[at + 3] = null
+  } else {
+    out[at] = s.t - p.t
+    out[at + 1] = p.pos
+    out[at + 2] = num(p.act)
+    out[at + 3] = p.te === null ? null : s.t - p.te
+  }
+  return at + 4
+}
+
+/** The values of one `rm_df_steps` row, in DF_SCHEMA's column order. */
+const STEP_COLUMNS = 12
+
+/** The order of `rm_df_memberships`' key: (object, a, b). */
+function compareMembershipKeys(x: MembershipChange<number>, y: MembershipChange<number>): number {
+  return x.object - y.object || num(x.a) - num(y.a) || activityId(x.b) - activityId(y.b)
 }
 
 /** The order of `rm_df_steps`' key: (dataset, t, pos, object). */
@@ -394,31 +410,42 @@ export function writeDirectlyFollows(
       prevAct: r.prev_act === null ? null : String(r.prev_act),
     })),
   )
-  st.putSteps.run(
-    [...linking.inserts]
-      .sort((x, y) => compareStepKeys(x.step, y.step))
-      .map(({ step: s, prev: p }) => [
-        num(s.dataset),
-        s.t,
-        s.pos,
-        s.object,
-        num(s.ot),
-        num(s.act),
-        s.te === null ? null : s.te - s.t,
-        s.kin,
-        ...prevColumns(s, p),
-      ]),
-  )
+  const stepRows = rowValues(linking.inserts.length, STEP_COLUMNS)
+  let k = 0
+  for (const { step: s, prev: p } of [...linking.inserts].sort((x, y) => compareStepKeys(x.step, y.step))) {
+    stepRows[k++] = num(s.dataset)
+    stepRows[k++] = s.t
+    stepRows[k++] = s.pos
+    stepRows[k++] = s.object
+    stepRows[k++] = num(s.ot)
+    stepRows[k++] = num(s.act)
+    stepRows[k++] = s.te === null ? null : s.te - s.t
+    stepRows[k++] = s.kin
+    k = setPrevColumns(stepRows, k, s, p)
+  }
+  st.putSteps.run(stepRows)
   for (const { step: s, prev: p } of [...linking.relinks].sort((x, y) => compareStepKeys(x.step, y.step))) {
-    st.relink.run(...prevColumns(s, p), num(s.dataset), s.t, s.pos, s.object)
+    const values = rowValues(1, 8)
+    values[setPrevColumns(values, 0, s, p)] = num(s.dataset)
+    values[5] = s.t
+    values[6] = s.pos
+    values[7] = s.object
+    st.relink.run(values)
   }
-  const kept: number[][] = []
-  for (const m of changes.memberships) {
-    const b = activityId(m.b)
-    if (m.after === 0) st.dropMembership.run(m.object, num(m.a), b)
-    else kept.push([m.object, num(m.a), b, m.after])
+  const kept = rowValues(changes.memberships.length, 4)
+  let m = 0
+  for (const c of [...changes.memberships].sort(compareMembershipKeys)) {
+    const b = activityId(c.b)
+    if (c.after === 0) st.dropMembership.run(c.object, num(c.a), b)
+    else {
+      kept[m++] = c.object
+      kept[m++] = num(c.a)
+      kept[m++] = b
+      kept[m++] = c.after
+    }
   }
-  st.putMemberships.run(kept.sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0) || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0)))
+  kept.length = m
+  st.putMemberships.run(kept)
   if (memory !== undefined) remember(memory.memory, linking, tails, memberships, changes.memberships)
   for (const d of changes.deltas) {
     const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), activityId(d.key.b)] as const

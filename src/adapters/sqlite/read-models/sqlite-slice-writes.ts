@@ -19,7 +19,7 @@ import type { Properties } from '../../../schemas/api.js'
 import type { EventObjectRow } from '../../../schemas/read-models.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from '../log/database.js'
-import { MultiRowStatement } from './multi-row.js'
+import { MultiRowStatement, rowValues, type SqlValue } from './multi-row.js'
 import { type AuditChainStatements, prepareAuditChainStatements, writeAuditChain } from './sqlite-audit-chain.js'
 import { clearDirectlyFollows, type DfMemoryContext, type DfStatements, prepareDfStatements, writeDirectlyFollows } from './sqlite-df-writes.js'
 import { clearDeclaredTypes, type DeclaredTypesStatements, prepareDeclaredTypesStatements, writeDeclaredTypes } from './sqlite-declared-types.js'
@@ -44,6 +44,12 @@ interface TypeStatements {
   upsert: Database.Statement
   position: Database.Statement<[string, string], { position: number }>
 }
+
+/** The values of one `rm_event_objects` row (e2oRows). */
+const E2O_COLUMNS = 4
+
+/** The values of one `rm_events` row (writeEvents; putEvents' columns). */
+const EVENT_COLUMNS = 11
 
 /** The statements of the slice writes, prepared once per store: set-based (MultiRowStatement) where a run writes many rows. */
 export interface SliceStatements {
@@ -93,10 +99,10 @@ export function prepareSliceStatements(db: SqliteDatabase): SliceStatements {
       new MultiRowStatement(
         db,
         'INSERT OR IGNORE INTO rm_events (position, did, event_id, event_type_id, time, end_time, properties, objects_count, e2o, e2o_first, received_at) VALUES',
-        11,
+        EVENT_COLUMNS,
       ),
     // Appended (each row's seq is the next one), and merged by object later (read-models-database.ts).
-    putE2O: () => new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier_id) VALUES', 4, '', 200),
+    putE2O: () => new MultiRowStatement(db, 'INSERT INTO rm_event_objects (seq, position, rid, qualifier_id) VALUES', E2O_COLUMNS, '', 200),
     putO2O: () => new MultiRowStatement(db, 'INSERT OR IGNORE INTO rm_object_relationships (rid, target_rid, qualifier_id, time, position) VALUES', 5),
     eventsBetween: () => db.prepare<[number, number], number>('SELECT position FROM rm_events WHERE position BETWEEN ? AND ?').pluck(),
     eventTypes: () => typeStatements('rm_event_types'),
@@ -178,8 +184,8 @@ function writeObjectTypes(ctx: SliceWriteContext, part: SliceBatch<'object_types
  * Each row it writes is updated in place (`ctx.objects`' values), as the store's identity cache holds them.
  */
 function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>): void {
-  const change: unknown[][] = []
-  const touch: unknown[][] = []
+  const change: SqlValue[] = []
+  const touch: SqlValue[] = []
   for (const o of slice.objects.values()) {
     const row = ctx.objects.get(o.objectId)
     if (row === undefined) throw new Error(`read model row names object ${o.objectId}, which has no row in rm_objects`)
@@ -187,25 +193,29 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
     if (apply === null) continue
     if (apply.deltas.length > 0) {
       row.properties = JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties))
-      change.push([row.rid, row.properties, epochMsOf(o.lastSeenAt), o.maxPosition])
+      change.push(row.rid, row.properties, epochMsOf(o.lastSeenAt), o.maxPosition)
     } else {
-      touch.push([row.rid, epochMsOf(o.lastSeenAt), o.maxPosition])
+      touch.push(row.rid, epochMsOf(o.lastSeenAt), o.maxPosition)
     }
     row.position = o.maxPosition
   }
   ctx.st.changeObjects.run(change)
   ctx.st.touchObjects.run(touch)
-  ctx.st.putChanges.run(slice.changes.map((c) => [ctx.ridOf(c.object_id), c.position, epochMsOf(c.time), JSON.stringify(c.attributes)]))
+  const changes: SqlValue[] = []
+  for (const c of slice.changes) changes.push(ctx.ridOf(c.object_id), c.position, epochMsOf(c.time), JSON.stringify(c.attributes))
+  ctx.st.putChanges.run(changes)
 }
 
 /**
- * A run's E2O rows as `rm_event_objects` keeps them, `[seq, position, rid, qualifier_id]`: one per
- * distinct (event, object, qualifier), in log order (an event that names an object twice with one
- * qualifier gives one row), numbered from `firstSeq`, the qualifier as its id in `rm_names`
- * (`nameId`). An event's rows are consecutive; its time is its `rm_events` row's.
+ * A run's E2O rows as `rm_event_objects` keeps them, `seq, position, rid, qualifier_id` each, one
+ * row after another in one array (MultiRowStatement's rows): one per distinct (event, object,
+ * qualifier), in log order (an event that names an object twice with one qualifier gives one row),
+ * numbered from `firstSeq`, the qualifier as its id in `rm_names` (`nameId`). An event's rows are
+ * consecutive; its time is its `rm_events` row's.
  */
-function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 'ridOf' | 'nameId'>, firstSeq: number): [number, number, number, number][] {
-  const rows: [number, number, number, number][] = []
+function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 'ridOf' | 'nameId'>, firstSeq: number): SqlValue[] {
+  const rows = rowValues(links.length, E2O_COLUMNS)
+  let n = 0
   // The event's rows start here; a pair it names twice is found among them (an event names at most
   // 50 objects: a scan of its own rows, without a key string or a set per event).
   let eventStart = 0
@@ -213,20 +223,26 @@ function e2oRows(links: readonly EventObjectRow[], ctx: Pick<SliceWriteContext, 
   for (const l of links) {
     if (l.position !== position) {
       position = l.position
-      eventStart = rows.length
+      eventStart = n
     }
     const rid = ctx.ridOf(l.object_id)
     const qualifier = ctx.nameId(storedQualifier(l.qualifier))
-    if (!hasPair(rows, eventStart, rid, qualifier)) rows.push([firstSeq + rows.length, position, rid, qualifier])
+    if (!hasPair(rows, eventStart, n, rid, qualifier)) {
+      rows[n] = firstSeq + n / E2O_COLUMNS
+      rows[n + 1] = position
+      rows[n + 2] = rid
+      rows[n + 3] = qualifier
+      n += E2O_COLUMNS
+    }
   }
+  rows.length = n
   return rows
 }
 
-/** Whether `rows` from index `from` on hold the pair (`rid`, `qualifier`) (columns 2 and 3). */
-function hasPair(rows: readonly (readonly [number, number, number, number])[], from: number, rid: number, qualifier: number): boolean {
-  for (let i = from; i < rows.length; i++) {
-    const row = rows[i]
-    if (row !== undefined && row[2] === rid && row[3] === qualifier) return true
+/** Whether the E2O rows of `rows` (e2oRows) from value index `from` to `to` hold the pair (`rid`, `qualifier`). */
+function hasPair(rows: readonly SqlValue[], from: number, to: number, rid: number, qualifier: number): boolean {
+  for (let i = from; i < to; i += E2O_COLUMNS) {
+    if (rows[i + 2] === rid && rows[i + 3] === qualifier) return true
   }
   return false
 }
@@ -244,9 +260,11 @@ function writtenEvents(st: SliceStatements, events: readonly { position: number 
 }
 
 /** Per event position, of rows from e2oRows: the seq of its first row and how many it has. */
-function e2oSpans(rows: readonly (readonly [number, number, ...unknown[]])[]): Map<number, { first: number; count: number }> {
+function e2oSpans(rows: readonly SqlValue[]): Map<number, { first: number; count: number }> {
   const spans = new Map<number, { first: number; count: number }>()
-  for (const [seq, position] of rows) {
+  for (let i = 0; i < rows.length; i += E2O_COLUMNS) {
+    const seq = Number(rows[i])
+    const position = Number(rows[i + 1])
     const span = spans.get(position)
     if (span === undefined) spans.set(position, { first: seq, count: 1 })
     else span.count += 1
@@ -266,29 +284,32 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
   const firstSeq = lastE2oSeq(db) + 1
   const e2oRowsOfRun = e2oRows(links, ctx, firstSeq)
   const e2o = e2oSpans(e2oRowsOfRun)
-  st.putEvents.run(
-    events.map((e) => [
-      e.position,
-      ctx.didOf(e.dataset_id),
-      storedId(e.event_id),
-      ctx.nameId(e.event_type),
-      epochMsOf(e.timestamp),
-      e.end_timestamp === null ? null : epochMsOf(e.end_timestamp),
-      JSON.stringify(e.properties),
-      e.objects_count,
-      e2o.get(e.position)?.count ?? 0,
-      // An event without rows (none in practice: every event names an object) gets an empty range.
-      e2o.get(e.position)?.first ?? firstSeq + e2oRowsOfRun.length,
-      epochMsOf(e.received_at),
-    ]),
-  )
+  const rows = rowValues(events.length, EVENT_COLUMNS)
+  let n = 0
+  for (const e of events) {
+    const span = e2o.get(e.position)
+    rows[n++] = e.position
+    rows[n++] = ctx.didOf(e.dataset_id)
+    rows[n++] = storedId(e.event_id)
+    rows[n++] = ctx.nameId(e.event_type)
+    rows[n++] = epochMsOf(e.timestamp)
+    rows[n++] = e.end_timestamp === null ? null : epochMsOf(e.end_timestamp)
+    rows[n++] = JSON.stringify(e.properties)
+    rows[n++] = e.objects_count
+    rows[n++] = span?.count ?? 0
+    // An event without rows (none in practice: every event names an object) gets an empty range.
+    rows[n++] = span?.first ?? firstSeq + e2oRowsOfRun.length / E2O_COLUMNS
+    rows[n++] = epochMsOf(e.received_at)
+  }
+  st.putEvents.run(rows)
   st.putE2O.run(e2oRowsOfRun)
 }
 
 function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
-  ctx.st.putO2O.run(
-    slice.map((r) => [ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), ctx.nameId(storedQualifier(r.qualifier)), epochMsOf(r.time), r.position]),
-  )
+  const rows: SqlValue[] = []
+  for (const r of slice)
+    rows.push(ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), ctx.nameId(storedQualifier(r.qualifier)), epochMsOf(r.time), r.position)
+  ctx.st.putO2O.run(rows)
 }
 
 /** The write of each projection's slice (with its checkpoint's move, SliceBatch), by name. */
