@@ -1,7 +1,8 @@
 /**
  * MultiRowStatement (src/adapters/sqlite/read-models/multi-row.ts) on a real SQLite database: rows
- * given as one flat array of values are written in statements of at most `rowsPerStatement` rows,
- * each row's values in column order, and an array that is not a whole number of rows is refused.
+ * given as one flat array of values, or value by value, are written in statements of at most
+ * `rowsPerStatement` rows, each row's values in column order, and values that are not a whole number
+ * of rows are refused.
  */
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -42,5 +43,37 @@ describe('MultiRowStatement', () => {
     const put = new MultiRowStatement(db, 'INSERT INTO t (k, name, n, blob) VALUES', 4)
     expect(() => put.run([1, 'a', 1, null, 2, 'b'])).toThrow('6 values are not rows of 4')
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0)
+  })
+
+  it('writes rows added value by value, a statement each time one is full, the rest at the end', () => {
+    const put = new MultiRowStatement(db, 'INSERT INTO t (k, name, n, blob) VALUES', 4, '', 3)
+    const rows = put.rows()
+    for (let k = 1; k <= 7; k++) {
+      rows.add(k)
+      rows.add(`r${String(k)}`)
+      rows.add(k * 2)
+      rows.add(null)
+      // Two statements of three rows run as their last values come in; the seventh row waits for end().
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(k < 3 ? 0 : k < 6 ? 3 : 6)
+    }
+    expect(rows.end()).toBe(7)
+    expect(db.prepare('SELECT k, name, n FROM t ORDER BY k').raw().all()).toEqual(
+      Array.from({ length: 7 }, (_, i) => [i + 1, `r${String(i + 1)}`, (i + 1) * 2]),
+    )
+  })
+
+  it('refuses an end inside a row, and drops a run left unended at the next rows()', () => {
+    const put = new MultiRowStatement(db, 'INSERT INTO t (k, name, n, blob) VALUES', 4, '', 3)
+    const broken = put.rows()
+    broken.add(1)
+    broken.add('a')
+    expect(() => broken.end()).toThrow('2 values left are not rows of 4')
+    const left = put.rows()
+    left.add(5)
+    left.add('left')
+    const rows = put.rows()
+    for (const v of [9, 'b', 1, null]) rows.add(v)
+    expect(rows.end()).toBe(1)
+    expect(db.prepare('SELECT k, name FROM t').raw().all()).toEqual([[9, 'b']])
   })
 })

@@ -19,8 +19,24 @@ export function rowValues(rows: number, columns: number): SqlValue[] {
   return new Array<SqlValue>(rows * columns).fill(null)
 }
 
-export class MultiRowStatement {
+/** Rows written value by value (MultiRowStatement.rows). */
+export interface RowSink {
+  /** The next value of the current row (rows follow each other, each `columns` values in column order). */
+  add(value: SqlValue): void
+  /**
+   * Writes the rows not yet written.
+   * @returns the rows the engine changed since `rows()` (SQLite's `changes()`, summed).
+   * @throws Error when the values added are not a whole number of rows.
+   */
+  end(): number
+}
+
+export class MultiRowStatement implements RowSink {
   private readonly statements = new Map<number, Statement<unknown[]>>()
+  /** One statement's values (rowsPerStatement × columns), bound and run each time it is full. */
+  private readonly buffer: SqlValue[]
+  private filled = 0
+  private changed = 0
 
   /**
    * @param head the statement up to `VALUES`, e.g. `INSERT OR IGNORE INTO t (a, b) VALUES`.
@@ -34,7 +50,9 @@ export class MultiRowStatement {
     private readonly columns: number,
     private readonly tail = '',
     private readonly rowsPerStatement = 100,
-  ) {}
+  ) {
+    this.buffer = rowValues(rowsPerStatement, columns)
+  }
 
   private statement(rows: number): Statement<unknown[]> {
     let s = this.statements.get(rows)
@@ -47,22 +65,47 @@ export class MultiRowStatement {
   }
 
   /**
+   * Starts a run of rows written value by value (`add`, then `end`): each statement of
+   * `rowsPerStatement` rows runs as soon as its values are in, so a run of thousands of rows holds
+   * one statement's values, with no array per row or per run (bench/HISTORY.md#flat-rows-for-the-multi-row-inserts).
+   * A run not ended (a write that threw) is dropped by the next `rows()`.
+   */
+  rows(): RowSink {
+    this.filled = 0
+    this.changed = 0
+    return this
+  }
+
+  add(value: SqlValue): void {
+    this.buffer[this.filled++] = value
+    if (this.filled === this.buffer.length) {
+      this.filled = 0
+      this.changed += this.statement(this.rowsPerStatement).run(this.buffer).changes
+    }
+  }
+
+  end(): number {
+    const filled = this.filled
+    this.filled = 0
+    if (filled % this.columns !== 0) throw new Error(`${this.head}: ${String(filled)} values left are not rows of ${String(this.columns)}`)
+    if (filled > 0) this.changed += this.statement(filled / this.columns).run(this.buffer.slice(0, filled)).changes
+    // No value of the run is kept alive by the buffer until the next one overwrites it.
+    this.buffer.fill(null)
+    const changed = this.changed
+    this.changed = 0
+    return changed
+  }
+
+  /**
    * Writes rows given as one flat array of values (row after row, each `columns` values in column
-   * order), in statements of at most `rowsPerStatement` rows: no array per row, which a run of
-   * thousands of rows would otherwise make and collect (bench/HISTORY.md#flat-rows-for-the-multi-row-inserts).
+   * order), as `rows()` does value by value.
    * @returns the rows the engine changed (SQLite's `changes()`, summed).
-   * @throws Error when `values` is not a whole number of rows.
+   * @throws Error when `values` is not a whole number of rows (then nothing is written).
    */
   run(values: readonly SqlValue[]): number {
-    const columns = this.columns
-    if (values.length % columns !== 0) throw new Error(`${this.head}: ${String(values.length)} values are not rows of ${String(columns)}`)
-    const perStatement = this.rowsPerStatement * columns
-    let changed = 0
-    for (let i = 0; i < values.length; i += perStatement) {
-      // better-sqlite3 binds an array argument's items in turn; one slice per statement, none when one statement takes them all.
-      const chunk = i === 0 && values.length <= perStatement ? values : values.slice(i, i + perStatement)
-      changed += this.statement(chunk.length / columns).run(chunk).changes
-    }
-    return changed
+    if (values.length % this.columns !== 0) throw new Error(`${this.head}: ${String(values.length)} values are not rows of ${String(this.columns)}`)
+    const sink = this.rows()
+    for (const value of values) sink.add(value)
+    return sink.end()
   }
 }

@@ -11,7 +11,7 @@ import type { AuditChainChange } from '../../../core/read-model-changes.js'
 import type { AuditChainEntry } from '../../../schemas/audit.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from '../log/database.js'
-import { MultiRowStatement, rowValues } from './multi-row.js'
+import { MultiRowStatement } from './multi-row.js'
 
 interface ChainRow {
   position: number
@@ -85,8 +85,7 @@ export function writeAuditChain(st: AuditChainStatements, changes: readonly Audi
   // The rows a replay finds already written (one read of the run's position range, usually empty).
   const held = new Map(st.between.all(low, high).map((r) => [r.position, r]))
   const chains = new Map<number, DatasetChain>()
-  const rows = rowValues(changes.length, 4)
-  let n = 0
+  const rows = st.put.rows()
   for (const c of changes) {
     const did = didOf(c.datasetId)
     let chain = chains.get(did)
@@ -104,15 +103,14 @@ export function writeAuditChain(st: AuditChainStatements, changes: readonly Audi
       chain.last = before === undefined ? { position: 0, seq: 0, hash: GENESIS_HASH } : { ...before, hash: before.hash.toString('hex') }
     }
     const next = { position: c.position, seq: chain.last.seq + 1, hash: chainRecord(chain.last.hash, c.record) }
-    rows[n++] = did
-    rows[n++] = c.position
-    rows[n++] = next.seq
-    rows[n++] = Buffer.from(next.hash, 'hex')
+    rows.add(did)
+    rows.add(c.position)
+    rows.add(next.seq)
+    rows.add(Buffer.from(next.hash, 'hex'))
     chain.last = next
     chain.added = true
   }
-  rows.length = n
-  st.put.run(rows)
+  rows.end()
   for (const [did, chain] of chains) {
     if (chain.added && chain.last !== null) st.putHead.run(did, chain.last.position, chain.last.seq, Buffer.from(chain.last.hash, 'hex'))
   }

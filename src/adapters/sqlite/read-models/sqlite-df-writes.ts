@@ -29,7 +29,7 @@ import type { DirectlyFollowsEvent } from '../../../core/read-model-changes.js'
 import type Database from 'better-sqlite3'
 import type { SqliteDatabase } from '../log/database.js'
 import { type DfObjectMemory, EMPTY_TAIL, linkAfterTails, neighboursFromTail, nextTail, type TraceTail } from '../../../core/df-object-memory.js'
-import { MultiRowStatement, rowValues, type SqlValue } from './multi-row.js'
+import { MultiRowStatement, type RowSink, type SqlValue } from './multi-row.js'
 
 /** The directly-follows tables (part of the read models' schema, read-models-database.ts). */
 export const DF_SCHEMA = `
@@ -188,21 +188,15 @@ function nameIdOf(st: DfStatements, ids: Map<string, number>, name: string): num
 const num = (idText: string): number => Number(idText)
 
 /**
- * Sets `out[at…at + 3]` to a step's predecessor columns (`prev_dt`, `prev_pos`, `prev_act`, `prev_wait`): the elapsed time
+ * Adds to `out` a step's predecessor columns (`prev_dt`, `prev_pos`, `prev_act`, `prev_wait`): the elapsed time
  * t − t(p) and the raw waiting time t − end(p) (before max(0, …); null without an end) are stored as
  * differences, which take fewer bytes than times (docs/process-map.md#the-directly-follows-read-model).
- * @returns the index after them.
  */
-function setPrevColumns(out: SqlValue[], at: number, s: DfStep<number>, p: DfStep<number> | null): number {
-  if (p === null) {
-    out[at] = out[at + 1] = out[at + 2] = out[at + 3] = null
-  } else {
-    out[at] = s.t - p.t
-    out[at + 1] = p.pos
-    out[at + 2] = num(p.act)
-    out[at + 3] = p.te === null ? null : s.t - p.te
-  }
-  return at + 4
+function addPrevColumns(out: Pick<RowSink, 'add'>, s: DfStep<number>, p: DfStep<number> | null): void {
+  out.add(p === null ? null : s.t - p.t)
+  out.add(p === null ? null : p.pos)
+  out.add(p === null ? null : num(p.act))
+  out.add(p === null || p.te === null ? null : s.t - p.te)
 }
 
 /** The values of one `rm_df_steps` row, in DF_SCHEMA's column order. */
@@ -410,42 +404,36 @@ export function writeDirectlyFollows(
       prevAct: r.prev_act === null ? null : String(r.prev_act),
     })),
   )
-  const stepRows = rowValues(linking.inserts.length, STEP_COLUMNS)
-  let k = 0
+  const stepRows = st.putSteps.rows()
   for (const { step: s, prev: p } of [...linking.inserts].sort((x, y) => compareStepKeys(x.step, y.step))) {
-    stepRows[k++] = num(s.dataset)
-    stepRows[k++] = s.t
-    stepRows[k++] = s.pos
-    stepRows[k++] = s.object
-    stepRows[k++] = num(s.ot)
-    stepRows[k++] = num(s.act)
-    stepRows[k++] = s.te === null ? null : s.te - s.t
-    stepRows[k++] = s.kin
-    k = setPrevColumns(stepRows, k, s, p)
+    stepRows.add(num(s.dataset))
+    stepRows.add(s.t)
+    stepRows.add(s.pos)
+    stepRows.add(s.object)
+    stepRows.add(num(s.ot))
+    stepRows.add(num(s.act))
+    stepRows.add(s.te === null ? null : s.te - s.t)
+    stepRows.add(s.kin)
+    addPrevColumns(stepRows, s, p)
   }
-  st.putSteps.run(stepRows)
+  stepRows.end()
   for (const { step: s, prev: p } of [...linking.relinks].sort((x, y) => compareStepKeys(x.step, y.step))) {
-    const values = rowValues(1, 8)
-    values[setPrevColumns(values, 0, s, p)] = num(s.dataset)
-    values[5] = s.t
-    values[6] = s.pos
-    values[7] = s.object
-    st.relink.run(values)
+    const values: SqlValue[] = []
+    addPrevColumns({ add: (v) => values.push(v) }, s, p)
+    st.relink.run(...values, num(s.dataset), s.t, s.pos, s.object)
   }
-  const kept = rowValues(changes.memberships.length, 4)
-  let m = 0
+  const kept = st.putMemberships.rows()
   for (const c of [...changes.memberships].sort(compareMembershipKeys)) {
     const b = activityId(c.b)
     if (c.after === 0) st.dropMembership.run(c.object, num(c.a), b)
     else {
-      kept[m++] = c.object
-      kept[m++] = num(c.a)
-      kept[m++] = b
-      kept[m++] = c.after
+      kept.add(c.object)
+      kept.add(num(c.a))
+      kept.add(b)
+      kept.add(c.after)
     }
   }
-  kept.length = m
-  st.putMemberships.run(kept)
+  kept.end()
   if (memory !== undefined) remember(memory.memory, linking, tails, memberships, changes.memberships)
   for (const d of changes.deltas) {
     const key = [num(d.key.dataset), num(d.key.ot), num(d.key.a), activityId(d.key.b)] as const

@@ -284,24 +284,23 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
   const firstSeq = lastE2oSeq(db) + 1
   const e2oRowsOfRun = e2oRows(links, ctx, firstSeq)
   const e2o = e2oSpans(e2oRowsOfRun)
-  const rows = rowValues(events.length, EVENT_COLUMNS)
-  let n = 0
+  const rows = st.putEvents.rows()
   for (const e of events) {
     const span = e2o.get(e.position)
-    rows[n++] = e.position
-    rows[n++] = ctx.didOf(e.dataset_id)
-    rows[n++] = storedId(e.event_id)
-    rows[n++] = ctx.nameId(e.event_type)
-    rows[n++] = epochMsOf(e.timestamp)
-    rows[n++] = e.end_timestamp === null ? null : epochMsOf(e.end_timestamp)
-    rows[n++] = JSON.stringify(e.properties)
-    rows[n++] = e.objects_count
-    rows[n++] = span?.count ?? 0
+    rows.add(e.position)
+    rows.add(ctx.didOf(e.dataset_id))
+    rows.add(storedId(e.event_id))
+    rows.add(ctx.nameId(e.event_type))
+    rows.add(epochMsOf(e.timestamp))
+    rows.add(e.end_timestamp === null ? null : epochMsOf(e.end_timestamp))
+    rows.add(JSON.stringify(e.properties))
+    rows.add(e.objects_count)
+    rows.add(span?.count ?? 0)
     // An event without rows (none in practice: every event names an object) gets an empty range.
-    rows[n++] = span?.first ?? firstSeq + e2oRowsOfRun.length / E2O_COLUMNS
-    rows[n++] = epochMsOf(e.received_at)
+    rows.add(span?.first ?? firstSeq + e2oRowsOfRun.length / E2O_COLUMNS)
+    rows.add(epochMsOf(e.received_at))
   }
-  st.putEvents.run(rows)
+  rows.end()
   st.putE2O.run(e2oRowsOfRun)
 }
 
