@@ -30,7 +30,7 @@ import { checkpointsSql, positionOf, type ProjectionStateRow, projectionStateOf 
 import { SQLITE } from '../../sql/dialect.js'
 import type { SqliteDatabase } from '../log/database.js'
 import { DfObjectMemory } from '../../../core/df-object-memory.js'
-import { MultiRowStatement, type SqlValue } from './multi-row.js'
+import { MultiRowStatement } from './multi-row.js'
 import { dirname } from 'node:path'
 import { projectionOfCheckpoint, runnerOf } from '../../../core/runner-groups.js'
 import {
@@ -140,7 +140,7 @@ function writeIdentities(
     }
   }
   let firstNewRid = Number.POSITIVE_INFINITY
-  const put: SqlValue[] = []
+  const put = st.putObjects.rows()
   for (const o of named.values()) {
     if (stored.has(o.objectId)) continue
     const rid = ridOf(o.position, o.index)
@@ -149,12 +149,21 @@ function writeIdentities(
     const properties = JSON.stringify(whole?.properties ?? {})
     const updatedAt = epochMsOf(whole?.lastSeenAt ?? o.firstSeenAt)
     const position = whole?.maxPosition ?? 0
-    put.push(rid, didOf(o.datasetId), storedId(o.objectId), o.type, o.externalId, properties, epochMsOf(o.firstSeenAt), updatedAt, position, o.position)
+    put.add(rid)
+    put.add(didOf(o.datasetId))
+    put.add(storedId(o.objectId))
+    put.add(o.type)
+    put.add(o.externalId)
+    put.add(properties)
+    put.add(epochMsOf(o.firstSeenAt))
+    put.add(updatedAt)
+    put.add(position)
+    put.add(o.position)
     const made = { rid, properties, position, firstPosition: o.position }
     stored.set(o.objectId, made)
     cache.set(o.objectId, made)
   }
-  st.putObjects.run(put)
+  put.end()
   return { stored, firstNewRid }
 }
 

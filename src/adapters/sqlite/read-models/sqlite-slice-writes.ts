@@ -184,8 +184,8 @@ function writeObjectTypes(ctx: SliceWriteContext, part: SliceBatch<'object_types
  * Each row it writes is updated in place (`ctx.objects`' values), as the store's identity cache holds them.
  */
 function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>): void {
-  const change: SqlValue[] = []
-  const touch: SqlValue[] = []
+  const change = ctx.st.changeObjects.rows()
+  const touch = ctx.st.touchObjects.rows()
   for (const o of slice.objects.values()) {
     const row = ctx.objects.get(o.objectId)
     if (row === undefined) throw new Error(`read model row names object ${o.objectId}, which has no row in rm_objects`)
@@ -193,17 +193,27 @@ function writeObjects(ctx: SliceWriteContext, { slice }: SliceBatch<'objects'>):
     if (apply === null) continue
     if (apply.deltas.length > 0) {
       row.properties = JSON.stringify(mergeProperties(JSON.parse(row.properties) as Properties, apply.properties))
-      change.push(row.rid, row.properties, epochMsOf(o.lastSeenAt), o.maxPosition)
+      change.add(row.rid)
+      change.add(row.properties)
+      change.add(epochMsOf(o.lastSeenAt))
+      change.add(o.maxPosition)
     } else {
-      touch.push(row.rid, epochMsOf(o.lastSeenAt), o.maxPosition)
+      touch.add(row.rid)
+      touch.add(epochMsOf(o.lastSeenAt))
+      touch.add(o.maxPosition)
     }
     row.position = o.maxPosition
   }
-  ctx.st.changeObjects.run(change)
-  ctx.st.touchObjects.run(touch)
-  const changes: SqlValue[] = []
-  for (const c of slice.changes) changes.push(ctx.ridOf(c.object_id), c.position, epochMsOf(c.time), JSON.stringify(c.attributes))
-  ctx.st.putChanges.run(changes)
+  change.end()
+  touch.end()
+  const changes = ctx.st.putChanges.rows()
+  for (const c of slice.changes) {
+    changes.add(ctx.ridOf(c.object_id))
+    changes.add(c.position)
+    changes.add(epochMsOf(c.time))
+    changes.add(JSON.stringify(c.attributes))
+  }
+  changes.end()
 }
 
 /**
@@ -305,10 +315,15 @@ function writeEvents(ctx: SliceWriteContext, { slice }: SliceBatch<'events'>): v
 }
 
 function writeObjectRelationships(ctx: SliceWriteContext, { slice }: SliceBatch<'object_relationships'>): void {
-  const rows: SqlValue[] = []
-  for (const r of slice)
-    rows.push(ctx.ridOf(r.object_id), ctx.ridOf(r.target_object_id), ctx.nameId(storedQualifier(r.qualifier)), epochMsOf(r.time), r.position)
-  ctx.st.putO2O.run(rows)
+  const rows = ctx.st.putO2O.rows()
+  for (const r of slice) {
+    rows.add(ctx.ridOf(r.object_id))
+    rows.add(ctx.ridOf(r.target_object_id))
+    rows.add(ctx.nameId(storedQualifier(r.qualifier)))
+    rows.add(epochMsOf(r.time))
+    rows.add(r.position)
+  }
+  rows.end()
 }
 
 /** The write of each projection's slice (with its checkpoint's move, SliceBatch), by name. */
