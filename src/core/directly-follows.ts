@@ -29,7 +29,7 @@
  */
 import { addDuration, type DurationStats, emptiedEnds, emptyStats, refillEnd, refillSize, removeDuration, type StatsEnd } from './duration-stats.js'
 import type { DfCouple, DfLinking, DfStep, EndMove, LinkedStep } from './directly-follows-links.js'
-import { innerMap, joinKey, KEY_SEP } from './keys.js'
+import { innerMap, joinKey } from './keys.js'
 
 export * from './directly-follows-links.js'
 
@@ -49,9 +49,6 @@ export interface DfKey {
   /** '' for an activity's aggregate. */
   b: string
 }
-
-/** Separates the parts of a key (src/core/keys.ts). */
-const SEP = KEY_SEP
 
 /** The map key of a DfKey (joinKey: names may hold NUL, and two different keys never share a string). */
 export const dfKeyString = (k: DfKey): string => joinKey(k.dataset, k.ot, k.a, k.b)
@@ -272,52 +269,43 @@ function tallyUnreadEventCouples<O>(deltas: DeltaTable, linking: DfLinking<O>): 
   for (const { step, prev } of linking.relinks) if (prev !== null && !read.has(step.pos)) deltas.of(step.dataset, step.ot, prev.act, step.act).couples += 1
 }
 
-/** Adds to `into`, by edge key (dfKeyString), the distinct (object type, predecessor event) of one event's step rows: its event couples. */
-function countDistinctCouples(
-  rows: Iterable<{ ot: string; prevPos: number | null; prevAct: string | null }>,
-  dataset: string,
-  act: string,
-  into: Map<string, number>,
-): void {
-  const seen = new Set<string>()
-  for (const r of rows) {
-    if (r.prevPos === null || r.prevAct === null) continue
-    const k = r.ot + SEP + String(r.prevPos)
-    if (seen.has(k)) continue
-    seen.add(k)
-    const edge = dfKeyString({ dataset, ot: r.ot, a: r.prevAct, b: act })
-    into.set(edge, (into.get(edge) ?? 0) + 1)
-  }
+/** Adds `by` to the count under (`outer`, `inner`) of nested maps, and returns the new count (0 when none was there before). */
+function addCount<K, J>(counts: Map<K, Map<J, number>>, outer: K, inner: J, by: number): number {
+  const of = innerMap(counts, outer)
+  const n = (of.get(inner) ?? 0) + by
+  of.set(inner, n)
+  return n
 }
 
 /**
  * Tallies `couples` into the stored events that were read (DfLinking.storedTargets: a type with
- * several objects): the distinct couples of each event's steps (`eventSteps`) before the run, and
- * after it (its relinked steps with their new predecessors); each edge changes by the difference.
+ * several objects). An event's couples of an edge are its distinct (object type, predecessor event)
+ * pairs: from the event's stored steps (`eventSteps`), each pair's objects are counted before the
+ * run; each relinked step then moves its object from its old pair to its new one, and an edge gains
+ * a couple where a pair's count leaves 0 and loses one where it reaches 0. Only the net change of
+ * each edge is tallied.
  */
 function tallyReadEventCouples<O>(deltas: DeltaTable, linking: DfLinking<O>, eventSteps: (target: DfStep<O>) => readonly EventStepRow<O>[]): void {
   if (linking.storedTargets.length === 0) return
-  const relinked = new Map<string, LinkedStep<O>>()
-  for (const r of linking.relinks) relinked.set(`${String(r.step.pos)}${SEP}${String(r.step.object)}`, r)
-  const edgeKeys = new Map<string, DfKey>()
+  // Each event's relinked steps, by position then object.
+  const relinked = new Map<number, Map<O, LinkedStep<O>>>()
+  for (const r of linking.relinks) innerMap(relinked, r.step.pos).set(r.step.object, r)
   for (const n of linking.storedTargets) {
+    const moved = relinked.get(n.pos)
+    if (moved === undefined) continue
     const rows = eventSteps(n)
-    const before = new Map<string, number>()
-    countDistinctCouples(rows, n.dataset, n.act, before)
-    const now = rows.map((r) => {
-      const moved = relinked.get(`${String(n.pos)}${SEP}${String(r.object)}`)
-      return moved === undefined ? r : { ...r, prevPos: moved.prev?.pos ?? null, prevAct: moved.prev?.act ?? null }
-    })
-    const after = new Map<string, number>()
-    countDistinctCouples(now, n.dataset, n.act, after)
-    for (const r of [...rows, ...now])
-      if (r.prevAct !== null)
-        edgeKeys.set(dfKeyString({ dataset: n.dataset, ot: r.ot, a: r.prevAct, b: n.act }), { dataset: n.dataset, ot: r.ot, a: r.prevAct, b: n.act })
-    for (const k of new Set([...before.keys(), ...after.keys()])) {
-      const change = (after.get(k) ?? 0) - (before.get(k) ?? 0)
-      const key = edgeKeys.get(k)
-      if (change !== 0 && key !== undefined) deltas.of(key.dataset, key.ot, key.a, key.b).couples += change
+    // The objects of each (object type, predecessor event) pair, before the run.
+    const holders = new Map<string, Map<number, number>>()
+    for (const r of rows) if (r.prevPos !== null && r.prevAct !== null) addCount(holders, r.ot, r.prevPos, 1)
+    // The change of the event's couples by (object type, predecessor activity).
+    const change = new Map<string, Map<string, number>>()
+    for (const r of rows) {
+      const m = moved.get(r.object)
+      if (m === undefined) continue
+      if (r.prevPos !== null && r.prevAct !== null && addCount(holders, r.ot, r.prevPos, -1) === 0) addCount(change, r.ot, r.prevAct, -1)
+      if (m.prev !== null && addCount(holders, r.ot, m.prev.pos, 1) === 1) addCount(change, r.ot, m.prev.act, 1)
     }
+    for (const [ot, byAct] of change) for (const [a, c] of byAct) if (c !== 0) deltas.of(n.dataset, ot, a, n.act).couples += c
   }
 }
 
