@@ -269,7 +269,7 @@ function tallyUnreadEventCouples<O>(deltas: DeltaTable, linking: DfLinking<O>): 
   for (const { step, prev } of linking.relinks) if (prev !== null && !read.has(step.pos)) deltas.of(step.dataset, step.ot, prev.act, step.act).couples += 1
 }
 
-/** Adds `by` to the count under (`outer`, `inner`) of nested maps, and returns the new count (0 when none was there before). */
+/** Adds `by` to the count under (`outer`, `inner`) of nested maps (a missing count is 0), and returns the count after it. */
 function addCount<K, J>(counts: Map<K, Map<J, number>>, outer: K, inner: J, by: number): number {
   const of = innerMap(counts, outer)
   const n = (of.get(inner) ?? 0) + by
