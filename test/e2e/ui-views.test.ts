@@ -287,7 +287,16 @@ describe.skipIf(!HAVE_CHROMIUM)('/ui/ compare layout and icon', () => {
     await page.click('button[data-view=compare]')
     await page.click('#compare-run')
     await page.waitForSelector('#compare .compare-edges tbody tr', DRAWN)
-    const heights = await page.$$eval('#compare td.name', (nodes) => nodes.map((n) => n.getBoundingClientRect().height))
+    const nameHeights = () => page.$$eval('#compare td.name', (nodes) => nodes.map((n) => n.getBoundingClientRect().height))
+    // The tab's draw and the button's both replace the panel: measure once every name cell of the last one is laid out (once, in
+    // CI, every cell measured 0 high right after the rows showed). Polled from the test: the page's CSP forbids waitForFunction.
+    await expect
+      .poll(async () => {
+        const h = await nameHeights()
+        return h.length > 5 && h.every((x) => x > 0)
+      }, DRAWN)
+      .toBe(true)
+    const heights = await nameHeights()
     // One line is the shortest name's height (a short name such as Pay Order); a wrapped name would be half again as tall.
     expect(heights.length).toBeGreaterThan(5)
     expect(Math.max(...heights)).toBeLessThan(1.5 * Math.min(...heights))
