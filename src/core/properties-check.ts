@@ -28,6 +28,44 @@ export function pointerSegment(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1')
 }
 
+/**
+ * Whether `propertiesErrors(value, …)` finds nothing, without building a path or an error: the
+ * same walk and rules (depth past LIMITS.propertiesDepthMax, a non-finite number, a lone surrogate
+ * in a string or an object's key), none of their reports. Most items pass, and for them this is the
+ * whole check (validation.ts runs propertiesErrors only when this says false). Iterative, as
+ * propertiesErrors is: no input can overflow the call stack.
+ */
+export function propertiesPass(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  const values: unknown[] = [value]
+  const depths: number[] = [1]
+  for (;;) {
+    const v = values.pop()
+    const depth = depths.pop()
+    if (depth === undefined) return true
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return false
+    } else if (typeof v === 'string') {
+      if (hasLoneSurrogate(v)) return false
+    } else if (typeof v === 'object' && v !== null) {
+      if (depth > LIMITS.propertiesDepthMax) return false
+      if (Array.isArray(v)) {
+        for (const child of v) {
+          values.push(child)
+          depths.push(depth + 1)
+        }
+      } else {
+        const record = v as Record<string, unknown>
+        for (const key of Object.keys(record)) {
+          if (hasLoneSurrogate(key)) return false
+          values.push(record[key])
+          depths.push(depth + 1)
+        }
+      }
+    }
+  }
+}
+
 /** Stop after this many findings per properties value: enough to fix the item, cheap to report. */
 const MAX_FINDINGS = 10
 

@@ -8,7 +8,7 @@
 import { Compile } from 'typebox/compile'
 import { EventInput, ObjectUpsertInput, TypesInput } from '../schemas/api.js'
 import { LIMITS } from './limits.js'
-import { type FieldError, hasLoneSurrogate, LONE_SURROGATE_MESSAGE, pointerSegment, propertiesErrors } from './properties-check.js'
+import { type FieldError, hasLoneSurrogate, LONE_SURROGATE_MESSAGE, pointerSegment, propertiesErrors, propertiesPass } from './properties-check.js'
 import { parseTimestamp } from './timestamp.js'
 
 export type { FieldError }
@@ -119,22 +119,52 @@ function nameErrors(item: Record<string, unknown>, fields: readonly string[], pr
   })
 }
 
+/** Whether none of `fields` of `item` is a string with a lone surrogate (nameErrors finds nothing). */
+function namesPass(item: Record<string, unknown>, fields: readonly string[]): boolean {
+  for (const f of fields) {
+    const v = item[f]
+    if (typeof v === 'string' && hasLoneSurrogate(v)) return false
+  }
+  return true
+}
+
+/** The fields of an item, and of each of its objects or relationships, whose names valueErrors checks. */
+const EVENT_NAMES = ['event'] as const
+const OBJECT_NAMES = ['type', 'id'] as const
+const LINKED_NAMES = ['type', 'id', 'qualifier'] as const
+
+/**
+ * Whether valueErrors finds nothing in `item`: the same rules over the same parts (propertiesPass,
+ * namesPass), with no path or message built. Most items pass: for them this is the whole walk.
+ */
+function valuesPass(item: Record<string, unknown>, kind: 'event' | 'object'): boolean {
+  const linked = kind === 'object' ? item.relationships : item.objects
+  if (!namesPass(item, kind === 'object' ? OBJECT_NAMES : EVENT_NAMES) || !propertiesPass(item.properties)) return false
+  if (!Array.isArray(linked)) return true
+  for (const o of linked) {
+    if (!isRecord(o)) continue
+    if (!namesPass(o, LINKED_NAMES) || (kind === 'event' && !propertiesPass(o.properties))) return false
+  }
+  return true
+}
+
 /** Errors of the parts an item's properties walk covers: every properties value and the item's names. */
 function valueErrors(item: Record<string, unknown>, kind: 'event' | 'object'): FieldError[] {
+  if (valuesPass(item, kind)) return []
   if (kind === 'object') {
-    const errors = [...nameErrors(item, ['type', 'id']), ...propertiesErrors(item.properties, '/properties')]
+    const errors = [...nameErrors(item, OBJECT_NAMES), ...propertiesErrors(item.properties, '/properties')]
     if (Array.isArray(item.relationships)) {
       item.relationships.forEach((r: unknown, i) => {
-        if (isRecord(r)) errors.push(...nameErrors(r, ['type', 'id', 'qualifier'], `/relationships/${String(i)}`))
+        if (isRecord(r)) errors.push(...nameErrors(r, LINKED_NAMES, `/relationships/${String(i)}`))
       })
     }
     return errors
   }
-  const errors = [...nameErrors(item, ['event']), ...propertiesErrors(item.properties, '/properties')]
+  const errors = [...nameErrors(item, EVENT_NAMES), ...propertiesErrors(item.properties, '/properties')]
   if (Array.isArray(item.objects)) {
     item.objects.forEach((o: unknown, i) => {
       if (!isRecord(o)) return
-      errors.push(...nameErrors(o, ['type', 'id', 'qualifier'], `/objects/${String(i)}`))
+      errors.push(...nameErrors(o, LINKED_NAMES, `/objects/${String(i)}`))
       errors.push(...propertiesErrors(o.properties, `/objects/${String(i)}/properties`))
     })
   }

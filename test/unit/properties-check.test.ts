@@ -1,6 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LIMITS } from '../../src/core/limits.js'
-import { pointerSegment, propertiesErrors } from '../../src/core/properties-check.js'
+import { pointerSegment, propertiesErrors, propertiesPass } from '../../src/core/properties-check.js'
 
 /** `{a: [[…]]}` with `arrays` arrays: the properties object is level 1, so it nests 1 + arrays levels. */
 function nested(arrays: number): Record<string, unknown> {
@@ -52,5 +53,55 @@ describe('propertiesErrors', () => {
 
   it('says nothing of a value that is not an object (the schema reports it)', () => {
     expect(propertiesErrors('x', '/properties')).toEqual([])
+  })
+})
+
+/** A properties value: JSON with what the rules refuse mixed in (non-finite numbers, lone surrogates in strings and keys), at any depth. */
+const leafArb = fc.oneof(
+  fc.double(),
+  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, -0),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.constantFrom('a\ud800', '\udc00b', '😀', null, true),
+)
+const { valueArb } = fc.letrec<{ valueArb: unknown }>((tie) => ({
+  valueArb: fc.oneof(
+    { depthSize: 'small' },
+    leafArb,
+    fc.array(tie('valueArb'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('\ud800', 'k\udfff')), tie('valueArb'), { maxKeys: 4 }),
+  ),
+}))
+/** `value` inside `levels` arrays: reaches the depth limit with few nodes. */
+const deepArb = fc.tuple(fc.integer({ min: LIMITS.propertiesDepthMax - 3, max: LIMITS.propertiesDepthMax + 1 }), valueArb).map(([levels, value]) => {
+  let v: unknown = value
+  for (let i = 0; i < levels; i++) v = [v]
+  return { deep: v }
+})
+
+describe('propertiesPass', () => {
+  it('passes exactly the values in which propertiesErrors finds nothing', () => {
+    let refused = 0
+    fc.assert(
+      fc.property(fc.oneof(valueArb, deepArb), (value) => {
+        const pass = propertiesPass(value)
+        if (!pass) refused++
+        expect(pass).toBe(propertiesErrors(value, '/properties').length === 0)
+      }),
+      { seed: 20_261_207, numRuns: 5_000 },
+    )
+    // Both answers were drawn, many times each.
+    expect(refused).toBeGreaterThan(500)
+    expect(refused).toBeLessThan(4_500)
+  })
+
+  it('passes the documented depth and refuses one level more', () => {
+    expect(propertiesPass(nested(LIMITS.propertiesDepthMax - 1))).toBe(true)
+    expect(propertiesPass(nested(LIMITS.propertiesDepthMax))).toBe(false)
+    expect(propertiesPass(nested(1_000_000))).toBe(false)
+  })
+
+  it('refuses a lone surrogate in a key, not in an array index', () => {
+    expect(propertiesPass({ '\ud800': 1 })).toBe(false)
+    expect(propertiesPass({ '😀': ['😀'] })).toBe(true)
   })
 })
