@@ -100,7 +100,7 @@ describe('propertiesPass', () => {
     expect(propertiesPass(nested(1_000_000))).toBe(false)
   })
 
-  it('refuses a lone surrogate in a key, not in an array index', () => {
+  it('refuses a lone surrogate in a key, and passes a surrogate pair in a key and a value', () => {
     expect(propertiesPass({ '\ud800': 1 })).toBe(false)
     expect(propertiesPass({ '😀': ['😀'] })).toBe(true)
   })
