@@ -51,7 +51,10 @@ export interface Backlog {
 export interface TailOptions {
   /** Stop tailing when aborted; the iterator then returns. */
   signal: AbortSignal
-  /** Largest batch to yield (records). */
+  /**
+   * Largest batch to yield (records), read again before each read of the log: a caller may change
+   * it between batches (the projector asks for fewer records when they are costly).
+   */
   maxBatch: number
 }
 

@@ -11,17 +11,20 @@ import type { ProjectorOptions } from './runner.js'
 
 export type ProjectorRole = 'api' | 'worker' | 'process' | 'catch-up'
 
-/** Records the worker thread reads from the log at once (the Projector's `maxBatch`). */
-const WORKER_MAX_BATCH = 1000
+/**
+ * Most records the worker thread reads from the log at once (the Projector's `maxBatch`): a whole
+ * transaction (WORKER_MAX_BATCH_COST) of events with 3 objects. Reads of wide events ask for fewer
+ * (the Projector's readCount: about 310 events with 50 objects).
+ */
+const WORKER_MAX_BATCH = 4000
 
 /**
  * Work the worker thread applies in one transaction (the Projector's `maxBatchCost`, and its
- * `headRunCost` too), in `recordCost` units: a whole read of 1,000 records of events with up to 15
- * objects (4,000 units for events with 3), about 310 events with 50 objects. That thread shares
+ * `headRunCost` too), in `recordCost` units: 4,000 events with 3 objects (a whole read of them),
+ * about 310 events with 50 objects. That thread shares
  * nothing with the HTTP server but the CPU, so the bound is the memory of one run: 16,000 keeps most
  * of the peak RSS that smaller runs save in the bench's worst case, for a small share of its
- * catch-up (bench/HISTORY.md#round-16-sending-while-planning-and-the-workers-transactions). Runs of
- * 3 objects per event are whole reads either way.
+ * catch-up (bench/HISTORY.md#round-16-sending-while-planning-and-the-workers-transactions).
  */
 const WORKER_MAX_BATCH_COST = 16_000
 
@@ -51,10 +54,10 @@ export function projectorOptions(role: ProjectorRole, extra: ProjectorOptions = 
     case 'catch-up':
       return { ...extra }
     case 'worker':
-      // Reads of 1,000 records (not 2,000): a read of events with 50 objects each is then about
-      // 30 MB of decoded records in this thread, whose memory adds to the API's in one process.
-      // At the head too, runs of WORKER_MAX_BATCH_COST (a whole read of narrow events): the small
-      // runs that keep an HTTP server on the same thread responsive (the Projector's default) only
+      // Reads of about one transaction's units (the Projector's readCount): a read of events with 50
+      // objects is then about 10 MB of decoded records in this thread, whose memory adds to the API's
+      // in one process, and 4,000 events with 3 objects are one read and one commit (reads of 1,000
+      // records made them four). At the head too, runs of WORKER_MAX_BATCH_COST: the small runs that keep an HTTP server on the same thread responsive (the Projector's default) only
       // cost this thread more commits (bench/HISTORY.md#figures-behind-the-codes-settings).
       return { maxBatch: WORKER_MAX_BATCH, maxBatchCost: WORKER_MAX_BATCH_COST, headRunCost: WORKER_MAX_BATCH_COST, ...extra }
     case 'process':

@@ -38,7 +38,11 @@ export interface ProjectorOptions {
    * keeps checkpoints of its own (`<name>.<projection>`, src/projector/checkpoints.ts).
    */
   name?: string
-  /** Largest run of records folded into one batch of slices (default 2000). */
+  /**
+   * Most records read from the log at once (default 2000). A read asks for fewer when the records
+   * are costly: about `maxBatchCost` units of the records the last read returned (readCount), so
+   * that one read of wide events holds about as much in memory as one transaction applies.
+   */
   maxBatch?: number
   /**
    * Largest work, in `recordCost` units, applied in one transaction (default 16000: about 4,000
@@ -119,6 +123,27 @@ class RecordFailure extends Error {
 export function recordCost(record: StoredRecord): number {
   if (record.type !== 'EventRecorded') return 2
   return 1 + record.data.objects.length
+}
+
+/**
+ * The units per record that a projector's first read assumes (recordCost of an event with 15
+ * objects), before it has seen the log's records: its first read is then `maxBatchCost / 16`
+ * records at most.
+ */
+const FIRST_READ_UNITS = 16
+
+/**
+ * How many records to ask of the log's next read: about `maxCost` units (recordCost) of records like
+ * `last` (the records the last read returned), at least 1 and at most `maxCount`. A read of events
+ * with 3 objects then asks for up to `maxCost / 4` of them, and one of events with 50 objects for
+ * `maxCost / 51`: the decoded records one read holds in memory stay about one transaction's whatever
+ * the events' width (docs/architecture.md#projection-runners-and-leases).
+ */
+export function readCount(last: readonly StoredRecord[], maxCost: number, maxCount: number): number {
+  let units = 0
+  for (const record of last) units += recordCost(record)
+  const perRecord = last.length === 0 ? FIRST_READ_UNITS : units / last.length
+  return Math.max(1, Math.min(maxCount, Math.floor(maxCost / perRecord)))
 }
 
 /** Splits records (log order kept) into runs of at most `maxCost` units; a record costlier than that runs alone. */
@@ -332,8 +357,9 @@ export class Projector {
   async catchUp(): Promise<number> {
     await this.loadCheckpoints()
     const before = this.appliedRecords
+    let count = readCount([], this.maxBatchCost, this.maxBatch)
     for (;;) {
-      const batch = await this.log.readAll(this.position, this.maxBatch)
+      const batch = await this.log.readAll(this.position, count)
       if (batch.length === 0) {
         await this.store.atHead?.()
         for (const state of await this.store.projections()) {
@@ -349,6 +375,7 @@ export class Projector {
         if (error instanceof RecordFailure) throw this.stopError(error.record, error.cause, 1)
         throw error
       }
+      count = readCount(batch, this.maxBatchCost, this.maxBatch)
     }
   }
 
@@ -412,13 +439,16 @@ export class Projector {
         await this.loadCheckpoints()
         // Already at the head (nothing to tail yet): the store's deferred work is due now.
         if (this.store.atHead !== undefined && ((await this.log.lastPosition()) ?? 0) <= (this.position ?? 0)) await this.store.atHead()
-        for await (const batch of this.log.tail(this.position, { signal, maxBatch: this.maxBatch })) {
+        // The tail reads `maxBatch` before each read (TailOptions): each read asks for readCount.
+        const reads = { signal, maxBatch: readCount([], this.maxBatchCost, this.maxBatch) }
+        for await (const batch of this.log.tail(this.position, reads)) {
           // Near the head (a short batch), small runs keep the HTTP server's latency low, then settle.
           // Behind (a full batch), large runs, with the HTTP server between them: for events with a few
           // objects one run takes a whole batch, about what ingest appends in a turn, so the two keep
           // pace on the thread they share; events with many objects cost far more to project than to
           // append, and then the read models fall behind rather than the API stalling.
-          const behind = batch.length >= this.maxBatch
+          const behind = batch.length >= reads.maxBatch
+          reads.maxBatch = readCount(batch, this.maxBatchCost, this.maxBatch)
           await this.applyBatch(batch, behind ? this.maxBatchCost : this.headRunCost, true)
           // Back to the first delay once past the failing record (records before it are applied between attempts).
           if (failing.record === null || (this.position ?? 0) >= failing.record.position) failing.attempts = 0

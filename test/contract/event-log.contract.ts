@@ -204,6 +204,36 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLogHa
       expect(seen.map((r) => r.position)).toEqual(positions)
     })
 
+    it('tails: reads maxBatch again before each batch, so a caller can change it between batches', async () => {
+      const after = await marker()
+      const ds = freshDatasetId()
+      const { positions } = await log.append(
+        ds,
+        Array.from({ length: 10 }, (_, i) => upsertRecord(ds, 'order', `o${String(i)}`, {})),
+        [],
+      )
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(), 10_000)
+      const options = { signal: controller.signal, maxBatch: 3 }
+      const batches: { size: number; maxBatch: number }[] = []
+      const seen: number[] = []
+      try {
+        for await (const batch of log.tail(after, options)) {
+          batches.push({ size: batch.length, maxBatch: options.maxBatch })
+          seen.push(...batch.filter((r) => r.datasetId === ds).map((r) => r.position))
+          if (seen.length >= positions.length) break
+          options.maxBatch = 5
+        }
+      } finally {
+        clearTimeout(timer)
+        controller.abort()
+      }
+      expect(seen).toEqual(positions)
+      expect(batches[0]?.size).toBe(3)
+      expect(batches.every((b) => b.size <= b.maxBatch)).toBe(true)
+      expect(batches.slice(1).some((b) => b.size > 3)).toBe(true)
+    })
+
     it('tails: returns when its signal aborts', async () => {
       const controller = new AbortController()
       const last = await marker()

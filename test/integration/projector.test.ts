@@ -13,6 +13,7 @@ import { Ingest } from '../../src/write/ingest.js'
 import { UnreadableRecordError } from '../../src/core/record-decoder.js'
 import type { RecordContext } from '../../src/core/records.js'
 import { CheckpointConflictError } from '../../src/ports/read-model-store.js'
+import type { TailOptions } from '../../src/ports/event-log.js'
 import { overriding } from '../helpers/override.js'
 import { sqliteRows } from '../helpers/read-model-rows.js'
 
@@ -155,6 +156,63 @@ describe('Projector on SQLite', () => {
     await running
     expect(queryIndexes()).toEqual(all)
     expect(await sqliteRows(rmDb)('ds1')).toEqual(before)
+  })
+
+  it('asks the log for fewer records when they are wide, by catchUp and by run', async () => {
+    const wide = (n: number) => ({
+      event: 'Pick',
+      timestamp: `2024-01-01T10:00:${String(n).padStart(2, '0')}Z`,
+      objects: Array.from({ length: 50 }, (_, i) => ({ type: 'item', id: `i${String(i)}` })),
+    })
+    const narrow = (n: number) => ({
+      event: 'Pay',
+      timestamp: `2024-01-02T10:00:${String(n).padStart(2, '0')}Z`,
+      objects: [{ type: 'order', id: `o${String(n)}` }],
+    })
+    await ingest.recordEvents(
+      Array.from({ length: 20 }, (_, n) => wide(n)),
+      ctx('ds1'),
+    )
+    await ingest.recordEvents(
+      Array.from({ length: 40 }, (_, n) => narrow(n)),
+      ctx('ds1'),
+    )
+    const asked: number[] = []
+    const counting = overriding(log, 'readAll', (after: number | null, maxCount: number) => {
+      asked.push(maxCount)
+      return log.readAll(after, maxCount)
+    })
+    // 204 units a read: 12 records first (16 units each assumed), then 4 while the last read was of
+    // events of 51 units (so the first narrow read too), then up to 30 of 2 units; an empty read ends it.
+    expect(await new Projector(counting, store, { maxBatch: 30, maxBatchCost: 204 }).catchUp()).toBe(60)
+    expect(asked).toEqual([12, 4, 4, 4, 30, 30, 30])
+    await store.reset()
+    asked.length = 0
+    const sizes: number[] = []
+    const tailing = overriding(log, 'tail', (after: number | null, options: TailOptions) => {
+      const reads = log.tail(after, options)[Symbol.asyncIterator]()
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            asked.push(options.maxBatch)
+            const step = await reads.next()
+            if (step.done !== true) sizes.push(step.value.length)
+            return step
+          },
+          return: async () => (await reads.return?.()) ?? { done: true as const, value: undefined },
+        }),
+      }
+    })
+    const abort = new AbortController()
+    const p = new Projector(tailing, store, { maxBatch: 30, maxBatchCost: 204, settleMs: 0 })
+    const running = p.run(abort.signal)
+    const deadline = Date.now() + 5000
+    while (p.position !== 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    abort.abort()
+    await running
+    expect(p.position).toBe(60)
+    expect(sizes).toEqual([12, 4, 4, 4, 30, 6])
+    expect(asked.slice(0, 6)).toEqual([12, 4, 4, 4, 30, 30])
   })
 
   it('leaves the query indexes to a later call when another connection holds the write lock', async () => {

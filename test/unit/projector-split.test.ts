@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { recordCost, splitByCost } from '../../src/projector/runner.js'
+import { readCount, recordCost, splitByCost } from '../../src/projector/runner.js'
 import { buildEventRecorded, buildObjectUpserted, type RecordContext } from '../../src/core/records.js'
 import type { NewRecord, StoredRecord } from '../../src/schemas/records.js'
 
@@ -36,5 +36,20 @@ describe('splitByCost', () => {
 
   it('returns no runs for no records', () => {
     expect(splitByCost([], 100)).toEqual([])
+  })
+})
+
+describe('readCount', () => {
+  it('asks for about maxCost units of records like the last read, within 1 and maxCount', () => {
+    expect(readCount(stored([event(3), event(3)]), 16_000, 4000)).toBe(4000) // 16,000 / 4
+    expect(readCount(stored([event(50), event(50)]), 16_000, 4000)).toBe(313) // floor(16,000 / 51)
+    expect(readCount(stored([event(3), event(50)]), 16_000, 4000)).toBe(581) // floor(16,000 / 27.5)
+    expect(readCount(stored([event(1)]), 16_000, 1000)).toBe(1000) // 8,000 capped at maxCount
+    expect(readCount(stored([event(50)]), 10, 4000)).toBe(1) // never 0
+  })
+
+  it('assumes events with 15 objects before the first read', () => {
+    expect(readCount([], 16_000, 4000)).toBe(1000)
+    expect(readCount([], 16_000, 500)).toBe(500)
   })
 })

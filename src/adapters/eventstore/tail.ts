@@ -8,12 +8,14 @@ import { messageOf } from '../../core/errors.js'
 
 /**
  * Follows the dataset streams from `after` with one filtered catch-up subscription to `$all`.
- * Buffers at most 2 × maxBatch records (the subscription is paused beyond that), yields what has
+ * Buffers at most 2 × maxBatch records (the subscription is paused beyond that; maxBatch as it is at
+ * each arrival), yields what has
  * arrived as one batch, and throws LogUnavailableError when the subscription drops (the projector
  * then resumes from its checkpoint).
  */
 export async function* tailRecords(client: EventStoreDBClient, after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
-  const { signal, maxBatch } = options
+  // options.maxBatch is read at each use: the caller may change it between batches (TailOptions).
+  const { signal } = options
   const queue: StoredRecord[] = []
   let failure: unknown
   let ended = false
@@ -33,7 +35,7 @@ export async function* tailRecords(client: EventStoreDBClient, after: number | n
       if (cursor !== null && record.position <= cursor) return
       cursor = record.position
       queue.push(record)
-      if (queue.length >= 2 * maxBatch) subscription.pause()
+      if (queue.length >= 2 * options.maxBatch) subscription.pause()
     } catch (error) {
       failure = error
     }
@@ -57,11 +59,11 @@ export async function* tailRecords(client: EventStoreDBClient, after: number | n
           wake = resolve
         })
         // Let a burst of catch-up events gather into one batch.
-        if (queue.length > 0 && queue.length < maxBatch) await new Promise((resolve) => setImmediate(resolve))
+        if (queue.length > 0 && queue.length < options.maxBatch) await new Promise((resolve) => setImmediate(resolve))
         continue
       }
-      const batch = queue.splice(0, maxBatch)
-      if (subscription.isPaused() && queue.length < maxBatch) subscription.resume()
+      const batch = queue.splice(0, options.maxBatch)
+      if (subscription.isPaused() && queue.length < options.maxBatch) subscription.resume()
       yield batch
     }
   } finally {
