@@ -21,8 +21,8 @@ const WORKER_MAX_BATCH = 4000
 /**
  * Work the worker thread applies in one transaction (the Projector's `maxBatchCost`, and its
  * `headRunCost` too), in `recordCost` units: 4,000 events with 3 objects (a whole read of them),
- * about 310 events with 50 objects. That thread shares
- * nothing with the HTTP server but the CPU, so the bound is the memory of one run: 16,000 keeps most
+ * about 310 events with 50 objects. That thread shares nothing with the HTTP server but the CPU, so
+ * the bound is the memory of one run: 16,000 keeps most
  * of the peak RSS that smaller runs save in the bench's worst case, for a small share of its
  * catch-up (bench/HISTORY.md#round-16-sending-while-planning-and-the-workers-transactions).
  */
@@ -57,8 +57,10 @@ export function projectorOptions(role: ProjectorRole, extra: ProjectorOptions = 
       // Reads of about one transaction's units (the Projector's readCount): a read of events with 50
       // objects is then about 10 MB of decoded records in this thread, whose memory adds to the API's
       // in one process, and 4,000 events with 3 objects are one read and one commit (reads of 1,000
-      // records made them four). At the head too, runs of WORKER_MAX_BATCH_COST: the small runs that keep an HTTP server on the same thread responsive (the Projector's default) only
-      // cost this thread more commits (bench/HISTORY.md#figures-behind-the-codes-settings).
+      // records made them four: bench/HISTORY.md#reads-of-about-one-transaction-and-the-workers-reads-of-up-to-4000-records-on-1703cba).
+      // At the head too, runs of WORKER_MAX_BATCH_COST: the small runs that keep an HTTP server on
+      // the same thread responsive (the Projector's default) only cost this thread more commits
+      // (bench/HISTORY.md#figures-behind-the-codes-settings).
       return { maxBatch: WORKER_MAX_BATCH, maxBatchCost: WORKER_MAX_BATCH_COST, headRunCost: WORKER_MAX_BATCH_COST, ...extra }
     case 'process':
       // A process of its own: larger reads and transactions than the shared defaults cost memory

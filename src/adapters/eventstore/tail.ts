@@ -9,9 +9,8 @@ import { messageOf } from '../../core/errors.js'
 /**
  * Follows the dataset streams from `after` with one filtered catch-up subscription to `$all`.
  * Buffers at most 2 × maxBatch records (the subscription is paused beyond that; maxBatch as it is at
- * each arrival), yields what has
- * arrived as one batch, and throws LogUnavailableError when the subscription drops (the projector
- * then resumes from its checkpoint).
+ * each arrival), yields what has arrived as one batch, and throws LogUnavailableError when the
+ * subscription drops (the projector then resumes from its checkpoint).
  */
 export async function* tailRecords(client: EventStoreDBClient, after: number | null, options: TailOptions): AsyncIterable<StoredRecord[]> {
   // options.maxBatch is read at each use: the caller may change it between batches (TailOptions).
