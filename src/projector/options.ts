@@ -22,9 +22,8 @@ const WORKER_MAX_BATCH = 4000
  * Work the worker thread applies in one transaction (the Projector's `maxBatchCost`, and its
  * `headRunCost` too), in `recordCost` units: 4,000 events with 3 objects (a whole read of them),
  * about 310 events with 50 objects. That thread shares nothing with the HTTP server but the CPU, so
- * the bound is the memory of one run: 16,000 keeps most
- * of the peak RSS that smaller runs save in the bench's worst case, for a small share of its
- * catch-up (bench/HISTORY.md#round-16-sending-while-planning-and-the-workers-transactions).
+ * the bound is the memory of one run: 16,000 keeps most of the peak RSS that smaller runs save in
+ * the bench's worst case, for a small share of its catch-up (bench/HISTORY.md#round-16-sending-while-planning-and-the-workers-transactions).
  */
 const WORKER_MAX_BATCH_COST = 16_000
 
