@@ -164,14 +164,49 @@ export function linkAppends<O>(out: DfLinking<O>, object: O, candidates: readonl
 }
 
 /**
+ * Adds to `out` the linking of one object's candidates that all lie between two consecutive stored
+ * steps, `pred` (null: the object's first stored step is `succ`) and `succ`: what linkSteps' merge
+ * finds for such a region, in the same order, without its sets of couples. Each candidate is inserted
+ * after the one before it (the first after `pred`), the couple pred → succ is removed, and succ is
+ * relinked after the last candidate; succ's event is a stored target when it has other objects of
+ * succ's type (`kin` > 1); with no `pred`, the object's first activity moves from succ's to the
+ * first candidate's (the late arrivals of out-of-order senders: most clusters of linkByClusters).
+ * @param candidates the object's candidate steps, ascending, none stored, each after `pred` and before `succ`.
+ */
+function linkBetween<O>(out: DfLinking<O>, targets: Map<number, DfStep<O>>, candidates: readonly DfStep<O>[], pred: DfStep<O> | null, succ: DfStep<O>): void {
+  const first = candidates[0]
+  const last = candidates[candidates.length - 1]
+  if (first === undefined || last === undefined) return
+  let prev = pred
+  for (const step of candidates) {
+    out.inserts.push({ step, prev })
+    if (prev !== null) out.added.push({ p: prev, n: step })
+    prev = step
+  }
+  out.added.push({ p: last, n: succ })
+  out.relinks.push({ step: succ, prev: last })
+  if (succ.kin > 1) targets.set(succ.pos, succ)
+  if (pred !== null) out.removed.push({ p: pred, n: succ })
+  else out.starts.push({ dataset: first.dataset, ot: first.ot, from: succ.act, to: first.act })
+}
+
+/**
  * Step 1: links one run's new steps into their objects' traces.
  * @param byObject the run's candidate steps per object, ascending (stepsByObject); a step of an
  *   object may appear once per event.
  * @param regionOf the stored region of an object around its candidates' bounds (DfRegion).
+ * @param into a linking of other objects (or of other runs of these objects' steps, with stored
+ *   steps between them) that this one is added to; its stored targets stay, each event once.
+ * @returns `into`, with this linking added.
  */
-export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, regionOf: (object: O, bounds: DfBounds<O>) => DfRegion<O>): DfLinking<O> {
-  const out = emptyLinking<O>()
+export function linkSteps<O>(
+  byObject: ReadonlyMap<O, readonly DfStep<O>[]>,
+  regionOf: (object: O, bounds: DfBounds<O>) => DfRegion<O>,
+  into: DfLinking<O> = emptyLinking<O>(),
+): DfLinking<O> {
+  const out = into
   const targets = new Map<number, DfStep<O>>()
+  for (const t of out.storedTargets) targets.set(t.pos, t)
   for (const [object, candidates] of byObject) {
     const first = candidates[0]
     const last = candidates[candidates.length - 1]
@@ -180,6 +215,11 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
     if (region.mid.length === 0 && region.succ === null) {
       // The common case: every candidate comes after the object's last stored step (or it has none).
       linkAppends(out, object, candidates, region.pred)
+      continue
+    }
+    if (region.mid.length === 0 && region.succ !== null) {
+      // A late run with no stored step among its candidates: they go between pred and succ.
+      linkBetween(out, targets, candidates, region.pred, region.succ)
       continue
     }
     const stored = [...(region.pred === null ? [] : [region.pred]), ...region.mid, ...(region.succ === null ? [] : [region.succ])]
@@ -241,28 +281,6 @@ export function linkSteps<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>, reg
 }
 
 /**
- * Joins the linkings of disjoint parts of one run (other objects, or runs of an object's new steps
- * with stored steps between them): lists concatenated, and each stored target event once.
- */
-export function joinLinkings<O>(parts: readonly DfLinking<O>[]): DfLinking<O> {
-  const out = emptyLinking<O>()
-  const targets = new Map<number, DfStep<O>>()
-  for (const p of parts) {
-    // Element by element: a part may hold more items than a call's arguments allow.
-    for (const x of p.inserts) out.inserts.push(x)
-    for (const x of p.relinks) out.relinks.push(x)
-    for (const x of p.added) out.added.push(x)
-    for (const x of p.removed) out.removed.push(x)
-    for (const x of p.starts) out.starts.push(x)
-    for (const x of p.ends) out.ends.push(x)
-    for (const t of p.storedTargets) targets.set(t.pos, t)
-    for (const o of p.newObjects) out.newObjects.add(o)
-  }
-  out.storedTargets = [...targets.values()]
-  return out
-}
-
-/**
  * The stored neighbours of a candidate step c in its object's trace, in (t, pos) order: what a store
  * reads at c, in one read (docs/process-map.md#the-directly-follows-read-model). `before` the stored
  * step just before c; `at` the first stored step at or after c (c itself when c is stored: a replay);
@@ -313,22 +331,27 @@ export function clusterAt<O>(candidates: readonly DfStep<O>[], from: number, nei
 }
 
 /**
- * Links rounds of clusters and joins their linkings (joinLinkings): round k holds each object's k-th
- * cluster (clusterAt), by object, so each round is one linkSteps call. Clusters of one object are
- * separated by stored steps, so their linkings are disjoint.
+ * Links rounds of clusters into one linking: round k holds each object's k-th cluster (clusterAt),
+ * by object, so each round is one linkSteps call, added to the same linking. Clusters of one object
+ * are separated by stored steps, so their linkings are disjoint.
  * @param rounds the rounds in order, each a map object → its cluster of that round.
+ * @param into the linking the rounds are added to (linkSteps' `into`): by default a new one.
  */
-export function linkClusterRounds<O>(rounds: readonly ReadonlyMap<O, DfCluster<O>>[]): DfLinking<O> {
-  const parts = rounds.map((round) => {
+export function linkClusterRounds<O>(rounds: readonly ReadonlyMap<O, DfCluster<O>>[], into: DfLinking<O> = emptyLinking<O>()): DfLinking<O> {
+  for (const round of rounds) {
     const steps = new Map<O, readonly DfStep<O>[]>()
     for (const [object, cluster] of round) steps.set(object, cluster.steps)
-    return linkSteps(steps, (object) => {
-      const cluster = round.get(object)
-      if (cluster === undefined) throw new Error(`directly-follows: no cluster of object ${String(object)}`)
-      return cluster.region
-    })
-  })
-  return parts.length === 1 && parts[0] !== undefined ? parts[0] : joinLinkings(parts)
+    linkSteps(
+      steps,
+      (object) => {
+        const cluster = round.get(object)
+        if (cluster === undefined) throw new Error(`directly-follows: no cluster of object ${String(object)}`)
+        return cluster.region
+      },
+      into,
+    )
+  }
+  return into
 }
 
 /**
@@ -340,9 +363,14 @@ export function linkClusterRounds<O>(rounds: readonly ReadonlyMap<O, DfCluster<O
  * read, and an object's history between its new steps is never read
  * (docs/process-map.md#the-directly-follows-read-model).
  * @param byObject the run's candidate steps per object, ascending (stepsByObject).
+ * @param into the linking the run's is added to (linkClusterRounds): the part of the run linked
+ *   without reads (linkAfterTails), so that nothing is copied; by default a new one.
  * @throws Error when an answer lacks the neighbours of an object it was asked for.
  */
-export function* linkByClusters<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]>): Generator<DfStep<O>[], DfLinking<O>, ReadonlyMap<O, DfNeighbours<O>>> {
+export function* linkByClusters<O>(
+  byObject: ReadonlyMap<O, readonly DfStep<O>[]>,
+  into: DfLinking<O> = emptyLinking<O>(),
+): Generator<DfStep<O>[], DfLinking<O>, ReadonlyMap<O, DfNeighbours<O>>> {
   const rounds: Map<O, DfCluster<O>>[] = []
   // Each object still to read, with the index of its next cluster's first candidate.
   let pending: { object: O; candidates: readonly DfStep<O>[]; from: number }[] = []
@@ -356,12 +384,15 @@ export function* linkByClusters<O>(byObject: ReadonlyMap<O, readonly DfStep<O>[]
       if (neighbours === undefined) throw new Error(`directly-follows: no neighbours read for object ${String(p.object)}`)
       const { cluster, next } = clusterAt(p.candidates, p.from, neighbours)
       round.set(p.object, cluster)
-      if (next < p.candidates.length) later.push({ ...p, from: next })
+      if (next < p.candidates.length) {
+        p.from = next
+        later.push(p)
+      }
     }
     rounds.push(round)
     pending = later
   }
-  return linkClusterRounds(rounds)
+  return linkClusterRounds(rounds, into)
 }
 
 /** A run's steps (Slices.directly_follows): one per (event, distinct object), in log order. */

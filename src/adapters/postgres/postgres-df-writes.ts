@@ -19,7 +19,6 @@ import type pg from 'pg'
 import {
   aggregateChanges,
   applyDelta,
-  joinLinkings,
   type DfAggregate,
   type DfKey,
   type DfLinking,
@@ -131,10 +130,10 @@ async function linkRun(
 ): Promise<DfLinking<string>> {
   const { appended, rest } = linkAfterTails(byObject, (object) => memory?.get(object)?.tail, tails)
   if (rest.size === 0) return appended
-  const walk = linkByClusters(rest)
+  const walk = linkByClusters(rest, appended)
   let round = walk.next()
   while (round.done !== true) round = walk.next(await readNeighbours(client, round.value, tails))
-  return joinLinkings([appended, round.value])
+  return round.value
 }
 
 /** The key of an object's membership count of (a, b) in its map (PostgresDfMemory). */

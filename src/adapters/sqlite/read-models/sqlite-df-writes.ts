@@ -8,7 +8,6 @@
 import {
   aggregateChanges,
   applyDelta,
-  joinLinkings,
   type DfAggregate,
   type DfCounts,
   type DfLinking,
@@ -75,18 +74,12 @@ export function clearDirectlyFollows(db: SqliteDatabase): void {
 /** The id `b` of an activity's aggregate and membership rows (no target activity). */
 export const NO_ACTIVITY = 0
 
-interface StepRow {
-  t: number
-  pos: number
-  act: number
-  te: number | null
-  kin: number
-}
-
-/** A row of the neighbour read: `before` 1 for the stored step before the asked (t, pos), 0 for those at or after it. */
-interface NeighbourRow extends StepRow {
-  before: number
-}
+/**
+ * A row of the neighbour read, as an array (better-sqlite3's raw mode: no object a row): `before` 1
+ * for the stored step before the asked (t, pos), 0 for those at or after it; then the step's time,
+ * position, activity (name id), end time (ms, or null) and `kin`.
+ */
+type NeighbourRow = [before: number, t: number, pos: number, act: number, te: number | null, kin: number]
 
 /** An `rm_df_aggregates` row's counts and durations (JSON of DurationStats), as the write and the map read them. */
 export interface AggregateRow extends DfCounts {
@@ -99,7 +92,8 @@ export interface DfStatements {
   nameId: Database.Statement<[string], number>
   putName: Database.Statement<[string]>
   neighbours: Database.Statement<[number, number, number, number, number, number], NeighbourRow>
-  eventSteps: Database.Statement<[number, number, number], { rid: number; ot: number; prev_pos: number | null; prev_act: number | null }>
+  /** An event's steps, as arrays (raw): object row id, object type, predecessor's position and activity (null: none). */
+  eventSteps: Database.Statement<[number, number, number], [rid: number, ot: number, prevPos: number | null, prevAct: number | null]>
   memberships: Database.Statement<[number], [number, number, number]>
   putSteps: MultiRowStatement
   relink: Database.Statement<unknown[]>
@@ -138,12 +132,18 @@ export function prepareDfStatements(db: SqliteDatabase): DfStatements {
     putName: db.prepare<[string]>('INSERT OR IGNORE INTO rm_df_names (name) VALUES (?)'),
     // Two seeks of the object's index in one statement: the step before (t, pos), and up to two at or after it.
     // Parameters: (rid, t, pos) twice (positional binding costs less than named).
-    neighbours: db.prepare<[number, number, number, number, number, number], NeighbourRow>(
-      `SELECT * FROM (SELECT 1 AS before, t, pos, act, t + run AS te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1)
+    neighbours: db
+      .prepare<[number, number, number, number, number, number], NeighbourRow>(
+        `SELECT * FROM (SELECT 1 AS before, t, pos, act, t + run AS te, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) < (?, ?) ORDER BY t DESC, pos DESC LIMIT 1)
        UNION ALL
        SELECT * FROM (SELECT 0, t, pos, act, t + run, kin FROM rm_df_steps WHERE rid = ? AND (t, pos) >= (?, ?) ORDER BY t, pos LIMIT 2)`,
-    ),
-    eventSteps: db.prepare('SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?'),
+      )
+      .raw(),
+    eventSteps: db
+      .prepare<[number, number, number], [number, number, number | null, number | null]>(
+        'SELECT rid, ot, prev_pos, prev_act FROM rm_df_steps WHERE did = ? AND t = ? AND pos = ?',
+      )
+      .raw(),
     memberships: db.prepare<[number], [number, number, number]>('SELECT a, b, n FROM rm_df_memberships WHERE rid = ?').raw(),
     putSteps: new MultiRowStatement(
       db,
@@ -209,7 +209,7 @@ function compareMembershipKeys(x: MembershipChange<number>, y: MembershipChange<
 
 /** The order of `rm_df_steps`' key: (dataset, t, pos, object). */
 function compareStepKeys(a: DfStep<number>, b: DfStep<number>): number {
-  return num(a.dataset) - num(b.dataset) || a.t - b.t || a.pos - b.pos || a.object - b.object
+  return (a.dataset === b.dataset ? 0 : num(a.dataset) - num(b.dataset)) || a.t - b.t || a.pos - b.pos || a.object - b.object
 }
 
 /** Name ids stay below 2^26, so that a membership's (a, b) is one exact number. */
@@ -251,21 +251,12 @@ function readNeighbours(st: DfStatements, asks: readonly DfStep<number>[], tails
       out.set(c.object, remembered)
       continue
     }
-    const toStep = (r: StepRow): DfStep<number> => ({
-      dataset: c.dataset,
-      object: c.object,
-      ot: c.ot,
-      act: String(r.act),
-      t: r.t,
-      pos: r.pos,
-      te: r.te,
-      kin: r.kin,
-    })
     const n: DfNeighbours<number> = { before: null, at: null, next: null }
-    for (const r of st.neighbours.all(c.object, c.t, c.pos, c.object, c.t, c.pos)) {
-      if (r.before === 1) n.before = toStep(r)
-      else if (n.at === null) n.at = toStep(r)
-      else n.next = toStep(r)
+    for (const [before, t, pos, act, te, kin] of st.neighbours.all(c.object, c.t, c.pos, c.object, c.t, c.pos)) {
+      const step: DfStep<number> = { dataset: c.dataset, object: c.object, ot: c.ot, act: String(act), t, pos, te, kin }
+      if (before === 1) n.before = step
+      else if (n.at === null) n.at = step
+      else n.next = step
     }
     if (n.at === null && tail === undefined) tails.set(c.object, n.before === null ? EMPTY_TAIL : { steps: [n.before], whole: false })
     out.set(c.object, n)
@@ -291,7 +282,7 @@ function knownTail(memory: DfMemoryContext | undefined, object: number): TraceTa
  * them, else from the file: the stored step before the cluster's first new step and the one or two
  * at or after it (one statement, two index seeks). So a late step costs at most one read, never a
  * read of the object's history between its new steps. The k-th cluster of every object is linked in
- * one call (round k), and the rounds' linkings are joined.
+ * one call (round k), added to the linking of the objects linked without a read.
  * @param tails filled with each object's tail before the run, where known.
  */
 function linkObjects(
@@ -302,10 +293,10 @@ function linkObjects(
 ): DfLinking<number> {
   const { appended, rest } = linkAfterTails(byObject, (object) => knownTail(memory, object), tails)
   if (rest.size === 0) return appended
-  const walk = linkByClusters(rest)
+  const walk = linkByClusters(rest, appended)
   let round = walk.next()
   while (round.done !== true) round = walk.next(readNeighbours(st, round.value, tails))
-  return joinLinkings([appended, round.value])
+  return round.value
 }
 
 /**
@@ -397,11 +388,11 @@ export function writeDirectlyFollows(
     return counts.get(membershipKey(num(a), activityId(b))) ?? 0
   }
   const changes = aggregateChanges(linking, membershipOf, (n): EventStepRow<number>[] =>
-    st.eventSteps.all(num(n.dataset), n.t, n.pos).map((r) => ({
-      object: r.rid,
-      ot: String(r.ot),
-      prevPos: r.prev_pos,
-      prevAct: r.prev_act === null ? null : String(r.prev_act),
+    st.eventSteps.all(num(n.dataset), n.t, n.pos).map(([object, ot, prevPos, prevAct]) => ({
+      object,
+      ot: String(ot),
+      prevPos,
+      prevAct: prevAct === null ? null : String(prevAct),
     })),
   )
   const stepRows = st.putSteps.rows()
