@@ -410,6 +410,41 @@ describe('linkByClusters', () => {
     expect(named(l)).toEqual({ inserts: [], relinks: [], added: [], removed: [], starts: [], ends: [], storedTargets: [] })
   })
 
+  it('adds the run to the linking it is given: that linking itself, its entries first, each stored target event once', () => {
+    // Event 3 names two items, so a change of either one's predecessor makes it a stored target.
+    const traces = new Traces([
+      [step('o1', 'A', 1000, 1, { ot: 'item' }), step('o1', 'C', 3000, 3, { ot: 'item' })],
+      [step('o2', 'C', 3000, 3, { ot: 'item' })],
+    ])
+    const late = (object: string) => step(object, 'B', 2000, 4, { ot: 'item', kin: 2 })
+    // Before the clusters: o2's late step, linked over its region (it goes before o2's first step).
+    const into = linkSteps(stepsByObject([late('o2')]), traces.region)
+    expect(named(into)).toMatchObject({ inserts: [['o2', 'B@4', null]], storedTargets: ['C@3'], starts: [['item', 'C', 'B']] })
+    const walk = linkByClusters(stepsByObject([late('o1')]), into)
+    let round = walk.next()
+    while (round.done !== true) round = walk.next(new Map(round.value.map((c) => [c.object, traces.neighbours(c)])))
+    expect(round.value).toBe(into)
+    expect(named(into)).toEqual({
+      inserts: [
+        ['o2', 'B@4', null],
+        ['o1', 'B@4', 'A@1'],
+      ],
+      relinks: [
+        ['o2', 'C@3', 'B@4'],
+        ['o1', 'C@3', 'B@4'],
+      ],
+      added: [
+        ['o2', 'B@4>C@3'],
+        ['o1', 'A@1>B@4'],
+        ['o1', 'B@4>C@3'],
+      ],
+      removed: [['o1', 'A@1>C@3']],
+      starts: [['item', 'C', 'B']],
+      ends: [],
+      storedTargets: ['C@3'],
+    })
+  })
+
   it('refuses an answer without the neighbours of an object it asked for', () => {
     const walk = linkByClusters(stepsByObject([step('o1', 'A', 1000, 1)]))
     walk.next()
