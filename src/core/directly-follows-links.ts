@@ -139,6 +139,19 @@ export function emptyLinking<O>(): DfLinking<O> {
 }
 
 /**
+ * Adds to `out` one object's candidates as a chain after `pred` (null: none before them): each is
+ * inserted after the one before it (the first after `pred`), with the couples between them.
+ */
+function linkChain<O>(out: DfLinking<O>, candidates: readonly DfStep<O>[], pred: DfStep<O> | null): void {
+  let prev = pred
+  for (const step of candidates) {
+    out.inserts.push({ step, prev })
+    if (prev !== null) out.added.push({ p: prev, n: step })
+    prev = step
+  }
+}
+
+/**
  * Adds to `out` the linking of one object's candidates when every one comes after the object's
  * last stored step `pred` (null: the object has no stored step): each is inserted after the one
  * before it, the couples between them are added, and the object's first (when new) and last
@@ -150,16 +163,11 @@ export function linkAppends<O>(out: DfLinking<O>, object: O, candidates: readonl
   const first = candidates[0]
   const last = candidates[candidates.length - 1]
   if (first === undefined || last === undefined) return
-  let prev = pred
-  if (prev === null) {
+  if (pred === null) {
     out.newObjects.add(object)
     out.starts.push({ dataset: first.dataset, ot: first.ot, from: null, to: first.act })
   }
-  for (const step of candidates) {
-    out.inserts.push({ step, prev })
-    if (prev !== null) out.added.push({ p: prev, n: step })
-    prev = step
-  }
+  linkChain(out, candidates, pred)
   out.ends.push({ dataset: last.dataset, ot: last.ot, from: pred?.act ?? null, to: last.act })
 }
 
@@ -177,12 +185,7 @@ function linkBetween<O>(out: DfLinking<O>, targets: Map<number, DfStep<O>>, cand
   const first = candidates[0]
   const last = candidates[candidates.length - 1]
   if (first === undefined || last === undefined) return
-  let prev = pred
-  for (const step of candidates) {
-    out.inserts.push({ step, prev })
-    if (prev !== null) out.added.push({ p: prev, n: step })
-    prev = step
-  }
+  linkChain(out, candidates, pred)
   out.added.push({ p: last, n: succ })
   out.relinks.push({ step: succ, prev: last })
   if (succ.kin > 1) targets.set(succ.pos, succ)
