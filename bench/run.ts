@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { DEFAULT_FRESHNESS_LOADS, DEFAULT_FRESHNESS_SPEC, type FreshnessLoad, parseFreshnessLoads } from './freshness-loads.js'
 import { positiveInt, wholeInt } from './int-options.js'
-import { SCENARIOS, SCENARIO_SHAPES, type Scenario } from './bodies.js'
+import { SCENARIOS, SCENARIO_SHAPES, type Scenario, TYPICAL_FEED_FIRST_CYCLE } from './bodies.js'
 import { nearestRank } from './paced-load.js'
 import type { LoadJob, LoadResult } from './load-protocol.js'
 import { LoadWorker } from './load-client.js'
@@ -85,16 +85,6 @@ interface Options {
 }
 
 const SEEDS: Record<Scenario, number> = { single: 1, batch: 2, objects: 3, worst: 4 }
-
-/**
- * The first cycle (bodySource's `firstCycle`) of each live-feed load on the typical scenarios'
- * service, so that each load continues the feed in time after the loads before it: the single and
- * batch pools draw on the same customers and items, and a load that started again at cycle 0 would
- * arrive late for most of them (the worst case's arrival, which has a scenario of its own). A load
- * spans at most a few hundred cycles (the baseline's batch at 125,000 events/s for 11 s is 69 cycles
- * of 20,000 events), so 1,000 apart keeps the spans apart and the years under 10,000.
- */
-const FEED_FIRST_CYCLE = { single: 0, batch: 1000, halfRate: 2000 } as const
 const FRESHNESS_SEED = 5
 
 const started = Date.now()
@@ -364,7 +354,7 @@ async function typicalRuns(
     for (const s of typical) {
       const shape = SCENARIO_SHAPES[s]
       log(`${s}: ${shape.path}, ${String(o.connections)} connections, ${String(o.duration)} s each (after ${String(o.warmup)} s warm-up)`)
-      const feed = s === 'objects' ? {} : { firstCycle: FEED_FIRST_CYCLE[s] }
+      const feed = s === 'objects' ? {} : { firstCycle: TYPICAL_FEED_FIRST_CYCLE[s] }
       m.baseline[s] = await baselineRun(worker, baseline, job(`${s} @ baseline`, baseline.url, s, token, o, feed))
       m.service[s] = await serviceRun(worker, service, dirA, job(`${s} @ service`, service.url, s, token, o, feed), o)
       if (s === 'batch') await halfRateRuns(m, o, worker, baseline, service, dirA, token)
@@ -387,14 +377,14 @@ async function halfRateRuns(m: Measurements, o: Options, worker: LoadWorker, bas
   const base = await baselineRun(
     worker,
     baseline,
-    job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { pacedRate: baseRate, warmupSec: 0, firstCycle: FEED_FIRST_CYCLE.halfRate }),
+    job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { pacedRate: baseRate, warmupSec: 0, firstCycle: TYPICAL_FEED_FIRST_CYCLE.halfRate }),
   )
   m.halfRateBaseline = { ...base, rate: baseRate }
   const run = await serviceRun(
     worker,
     service,
     dirA,
-    job('batch @ service, half rate', service.url, 'batch', token, o, { pacedRate: rate, warmupSec: 0, firstCycle: FEED_FIRST_CYCLE.halfRate }),
+    job('batch @ service, half rate', service.url, 'batch', token, o, { pacedRate: rate, warmupSec: 0, firstCycle: TYPICAL_FEED_FIRST_CYCLE.halfRate }),
     o,
   )
   m.halfRate = { ...run, rate }

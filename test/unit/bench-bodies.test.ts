@@ -1,10 +1,10 @@
 /**
  * The bench's request bodies (bench/bodies.ts): the single and batch scenarios are a live feed whose
- * timestamps move on at each cycle of their pool, and the worst case rewinds them (its events then
- * arrive late for their objects).
+ * timestamps move on at each cycle of their pool, each load of the typical scenarios after the one
+ * before it, and the worst case rewinds them (its events then arrive late for their objects).
  */
 import { describe, expect, it } from 'vitest'
-import { bodySource } from '../../bench/bodies.js'
+import { bodySource, TYPICAL_FEED_FIRST_CYCLE } from '../../bench/bodies.js'
 
 /** The timestamps of one body, in ms. */
 const timesOf = (body: string): number[] => {
@@ -33,6 +33,23 @@ describe('bench bodies', () => {
     expect(new Date(Math.min(...(later ?? []))).toISOString()).toBe('2124-05-01T08:00:00.000Z')
     expect(Math.min(...(later ?? []))).toBeGreaterThan(Math.max(...(earlier ?? [])))
     expect(later?.map((t) => new Date(t).toISOString().slice(4))).toEqual(earlier?.map((t) => new Date(t).toISOString().slice(4)))
+  })
+
+  it('starts each load of the typical scenarios after every cycle the load before it can reach, in years of four digits', () => {
+    const { single, batch, halfRate } = TYPICAL_FEED_FIRST_CYCLE
+    // The last cycle of a load's span is the one before the next load's first.
+    const [singleLast] = cyclesOf(bodySource('single', 1, 't', batch - 1), 2000, 1)
+    const [batchFirst] = cyclesOf(bodySource('batch', 2, 't', batch), 200, 1)
+    const [batchLast] = cyclesOf(bodySource('batch', 2, 't', halfRate - 1), 200, 1)
+    const [halfRateFirst] = cyclesOf(bodySource('batch', 2, 't', halfRate), 200, 1)
+    expect(single).toBe(0)
+    expect(batch - single).toBeGreaterThanOrEqual(500)
+    expect(halfRate - batch).toBeGreaterThanOrEqual(500)
+    expect(Math.min(...(batchFirst ?? []))).toBeGreaterThan(Math.max(...(singleLast ?? [])))
+    expect(Math.min(...(halfRateFirst ?? []))).toBeGreaterThan(Math.max(...(batchLast ?? [])))
+    // The half-rate load's own span stays in years that ISO 8601's four digits write.
+    const [halfRateLast] = cyclesOf(bodySource('batch', 2, 't', halfRate + 999), 200, 1)
+    expect(new Date(Math.max(...(halfRateLast ?? []))).getUTCFullYear()).toBeLessThan(10_000)
   })
 
   it('moves the single-event pool on too', () => {
