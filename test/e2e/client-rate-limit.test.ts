@@ -1,12 +1,14 @@
 /**
  * e2e: the client against the built service with a tiny rate limit (2 requests per 2-second window,
  * so Retry-After is at most 2 s). The client waits out every 429 for its Retry-After and finishes
- * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show.
+ * with nothing lost and nothing duplicated, as `ocelog replay` and `ocelog export` show. The budget
+ * is per API key and each test has keys of its own, so the tests run side by side: most of their
+ * time is waiting out 429s.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest'
 import { OcelogClient, type RetryNotice } from '@ocelog/client'
 import { readOcelFile } from '../../src/ocel/import/read.js'
 import { diffViews, expectedView, exportedView } from '../helpers/ocel-round-trip.js'
@@ -33,8 +35,8 @@ interface ReplayLine {
   data: { event_id: string; objects: { id: string }[] }
 }
 
-describe('OcelogClient under a tiny rate limit', () => {
-  it('waits out Retry-After and records every event exactly once', async () => {
+describe.concurrent('OcelogClient under a tiny rate limit', () => {
+  it('waits out Retry-After and records every event exactly once', async ({ expect }) => {
     const key = await service.createKey({ name: 'rate-limited' })
     const notices: RetryNotice[] = []
     const client = new OcelogClient({ baseUrl: service.url, apiKey: key.key, concurrency: 4, onRetry: (n) => notices.push(n) })
@@ -73,8 +75,8 @@ describe('OcelogClient under a tiny rate limit', () => {
     expect(records.map((r) => r.data.objects[0]?.id).sort()).toEqual(events.map((e) => e.objects[0]?.id).sort())
   }, 120_000)
 
-  /** Imports `path` under the limit: nothing fails, the waits are reported, and the export gives it back. */
-  async function importUnderTheLimit(path: string) {
+  /** Imports `path` under the limit: nothing fails, the waits are reported, and the export gives it back (checked with the test's `expect`). */
+  async function importUnderTheLimit(expect: ExpectStatic, path: string) {
     const key = await service.createKey({ name: 'import-rate-limited' })
     const summary = await service.importOcel(path, key.key)
     expect(summary.failed.events + summary.failed.object_upserts).toBe(0)
@@ -86,17 +88,19 @@ describe('OcelogClient under a tiny rate limit', () => {
     return summary
   }
 
-  it('lets ocelog import finish the generated log under the limit, reporting the waits, with an exact round trip', async () => {
+  it('lets ocelog import finish the generated log under the limit, reporting the waits, with an exact round trip', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
     try {
-      const summary = await importUnderTheLimit(writeGeneratedOcel(dir).json)
+      const summary = await importUnderTheLimit(expect, writeGeneratedOcel(dir).json)
       expect(summary.sent).toEqual({ events: 7, object_upserts: 61, objects: 57, o2o: 3 })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)
 
-  it('reports each cause of retry with its wait while it imports, and a key with its own budget (--rate-limit) imports beside it without a wait', async () => {
+  it('reports each cause of retry with its wait while it imports, and a key with its own budget (--rate-limit) imports beside it without a wait', async ({
+    expect,
+  }) => {
     const dir = mkdtempSync(join(tmpdir(), 'ocelog-generated-'))
     try {
       const file = writeGeneratedOcel(dir).json
@@ -122,8 +126,8 @@ describe('OcelogClient under a tiny rate limit', () => {
 
   itWithSharedOcel(
     'lets ocelog import finish a log under the limit, reporting the waits, with an exact round trip',
-    async () => {
-      const summary = await importUnderTheLimit(ocelFixture('raw/pm4py__ocel20_example.jsonocel'))
+    async ({ expect }) => {
+      const summary = await importUnderTheLimit(expect, ocelFixture('raw/pm4py__ocel20_example.jsonocel'))
       expect(summary.sent.events).toBe(13)
     },
     120_000,

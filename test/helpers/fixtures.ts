@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, it } from 'vitest'
+import { describe, it, type TestContext } from 'vitest'
 
 /**
  * Folder of the real OCEL 2.0 logs (with a note of their sources), ending in a slash: `OCELOG_TEST_OCEL_DIR`
@@ -41,15 +41,16 @@ export function describeWithSharedOcel(name: string, fn: () => void): void {
 
 /**
  * `it` for one test that reads the real OCEL 2.0 logs inside a suite that otherwise runs anywhere:
- * skipped, with the reason printed, when they are absent.
+ * skipped, with the reason printed, when they are absent. `fn` gets the test's context (its own
+ * `expect`, which tests of a `describe.concurrent` suite use).
  * @param timeout ms, as vitest's third argument of `it`.
  */
-export function itWithSharedOcel(name: string, fn: () => unknown, timeout?: number): void {
+export function itWithSharedOcel(name: string, fn: (context: TestContext) => unknown, timeout?: number): void {
   if (!SHARED_OCEL_PRESENT) printSkip(name)
   it.skipIf(!SHARED_OCEL_PRESENT)(
     name,
-    async () => {
-      await fn()
+    async (context) => {
+      await fn(context)
     },
     timeout,
   )
