@@ -3,6 +3,8 @@
  * (`npm pack`), a fresh project in a temp dir installs the tarball alone, and scripts there import
  * `@ocelog/client` and send to the built service, running as a real process with a low rate limit
  * (20 requests per 2-second window per key), so the queue meets 429s.
+ * The tests that run scripts or tsc in the project run side by side (each its own files and its own
+ * key, so its own budget): the queue's test spends most of its time waiting out 429s.
  * Needs `npm run build` (npm test does it) and the npm registry or npm's cache for `typebox`.
  */
 import { execFile } from 'node:child_process'
@@ -10,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, type ExpectStatic, expect, it } from 'vitest'
 import { startService, type RunningService } from '../helpers/service.js'
 
 const execFileP = promisify(execFile)
@@ -42,7 +44,8 @@ async function runScript(name: string, source: string, env: Record<string, strin
   return JSON.parse(stdout)
 }
 
-async function replay(datasetId: string): Promise<ReplayLine[]> {
+/** The dataset's records by `ocelog replay --json`; its exit code is checked with `expect`, the calling test's own. */
+async function replay(expect: ExpectStatic, datasetId: string): Promise<ReplayLine[]> {
   const r = await service.cli(['replay', '--dataset', datasetId, '--json'])
   expect(r.code, r.stderr).toBe(0)
   const text = r.stdout.trim()
@@ -87,7 +90,7 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(installed).toEqual(['@ocelog/client', 'typebox', 'uuid'])
   })
 
-  it('has declarations that type-check in the fresh project, with the API types enforced', async () => {
+  it.concurrent('has declarations that type-check in the fresh project, with the API types enforced', async ({ expect }) => {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -131,7 +134,7 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(result.stderr).toBe('')
   }, 120_000)
 
-  it('exports the contract (the schemas the service validates with, and its limits) as @ocelog/client/contract', async () => {
+  it.concurrent('exports the contract (the schemas the service validates with, and its limits) as @ocelog/client/contract', async ({ expect }) => {
     const out = await runScript(
       'contract.mjs',
       [
@@ -147,7 +150,7 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(out).toEqual({ ok: true, tooLong: false, batchItemsMax: 100 })
   })
 
-  it('sends an event from a script that imports it', async () => {
+  it.concurrent('sends an event from a script that imports it', async ({ expect }) => {
     const key = await service.createKey({ name: 'package-send' })
     const out = await runScript(
       'send.mjs',
@@ -160,11 +163,13 @@ describe('@ocelog/client installed alone in a fresh project', () => {
       { BASE: service.url, KEY: key.key },
     )
     expect(out).toEqual(expect.objectContaining({ success: true, event_type: 'place order', objects_count: 1 }))
-    const records = await replay(key.dataset_id)
+    const records = await replay(expect, key.dataset_id)
     expect(records.map((r) => [r.type, r.data.event_id, r.data.objects[0]?.id])).toEqual([['EventRecorded', (out as { event_id: string }).event_id, 'o-1']])
   })
 
-  it('enqueues 10,000 events in a tight loop under the low rate limit and records each exactly once, waiting out Retry-After', async () => {
+  it.concurrent('enqueues 10,000 events in a tight loop under the low rate limit and records each exactly once, waiting out Retry-After', async ({
+    expect,
+  }) => {
     const key = await service.createKey({ name: 'package-queue' })
     const stats = (await runScript(
       'enqueue.mjs',
@@ -187,7 +192,7 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(stats.rateLimited).toBeGreaterThan(0)
     expect(stats.requests).toBe(100 + (stats.rateLimited as number))
 
-    const records = await replay(key.dataset_id)
+    const records = await replay(expect, key.dataset_id)
     expect(records).toHaveLength(10_000)
     expect(records.every((r) => r.type === 'EventRecorded')).toBe(true)
     expect(new Set(records.map((r) => r.data.event_id)).size).toBe(10_000)
@@ -196,7 +201,7 @@ describe('@ocelog/client installed alone in a fresh project', () => {
     expect(records.map((r) => r.data.objects[0]?.id)).toEqual(Array.from({ length: 10_000 }, (_, i) => `p${String(i)}`))
   }, 180_000)
 
-  it('sends what is still queued when a script ends without flush or close', async () => {
+  it.concurrent('sends what is still queued when a script ends without flush or close', async ({ expect }) => {
     const key = await service.createKey({ name: 'package-exit' })
     await runScript(
       'forget.mjs',
@@ -208,7 +213,7 @@ describe('@ocelog/client installed alone in a fresh project', () => {
       ].join('\n'),
       { BASE: service.url, KEY: key.key },
     )
-    const records = await replay(key.dataset_id)
+    const records = await replay(expect, key.dataset_id)
     expect(records.map((r) => r.data.objects[0]?.id)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4'])
   })
 })
