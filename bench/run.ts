@@ -374,19 +374,10 @@ async function halfRateRuns(m: Measurements, o: Options, worker: LoadWorker, bas
   const rate = Math.max(1, Math.round(peak / 2))
   const baseRate = Math.max(1, Math.round(basePeak / 2))
   log(`batch at half the peak rate: service ${String(rate)} req/s, baseline ${String(baseRate)} req/s, ${String(o.duration)} s each`)
-  const base = await baselineRun(
-    worker,
-    baseline,
-    job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { pacedRate: baseRate, warmupSec: 0, firstCycle: TYPICAL_FEED_FIRST_CYCLE.halfRate }),
-  )
+  const paced = { warmupSec: 0, firstCycle: TYPICAL_FEED_FIRST_CYCLE.halfRate }
+  const base = await baselineRun(worker, baseline, job('batch @ baseline, half rate', baseline.url, 'batch', token, o, { ...paced, pacedRate: baseRate }))
   m.halfRateBaseline = { ...base, rate: baseRate }
-  const run = await serviceRun(
-    worker,
-    service,
-    dirA,
-    job('batch @ service, half rate', service.url, 'batch', token, o, { pacedRate: rate, warmupSec: 0, firstCycle: TYPICAL_FEED_FIRST_CYCLE.halfRate }),
-    o,
-  )
+  const run = await serviceRun(worker, service, dirA, job('batch @ service, half rate', service.url, 'batch', token, o, { ...paced, pacedRate: rate }), o)
   m.halfRate = { ...run, rate }
 }
 
